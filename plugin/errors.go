@@ -1,0 +1,104 @@
+package plugin
+
+import (
+	"errors"
+	"strings"
+)
+
+// Kind classifies an [Error], mirroring the variants of SEED.md's PluginError.
+type Kind int
+
+// The kinds of [Error].
+const (
+	// KindInternal: discovery or tools/list failed, a tool call failed, the
+	// connection actor is gone or lost the reply, or the server answered
+	// something unrecognised.
+	KindInternal Kind = iota
+	// KindIO: the stdio child process could not be spawned.
+	KindIO
+	// KindNotSupported: a WebSocket transport, or a tool call answered with
+	// resultType "input_required" or "task".
+	KindNotSupported
+	// KindValidation: tool arguments are not a JSON object or null.
+	KindValidation
+)
+
+// String names the kind as it appears in error messages.
+func (k Kind) String() string {
+	switch k {
+	case KindIO:
+		return "io"
+	case KindNotSupported:
+		return "not supported"
+	case KindValidation:
+		return "validation"
+	default:
+		return "internal"
+	}
+}
+
+// Sentinels to test an error's kind with errors.Is.
+var (
+	ErrInternal     = errors.New("mcp-connector: internal")
+	ErrIO           = errors.New("mcp-connector: io")
+	ErrNotSupported = errors.New("mcp-connector: not supported")
+	ErrValidation   = errors.New("mcp-connector: validation")
+)
+
+// ArgumentsSchema is the Schema of the [KindValidation] error for tool
+// arguments that are not a JSON object.
+const ArgumentsSchema = "tools/call arguments"
+
+// Error is every error that [Connect] and [Future.Await] return.
+// Use errors.Is with [ErrIO], [ErrNotSupported], [ErrValidation] or
+// [ErrInternal] to branch on its Kind; errors.Is and errors.As also reach the
+// cause in Err.
+type Error struct {
+	Kind Kind
+	// Schema names what failed validation (KindValidation only).
+	Schema string
+	// Server names the MCP server, e.g. `stdio "my-server"`.
+	Server string
+	// Op is what was being done, e.g. `tools/call "add"`.
+	Op string
+	// Err is the cause.
+	Err error
+}
+
+// Error reads like "mcp-connector: internal: stdio "srv": tools/call "add": cause".
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("mcp-connector: ")
+	b.WriteString(e.Kind.String())
+	if e.Schema != "" {
+		b.WriteString(" (" + e.Schema + ")")
+	}
+	if e.Server != "" {
+		b.WriteString(": " + e.Server)
+	}
+	if e.Op != "" {
+		b.WriteString(": " + e.Op)
+	}
+	if e.Err != nil {
+		b.WriteString(": " + e.Err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is reports whether target is the sentinel of e's Kind.
+func (e *Error) Is(target error) bool {
+	switch target {
+	case ErrInternal:
+		return e.Kind == KindInternal
+	case ErrIO:
+		return e.Kind == KindIO
+	case ErrNotSupported:
+		return e.Kind == KindNotSupported
+	case ErrValidation:
+		return e.Kind == KindValidation
+	}
+	return false
+}
