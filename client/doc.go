@@ -1,0 +1,51 @@
+// Package client is a small LLM client that streams chat completions from an
+// OpenAI-compatible server (llama.cpp's llama-server, vLLM, Ollama, LM
+// Studio, OpenAI) and runs plugins' hooks around each answer, the host side
+// of the [plugin.Plugin] contract.
+//
+// It is built on the official openai-go SDK, which speaks the wire format
+// and decodes the server-sent events; this package assembles the streamed
+// deltas into [plugin.Block] values and drives the hooks.
+//
+//	mcp, err := plugin.ConnectStdio(ctx, "my-mcp-server")
+//	if err != nil { ... }
+//	defer mcp.Close()
+//
+//	c, err := client.New(
+//		client.WithProvider(client.LlamaCpp), // http://localhost:1234/v1
+//		client.WithModel("google/gemma-4-12b-qat"),
+//		client.WithPlugin(mcp),
+//	)
+//	if err != nil { ... }
+//
+//	req := plugin.NewRequest("").AddMessage(plugin.RoleUser, plugin.Text{Text: "What is 21 + 21?"})
+//	for _, d := range mcp.ToolDefinitions() {
+//		req.AddTool(d)
+//	}
+//	res, err := c.Stream(ctx, req)
+//	// res.ToolResults() holds what the MCP server answered.
+//
+// # From deltas to blocks
+//
+// A server streams an answer as deltas: pieces of reasoning (the delta's
+// reasoning_content or reasoning field), of visible text (content), and of
+// tool calls (tool_calls, whose arguments arrive in fragments, several calls
+// told apart by their index). Deltas of one kind come in runs; a block is
+// complete when a delta of another kind or another tool call begins, or
+// when the server sends its finish_reason. Each complete block is one
+// [plugin.Chunk] handed to the hooks, so a plugin always sees a tool call
+// with all its arguments, and the stream waits while the hook runs it.
+//
+// [Result.ThinkingBlocks] counts reasoning deltas, one per delta, which is
+// what SEED.md's example prints as "thinking blocks"; the Thinking blocks in
+// [Result.Blocks] merge each run of them into one.
+//
+// # Sections
+//
+//   - Configuration: [New], [Option], [Provider], [WithProvider],
+//     [WithBaseURL], [WithModel], [WithAPIKey], [WithPlugin].
+//   - Streaming and hook order: [Client.Stream].
+//   - The answer: [Result], [Result.Messages] to continue a conversation.
+//   - Errors: [ErrConfig], [ErrRequest], [ErrIncompleteStream],
+//     [ErrMalformedStream], [ErrHook], [StatusError].
+package client

@@ -1,0 +1,161 @@
+package client
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/cuca-go/mcpconnector/plugin"
+)
+
+// Stream sends req as a streaming chat completion and returns the answer
+// once the stream ends. Around it, every registered plugin runs its hooks in
+// registration order:
+//
+//  1. OnRequest, on a copy of req (the caller's request is not modified), so
+//     plugins may add tools or messages;
+//  2. OnStreamChunk, once per complete block, while the stream waits: a
+//     chunk holds one block (a Thinking or Text run, or a ToolCall whose
+//     arguments are complete) and each plugin sees the chunk as the plugins
+//     before it left it;
+//  3. ExecuteLocalTool, offered each ToolCall still in the chunk; the first
+//     plugin that handles it replaces it with its ToolResult;
+//  4. OnResponseComplete, once, on the final blocks, after the server's
+//     finish_reason.
+//
+// A tool call whose arguments were cut off is never handed to a hook.
+//
+// Stream returns an error when the request cannot be mapped ([ErrRequest]),
+// the server answers with an HTTP error status ([*StatusError]),
+// the connection breaks, ctx is cancelled (the error wraps ctx's error), the
+// stream ends with no finish_reason ([ErrIncompleteStream]), the deltas make
+// no sense ([ErrMalformedStream]), or a hook fails ([ErrHook]). Once
+// streaming has begun, the Result assembled so far is returned along with
+// the error, so a caller can see which tools already ran.
+func (c *Client) Stream(ctx context.Context, req *plugin.Request) (*Result, error) {
+	if req == nil {
+		req = plugin.NewRequest("")
+	}
+	req = cloneRequest(req)
+	for _, p := range c.plugins {
+		if err := p.OnRequest(ctx, req); err != nil {
+			return nil, hookError(p, "OnRequest", err)
+		}
+	}
+	params, err := toParams(req, c.model)
+	if err != nil {
+		return nil, err
+	}
+
+	stream := c.chat.NewStreaming(ctx, params)
+	defer stream.Close()
+
+	var (
+		res = &Result{}
+		asm assembler
+	)
+	// deliver runs the chunk hooks on each completed block and keeps what
+	// they leave.
+	deliver := func(blocks []plugin.Block) error {
+		for _, b := range blocks {
+			out, err := c.runChunk(ctx, b)
+			res.Blocks = append(res.Blocks, out...)
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// finish records what the assembler learnt; it runs on every way out.
+	finish := func() {
+		res.ThinkingBlocks = asm.thinkingDeltas
+		res.ToolCalls = asm.calls
+	}
+
+	for stream.Next() {
+		chunk := stream.Current()
+		for _, choice := range chunk.Choices {
+			if choice.Index != 0 {
+				continue // n > 1 is not requested; ignore extra choices
+			}
+			done, err := asm.feed(choice.Delta)
+			if err == nil {
+				err = deliver(done)
+			}
+			if err == nil && choice.FinishReason != "" && res.FinishReason == "" {
+				res.FinishReason = choice.FinishReason
+				err = deliver(asm.flush())
+			}
+			if err != nil {
+				finish()
+				return res, err
+			}
+		}
+	}
+	finish()
+	if err := stream.Err(); err != nil {
+		return res, streamError(ctx, c.baseURL, err)
+	}
+	if res.FinishReason == "" {
+		return res, fmt.Errorf("%w (from %s)", ErrIncompleteStream, c.baseURL)
+	}
+
+	resp := &plugin.Response{Blocks: res.Blocks, FinishReason: res.FinishReason}
+	for _, p := range c.plugins {
+		if err := p.OnResponseComplete(ctx, resp); err != nil {
+			return res, hookError(p, "OnResponseComplete", err)
+		}
+	}
+	res.Blocks = resp.Blocks
+	return res, nil
+}
+
+// runChunk runs OnStreamChunk of every plugin on a one-block chunk, then
+// offers each remaining ToolCall to ExecuteLocalTool. It returns the blocks
+// the plugins left, even on error.
+func (c *Client) runChunk(ctx context.Context, b plugin.Block) ([]plugin.Block, error) {
+	chunk := &plugin.Chunk{Blocks: []plugin.Block{b}}
+	for _, p := range c.plugins {
+		if err := p.OnStreamChunk(ctx, chunk); err != nil {
+			return chunk.Blocks, hookError(p, "OnStreamChunk", err)
+		}
+	}
+	for i, blk := range chunk.Blocks {
+		call, ok := blk.(plugin.ToolCall)
+		if !ok {
+			continue
+		}
+		for _, p := range c.plugins {
+			result, handled, err := p.ExecuteLocalTool(ctx, call)
+			if err != nil {
+				return chunk.Blocks, hookError(p, "ExecuteLocalTool", err)
+			}
+			if handled {
+				if result.ToolCallID == "" {
+					result.ToolCallID = call.ID
+				}
+				if result.Name == "" {
+					result.Name = call.Name
+				}
+				chunk.Blocks[i] = result
+				break
+			}
+		}
+	}
+	return chunk.Blocks, nil
+}
+
+func hookError(p plugin.Plugin, hook string, err error) error {
+	return fmt.Errorf("%w: plugin %q: %s: %w", ErrHook, p.Name(), hook, err)
+}
+
+// cloneRequest copies the request and its slices, so that hooks editing the
+// copy leave the caller's request as it was.
+func cloneRequest(r *plugin.Request) *plugin.Request {
+	c := *r
+	c.Messages = make([]plugin.Message, len(r.Messages))
+	for i, m := range r.Messages {
+		c.Messages[i] = plugin.Message{Role: m.Role, Blocks: append([]plugin.Block(nil), m.Blocks...)}
+	}
+	c.Tools = append([]plugin.ToolDefinition(nil), r.Tools...)
+	return &c
+}
