@@ -1,0 +1,172 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
+	"go.uber.org/zap/exp/zapslog"
+
+	"github.com/cuca-go/mcpconnector/messages"
+	"github.com/cuca-go/mcpconnector/transport"
+)
+
+// ProtocolVersion is the only MCP revision this package speaks.
+const ProtocolVersion = "2026-07-28"
+
+// maxToolPages bounds tools/list pagination against a server that invents a
+// new cursor forever.
+const maxToolPages = 10000
+
+// errLegacyRefused is what the sending middleware returns for initialize.
+var errLegacyRefused = errors.New("legacy initialize refused: this client speaks only MCP " + ProtocolVersion)
+
+// dialed is the outcome of one connection attempt.
+type dialed struct {
+	session *mcp.ClientSession
+	ready   *messages.Ready
+	tail    transport.StderrTail
+}
+
+// dial opens the transport, connects with server/discover only, and lists
+// every tool. On failure it leaves nothing running.
+func dial(ctx context.Context, cfg *ConnectionConfig) (*dialed, *messages.Failure) {
+	tr, err := cfg.Transport.Open(cfg.Logger)
+	if err != nil {
+		return nil, transportFailure("connect", err, nil)
+	}
+	tail, _ := tr.(transport.StderrTail)
+
+	client := mcp.NewClient(cfg.ClientInfo, clientOptions(cfg))
+	var discoverErr error
+	client.AddSendingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			switch method {
+			case "initialize", "notifications/initialized":
+				return nil, errLegacyRefused
+			}
+			res, err := next(ctx, method, req)
+			if method == "server/discover" && err != nil {
+				discoverErr = err
+			}
+			return res, err
+		}
+	})
+
+	session, err := client.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
+	if err != nil {
+		if errors.Is(err, errLegacyRefused) {
+			cause := "server/discover failed"
+			if discoverErr != nil {
+				cause += ": " + discoverErr.Error()
+			}
+			err = fmt.Errorf("%s; %w", cause, errLegacyRefused)
+		}
+		return nil, transportFailure("connect", err, tail)
+	}
+	d := &dialed{session: session, tail: tail}
+	fail := func(op string, err error) (*dialed, *messages.Failure) {
+		_ = session.Close()
+		return nil, transportFailure(op, err, tail)
+	}
+	ir := session.InitializeResult()
+	if ir == nil || ir.ProtocolVersion != ProtocolVersion {
+		got := ""
+		if ir != nil {
+			got = ir.ProtocolVersion
+		}
+		return fail("server/discover", fmt.Errorf("server negotiated protocol %q, this client speaks only %q", got, ProtocolVersion))
+	}
+	tools, err := listTools(ctx, session, cfg.Logger)
+	if err != nil {
+		return fail("tools/list", err)
+	}
+	d.ready = &messages.Ready{Tools: tools, ServerInfo: ir.ServerInfo, ProtocolVersion: ir.ProtocolVersion}
+	return d, nil
+}
+
+// clientOptions declares no capability we do not implement and switches off
+// go-sdk's automatic multi-round-trip handling, so input_required surfaces.
+func clientOptions(cfg *ConnectionConfig) *mcp.ClientOptions {
+	var opts mcp.ClientOptions
+	if cfg.ClientOptions != nil {
+		opts = *cfg.ClientOptions
+	}
+	if opts.Capabilities == nil {
+		opts.Capabilities = &mcp.ClientCapabilities{}
+	}
+	if opts.MultiRoundTrip == nil {
+		opts.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(zapslog.NewHandler(cfg.Logger.Core()))
+	}
+	return &opts
+}
+
+// listTools follows every nextCursor. A cursor seen twice is an error, not a
+// loop; duplicate names keep their first definition.
+func listTools(ctx context.Context, s *mcp.ClientSession, logger *zap.Logger) ([]*mcp.Tool, error) {
+	var tools []*mcp.Tool
+	seenCursor := map[string]bool{}
+	seenName := map[string]bool{}
+	cursor := ""
+	for page := 0; ; page++ {
+		if page == maxToolPages {
+			return nil, fmt.Errorf("more than %d pages", maxToolPages)
+		}
+		res, err := s.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range res.Tools {
+			if t == nil {
+				continue
+			}
+			if seenName[t.Name] {
+				logger.Warn("mcp server listed a tool twice; keeping the first", zap.String("tool", t.Name))
+				continue
+			}
+			seenName[t.Name] = true
+			tools = append(tools, t)
+		}
+		if res.NextCursor == "" {
+			return tools, nil
+		}
+		if seenCursor[res.NextCursor] {
+			return nil, fmt.Errorf("server repeated cursor %q: pagination would never end", res.NextCursor)
+		}
+		seenCursor[res.NextCursor] = true
+		cursor = res.NextCursor
+	}
+}
+
+// transportFailure classifies err: a child that could not be spawned is IO,
+// WebSocket is NotSupported, everything else Internal. The child's stderr
+// tail, when there is one, says why.
+func transportFailure(op string, err error, tail transport.StderrTail) *messages.Failure {
+	kind := messages.FailureInternal
+	var spawn *transport.SpawnError
+	switch {
+	case errors.As(err, &spawn):
+		kind = messages.FailureIO
+	case errors.Is(err, transport.ErrNotSupported):
+		kind = messages.FailureNotSupported
+	}
+	return &messages.Failure{Kind: kind, Op: op, Message: withTail(err.Error(), tail)}
+}
+
+func withTail(msg string, tail transport.StderrTail) string {
+	if tail == nil {
+		return msg
+	}
+	lines := tail.StderrTail()
+	if len(lines) == 0 {
+		return msg
+	}
+	return msg + " (server stderr: " + strings.Join(lines, " | ") + ")"
+}

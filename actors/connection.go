@@ -1,0 +1,364 @@
+package actors
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
+
+	"github.com/cuca-go/mcpconnector/messages"
+	"github.com/cuca-go/mcpconnector/transport"
+)
+
+// ConnectionConfig configures an [McpConnection]. Transport is required; the
+// other fields have defaults.
+type ConnectionConfig struct {
+	// Transport selects the server.
+	Transport transport.McpTransport
+	// Logger receives the connection's logs; nil means silence.
+	Logger *zap.Logger
+	// ClientInfo is the client identity sent in every request's _meta; nil
+	// means {Name: "mcpconnector", Version: [Version]}.
+	ClientInfo *mcp.Implementation
+	// ConnectTimeout bounds discovery and tools/list; zero or negative means
+	// 30s.
+	ConnectTimeout time.Duration
+	// ClientOptions, if set, is the base of go-sdk's client options (for
+	// handlers such as elicitation). Unless set there, the client declares
+	// no capabilities and go-sdk's multi-round-trip middleware is disabled.
+	ClientOptions *mcp.ClientOptions
+}
+
+// Version is this module's version, sent as the client version.
+const Version = "0.1.0"
+
+func (c ConnectionConfig) withDefaults() ConnectionConfig {
+	if c.Transport == nil {
+		panic("actors: ConnectionConfig.Transport is nil")
+	}
+	if c.Logger == nil {
+		c.Logger = zap.NewNop()
+	}
+	if c.ClientInfo == nil {
+		c.ClientInfo = &mcp.Implementation{Name: "mcpconnector", Version: Version}
+	}
+	if c.ConnectTimeout <= 0 {
+		c.ConnectTimeout = 30 * time.Second
+	}
+	return c
+}
+
+// NewConnectionProps returns the Props of an [McpConnection] for cfg.
+func NewConnectionProps(cfg ConnectionConfig) *actor.Props {
+	cfg = cfg.withDefaults()
+	return actor.PropsFromProducer(func() actor.Actor { return newConnection(cfg) })
+}
+
+// state is where an McpConnection is in its life.
+type state int
+
+const (
+	connecting state = iota
+	ready
+	ended // connecting failed, the session ended, or the actor stops
+)
+
+// McpConnection owns one MCP client session and serves tool calls on it.
+// Its protocol is [messages]: AwaitReady, CallTool, CancelCall.
+type McpConnection struct {
+	cfg    ConnectionConfig
+	self   *actor.PID
+	system *actor.ActorSystem
+
+	state   state
+	session *mcp.ClientSession
+	tail    transport.StderrTail
+	ready   *messages.Ready
+	failure *messages.Failure // why the connection ended, once it has
+
+	waiters  []*actor.PID     // AwaitReady senders while connecting
+	queued   []queuedCall     // CallTool arrivals while connecting, in order
+	inflight map[uint64]*call // calls sent to the server, by ID
+
+	cancelDial context.CancelFunc
+	dialMu     sync.Mutex // guards stopped against a dial that finishes late
+	stopped    bool
+	wg         sync.WaitGroup // every goroutine this actor started
+}
+
+type queuedCall struct {
+	sender *actor.PID
+	msg    *messages.CallTool
+}
+
+// call is one tool call in flight. replied ensures that exactly one answer
+// reaches the caller, whether from the call's goroutine or from a failure.
+type call struct {
+	sender  *actor.PID
+	cancel  context.CancelFunc
+	replied atomic.Bool
+}
+
+// Internal messages, sent by this actor's goroutines to itself.
+type (
+	dialDone struct {
+		d       *dialed
+		failure *messages.Failure
+	}
+	sessionEnded struct {
+		session *mcp.ClientSession
+		err     error
+	}
+	callDone struct{ id uint64 }
+)
+
+func newConnection(cfg ConnectionConfig) *McpConnection {
+	return &McpConnection{cfg: cfg, inflight: map[uint64]*call{}}
+}
+
+// Receive reads as a table of the protocol.
+func (c *McpConnection) Receive(ctx actor.Context) {
+	switch msg := ctx.Message().(type) {
+	case *actor.Started:
+		c.self, c.system = ctx.Self(), ctx.ActorSystem()
+		c.startDial()
+	case *dialDone:
+		c.onDialDone(msg)
+	case *messages.AwaitReady:
+		c.onAwaitReady(ctx)
+	case *messages.CallTool:
+		c.onCallTool(ctx.Sender(), msg)
+	case *messages.CancelCall:
+		c.onCancel(msg.ID)
+	case *callDone:
+		delete(c.inflight, msg.id)
+	case *sessionEnded:
+		c.onSessionEnded(msg)
+	case *actor.Stopping:
+		c.shutdown()
+	}
+}
+
+func (c *McpConnection) startDial() {
+	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.ConnectTimeout)
+	c.cancelDial = cancel
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		defer cancel()
+		d, failure := dial(ctx, &c.cfg)
+		if d != nil {
+			c.dialMu.Lock()
+			if c.stopped {
+				c.dialMu.Unlock()
+				_ = d.session.Close()
+				return
+			}
+			c.dialMu.Unlock()
+		}
+		c.system.Root.Send(c.self, &dialDone{d: d, failure: failure})
+	}()
+}
+
+func (c *McpConnection) onDialDone(msg *dialDone) {
+	if c.state != connecting {
+		if msg.d != nil {
+			c.closeSession(msg.d.session)
+		}
+		return
+	}
+	if msg.failure != nil {
+		c.end(msg.failure)
+		return
+	}
+	c.state = ready
+	c.session, c.tail, c.ready = msg.d.session, msg.d.tail, msg.d.ready
+	c.cfg.Logger.Info("mcp connected",
+		zap.String("server", c.cfg.Transport.String()), zap.Int("tools", len(c.ready.Tools)))
+	c.watch(c.session)
+	for _, w := range c.waiters {
+		c.system.Root.Send(w, c.ready)
+	}
+	c.waiters = nil
+	for _, q := range c.queued {
+		c.onCallTool(q.sender, q.msg)
+	}
+	c.queued = nil
+}
+
+// watch turns the end of the session (the child exited, the stream closed)
+// into a message.
+func (c *McpConnection) watch(s *mcp.ClientSession) {
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		err := s.Wait()
+		c.system.Root.Send(c.self, &sessionEnded{session: s, err: err})
+	}()
+}
+
+func (c *McpConnection) onAwaitReady(ctx actor.Context) {
+	switch c.state {
+	case ready:
+		ctx.Respond(c.ready)
+	case connecting:
+		if ctx.Sender() != nil {
+			c.waiters = append(c.waiters, ctx.Sender())
+		}
+	default:
+		ctx.Respond(c.failure)
+	}
+}
+
+func (c *McpConnection) onCallTool(sender *actor.PID, msg *messages.CallTool) {
+	if !msg.Deadline.IsZero() && !time.Now().Before(msg.Deadline) {
+		c.reply(sender, callFailure(msg, messages.FailureInternal, "deadline passed before the call was sent"))
+		return
+	}
+	switch c.state {
+	case connecting:
+		c.queued = append(c.queued, queuedCall{sender, msg})
+		return
+	case ended:
+		f := *c.failure
+		f.Op = fmt.Sprintf("tools/call %q", msg.Name)
+		c.reply(sender, &messages.CallToolReply{ID: msg.ID, Failure: &f})
+		return
+	}
+	if _, dup := c.inflight[msg.ID]; dup {
+		c.reply(sender, callFailure(msg, messages.FailureInternal, fmt.Sprintf("call id %d is already in flight", msg.ID)))
+		return
+	}
+	ctx, cancel := context.Background(), context.CancelFunc(nil)
+	if msg.Deadline.IsZero() {
+		ctx, cancel = context.WithCancel(ctx)
+	} else {
+		ctx, cancel = context.WithDeadline(ctx, msg.Deadline)
+	}
+	cl := &call{sender: sender, cancel: cancel}
+	c.inflight[msg.ID] = cl
+	c.wg.Add(1)
+	go c.run(ctx, c.session, c.tail, cl, msg)
+}
+
+// run is one tool call's goroutine. It answers the caller itself, so the
+// reply costs no second trip through the mailbox, then tells the actor.
+func (c *McpConnection) run(ctx context.Context, s *mcp.ClientSession, tail transport.StderrTail, cl *call, msg *messages.CallTool) {
+	defer c.wg.Done()
+	defer cl.cancel()
+	var reply *messages.CallToolReply
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				reply = callFailure(msg, messages.FailureInternal, fmt.Sprintf("panic: %v", r))
+			}
+		}()
+		params := &mcp.CallToolParams{Name: msg.Name}
+		if len(msg.Arguments) > 0 {
+			params.Arguments = json.RawMessage(msg.Arguments)
+		}
+		res, err := s.CallTool(ctx, params)
+		reply = classify(msg, res, err, tail)
+	}()
+	if cl.replied.CompareAndSwap(false, true) {
+		c.system.Root.Send(cl.sender, reply)
+	}
+	c.system.Root.Send(c.self, &callDone{id: msg.ID})
+}
+
+func (c *McpConnection) onCancel(id uint64) {
+	if cl, ok := c.inflight[id]; ok {
+		cl.replied.Store(true) // the caller is gone; nobody to answer
+		cl.cancel()
+		return
+	}
+	for i, q := range c.queued {
+		if q.msg.ID == id {
+			c.queued = append(c.queued[:i], c.queued[i+1:]...)
+			return
+		}
+	}
+}
+
+func (c *McpConnection) onSessionEnded(msg *sessionEnded) {
+	if msg.session != c.session || c.state != ready {
+		return
+	}
+	why := "server closed the connection"
+	if msg.err != nil {
+		why += ": " + msg.err.Error()
+	}
+	c.end(&messages.Failure{Kind: messages.FailureInternal, Op: "session", Message: withTail(why, c.tail)})
+	c.cfg.Logger.Warn("mcp session ended", zap.String("server", c.cfg.Transport.String()), zap.String("cause", c.failure.Message))
+}
+
+// end moves to the ended state: every waiter, queued call and call in flight
+// fails with f, and the session, if any, is closed.
+func (c *McpConnection) end(f *messages.Failure) {
+	c.state = ended
+	c.failure = f
+	for _, w := range c.waiters {
+		c.system.Root.Send(w, f)
+	}
+	c.waiters = nil
+	for _, q := range c.queued {
+		c.onCallTool(q.sender, q.msg)
+	}
+	c.queued = nil
+	for id, cl := range c.inflight {
+		if cl.replied.CompareAndSwap(false, true) {
+			ff := *f
+			ff.Message = "call in flight when the connection ended: " + f.Message
+			c.system.Root.Send(cl.sender, &messages.CallToolReply{ID: id, Failure: &ff})
+		}
+		cl.cancel()
+	}
+	if c.session != nil {
+		c.closeSession(c.session)
+		c.session = nil
+	}
+}
+
+// closeSession closes s off the mailbox: closing a stdio child waits for it
+// to exit.
+func (c *McpConnection) closeSession(s *mcp.ClientSession) {
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		_ = s.Close()
+	}()
+}
+
+// shutdown runs on Stopping: it fails everything still open, closes the
+// session and waits for every goroutine of this actor, so that nothing
+// outlives it.
+func (c *McpConnection) shutdown() {
+	c.dialMu.Lock()
+	c.stopped = true
+	c.dialMu.Unlock()
+	if c.cancelDial != nil {
+		c.cancelDial()
+	}
+	if c.state != ended {
+		c.end(&messages.Failure{Kind: messages.FailureInternal, Op: "session", Message: "connection closed"})
+	}
+	c.wg.Wait()
+}
+
+func (c *McpConnection) reply(to *actor.PID, msg any) {
+	if to != nil {
+		c.system.Root.Send(to, msg)
+	}
+}
+
+func callFailure(msg *messages.CallTool, kind messages.FailureKind, text string) *messages.CallToolReply {
+	return &messages.CallToolReply{ID: msg.ID, Failure: &messages.Failure{
+		Kind: kind, Op: fmt.Sprintf("tools/call %q", msg.Name), Message: text,
+	}}
+}

@@ -1,0 +1,15 @@
+// Package actors holds the McpConnection actor, which owns one MCP client
+// session, and (see supervisor.go) the parent that restarts it.
+//
+// An McpConnection connects when it starts: it opens its transport, sends
+// server/discover through go-sdk (MCP 2026-07-28 only: a legacy initialize
+// never reaches the wire), lists every tool following each nextCursor, and
+// then answers [messages.AwaitReady] and serves [messages.CallTool]. Its
+// Receive never blocks on I/O: each tool call runs in a goroutine of its own,
+// many at once on the one session, and the goroutine answers the caller
+// directly. The actor keeps the table of calls in flight so that it can fail
+// them, once and only once, when the session ends or the actor stops.
+//
+// Both actors are ordinary protoactor-go actors: a host may spawn them from
+// their Props in its own actor system and speak [messages] to them.
+package actors

@@ -1,0 +1,237 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cuca-go/mcpconnector/client"
+	"github.com/cuca-go/mcpconnector/plugin"
+	"github.com/cuca-go/mcpconnector/transport"
+)
+
+const (
+	// defaultModel is the model SEED.md's output came from.
+	defaultModel = "google/gemma-4-12b-qat"
+	// scriptedTarget as CUCA_BASE_URL forces the built-in scripted endpoint.
+	scriptedTarget = "scripted"
+	// question is asked on both turns.
+	question = "What is 21 + 21?"
+)
+
+// config is what the environment can change.
+type config struct {
+	// baseURL is CUCA_BASE_URL: an OpenAI-compatible base URL, used as is,
+	// or "scripted". Empty means defaultBaseURL, falling back to the
+	// scripted endpoint if nothing answers there.
+	baseURL string
+	// model is CUCA_MODEL; empty means defaultModel.
+	model string
+	// apiKey is CUCA_API_KEY, sent as a bearer token; empty sends none.
+	apiKey string
+
+	// defaultBaseURL is probed when baseURL is empty; empty means
+	// client.LlamaCppBaseURL. Tests point it at a closed port.
+	defaultBaseURL string
+	// script is the scripted endpoint's behaviour; nil means the default.
+	script *scriptedModel
+	// serverCommand and serverArgs start the MCP server; an empty command
+	// means this executable with serverFlag.
+	serverCommand string
+	serverArgs    []string
+}
+
+func configFromEnv() config {
+	return config{
+		baseURL: os.Getenv("CUCA_BASE_URL"),
+		model:   os.Getenv("CUCA_MODEL"),
+		apiKey:  os.Getenv("CUCA_API_KEY"),
+	}
+}
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == serverFlag {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		err := serveAdd(ctx)
+		stop()
+		if err != nil && !errors.Is(err, context.Canceled) {
+			fmt.Fprintln(os.Stderr, "mcp-add-server:", err)
+			os.Exit(1)
+		}
+		return
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	err := run(ctx, os.Stdout, configFromEnv())
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mcp example:", err)
+		os.Exit(1)
+	}
+}
+
+// run is the example: connect to the add server, let the model call add,
+// then ask again with the server's answer in the prompt.
+func run(ctx context.Context, out io.Writer, cfg config) error {
+	baseURL, model, scripted, stopScripted, err := chooseModel(ctx, out, cfg)
+	if err != nil {
+		return err
+	}
+	if stopScripted != nil {
+		defer stopScripted()
+	}
+
+	command, args := cfg.serverCommand, cfg.serverArgs
+	if command == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("find this executable to run it as the MCP server: %w", err)
+		}
+		command, args = exe, []string{serverFlag}
+	}
+	// plugin.ConnectStdio(ctx, command) runs a command with no arguments;
+	// the re-executed binary needs its flag, so the transport is spelled out.
+	mcpPlugin, err := plugin.Connect(ctx, transport.NewStdio(command, args...))
+	if err != nil {
+		return fmt.Errorf("connect to the MCP server: %w", err)
+	}
+	defer mcpPlugin.Close()
+
+	fmt.Fprintln(out, "Discovered over stdio, from tools/list:")
+	for _, t := range mcpPlugin.Tools() {
+		fmt.Fprintf(out, "  %s: %s\n", t.Name, t.Description)
+	}
+
+	c, err := client.New(
+		client.WithProvider(client.LlamaCpp),
+		client.WithBaseURL(baseURL),
+		client.WithModel(model),
+		client.WithAPIKey(cfg.apiKey),
+		client.WithPlugin(mcpPlugin),
+	)
+	if err != nil {
+		return err
+	}
+	defer c.CloseIdleConnections()
+
+	fmt.Fprintln(out)
+	fmt.Fprintln(out, "Turn 1: the model calls the MCP tool, the child process answers")
+	req := plugin.NewRequest(model).
+		AddMessage(plugin.RoleUser, plugin.Text{Text: question + " Use the add tool."})
+	for _, d := range mcpPlugin.ToolDefinitions() {
+		req.AddTool(d)
+	}
+	res, err := c.Stream(ctx, req)
+	if err != nil {
+		return fmt.Errorf("turn 1: %w", err)
+	}
+	answer, err := toolAnswer(out, res)
+	fmt.Fprintf(out, "  thinking blocks: %d\n", res.ThinkingBlocks)
+	if err != nil {
+		return fmt.Errorf("turn 1: %w", err)
+	}
+
+	fmt.Fprintln(out)
+	fmt.Fprintln(out, "Turn 2: the same question, with the server's answer in the prompt")
+	req = plugin.NewRequest(model).AddMessage(plugin.RoleUser, plugin.Text{Text: fmt.Sprintf(
+		"%s The add tool on the MCP server answered %q. Reply in one sentence.", question, answer)})
+	res, err = c.Stream(ctx, req)
+	if err != nil {
+		return fmt.Errorf("turn 2: %w", err)
+	}
+	label := "reply"
+	if scripted {
+		label = "reply (scripted)"
+	}
+	fmt.Fprintf(out, "  %s: %s\n", label, strings.TrimSpace(res.Text()))
+	fmt.Fprintf(out, "  thinking blocks: %d\n", res.ThinkingBlocks)
+	return nil
+}
+
+// toolAnswer prints what became of the model's tool call and returns the MCP
+// server's answer.
+func toolAnswer(out io.Writer, res *client.Result) (string, error) {
+	for _, r := range res.ToolResults() {
+		if r.IsError {
+			fmt.Fprintf(out, "  tool error from the MCP server: %q\n", r.Content)
+			return "", fmt.Errorf("the %s tool failed: %s", r.Name, r.Content)
+		}
+		fmt.Fprintf(out, "  tool result from the MCP server: %q\n", r.Content)
+		return r.Content, nil
+	}
+	for _, call := range res.PendingToolCalls() {
+		fmt.Fprintf(out, "  the model called %q, which the MCP server does not offer (arguments %s)\n", call.Name, call.Arguments)
+		return "", fmt.Errorf("the model called the unknown tool %q", call.Name)
+	}
+	fmt.Fprintf(out, "  the model answered without calling a tool: %q\n", strings.TrimSpace(res.Text()))
+	return "", errors.New("the model did not call the add tool")
+}
+
+// chooseModel decides where the model runs: CUCA_BASE_URL as given, the
+// scripted endpoint when asked for, or the default llama-server base URL if
+// something answers there and the scripted endpoint if nothing does.
+func chooseModel(ctx context.Context, out io.Writer, cfg config) (baseURL, model string, scripted bool, stop func(), err error) {
+	model = cfg.model
+	if model == "" {
+		model = defaultModel
+	}
+	switch cfg.baseURL {
+	case "":
+		base := cfg.defaultBaseURL
+		if base == "" {
+			base = client.LlamaCppBaseURL
+		}
+		probeErr := probe(ctx, base)
+		if probeErr == nil {
+			fmt.Fprintf(out, "Model: %s at %s\n\n", model, base)
+			return base, model, false, nil, nil
+		}
+		baseURL, stop, err = startScripted(cfg.script)
+		if err != nil {
+			return "", "", false, nil, err
+		}
+		fmt.Fprintf(out, "No LLM answered at %s (%v): running against the built-in scripted endpoint at %s, a stand-in that follows a script.\n\n",
+			base, probeErr, baseURL)
+		return baseURL, scriptedModelName, true, stop, nil
+	case scriptedTarget:
+		baseURL, stop, err = startScripted(cfg.script)
+		if err != nil {
+			return "", "", false, nil, err
+		}
+		fmt.Fprintf(out, "Model: the built-in scripted endpoint at %s, a stand-in that follows a script.\n\n", baseURL)
+		return baseURL, scriptedModelName, true, stop, nil
+	default:
+		fmt.Fprintf(out, "Model: %s at %s\n\n", model, cfg.baseURL)
+		return cfg.baseURL, model, false, nil, nil
+	}
+}
+
+// probe reports whether anything answers GET {base}/models. Any HTTP answer
+// counts, even an error status: only silence means there is no server.
+func probe(ctx context.Context, base string) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(base, "/")+"/models", nil)
+	if err != nil {
+		return err
+	}
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DisableKeepAlives = true
+	resp, err := (&http.Client{Transport: t}).Do(req)
+	if err != nil {
+		var urlErr interface{ Unwrap() error }
+		if errors.As(err, &urlErr) {
+			err = urlErr.Unwrap() // drop the `Get "…":` prefix; the caller names the URL
+		}
+		return err
+	}
+	_ = resp.Body.Close()
+	return nil
+}

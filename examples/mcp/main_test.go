@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bytes"
+	"net"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+// TestMain doubles as the MCP server: run() re-executes os.Executable(),
+// which under test is this test binary, with serverFlag.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == serverFlag {
+		main()
+		return
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// wantSEEDOutput asserts the lines SEED.md's example prints.
+func wantSEEDOutput(t *testing.T, out string) {
+	t.Helper()
+	assert.Contains(t, out, "Discovered over stdio, from tools/list:\n  add: Add two numbers and return their sum\n")
+	assert.Contains(t, out, "Turn 1: the model calls the MCP tool, the child process answers\n"+
+		"  tool result from the MCP server: \"42\"\n  thinking blocks: ")
+	assert.Contains(t, out, "Turn 2: the same question, with the server's answer in the prompt\n")
+	assert.Contains(t, out, ": The sum of 21 and 21 is 42.\n  thinking blocks: ")
+}
+
+func TestRunScripted(t *testing.T) {
+	var out bytes.Buffer
+	require.NoError(t, run(t.Context(), &out, config{baseURL: scriptedTarget}))
+	t.Log("\n" + out.String())
+	wantSEEDOutput(t, out.String())
+	assert.Contains(t, out.String(), "built-in scripted endpoint")
+	assert.Contains(t, out.String(), "reply (scripted): The sum of 21 and 21 is 42.")
+	assert.NotContains(t, out.String(), "thinking blocks: 0", "the script streams reasoning on both turns")
+}
+
+func TestRunFallsBackWhenNothingAnswers(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	closed := "http://" + ln.Addr().String() + "/v1"
+	require.NoError(t, ln.Close())
+
+	var out bytes.Buffer
+	require.NoError(t, run(t.Context(), &out, config{defaultBaseURL: closed}))
+	first, _, _ := strings.Cut(out.String(), "\n")
+	assert.True(t, strings.HasPrefix(first, "No LLM answered at "+closed+" ("), "got %q", first)
+	assert.Contains(t, first, "scripted")
+	wantSEEDOutput(t, out.String())
+}
+
+func TestRunAgainstAGivenServer(t *testing.T) {
+	// CUCA_BASE_URL names a server that answers: it is used as is, with
+	// CUCA_MODEL, and nothing says "scripted".
+	srv := httptest.NewServer(&scriptedModel{})
+	defer srv.Close()
+
+	var out bytes.Buffer
+	require.NoError(t, run(t.Context(), &out, config{baseURL: srv.URL + "/v1", model: "my-model"}))
+	assert.True(t, strings.HasPrefix(out.String(), "Model: my-model at "+srv.URL+"/v1\n"), out.String())
+	wantSEEDOutput(t, out.String())
+	assert.Contains(t, out.String(), "  reply: The sum of 21 and 21 is 42.")
+}
+
+func TestRunBadToolCalls(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		script  *scriptedModel
+		line    string
+		errText string
+	}{
+		{
+			name:    "malformed argument JSON becomes an error result from the real plugin",
+			script:  &scriptedModel{argFragments: []string{`{"a":21,`, `"b":`}},
+			line:    "  tool error from the MCP server: ",
+			errText: "the add tool failed",
+		},
+		{
+			name:    "arguments that are not an object",
+			script:  &scriptedModel{argFragments: []string{`[21,`, `21]`}},
+			line:    "  tool error from the MCP server: ",
+			errText: "the add tool failed",
+		},
+		{
+			name:    "an unknown tool passes through",
+			script:  &scriptedModel{tool: "subtract"},
+			line:    `  the model called "subtract", which the MCP server does not offer`,
+			errText: `unknown tool "subtract"`,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			err := run(t.Context(), &out, config{baseURL: scriptedTarget, script: tc.script})
+			t.Log("\n" + out.String())
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.errText)
+			assert.Contains(t, out.String(), tc.line)
+			assert.NotContains(t, out.String(), "Turn 2", "no second turn without an answer")
+		})
+	}
+}
+
+// TestBinary builds the example as `go run` would and runs it, so the real
+// os.Executable re-exec path is exercised.
+func TestBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the example binary")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go tool on PATH")
+	}
+	bin := filepath.Join(t.TempDir(), "mcp-example")
+	build := exec.CommandContext(t.Context(), goTool, "build", "-o", bin, ".")
+	if b, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, b)
+	}
+
+	// CUCA_BASE_URL=scripted so an LLM running on this machine cannot change
+	// the answer; the fallback itself is TestRunFallsBackWhenNothingAnswers.
+	cmd := exec.CommandContext(t.Context(), bin)
+	cmd.Env = append(os.Environ(), "CUCA_BASE_URL=scripted")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Run(), "stderr:\n%s", stderr.String())
+	wantSEEDOutput(t, stdout.String())
+	assert.Empty(t, stderr.String())
+}

@@ -1,0 +1,234 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"regexp"
+	"strings"
+)
+
+// scriptedModelName is the model the scripted endpoint reports and answers as.
+const scriptedModelName = "scripted"
+
+// scriptedModel is a stand-in for an LLM when none is reachable: an
+// OpenAI-compatible chat-completions endpoint that streams the real wire
+// format (server-sent events of chat.completion.chunk, reasoning in
+// reasoning_content, tool calls in tool_calls deltas with the arguments in
+// fragments) but follows a script instead of thinking:
+//
+//   - offered an add tool and asked "What is X + Y?", it calls add with
+//     {"a":X,"b":Y};
+//   - given the tool's answer, in a tool message or quoted in the prompt as
+//     `answered "N"`, it replies "The sum of X and Y is N." — built from
+//     that answer, never computed itself.
+type scriptedModel struct {
+	// tool is the tool name it calls; empty means "add".
+	tool string
+	// argFragments, if set, replace the arguments it streams on the tool
+	// call turn, for tests of malformed arguments.
+	argFragments []string
+}
+
+var (
+	sumQuestion  = regexp.MustCompile(`(-?\d+(?:\.\d+)?)\s*\+\s*(-?\d+(?:\.\d+)?)`)
+	quotedAnswer = regexp.MustCompile(`answered "([^"]*)"`)
+)
+
+// chatRequest is the part of a chat-completions request the script reads.
+type chatRequest struct {
+	Stream   bool `json:"stream"`
+	Messages []struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	} `json:"messages"`
+	Tools []struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	} `json:"tools"`
+}
+
+func (m *scriptedModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case r.Method == http.MethodGet && r.URL.Path == "/v1/models":
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"object":"list","data":[{"id":%q,"object":"model","owned_by":"mcpconnector"}]}`, scriptedModelName)
+	case r.Method == http.MethodPost && r.URL.Path == "/v1/chat/completions":
+		m.chat(w, r)
+	default:
+		httpError(w, http.StatusNotFound, "the scripted endpoint serves GET /v1/models and POST /v1/chat/completions only")
+	}
+}
+
+func httpError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": msg, "code": status}})
+	_, _ = w.Write(b)
+}
+
+func (m *scriptedModel) chat(w http.ResponseWriter, r *http.Request) {
+	var req chatRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		httpError(w, http.StatusBadRequest, "request body is not JSON: "+err.Error())
+		return
+	}
+	if !req.Stream {
+		httpError(w, http.StatusBadRequest, "the scripted endpoint only streams")
+		return
+	}
+	var question, answer string
+	for _, msg := range req.Messages {
+		text := contentText(msg.Content)
+		switch msg.Role {
+		case "user":
+			question = text
+			if a := quotedAnswer.FindStringSubmatch(text); a != nil {
+				answer = a[1]
+			}
+		case "tool":
+			answer = text
+		}
+	}
+	tool := m.tool
+	if tool == "" {
+		tool = "add"
+	}
+	offered := false
+	for _, t := range req.Tools {
+		offered = offered || t.Function.Name == "add"
+	}
+	nums := sumQuestion.FindStringSubmatch(question)
+
+	s := newSSE(w)
+	s.delta(map[string]any{"role": "assistant", "content": ""}, "")
+	switch {
+	case answer != "" && nums != nil:
+		s.reasoning("The prompt already holds the add tool's answer, so I only have to report it.")
+		s.content(fmt.Sprintf("The sum of %s and %s is %s.", nums[1], nums[2], answer))
+		s.delta(map[string]any{}, "stop")
+	case offered && nums != nil:
+		s.reasoning(fmt.Sprintf("The user asks for %s + %s. I have an add tool, so I will call it.", nums[1], nums[2]))
+		args := m.argFragments
+		if args == nil {
+			args = []string{`{"a":` + nums[1] + `,`, `"b":` + nums[2] + `}`}
+		}
+		s.toolCall("call_scripted_1", tool, args)
+		s.delta(map[string]any{}, "tool_calls")
+	default:
+		s.content("I am a scripted model: I can only add two numbers with the add tool.")
+		s.delta(map[string]any{}, "stop")
+	}
+	s.done()
+}
+
+// contentText returns a message's content as text, whether it was sent as
+// a string or as an array of text parts.
+func contentText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Text string `json:"text"`
+	}
+	_ = json.Unmarshal(raw, &parts)
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(p.Text)
+	}
+	return b.String()
+}
+
+// sseWriter streams chat.completion.chunk events, one flush per event.
+type sseWriter struct {
+	w http.ResponseWriter
+	f http.Flusher
+}
+
+func newSSE(w http.ResponseWriter) *sseWriter {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	f, _ := w.(http.Flusher)
+	return &sseWriter{w: w, f: f}
+}
+
+func (s *sseWriter) event(data string) {
+	fmt.Fprintf(s.w, "data: %s\n\n", data)
+	if s.f != nil {
+		s.f.Flush()
+	}
+}
+
+func (s *sseWriter) delta(delta map[string]any, finish string) {
+	var fr any
+	if finish != "" {
+		fr = finish
+	}
+	b, _ := json.Marshal(map[string]any{
+		"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "created": 0, "model": scriptedModelName,
+		"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": fr}},
+	})
+	s.event(string(b))
+}
+
+// reasoning streams text word by word in reasoning_content, as llama-server
+// streams a thinking model's reasoning token by token.
+func (s *sseWriter) reasoning(text string) {
+	for _, w := range strings.SplitAfter(text, " ") {
+		s.delta(map[string]any{"content": nil, "reasoning_content": w}, "")
+	}
+}
+
+// content streams text word by word.
+func (s *sseWriter) content(text string) {
+	for _, w := range strings.SplitAfter(text, " ") {
+		s.delta(map[string]any{"content": w}, "")
+	}
+}
+
+// toolCall streams one tool call: its id and name first, then the
+// arguments in fragments.
+func (s *sseWriter) toolCall(id, name string, fragments []string) {
+	s.delta(map[string]any{"tool_calls": []any{map[string]any{
+		"index": 0, "id": id, "type": "function",
+		"function": map[string]any{"name": name, "arguments": ""},
+	}}}, "")
+	for _, f := range fragments {
+		s.delta(map[string]any{"tool_calls": []any{map[string]any{
+			"index": 0, "function": map[string]any{"arguments": f},
+		}}}, "")
+	}
+}
+
+func (s *sseWriter) done() { s.event("[DONE]") }
+
+// startScripted serves m on a loopback port and returns its base URL and a
+// function that stops it.
+func startScripted(m *scriptedModel) (baseURL string, stop func(), err error) {
+	if m == nil {
+		m = &scriptedModel{}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, fmt.Errorf("scripted endpoint: %w", err)
+	}
+	srv := &http.Server{Handler: m}
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			fmt.Fprintln(os.Stderr, "scripted endpoint:", err)
+		}
+	}()
+	stop = func() {
+		_ = srv.Shutdown(context.Background())
+		<-served
+	}
+	return "http://" + ln.Addr().String() + "/v1", stop, nil
+}

@@ -1,0 +1,28 @@
+// Package plugin is the host contract of an LLM client ([Plugin], its hooks
+// and content [Block]s) and [McpPlugin], the "mcp-connector" plugin that runs
+// a model's tool calls on one MCP server.
+//
+// Connect once, publish the tools, register the plugin:
+//
+//	mcp, err := plugin.ConnectStdio(ctx, "github-mcp-server")
+//	if err != nil { ... }
+//	defer mcp.Close()
+//	req := plugin.NewRequest(model)
+//	for _, def := range mcp.ToolDefinitions() {
+//		req.AddTool(def)
+//	}
+//	// the client calls mcp.OnStreamChunk on every chunk it streams.
+//
+// While an answer streams, [McpPlugin.OnStreamChunk] replaces each [ToolCall]
+// naming a discovered tool with a [ToolResult]; the stream waits while the
+// tool runs. [McpPlugin.CallTool] is the same call as a [Future].
+//
+// # Sections
+//
+//   - Connecting: [Connect], [ConnectStdio], [Option].
+//   - Calling: [McpPlugin.CallTool], [Future.Await], [RenderResult].
+//   - Errors: [Error], [ErrIO], [ErrNotSupported], [ErrValidation], [ErrInternal].
+//
+// Behind the facade an McpConnection actor (package actors) owns the MCP
+// session; the facade asks it and never blocks its mailbox.
+package plugin

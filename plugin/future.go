@@ -1,0 +1,147 @@
+package plugin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cuca-go/mcpconnector/messages"
+)
+
+// Future is a tool call in progress, returned by [McpPlugin.CallTool].
+type Future struct {
+	p       *McpPlugin
+	id      uint64
+	name    string
+	callCtx context.Context
+	reply   *replyProcess
+
+	mu   sync.Mutex
+	done bool
+	res  *mcp.CallToolResult
+	err  error
+}
+
+// Await waits for the call's result. It returns when the server answers,
+// when ctx (or the ctx given to CallTool) is done — then the call is
+// cancelled on the server and the error wraps ctx's error — or when the
+// connection fails. Every error is an [*Error]. Await may be called again;
+// it returns the same outcome.
+func (f *Future) Await(ctx context.Context) (*mcp.CallToolResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.done {
+		return f.res, f.err
+	}
+	var msg any
+	select {
+	case msg = <-f.reply.ch:
+		f.res, f.err = f.p.decodeReply(f.name, msg)
+	case <-ctx.Done():
+		f.err = f.giveUp(ctx.Err())
+	case <-f.callCtx.Done():
+		f.err = f.giveUp(f.callCtx.Err())
+	case <-f.p.done:
+		select {
+		case msg = <-f.reply.ch:
+			f.res, f.err = f.p.decodeReply(f.name, msg)
+		default:
+			f.reply.stop()
+			f.err = &Error{Kind: KindInternal, Server: f.p.server, Op: fmt.Sprintf("tools/call %q", f.name),
+				Err: errors.New("plugin closed before the call was answered")}
+		}
+	}
+	f.done = true
+	return f.res, f.err
+}
+
+// giveUp cancels the call on the connection and forgets its reply.
+func (f *Future) giveUp(cause error) error {
+	f.p.system.Root.Send(f.p.pid, &messages.CancelCall{ID: f.id})
+	f.reply.stop()
+	return &Error{Kind: KindInternal, Server: f.p.server, Op: fmt.Sprintf("tools/call %q", f.name),
+		Err: fmt.Errorf("caller gave up: %w", cause)}
+}
+
+// failedFuture is a future that failed before anything was sent.
+func failedFuture(err error) *Future {
+	return &Future{done: true, err: err}
+}
+
+var errUnexpectedReply = errors.New("unrecognised reply from the connection actor")
+
+// decodeReply maps a connection actor's reply to a result or an [*Error].
+func (p *McpPlugin) decodeReply(tool string, msg any) (*mcp.CallToolResult, error) {
+	switch m := msg.(type) {
+	case *messages.CallToolReply:
+		if m.Failure != nil {
+			return nil, p.failure(m.Failure)
+		}
+		return m.Result, nil
+	case *actor.DeadLetterResponse:
+		return nil, &Error{Kind: KindInternal, Server: p.server, Op: fmt.Sprintf("tools/call %q", tool),
+			Err: errors.New("the connection actor is gone")}
+	default:
+		return nil, &Error{Kind: KindInternal, Server: p.server, Op: fmt.Sprintf("tools/call %q", tool),
+			Err: fmt.Errorf("%w: %T", errUnexpectedReply, msg)}
+	}
+}
+
+func (p *McpPlugin) failure(f *messages.Failure) *Error {
+	kind := KindInternal
+	switch f.Kind {
+	case messages.FailureIO:
+		kind = KindIO
+	case messages.FailureNotSupported:
+		kind = KindNotSupported
+	}
+	return &Error{Kind: kind, Server: p.server, Err: f}
+}
+
+// replyProcess is a one-shot mailbox registered with the actor system, like
+// protoactor's own futures, but readable as a channel so that a wait can
+// also end on a context.
+type replyProcess struct {
+	system *actor.ActorSystem
+	pid    *actor.PID
+	ch     chan any
+}
+
+func newReplyProcess(system *actor.ActorSystem) *replyProcess {
+	r := &replyProcess{system: system, ch: make(chan any, 1)}
+	r.pid, _ = system.ProcessRegistry.Add(r, "mcpreply$"+system.ProcessRegistry.NextId())
+	return r
+}
+
+// SendUserMessage keeps the first reply and unregisters the process.
+func (r *replyProcess) SendUserMessage(_ *actor.PID, message any) {
+	_, msg, _ := actor.UnwrapEnvelope(message)
+	select {
+	case r.ch <- msg:
+	default:
+	}
+	r.stop()
+}
+
+// SendSystemMessage ignores system messages: nothing watches a reply.
+func (r *replyProcess) SendSystemMessage(*actor.PID, any) {}
+
+// Stop unregisters the process.
+func (r *replyProcess) Stop(*actor.PID) { r.stop() }
+
+func (r *replyProcess) stop() { r.system.ProcessRegistry.Remove(r.pid) }
+
+// wait blocks for the reply or ctx.
+func (r *replyProcess) wait(ctx context.Context) (any, error) {
+	select {
+	case msg := <-r.ch:
+		return msg, nil
+	case <-ctx.Done():
+		r.stop()
+		return nil, ctx.Err()
+	}
+}

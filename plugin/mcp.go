@@ -1,0 +1,251 @@
+package plugin
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
+	"go.uber.org/zap/exp/zapslog"
+
+	"github.com/cuca-go/mcpconnector/actors"
+	"github.com/cuca-go/mcpconnector/messages"
+	"github.com/cuca-go/mcpconnector/transport"
+)
+
+// McpPluginName is the name every [McpPlugin] reports.
+const McpPluginName = "mcp-connector"
+
+// McpPlugin connects to one MCP server, discovers its tools once, and turns
+// each [ToolCall] that names one of them into that tool's [ToolResult].
+// It is safe for concurrent use.
+type McpPlugin struct {
+	Base
+
+	system    *actor.ActorSystem
+	ownSystem bool
+	pid       *actor.PID
+	server    string
+	logger    *zap.Logger
+
+	tools  atomic.Pointer[toolSnapshot]
+	nextID atomic.Uint64
+
+	closeOnce sync.Once
+	closed    atomic.Bool
+	done      chan struct{} // closed once Close has stopped the actor
+}
+
+// toolSnapshot is the read-only tool list the hooks consult without a trip
+// to the actor.
+type toolSnapshot struct {
+	sorted []*mcp.Tool
+	byName map[string]*mcp.Tool
+	defs   []ToolDefinition
+}
+
+func newToolSnapshot(tools []*mcp.Tool) *toolSnapshot {
+	s := &toolSnapshot{sorted: slices.Clone(tools), byName: make(map[string]*mcp.Tool, len(tools))}
+	slices.SortFunc(s.sorted, func(a, b *mcp.Tool) int { return cmp.Compare(a.Name, b.Name) })
+	for _, t := range s.sorted {
+		s.byName[t.Name] = t
+		schema, err := json.Marshal(t.InputSchema)
+		if err != nil || string(schema) == "null" {
+			schema = json.RawMessage(`{"type":"object"}`)
+		}
+		s.defs = append(s.defs, ToolDefinition{Name: t.Name, Description: t.Description, InputSchema: schema})
+	}
+	return s
+}
+
+// ConnectStdio is [Connect] with a stdio transport that runs command with no
+// arguments.
+func ConnectStdio(ctx context.Context, command string, opts ...Option) (*McpPlugin, error) {
+	return Connect(ctx, transport.NewStdio(command), opts...)
+}
+
+// Connect spawns the McpConnection actor for t, which connects with
+// server/discover (MCP 2026-07-28 only) and lists every tool. It returns once
+// the tools are known, or with an [*Error]: [ErrIO] when the child cannot be
+// spawned, [ErrNotSupported] for WebSocket, [ErrInternal] when discovery or
+// tools/list fails or ctx ends first.
+func Connect(ctx context.Context, t transport.McpTransport, opts ...Option) (*McpPlugin, error) {
+	if t == nil {
+		return nil, &Error{Kind: KindInternal, Op: "connect", Err: errors.New("nil transport")}
+	}
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.logger == nil {
+		o.logger = zap.NewNop()
+	}
+	p := &McpPlugin{server: t.String(), logger: o.logger, system: o.system, done: make(chan struct{})}
+	if p.system == nil {
+		core := o.logger.Core()
+		p.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+			return slog.New(zapslog.NewHandler(core))
+		}))
+		p.ownSystem = true
+	}
+	props := actors.NewConnectionProps(actors.ConnectionConfig{
+		Transport:      t,
+		Logger:         o.logger,
+		ClientInfo:     o.clientInfo,
+		ConnectTimeout: o.connectTimeout,
+		ClientOptions:  o.clientOptions,
+	})
+	p.pid = p.system.Root.Spawn(props)
+
+	r := newReplyProcess(p.system)
+	p.system.Root.RequestWithCustomSender(p.pid, &messages.AwaitReady{}, r.pid)
+	msg, err := r.wait(ctx)
+	if err != nil {
+		_ = p.Close()
+		return nil, &Error{Kind: KindInternal, Server: p.server, Op: "connect", Err: err}
+	}
+	switch m := msg.(type) {
+	case *messages.Ready:
+		p.tools.Store(newToolSnapshot(m.Tools))
+		return p, nil
+	case *messages.Failure:
+		_ = p.Close()
+		return nil, p.failure(m)
+	default:
+		_ = p.Close()
+		return nil, &Error{Kind: KindInternal, Server: p.server, Op: "connect", Err: fmt.Errorf("%w: %T", errUnexpectedReply, msg)}
+	}
+}
+
+// Name returns [McpPluginName].
+func (p *McpPlugin) Name() string { return McpPluginName }
+
+// Server names the server this plugin is connected to, e.g. `stdio "srv"`.
+func (p *McpPlugin) Server() string { return p.server }
+
+// Tools returns the discovered tools sorted by name. The slice is the
+// caller's; the tools are shared and must not be modified.
+func (p *McpPlugin) Tools() []*mcp.Tool { return slices.Clone(p.tools.Load().sorted) }
+
+// ToolDefinitions returns the discovered tools, sorted by name, in the form a
+// [Request] publishes them to the model.
+func (p *McpPlugin) ToolDefinitions() []ToolDefinition { return slices.Clone(p.tools.Load().defs) }
+
+// HasTool reports whether name is a discovered tool.
+func (p *McpPlugin) HasTool(name string) bool {
+	_, ok := p.tools.Load().byName[name]
+	return ok
+}
+
+// CallTool starts a call of the tool name with args and returns at once.
+// args is anything that marshals to a JSON object; json.RawMessage and []byte
+// are taken as JSON text; nil, empty or JSON null mean no arguments. Other
+// arguments fail with [ErrValidation] (schema [ArgumentsSchema]) and reach no
+// server. ctx's deadline bounds the call on the server; ctx's end cancels it.
+func (p *McpPlugin) CallTool(ctx context.Context, name string, args any) *Future {
+	raw, err := normalizeArgs(args)
+	if err != nil {
+		return failedFuture(&Error{Kind: KindValidation, Schema: ArgumentsSchema, Server: p.server,
+			Op: fmt.Sprintf("tools/call %q", name), Err: err})
+	}
+	return p.call(ctx, name, raw)
+}
+
+func (p *McpPlugin) call(ctx context.Context, name string, args json.RawMessage) *Future {
+	if p.closed.Load() {
+		return failedFuture(&Error{Kind: KindInternal, Server: p.server, Op: fmt.Sprintf("tools/call %q", name),
+			Err: errors.New("plugin is closed")})
+	}
+	f := &Future{p: p, id: p.nextID.Add(1), name: name, callCtx: ctx, reply: newReplyProcess(p.system)}
+	msg := &messages.CallTool{ID: f.id, Name: name, Arguments: args}
+	if d, ok := ctx.Deadline(); ok {
+		msg.Deadline = d
+	}
+	p.logger.Debug("mcp tools/call", zap.String("tool", name), zap.Uint64("id", f.id), zap.ByteString("arguments", args))
+	p.system.Root.RequestWithCustomSender(p.pid, msg, f.reply.pid)
+	return f
+}
+
+// OnStreamChunk replaces every [ToolCall] whose name is a discovered tool with
+// a [ToolResult] of the same ID, carrying the rendered output or the error
+// text. Calls in one chunk run concurrently; the hook returns when all have
+// answered. Other blocks pass through untouched, without an actor hop or an
+// allocation. It always returns nil.
+func (p *McpPlugin) OnStreamChunk(ctx context.Context, chunk *Chunk) error {
+	if chunk == nil {
+		return nil
+	}
+	byName := p.tools.Load().byName
+	first := -1
+	for i, b := range chunk.Blocks {
+		if tc, ok := b.(ToolCall); ok {
+			if _, known := byName[tc.Name]; known {
+				first = i
+				break
+			}
+		}
+	}
+	if first < 0 {
+		return nil
+	}
+	type pending struct {
+		i    int
+		call ToolCall
+		f    *Future
+	}
+	var calls []pending
+	for i := first; i < len(chunk.Blocks); i++ {
+		tc, ok := chunk.Blocks[i].(ToolCall)
+		if !ok {
+			continue
+		}
+		if _, known := byName[tc.Name]; !known {
+			continue
+		}
+		var f *Future
+		if raw, err := normalizeArgs(tc.Arguments); err != nil {
+			f = failedFuture(&Error{Kind: KindValidation, Schema: ArgumentsSchema, Server: p.server,
+				Op: fmt.Sprintf("tools/call %q", tc.Name), Err: err})
+		} else {
+			f = p.call(ctx, tc.Name, raw)
+		}
+		calls = append(calls, pending{i, tc, f})
+	}
+	for _, c := range calls {
+		res, err := c.f.Await(ctx)
+		out := ToolResult{ToolCallID: c.call.ID, Name: c.call.Name}
+		if err != nil {
+			out.Content, out.IsError = err.Error(), true
+		} else {
+			out.Content, out.IsError = RenderResult(res), res.IsError
+		}
+		chunk.Blocks[c.i] = out
+	}
+	return nil
+}
+
+// Close stops the connection actor, which ends the session (a stdio child
+// gets its stdin closed, then SIGTERM, then SIGKILL) and waits for it. Calls
+// in flight, and calls still in the actor's mailbox, fail with [ErrInternal];
+// the latter never reach the server. Close is idempotent.
+func (p *McpPlugin) Close() error {
+	p.closeOnce.Do(func() {
+		p.closed.Store(true)
+		// Stop is a system message: it overtakes queued calls, which the
+		// stopped actor drops; done answers their futures.
+		_ = p.system.Root.StopFuture(p.pid).Wait()
+		close(p.done)
+		if p.ownSystem {
+			p.system.Shutdown()
+		}
+	})
+	return nil
+}

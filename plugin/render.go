@@ -1,0 +1,123 @@
+package plugin
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ToolErrorPrefix starts the rendering of a result the server marked isError.
+const ToolErrorPrefix = "tool error: "
+
+// RenderResult renders a tool result as the text a model reads:
+//
+//   - text blocks as they are, every block joined by a newline;
+//   - images and audio as "[image: image/png, 1.2 KiB]", never their data;
+//   - embedded resources as "[resource: URI (text/plain, 12 B)]";
+//   - resource links as "[resource link: URI (name, image/png, 3 KiB)]";
+//   - with no content blocks, structuredContent as compact JSON;
+//   - an isError result prefixed with [ToolErrorPrefix].
+func RenderResult(res *mcp.CallToolResult) string {
+	if res == nil {
+		return ""
+	}
+	var b strings.Builder
+	if res.IsError {
+		b.WriteString(ToolErrorPrefix)
+	}
+	if len(res.Content) == 0 {
+		if res.StructuredContent != nil {
+			if j, err := json.Marshal(res.StructuredContent); err == nil {
+				b.Write(j)
+			} else {
+				fmt.Fprintf(&b, "[structured content: %v]", err)
+			}
+		}
+		return b.String()
+	}
+	for i, c := range res.Content {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		renderContent(&b, c)
+	}
+	return b.String()
+}
+
+func renderContent(b *strings.Builder, c mcp.Content) {
+	switch c := c.(type) {
+	case *mcp.TextContent:
+		b.WriteString(c.Text)
+	case *mcp.ImageContent:
+		placeholder(b, "image", mimeOr(c.MIMEType), sizeOf(int64(len(c.Data))))
+	case *mcp.AudioContent:
+		placeholder(b, "audio", mimeOr(c.MIMEType), sizeOf(int64(len(c.Data))))
+	case *mcp.EmbeddedResource:
+		r := c.Resource
+		if r == nil {
+			b.WriteString("[resource]")
+			return
+		}
+		n := int64(len(r.Text))
+		if r.Blob != nil {
+			n = int64(len(r.Blob))
+		}
+		placeholder(b, "resource", r.URI+" ("+mimeOr(r.MIMEType)+", "+sizeOf(n)+")")
+	case *mcp.ResourceLink:
+		parts := []string{}
+		if c.Name != "" {
+			parts = append(parts, c.Name)
+		}
+		if c.MIMEType != "" {
+			parts = append(parts, c.MIMEType)
+		}
+		if c.Size != nil {
+			parts = append(parts, sizeOf(*c.Size))
+		}
+		detail := c.URI
+		if len(parts) > 0 {
+			detail += " (" + strings.Join(parts, ", ") + ")"
+		}
+		placeholder(b, "resource link", detail)
+	case nil:
+		b.WriteString("[empty content]")
+	default:
+		placeholder(b, "content", fmt.Sprintf("%T", c))
+	}
+}
+
+func placeholder(b *strings.Builder, kind string, details ...string) {
+	b.WriteString("[" + kind)
+	for i, d := range details {
+		if i == 0 {
+			b.WriteString(": ")
+		} else {
+			b.WriteString(", ")
+		}
+		b.WriteString(d)
+	}
+	b.WriteByte(']')
+}
+
+func mimeOr(m string) string {
+	if m == "" {
+		return "unknown type"
+	}
+	return m
+}
+
+// sizeOf formats n bytes compactly: "12 B", "1.2 KiB", "3.4 MiB".
+func sizeOf(n int64) string {
+	switch {
+	case n < 1024:
+		return fmt.Sprintf("%d B", n)
+	case n < 1024*1024:
+		return fmt.Sprintf("%.1f KiB", float64(n)/1024)
+	case n < 1024*1024*1024:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1024*1024))
+	default:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1024*1024*1024))
+	}
+}

@@ -1,0 +1,19 @@
+// Package transport says which MCP server to reach and how: a child process
+// over stdio ([Stdio]), a Streamable HTTP endpoint ([StreamableHTTP]), or a
+// WebSocket URL ([WebSocket], which is not connectable).
+//
+// Each value implements [McpTransport]. Open turns it into a go-sdk
+// mcp.Transport for one connection attempt; a reconnection opens it again.
+//
+//	t := transport.NewStdio("github-mcp-server", "stdio")
+//	t := transport.StreamableHTTP{URL: "http://127.0.0.1:8080/mcp"}
+//
+// # Stdio children
+//
+// The command runs without a shell: Args are passed to it as they are and
+// never interpreted. The child sees only [DefaultEnv] (a few variables copied
+// from this process, see there) plus Env. Its stderr is logged line by line at
+// info level, and its last lines are kept (see [StderrTail]) so that an error
+// can say why the server died. Closing the connection closes the child's
+// stdin, waits for it to exit, then sends SIGTERM and finally SIGKILL.
+package transport

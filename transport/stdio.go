@@ -1,0 +1,120 @@
+package transport
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
+)
+
+// Stdio spawns Command as a child process and speaks MCP over its stdin and
+// stdout. The zero values of Args, Env and Dir mean: no arguments, only
+// [DefaultEnv], and this process's working directory.
+type Stdio struct {
+	// Command is the executable, found on PATH when it has no slash.
+	Command string
+	// Args are passed to the command as they are; no shell sees them.
+	Args []string
+	// Env holds extra "KEY=value" entries, added to [DefaultEnv]; an entry
+	// here wins over a default of the same key.
+	Env []string
+	// Dir is the child's working directory; empty means this process's.
+	Dir string
+	// TerminateTimeout is how long closing waits after closing stdin, and
+	// again after SIGTERM, before escalating. Zero or negative means 2s.
+	TerminateTimeout time.Duration
+	// StderrLines is how many of the child's last stderr lines are kept for
+	// errors. Zero means 20; negative keeps none.
+	StderrLines int
+}
+
+// NewStdio returns a Stdio transport for command with args.
+func NewStdio(command string, args ...string) Stdio {
+	return Stdio{Command: command, Args: args}
+}
+
+// DefaultEnvKeys are the variables a stdio child inherits from this process
+// when they are set; nothing else of this process's environment reaches it.
+var DefaultEnvKeys = []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "TMPDIR"}
+
+// DefaultEnv returns the minimal environment every stdio child starts from:
+// the [DefaultEnvKeys] that are set in this process.
+func DefaultEnv() []string {
+	env := make([]string, 0, len(DefaultEnvKeys))
+	for _, k := range DefaultEnvKeys {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+func (s Stdio) String() string { return fmt.Sprintf("stdio %q", s.Command) }
+
+// Open checks the command and returns a transport that spawns it on connect.
+// A command that cannot be found or is not executable fails here, with a
+// [*SpawnError].
+func (s Stdio) Open(logger *zap.Logger) (mcp.Transport, error) {
+	if strings.TrimSpace(s.Command) == "" {
+		return nil, &SpawnError{Command: s.Command, Err: fmt.Errorf("empty command")}
+	}
+	path, err := exec.LookPath(s.Command)
+	if err != nil {
+		return nil, &SpawnError{Command: s.Command, Err: err}
+	}
+	if logger == nil {
+		logger = zap.NewNop()
+	}
+	lines := s.StderrLines
+	if lines == 0 {
+		lines = 20
+	}
+	td := s.TerminateTimeout
+	if td <= 0 {
+		td = 2 * time.Second
+	}
+	return &stdioTransport{
+		cfg:    s,
+		path:   path,
+		td:     td,
+		stderr: newStderrTail(lines, logger.With(zap.String("mcp_server", s.String()))),
+	}, nil
+}
+
+// stdioTransport is one spawn of a [Stdio] server.
+type stdioTransport struct {
+	cfg    Stdio
+	path   string
+	td     time.Duration
+	stderr *stderrTail
+}
+
+// Connect starts the child. It goes through go-sdk's CommandTransport, which
+// owns the pipes and the close sequence (stdin, SIGTERM, SIGKILL, Wait).
+func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	cmd := exec.Command(t.path, t.cfg.Args...)
+	cmd.Env = append(DefaultEnv(), t.cfg.Env...)
+	cmd.Dir = t.cfg.Dir
+	cmd.Stderr = t.stderr
+	// A grandchild that keeps stderr open must not hold Wait forever.
+	cmd.WaitDelay = t.td
+	conn, err := (&mcp.CommandTransport{Command: cmd, TerminateDuration: t.td}).Connect(ctx)
+	if err != nil {
+		return nil, &SpawnError{Command: t.cfg.Command, Err: err}
+	}
+	return conn, nil
+}
+
+// StderrTail returns the child's last stderr lines, oldest first.
+func (t *stdioTransport) StderrTail() []string { return t.stderr.Lines() }
+
+// StderrTail is implemented by the transports [Stdio.Open] returns: it gives
+// the child's last stderr lines, oldest first, for error messages.
+type StderrTail interface {
+	StderrTail() []string
+}
