@@ -93,14 +93,14 @@ func TestNonObjectArgumentsAreValidationErrorsAndNeverSent(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "received")
 	p := connect(t, testserver.Raw(t, "ok", log))
 	bad := map[string]any{
-		"array":        []int{1, 2},
-		"number":       42,
-		"string":       "hello",
-		"bool":         true,
-		"json array":   json.RawMessage(`[1]`),
-		"json number":  json.RawMessage(`7`),
-		"json string":  []byte(`"x"`),
-		"invalid json": json.RawMessage(`{"a":`),
+		"array":         []int{1, 2},
+		"number":        42,
+		"string":        "hello",
+		"bool":          true,
+		"json array":    json.RawMessage(`[1]`),
+		"json number":   json.RawMessage(`7`),
+		"json string":   []byte(`"x"`),
+		"invalid json":  json.RawMessage(`{"a":`),
 		"unmarshalable": func() {},
 	}
 	for name, args := range bad {
