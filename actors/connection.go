@@ -362,3 +362,9 @@ func callFailure(msg *messages.CallTool, kind messages.FailureKind, text string)
 		Kind: kind, Op: fmt.Sprintf("tools/call %q", msg.Name), Message: text,
 	}}
 }
+
+// Messages a goroutine sends to an actor that has stopped meanwhile are
+// expected; they are not worth a dead-letter log line.
+func (*dialDone) IgnoreDeadLetterLogging()     {}
+func (*sessionEnded) IgnoreDeadLetterLogging() {}
+func (*callDone) IgnoreDeadLetterLogging()     {}

@@ -73,3 +73,18 @@ func (f *Failure) Error() string {
 	}
 	return f.Op + ": " + f.Message
 }
+
+// IgnoreDeadLetterLogging marks a reply whose caller may have given up
+// already: it reaching nobody is expected, not worth a log line. (The method
+// satisfies protoactor's actor.IgnoreDeadLetterLogging.)
+func (*Ready) IgnoreDeadLetterLogging() {}
+
+// IgnoreDeadLetterLogging: see [Ready.IgnoreDeadLetterLogging].
+func (*CallToolReply) IgnoreDeadLetterLogging() {}
+
+// IgnoreDeadLetterLogging: see [Ready.IgnoreDeadLetterLogging].
+func (*Failure) IgnoreDeadLetterLogging() {}
+
+// IgnoreDeadLetterLogging: a cancellation that arrives after the connection
+// stopped has nothing left to cancel.
+func (*CancelCall) IgnoreDeadLetterLogging() {}
