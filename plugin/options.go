@@ -1,6 +1,7 @@
 package plugin
 
 import (
+	"context"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -16,7 +17,12 @@ type options struct {
 	system         *actor.ActorSystem
 	clientInfo     *mcp.Implementation
 	connectTimeout time.Duration
-	clientOptions  *mcp.ClientOptions
+	// clientOptions is what reaches go-sdk: baseClientOptions with the
+	// input handlers applied. Both setters recompute it, so the order of
+	// WithClientOptions and WithInputRequired does not matter.
+	clientOptions     *mcp.ClientOptions
+	baseClientOptions *mcp.ClientOptions
+	inputHandlers     *InputHandlers
 }
 
 // WithLogger sends the plugin's logs, the stdio child's stderr and
@@ -48,7 +54,67 @@ func WithConnectTimeout(d time.Duration) Option {
 // WithClientOptions sets the base of go-sdk's client options, for handlers a
 // server may use (elicitation, sampling). Unless set there, the client
 // declares no capabilities and go-sdk's multi-round-trip middleware stays
-// disabled, so input_required results are [ErrNotSupported].
+// disabled, so input_required results are [ErrNotSupported]; see
+// [WithInputRequired] for the supported way to drive them.
 func WithClientOptions(opts *mcp.ClientOptions) Option {
-	return func(o *options) { o.clientOptions = opts }
+	return func(o *options) {
+		o.baseClientOptions = opts
+		o.applyInputHandlers()
+	}
+}
+
+// InputHandlers answer the requests that a server embeds in an
+// input_required result (SEP-2322). A nil handler means the client offers
+// no such input and does not declare the capability; a server that asks for
+// it anyway fails the call with [ErrInternal]. Handlers may be called from
+// several goroutines at once, one per request in flight.
+type InputHandlers struct {
+	// Elicit answers elicitation/create: it asks the user and returns
+	// their answer (accept with content, decline, or cancel).
+	Elicit func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error)
+	// Sample answers sampling/createMessage: it asks the host's model.
+	Sample func(ctx context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error)
+}
+
+// WithInputRequired opts in to driving input_required results (SEP-2322),
+// which are otherwise [ErrNotSupported] as the plugin's contract says. With
+// it, a tools/call answered input_required is fulfilled with h (each
+// embedded request in its own goroutine) and retried with the answers and
+// the server's requestState echoed unchanged, as a new JSON-RPC request,
+// until the server answers complete; go-sdk's multi-round-trip middleware
+// does the rounds, at most 10 per call. The client declares the elicitation
+// and sampling capabilities of the handlers that are set. Results of type
+// "task" stay [ErrNotSupported].
+func WithInputRequired(h InputHandlers) Option {
+	return func(o *options) {
+		o.inputHandlers = &h
+		o.applyInputHandlers()
+	}
+}
+
+// applyInputHandlers recomputes the go-sdk client options from the base and
+// the input handlers.
+func (o *options) applyInputHandlers() {
+	if o.inputHandlers == nil {
+		o.clientOptions = o.baseClientOptions
+		return
+	}
+	var c mcp.ClientOptions
+	if o.baseClientOptions != nil {
+		c = *o.baseClientOptions
+	}
+	if c.Capabilities == nil {
+		// go-sdk's nil default declares roots, which this client does not
+		// serve; the handlers below add what they implement.
+		c.Capabilities = &mcp.ClientCapabilities{}
+	}
+	if h := o.inputHandlers; h.Elicit != nil {
+		c.ElicitationHandler = h.Elicit
+	}
+	if h := o.inputHandlers; h.Sample != nil {
+		c.CreateMessageHandler = nil // go-sdk panics when both are set
+		c.CreateMessageWithToolsHandler = h.Sample
+	}
+	c.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: false}
+	o.clientOptions = &c
 }

@@ -1,0 +1,235 @@
+package benchmarks_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cuca-go/mcpconnector/benchmarks"
+	"github.com/cuca-go/mcpconnector/internal/testserver"
+	"github.com/cuca-go/mcpconnector/plugin"
+	"github.com/cuca-go/mcpconnector/transport"
+)
+
+// The benchmarks here are the go test face of the suite: each sub-benchmark
+// times one subject, reports p50/p90/p99 as extra metrics, and is the
+// place to take a profile from, e.g.
+//
+//	go test ./benchmarks -run '^$' -bench 'HookCall/stdio/plugin' -benchtime 2000x -cpuprofile cpu.out
+//
+// For numbers side by side, run go run ./benchmarks/report instead.
+
+func stdioServer(b *testing.B) transport.Stdio {
+	b.Helper()
+	t, err := testserver.BenchStdio()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return t
+}
+
+func connectPlugin(b *testing.B, t transport.McpTransport) *plugin.McpPlugin {
+	b.Helper()
+	p, err := plugin.Connect(context.Background(), t)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = p.Close() })
+	return p
+}
+
+func connectDirect(b *testing.B, t mcp.Transport) *mcp.ClientSession {
+	b.Helper()
+	s, err := benchmarks.ConnectGoSDKListed(context.Background(), t)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// latency runs s's op b.N times from one goroutine and reports percentiles.
+func latency(b *testing.B, s *benchmarks.Subject) {
+	b.Helper()
+	op := s.New()
+	ctx := context.Background()
+	if err := op(ctx); err != nil {
+		b.Fatal(err)
+	}
+	samples := make([]time.Duration, 0, b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		t0 := time.Now()
+		err := op(ctx)
+		samples = append(samples, time.Since(t0))
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	report(b, benchmarks.Summarize(samples))
+}
+
+func report(b *testing.B, st benchmarks.Stats) {
+	b.ReportMetric(float64(st.P50.Nanoseconds()), "p50-ns")
+	b.ReportMetric(float64(st.P90.Nanoseconds()), "p90-ns")
+	b.ReportMetric(float64(st.P99.Nanoseconds()), "p99-ns")
+}
+
+func BenchmarkPassThrough(b *testing.B) {
+	p := connectPlugin(b, stdioServer(b))
+	ctx := context.Background()
+	for _, c := range []struct {
+		name   string
+		blocks []plugin.Block
+	}{
+		{"text", []plugin.Block{plugin.Text{Text: "The sum is"}, plugin.Thinking{Text: "add them"}}},
+		{"unknown_tool", []plugin.Block{plugin.Text{Text: "calling"}, plugin.ToolCall{ID: "c1", Name: "not_a_tool", Arguments: []byte(`{}`)}}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			chunk := &plugin.Chunk{Blocks: c.blocks}
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = p.OnStreamChunk(ctx, chunk)
+			}
+		})
+	}
+}
+
+func BenchmarkHookCall(b *testing.B) {
+	b.Run("stdio", func(b *testing.B) {
+		srv := stdioServer(b)
+		p := connectPlugin(b, srv)
+		s := connectDirect(b, benchmarks.CommandTransport(srv))
+		echo, err := testserver.BenchEcho()
+		if err != nil {
+			b.Fatal(err)
+		}
+		raw, err := benchmarks.StartRawPipe(echo)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = raw.Close() })
+		b.Run("plugin", func(b *testing.B) { latency(b, benchmarks.PluginHook(p, benchmarks.InstantCall)) })
+		b.Run("gosdk", func(b *testing.B) { latency(b, benchmarks.GoSDKDirect(s, benchmarks.InstantCall)) })
+		b.Run("raw", func(b *testing.B) { latency(b, raw.Subject(benchmarks.InstantCall)) })
+	})
+	b.Run("http", func(b *testing.B) {
+		srv, err := testserver.StartBenchHTTP()
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = srv.Close() })
+		client := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+		b.Cleanup(client.CloseIdleConnections)
+		p := connectPlugin(b, transport.StreamableHTTP{URL: srv.URL + "/mcp", HTTPClient: client})
+		s := connectDirect(b, &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp", HTTPClient: client})
+		raw := benchmarks.NewRawHTTP(srv.URL + "/echo")
+		b.Cleanup(raw.Close)
+		b.Run("plugin", func(b *testing.B) { latency(b, benchmarks.PluginHook(p, benchmarks.InstantCall)) })
+		b.Run("gosdk", func(b *testing.B) { latency(b, benchmarks.GoSDKDirect(s, benchmarks.InstantCall)) })
+		b.Run("raw", func(b *testing.B) { latency(b, raw.Subject(benchmarks.InstantCall)) })
+	})
+}
+
+// BenchmarkThroughput shares b.N calls among the callers; ns/op is wall
+// time per completed call, calls/s its inverse.
+func BenchmarkThroughput(b *testing.B) {
+	srv := stdioServer(b)
+	p := connectPlugin(b, srv)
+	s := connectDirect(b, benchmarks.CommandTransport(srv))
+	w := benchmarks.NewOneWorker(s)
+	b.Cleanup(w.Close)
+	for _, c := range []struct {
+		name string
+		call benchmarks.Call
+	}{{"instant", benchmarks.InstantCall}, {"wait20ms", benchmarks.WaitCall}} {
+		for _, subj := range []struct {
+			name string
+			s    *benchmarks.Subject
+		}{
+			{"plugin", benchmarks.PluginHook(p, c.call)},
+			{"oneworker", benchmarks.OneWorkerModel(w, c.call)},
+			{"gosdk", benchmarks.GoSDKDirect(s, c.call)},
+		} {
+			for _, n := range []int{1, 4, 16, 64} {
+				b.Run(fmt.Sprintf("%s/%s/callers=%d", c.name, subj.name, n), func(b *testing.B) {
+					parallel(b, subj.s, n)
+				})
+			}
+		}
+	}
+}
+
+func parallel(b *testing.B, s *benchmarks.Subject, callers int) {
+	ctx := context.Background()
+	ops := make([]benchmarks.Op, callers)
+	for i := range ops {
+		ops[i] = s.New()
+	}
+	var left atomic.Int64
+	left.Store(int64(b.N))
+	var failed atomic.Pointer[error]
+	var wg sync.WaitGroup
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := time.Now()
+	for _, op := range ops {
+		wg.Go(func() {
+			for left.Add(-1) >= 0 {
+				if err := op(ctx); err != nil {
+					failed.CompareAndSwap(nil, &err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	b.StopTimer()
+	if err := failed.Load(); err != nil {
+		b.Fatal(*err)
+	}
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "calls/s")
+}
+
+// BenchmarkConnect times connect (spawn or dial, server/discover, every
+// tools/list page) and close, to a stdio server with 14 tools and to one
+// with 1,000 tools in 10 pages.
+func BenchmarkConnect(b *testing.B) {
+	wide, err := testserver.BenchWide()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, srv := range []struct {
+		name string
+		t    transport.Stdio
+	}{{"stdio", stdioServer(b)}, {"wide", wide}} {
+		b.Run(srv.name+"/plugin", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				p, err := plugin.Connect(context.Background(), srv.t)
+				if err != nil {
+					b.Fatal(err)
+				}
+				_ = p.Close()
+			}
+		})
+		b.Run(srv.name+"/gosdk", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				s, err := benchmarks.ConnectGoSDKListed(context.Background(), benchmarks.CommandTransport(srv.t))
+				if err != nil {
+					b.Fatal(err)
+				}
+				_ = s.Close()
+			}
+		})
+	}
+}

@@ -1,0 +1,294 @@
+package benchmarks
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Stats summarises latency samples.
+type Stats struct {
+	N             int
+	P50, P90, P99 time.Duration
+	Mean          time.Duration
+}
+
+// Summarize sorts samples in place and returns their percentiles
+// (nearest rank) and mean.
+func Summarize(samples []time.Duration) Stats {
+	if len(samples) == 0 {
+		return Stats{}
+	}
+	slices.Sort(samples)
+	var sum time.Duration
+	for _, s := range samples {
+		sum += s
+	}
+	rank := func(p float64) time.Duration {
+		i := int(p*float64(len(samples))+0.999999) - 1
+		return samples[max(0, min(i, len(samples)-1))]
+	}
+	return Stats{N: len(samples), P50: rank(0.50), P90: rank(0.90), P99: rank(0.99), Mean: sum / time.Duration(len(samples))}
+}
+
+// Result is what one subject measured in one scenario.
+type Result struct {
+	// Subject is the subject's name.
+	Subject string
+	// Latency is per operation.
+	Latency Stats
+	// AllocsPerOp and BytesPerOp are heap allocations of the whole process
+	// per operation, background goroutines included (servers run in child
+	// processes, so they are not counted).
+	AllocsPerOp, BytesPerOp float64
+	// Callers is the number of goroutines calling at once; 0 for a latency
+	// scenario.
+	Callers int
+	// OpsPerSec is operations completed per second of wall time, for
+	// throughput scenarios.
+	OpsPerSec float64
+}
+
+// memDelta counts the allocations made between start and stop.
+type memDelta struct {
+	m0      runtime.MemStats
+	mallocs uint64
+	bytes   uint64
+}
+
+func (d *memDelta) start() { runtime.ReadMemStats(&d.m0) }
+
+func (d *memDelta) stop() {
+	var m1 runtime.MemStats
+	runtime.ReadMemStats(&m1)
+	d.mallocs += m1.Mallocs - d.m0.Mallocs
+	d.bytes += m1.TotalAlloc - d.m0.TotalAlloc
+}
+
+// Interleave measures subjects side by side: in each of rounds rounds, each
+// subject runs perRound ops from one goroutine, timing each op. The order of
+// subjects rotates every round, so that a noisy neighbour or a drifting
+// machine weighs on all of them alike. Each subject first runs warmup ops.
+func Interleave(ctx context.Context, subjects []*Subject, rounds, perRound, warmup int) ([]Result, error) {
+	ops := make([]Op, len(subjects))
+	samples := make([][]time.Duration, len(subjects))
+	mem := make([]memDelta, len(subjects))
+	for i, s := range subjects {
+		ops[i] = s.New()
+		samples[i] = make([]time.Duration, 0, rounds*perRound)
+		for range warmup {
+			if err := ops[i](ctx); err != nil {
+				return nil, fmt.Errorf("%s: warmup: %w", s.Name, err)
+			}
+		}
+	}
+	for r := range rounds {
+		for k := range subjects {
+			i := (k + r) % len(subjects)
+			mem[i].start()
+			for range perRound {
+				t0 := time.Now()
+				err := ops[i](ctx)
+				samples[i] = append(samples[i], time.Since(t0))
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", subjects[i].Name, err)
+				}
+			}
+			mem[i].stop()
+		}
+	}
+	out := make([]Result, len(subjects))
+	for i, s := range subjects {
+		n := float64(len(samples[i]))
+		out[i] = Result{Subject: s.Name, Latency: Summarize(samples[i]),
+			AllocsPerOp: float64(mem[i].mallocs) / n, BytesPerOp: float64(mem[i].bytes) / n}
+	}
+	return out, nil
+}
+
+// Batched measures an op too fast to time one by one: each sample is the
+// mean of a batch of batchSize ops, so the percentiles are over batches.
+// Subjects are interleaved by batch, as in [Interleave].
+func Batched(ctx context.Context, subjects []*Subject, batches, batchSize int) ([]Result, error) {
+	ops := make([]Op, len(subjects))
+	samples := make([][]time.Duration, len(subjects))
+	mem := make([]memDelta, len(subjects))
+	for i, s := range subjects {
+		ops[i] = s.New()
+		samples[i] = make([]time.Duration, 0, batches)
+		for range batchSize {
+			if err := ops[i](ctx); err != nil {
+				return nil, fmt.Errorf("%s: warmup: %w", s.Name, err)
+			}
+		}
+	}
+	for b := range batches {
+		for k := range subjects {
+			i := (k + b) % len(subjects)
+			op := ops[i]
+			mem[i].start()
+			t0 := time.Now()
+			for range batchSize {
+				_ = op(ctx)
+			}
+			samples[i] = append(samples[i], time.Since(t0)/time.Duration(batchSize))
+			mem[i].stop()
+		}
+	}
+	out := make([]Result, len(subjects))
+	for i, s := range subjects {
+		n := float64(batches * batchSize)
+		out[i] = Result{Subject: s.Name, Latency: Summarize(samples[i]),
+			AllocsPerOp: float64(mem[i].mallocs) / n, BytesPerOp: float64(mem[i].bytes) / n}
+	}
+	return out, nil
+}
+
+// Throughput runs callers goroutines, each calling its own op of s in a
+// loop until d has passed, and counts the ops completed per second of wall
+// time, from the start until the last op in flight has returned. Each
+// caller first makes one op unmeasured.
+func Throughput(ctx context.Context, s *Subject, callers int, d time.Duration) (Result, error) {
+	ops := make([]Op, callers)
+	samples := make([][]time.Duration, callers)
+	errs := make([]error, callers)
+	var wg sync.WaitGroup
+	for i := range ops {
+		ops[i] = s.New()
+		samples[i] = make([]time.Duration, 0, 4096)
+		wg.Go(func() { errs[i] = ops[i](ctx) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return Result{}, fmt.Errorf("%s: warmup: %w", s.Name, err)
+		}
+	}
+	var mem memDelta
+	mem.start()
+	start := time.Now()
+	deadline := start.Add(d)
+	for i := range ops {
+		wg.Go(func() {
+			for time.Now().Before(deadline) {
+				t0 := time.Now()
+				err := ops[i](ctx)
+				samples[i] = append(samples[i], time.Since(t0))
+				if err != nil {
+					errs[i] = err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	mem.stop()
+	for _, err := range errs {
+		if err != nil {
+			return Result{}, fmt.Errorf("%s: %w", s.Name, err)
+		}
+	}
+	all := slices.Concat(samples...)
+	n := float64(len(all))
+	return Result{Subject: s.Name, Latency: Summarize(all), Callers: callers, OpsPerSec: n / elapsed.Seconds(),
+		AllocsPerOp: float64(mem.mallocs) / n, BytesPerOp: float64(mem.bytes) / n}, nil
+}
+
+// Footprint is what k idle connections cost the process that holds them.
+type Footprint struct {
+	// Connect is the time of each connection's setup.
+	Connect Stats
+	// AllocsPerConnect and BytesPerConnect count the setup's allocations.
+	AllocsPerConnect, BytesPerConnect float64
+	// HeapPerConn is live heap plus goroutine stacks per idle connection,
+	// after a GC.
+	HeapPerConn float64
+	// GoroutinesPerConn is goroutines per idle connection.
+	GoroutinesPerConn float64
+}
+
+// Idle opens k connections one after another with connect, timing each, lets
+// them settle, measures what they hold, then closes them all.
+func Idle(ctx context.Context, k int, connect func(context.Context) (func() error, error)) (Footprint, error) {
+	closers := make([]func() error, 0, k)
+	defer func() {
+		for _, c := range closers {
+			_ = c()
+		}
+	}()
+	base, g0 := settledMemory(), runtime.NumGoroutine()
+	samples := make([]time.Duration, 0, k)
+	var mem memDelta
+	for range k {
+		mem.start()
+		t0 := time.Now()
+		c, err := connect(ctx)
+		samples = append(samples, time.Since(t0))
+		mem.stop()
+		if err != nil {
+			return Footprint{}, err
+		}
+		closers = append(closers, c)
+	}
+	time.Sleep(200 * time.Millisecond)
+	held, g1 := settledMemory(), runtime.NumGoroutine()
+	return Footprint{
+		Connect:           Summarize(samples),
+		AllocsPerConnect:  float64(mem.mallocs) / float64(k),
+		BytesPerConnect:   float64(mem.bytes) / float64(k),
+		HeapPerConn:       (float64(held) - float64(base)) / float64(k),
+		GoroutinesPerConn: float64(g1-g0) / float64(k),
+	}, nil
+}
+
+// settledMemory is live heap plus goroutine stacks after two GCs.
+func settledMemory() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc + m.StackInuse
+}
+
+// Connector opens a connection and returns what closes it. When it returns
+// both a closer and an error, the closer is still called.
+type Connector struct {
+	Name    string
+	Connect func(context.Context) (func() error, error)
+}
+
+// Connects times rounds connections per connector, interleaved, each closed
+// (untimed) before the next one opens.
+func Connects(ctx context.Context, rounds int, connectors []Connector) ([]Result, error) {
+	samples := make([][]time.Duration, len(connectors))
+	mem := make([]memDelta, len(connectors))
+	for r := range rounds {
+		for k := range connectors {
+			i := (k + r) % len(connectors)
+			mem[i].start()
+			t0 := time.Now()
+			closer, err := connectors[i].Connect(ctx)
+			samples[i] = append(samples[i], time.Since(t0))
+			mem[i].stop()
+			if closer != nil {
+				if cerr := closer(); err == nil {
+					err = cerr
+				}
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", connectors[i].Name, err)
+			}
+		}
+	}
+	out := make([]Result, len(connectors))
+	for i, c := range connectors {
+		n := float64(len(samples[i]))
+		out[i] = Result{Subject: c.Name, Latency: Summarize(samples[i]),
+			AllocsPerOp: float64(mem[i].mallocs) / n, BytesPerOp: float64(mem[i].bytes) / n}
+	}
+	return out, nil
+}

@@ -1,0 +1,246 @@
+package benchmarks
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// Subject names the report compares rows by.
+const (
+	nameHook   = "plugin hook"
+	nameDirect = "go-sdk direct"
+	nameRaw    = "raw JSON-RPC echo"
+	nameWorker = "one-worker model"
+)
+
+// Report is one run of the suite and what it ran on.
+type Report struct {
+	Rows []Row
+	// Command is the command line that produced the report.
+	Command string
+	// Machine describes the CPU, cores, OS and Go version.
+	Machine string
+	// Load is the load average before and after the run, when known.
+	Load string
+	// Date is when the run started; Elapsed how long it took.
+	Date    time.Time
+	Elapsed time.Duration
+}
+
+// Machine describes this machine: CPU model, cores, OS and Go version.
+func Machine() string {
+	cpu := "unknown CPU"
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for line := range strings.Lines(string(b)) {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				cpu = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	return fmt.Sprintf("%s, %d cores (GOMAXPROCS %d), %s/%s, %s",
+		cpu, runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version())
+}
+
+// LoadAverage is the 1-minute load average, or "?" where unknown.
+func LoadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return "?"
+	}
+	return f[0]
+}
+
+func (r *Report) find(scenario, subject string, callers int) *Row {
+	for i := range r.Rows {
+		row := &r.Rows[i]
+		if row.Scenario == scenario && row.Subject == subject && row.Callers == callers {
+			return row
+		}
+	}
+	return nil
+}
+
+// Target is one of the issue's goals and how this run did against it.
+type Target struct {
+	Goal string
+	Got  string
+	// Met is false when missed; Reported targets have no threshold.
+	Met, Reported bool
+}
+
+// Targets evaluates the goals the table is read against. Timing is never
+// asserted: this is what a reader checks.
+func (r *Report) Targets() []Target {
+	var out []Target
+	for _, name := range []string{"text + thinking chunk", "unknown tool name"} {
+		if row := r.find(ScenarioPassThrough, name, 0); row != nil {
+			out = append(out, Target{
+				Goal: "pass-through (" + name + "): p50 < 100 ns, 0 allocs",
+				Got:  fmt.Sprintf("%s, %s allocs", Dur(row.Latency.P50), num(row.AllocsPerOp)),
+				Met:  row.Latency.P50 < 100*time.Nanosecond && row.AllocsPerOp < 0.01,
+			})
+		}
+	}
+	for _, sc := range []string{ScenarioHookStdio, ScenarioHookHTTP} {
+		hook, direct := r.find(sc, nameHook, 0), r.find(sc, nameDirect, 0)
+		if hook == nil || direct == nil {
+			continue
+		}
+		d := pct(hook.Latency.P50, direct.Latency.P50)
+		extra := hook.AllocsPerOp - direct.AllocsPerOp
+		out = append(out, Target{
+			Goal: sc + ": p50 within 3% and 15 allocs of go-sdk direct",
+			Got:  fmt.Sprintf("p50 %+.1f%%, %+.1f allocs", d, extra),
+			Met:  d <= 3 && extra <= 15,
+		})
+	}
+	hook, worker, direct := r.find(ScenarioWait, nameHook, 16), r.find(ScenarioWait, nameWorker, 16), r.find(ScenarioWait, nameDirect, 16)
+	if hook != nil && worker != nil && direct != nil {
+		x, of := hook.OpsPerSec/worker.OpsPerSec, 100*hook.OpsPerSec/direct.OpsPerSec
+		out = append(out, Target{
+			Goal: "20 ms tool, 16 callers: ≥ 12x the one-worker model, ≥ 95% of go-sdk direct",
+			Got:  fmt.Sprintf("%.1fx, %.0f%%", x, of),
+			Met:  x >= 12 && of >= 95,
+		})
+	}
+	for _, sc := range []string{ScenarioIdleHTTP, ScenarioIdleStdio} {
+		if row := r.find(sc, SubjectPluginOwnSystem, 0); row != nil && row.Idle != nil {
+			got := fmt.Sprintf("%s and %.1f goroutines per connection", bytesStr(row.Idle.HeapPerConn), row.Idle.GoroutinesPerConn)
+			if d := r.find(sc, nameDirect, 0); d != nil && d.Idle != nil {
+				got += fmt.Sprintf(" (go-sdk direct: %s, %.1f)", bytesStr(d.Idle.HeapPerConn), d.Idle.GoroutinesPerConn)
+			}
+			out = append(out, Target{Goal: "memory per idle connection, " + strings.TrimPrefix(sc, "connect + idle, "), Got: got, Reported: true})
+		}
+	}
+	return out
+}
+
+// note is the last column: each row against its reference.
+func (r *Report) note(row *Row) string {
+	switch row.Scenario {
+	case ScenarioPassThrough:
+		return ""
+	case ScenarioHookStdio, ScenarioHookHTTP:
+		direct, raw := r.find(row.Scenario, nameDirect, 0), r.find(row.Scenario, nameRaw, 0)
+		switch {
+		case row.Subject == nameHook && direct != nil:
+			return fmt.Sprintf("p50 %+.1f%%, p99 %+.1f%%, %+.1f allocs vs go-sdk direct",
+				pct(row.Latency.P50, direct.Latency.P50), pct(row.Latency.P99, direct.Latency.P99), row.AllocsPerOp-direct.AllocsPerOp)
+		case row.Subject == nameDirect && raw != nil:
+			return fmt.Sprintf("p50 %.1fx the raw floor", float64(row.Latency.P50)/float64(raw.Latency.P50))
+		case row.Subject == nameRaw:
+			return "physical floor"
+		}
+	case ScenarioInstant, ScenarioWait:
+		worker, direct := r.find(row.Scenario, nameWorker, row.Callers), r.find(row.Scenario, nameDirect, row.Callers)
+		if row.Subject == nameHook && worker != nil && direct != nil {
+			return fmt.Sprintf("%.1fx one-worker, %.0f%% of go-sdk direct",
+				row.OpsPerSec/worker.OpsPerSec, 100*row.OpsPerSec/direct.OpsPerSec)
+		}
+	case ScenarioIdleStdio, ScenarioIdleHTTP:
+		if row.Idle != nil {
+			return fmt.Sprintf("idle: %s and %.1f goroutines per connection", bytesStr(row.Idle.HeapPerConn), row.Idle.GoroutinesPerConn)
+		}
+	case ScenarioWide:
+		if direct := r.find(row.Scenario, nameDirect, 0); row.Subject == "plugin" && direct != nil {
+			return fmt.Sprintf("p50 %+.1f%% vs go-sdk direct", pct(row.Latency.P50, direct.Latency.P50))
+		}
+	}
+	return ""
+}
+
+// Markdown writes the table, then the targets.
+func (r *Report) Markdown(w io.Writer) {
+	fmt.Fprintf(w, "| scenario | subject | callers | p50 | p90 | p99 | allocs/op | bytes/op | calls/s | vs reference |\n")
+	fmt.Fprintf(w, "|---|---|--:|--:|--:|--:|--:|--:|--:|---|\n")
+	for i := range r.Rows {
+		row := &r.Rows[i]
+		callers, rate := "", ""
+		if row.Callers > 0 {
+			callers, rate = fmt.Sprint(row.Callers), fmt.Sprintf("%.0f", row.OpsPerSec)
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			row.Scenario, row.Subject, callers, Dur(row.Latency.P50), Dur(row.Latency.P90), Dur(row.Latency.P99),
+			num(row.AllocsPerOp), bytesStr(row.BytesPerOp), rate, r.note(row))
+	}
+	fmt.Fprintf(w, "\nTargets (reported, not asserted):\n\n")
+	for _, t := range r.Targets() {
+		mark := "met"
+		switch {
+		case t.Reported:
+			mark = "reported"
+		case !t.Met:
+			mark = "MISSED"
+		}
+		fmt.Fprintf(w, "- %s: %s (%s)\n", t.Goal, t.Got, mark)
+	}
+	fmt.Fprintf(w, "\nMachine: %s; load average %s. %s, took %s.\n", r.Machine, r.Load,
+		r.Date.UTC().Format("2006-01-02 15:04 UTC"), r.Elapsed.Round(time.Second))
+	if r.Command != "" {
+		fmt.Fprintf(w, "Command: `%s`\n", r.Command)
+	}
+}
+
+// pct is how much larger a is than b, in percent.
+func pct(a, b time.Duration) float64 {
+	if b == 0 {
+		return math.NaN()
+	}
+	return 100 * (float64(a) - float64(b)) / float64(b)
+}
+
+// Dur formats d with three significant digits.
+func Dur(d time.Duration) string {
+	f := float64(d)
+	switch {
+	case d == 0:
+		return "–"
+	case d < time.Microsecond:
+		return fmt.Sprintf("%.0f ns", f)
+	case d < time.Millisecond:
+		return sig3(f/1e3) + " µs"
+	case d < time.Second:
+		return sig3(f/1e6) + " ms"
+	default:
+		return sig3(f/1e9) + " s"
+	}
+}
+
+func sig3(v float64) string {
+	switch {
+	case v >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f", v)
+	default:
+		return fmt.Sprintf("%.2f", v)
+	}
+}
+
+func num(v float64) string {
+	if v >= 100 || v == math.Trunc(v) {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
+func bytesStr(v float64) string {
+	switch {
+	case math.Abs(v) >= 1<<20:
+		return sig3(v/(1<<20)) + " MiB"
+	case math.Abs(v) >= 1<<10:
+		return sig3(v/(1<<10)) + " KiB"
+	default:
+		return fmt.Sprintf("%.0f B", v)
+	}
+}

@@ -1,0 +1,353 @@
+package benchmarks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cuca-go/mcpconnector/internal/testserver"
+	"github.com/cuca-go/mcpconnector/plugin"
+	"github.com/cuca-go/mcpconnector/transport"
+)
+
+// Config sizes a [Run]. Zero fields are not defaulted: start from
+// [FullConfig] or [QuickConfig].
+type Config struct {
+	// PassBatches batches of PassBatchSize pass-through chunks.
+	PassBatches, PassBatchSize int
+	// HookRounds rounds of HookPerRound calls per subject, after
+	// HookWarmup calls, for the stdio and HTTP hook call scenarios.
+	HookRounds, HookPerRound, HookWarmup int
+	// Callers are the numbers of concurrent callers of the throughput
+	// scenarios; InstantFor and WaitFor how long each runs with the instant
+	// and the 20 ms tool.
+	Callers             []int
+	InstantFor, WaitFor time.Duration
+	// IdleStdio and IdleHTTP connections are opened for connect time and
+	// idle footprint.
+	IdleStdio, IdleHTTP int
+	// WideRounds connects, per subject, to the server with 1,000 tools.
+	WideRounds int
+	// Progress, if not nil, receives a line per step.
+	Progress io.Writer
+}
+
+// FullConfig is the measurement the README reports; it runs in about two
+// minutes on two cores.
+func FullConfig() Config {
+	return Config{
+		PassBatches: 200, PassBatchSize: 10000,
+		HookRounds: 20, HookPerRound: 100, HookWarmup: 200,
+		Callers:    []int{1, 4, 16, 64},
+		InstantFor: 1500 * time.Millisecond, WaitFor: 2 * time.Second,
+		IdleStdio: 16, IdleHTTP: 32,
+		WideRounds: 6,
+	}
+}
+
+// QuickConfig runs every scenario briefly: a smoke test, not a measurement.
+func QuickConfig() Config {
+	return Config{
+		PassBatches: 5, PassBatchSize: 100,
+		HookRounds: 2, HookPerRound: 5, HookWarmup: 2,
+		Callers:    []int{1, 4},
+		InstantFor: 50 * time.Millisecond, WaitFor: 50 * time.Millisecond,
+		IdleStdio: 2, IdleHTTP: 2,
+		WideRounds: 1,
+	}
+}
+
+// Scenario names, as they appear in the table.
+const (
+	ScenarioPassThrough = "pass-through"
+	ScenarioHookStdio   = "hook call, stdio"
+	ScenarioHookHTTP    = "hook call, HTTP"
+	ScenarioInstant     = "throughput, instant tool, stdio"
+	ScenarioWait        = "throughput, 20 ms tool, stdio"
+	ScenarioIdleStdio   = "connect + idle, stdio"
+	ScenarioIdleHTTP    = "connect + idle, HTTP"
+	ScenarioWide        = "connect + tools/list, 1,000 tools"
+)
+
+// Subject names that are not a [Subject]'s.
+const (
+	SubjectPluginOwnSystem    = "plugin (own actor system)"
+	SubjectPluginSharedSystem = "plugin (shared actor system)"
+)
+
+// Row is one line of the table.
+type Row struct {
+	Scenario string
+	Result
+	// Idle, for connect scenarios, is what each idle connection holds.
+	Idle *Footprint
+}
+
+// Run measures every scenario, one after another in this process, with the
+// servers in child processes of this executable: the caller's main (or
+// TestMain) must call [testserver.RunBenchIfChild] first.
+func Run(ctx context.Context, cfg Config) ([]Row, error) {
+	r := &runner{cfg: cfg}
+	defer r.close()
+	steps := []struct {
+		name string
+		fn   func(context.Context) error
+	}{
+		{"servers", r.start},
+		{ScenarioPassThrough, r.passThrough},
+		{ScenarioHookStdio, r.hookStdio},
+		{ScenarioHookHTTP, r.hookHTTP},
+		{ScenarioInstant, func(ctx context.Context) error {
+			return r.throughput(ctx, ScenarioInstant, InstantCall, cfg.InstantFor)
+		}},
+		{ScenarioWait, func(ctx context.Context) error { return r.throughput(ctx, ScenarioWait, WaitCall, cfg.WaitFor) }},
+		{ScenarioIdleStdio, r.idleStdio},
+		{ScenarioIdleHTTP, r.idleHTTP},
+		{ScenarioWide, r.wide},
+	}
+	for _, s := range steps {
+		r.progress("%s", s.name)
+		t0 := time.Now()
+		if err := s.fn(ctx); err != nil {
+			return r.rows, fmt.Errorf("%s: %w", s.name, err)
+		}
+		r.progress("%s: %.1fs", s.name, time.Since(t0).Seconds())
+	}
+	return r.rows, nil
+}
+
+// runner holds the connections the scenarios share.
+type runner struct {
+	cfg     Config
+	rows    []Row
+	closers []func() error
+
+	stdio, echo, wideSrv transport.Stdio
+	httpSrv              *testserver.BenchHTTP
+	plugin               *plugin.McpPlugin  // stdio
+	direct               *mcp.ClientSession // stdio
+}
+
+func (r *runner) progress(format string, args ...any) {
+	if r.cfg.Progress != nil {
+		fmt.Fprintf(r.cfg.Progress, "bench: "+format+"\n", args...)
+	}
+}
+
+func (r *runner) onClose(fn func() error) { r.closers = append(r.closers, fn) }
+
+func (r *runner) close() {
+	for i := len(r.closers) - 1; i >= 0; i-- {
+		_ = r.closers[i]()
+	}
+}
+
+func (r *runner) add(scenario string, results ...Result) {
+	for _, res := range results {
+		r.rows = append(r.rows, Row{Scenario: scenario, Result: res})
+	}
+}
+
+func (r *runner) start(ctx context.Context) error {
+	var err error
+	if r.stdio, err = testserver.BenchStdio(); err != nil {
+		return err
+	}
+	if r.echo, err = testserver.BenchEcho(); err != nil {
+		return err
+	}
+	if r.wideSrv, err = testserver.BenchWide(); err != nil {
+		return err
+	}
+	if r.httpSrv, err = testserver.StartBenchHTTP(); err != nil {
+		return err
+	}
+	r.onClose(r.httpSrv.Close)
+	if r.plugin, err = plugin.Connect(ctx, r.stdio); err != nil {
+		return err
+	}
+	r.onClose(r.plugin.Close)
+	if r.direct, err = ConnectGoSDKListed(ctx, CommandTransport(r.stdio)); err != nil {
+		return err
+	}
+	r.onClose(r.direct.Close)
+	return nil
+}
+
+func (r *runner) passThrough(ctx context.Context) error {
+	res, err := Batched(ctx, []*Subject{
+		PassThrough("text + thinking chunk", r.plugin, plugin.Text{Text: "The sum is"}, plugin.Thinking{Text: "add them"}),
+		PassThrough("unknown tool name", r.plugin, plugin.Text{Text: "calling"}, plugin.ToolCall{ID: "c1", Name: "not_a_tool", Arguments: []byte(`{}`)}),
+	}, r.cfg.PassBatches, r.cfg.PassBatchSize)
+	if err != nil {
+		return err
+	}
+	r.add(ScenarioPassThrough, res...)
+	return nil
+}
+
+func (r *runner) hookStdio(ctx context.Context) error {
+	raw, err := StartRawPipe(r.echo)
+	if err != nil {
+		return err
+	}
+	defer raw.Close()
+	res, err := Interleave(ctx, []*Subject{PluginHook(r.plugin, InstantCall), GoSDKDirect(r.direct, InstantCall), raw.Subject(InstantCall)},
+		r.cfg.HookRounds, r.cfg.HookPerRound, r.cfg.HookWarmup)
+	if err != nil {
+		return err
+	}
+	r.add(ScenarioHookStdio, res...)
+	return nil
+}
+
+// httpTransport is a StreamableHTTP transport with a client of its own, whose
+// idle connections close drops.
+func (r *runner) httpTransport() (t transport.StreamableHTTP, client *http.Client) {
+	client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	return transport.StreamableHTTP{URL: r.httpSrv.URL + "/mcp", HTTPClient: client}, client
+}
+
+func (r *runner) hookHTTP(ctx context.Context) error {
+	t, pc := r.httpTransport()
+	p, err := plugin.Connect(ctx, t)
+	if err != nil {
+		return err
+	}
+	defer pc.CloseIdleConnections()
+	defer p.Close()
+	_, dc := r.httpTransport()
+	defer dc.CloseIdleConnections()
+	s, err := ConnectGoSDKListed(ctx, &mcp.StreamableClientTransport{Endpoint: t.URL, HTTPClient: dc})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	raw := NewRawHTTP(r.httpSrv.URL + "/echo")
+	defer raw.Close()
+	res, err := Interleave(ctx, []*Subject{PluginHook(p, InstantCall), GoSDKDirect(s, InstantCall), raw.Subject(InstantCall)},
+		r.cfg.HookRounds, r.cfg.HookPerRound, r.cfg.HookWarmup)
+	if err != nil {
+		return err
+	}
+	r.add(ScenarioHookHTTP, res...)
+	return nil
+}
+
+func (r *runner) throughput(ctx context.Context, scenario string, c Call, d time.Duration) error {
+	w := NewOneWorker(r.direct)
+	defer w.Close()
+	subjects := []*Subject{PluginHook(r.plugin, c), OneWorkerModel(w, c), GoSDKDirect(r.direct, c)}
+	for _, n := range r.cfg.Callers {
+		for k := range subjects {
+			s := subjects[(k+n)%len(subjects)]
+			res, err := Throughput(ctx, s, n, d)
+			if err != nil {
+				return err
+			}
+			r.add(scenario, res)
+		}
+	}
+	return nil
+}
+
+func (r *runner) idle(ctx context.Context, scenario string, k int, t transport.McpTransport, direct func() mcp.Transport) error {
+	connectPlugin := func(opts ...plugin.Option) func(context.Context) (func() error, error) {
+		return func(ctx context.Context) (func() error, error) {
+			p, err := plugin.Connect(ctx, t, opts...)
+			if err != nil {
+				return nil, err
+			}
+			return p.Close, nil
+		}
+	}
+	own, err := Idle(ctx, k, connectPlugin())
+	if err != nil {
+		return err
+	}
+	system := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+		return slog.New(slog.DiscardHandler)
+	}))
+	shared, err := Idle(ctx, k, connectPlugin(plugin.WithActorSystem(system)))
+	system.Shutdown()
+	if err != nil {
+		return err
+	}
+	sdk, err := Idle(ctx, k, func(ctx context.Context) (func() error, error) {
+		s, err := ConnectGoSDKListed(ctx, direct())
+		if err != nil {
+			return nil, err
+		}
+		return s.Close, nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		name string
+		fp   Footprint
+	}{{SubjectPluginOwnSystem, own}, {SubjectPluginSharedSystem, shared}, {"go-sdk direct", sdk}} {
+		r.rows = append(r.rows, Row{Scenario: scenario, Idle: &f.fp, Result: Result{
+			Subject: f.name, Latency: f.fp.Connect, AllocsPerOp: f.fp.AllocsPerConnect, BytesPerOp: f.fp.BytesPerConnect,
+		}})
+	}
+	return nil
+}
+
+func (r *runner) idleStdio(ctx context.Context) error {
+	return r.idle(ctx, ScenarioIdleStdio, r.cfg.IdleStdio, r.stdio, func() mcp.Transport { return CommandTransport(r.stdio) })
+}
+
+func (r *runner) idleHTTP(ctx context.Context) error {
+	t, pc := r.httpTransport()
+	defer pc.CloseIdleConnections()
+	_, dc := r.httpTransport()
+	defer dc.CloseIdleConnections()
+	return r.idle(ctx, ScenarioIdleHTTP, r.cfg.IdleHTTP, t, func() mcp.Transport {
+		return &mcp.StreamableClientTransport{Endpoint: t.URL, HTTPClient: dc}
+	})
+}
+
+// wide connects, alternately, the plugin and a bare go-sdk client to the
+// server with 1,000 tools; each connect spawns the server, discovers it and
+// lists every page.
+func (r *runner) wide(ctx context.Context) error {
+	check := func(who string, n int) error {
+		if n != testserver.WideTools {
+			return fmt.Errorf("%s found %d tools, want %d", who, n, testserver.WideTools)
+		}
+		return nil
+	}
+	res, err := Connects(ctx, r.cfg.WideRounds, []Connector{
+		{Name: "plugin", Connect: func(ctx context.Context) (func() error, error) {
+			p, err := plugin.Connect(ctx, r.wideSrv)
+			if err != nil {
+				return nil, err
+			}
+			return p.Close, check("plugin", len(p.Tools()))
+		}},
+		{Name: "go-sdk direct", Connect: func(ctx context.Context) (func() error, error) {
+			s, err := ConnectGoSDK(ctx, CommandTransport(r.wideSrv))
+			if err != nil {
+				return nil, err
+			}
+			n, err := ListAllTools(ctx, s)
+			if err != nil {
+				return nil, errors.Join(err, s.Close())
+			}
+			return s.Close, check("go-sdk", n)
+		}},
+	})
+	if err != nil {
+		return err
+	}
+	r.add(ScenarioWide, res...)
+	return nil
+}
