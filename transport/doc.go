@@ -8,6 +8,16 @@
 //	t := transport.NewStdio("github-mcp-server", "stdio")
 //	t := transport.StreamableHTTP{URL: "http://127.0.0.1:8080/mcp"}
 //
+// # Authorization
+//
+// A remote server that requires OAuth gets an OAuthHandler, usually go-sdk's
+// authorization code handler (PKCE, client registration, scope step-up and
+// token refresh); a token obtained elsewhere goes in BearerToken:
+//
+//	h, err := auth.NewAuthorizationCodeHandler(&auth.AuthorizationCodeHandlerConfig{...})
+//	t := transport.StreamableHTTP{URL: "https://example.com/mcp", OAuthHandler: h}
+//	t := transport.StreamableHTTP{URL: "https://example.com/mcp", BearerToken: token}
+//
 // # Stdio children
 //
 // The command runs without a shell: Args are passed to it as they are and

@@ -1,16 +1,25 @@
 package transport
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
+	"golang.org/x/oauth2"
 )
 
 // StreamableHTTP connects to an MCP endpoint over Streamable HTTP, the
 // 2026-07-28 binding.
+//
+// A server that requires authorization answers 401 (or 403 for a missing
+// scope). Set at most one of OAuthHandler, which runs the OAuth flow, and
+// BearerToken, a token obtained elsewhere; Header must not carry an
+// Authorization of its own beside either.
 type StreamableHTTP struct {
 	// URL is the MCP endpoint, e.g. "https://example.com/mcp".
 	URL string
@@ -20,17 +29,47 @@ type StreamableHTTP struct {
 	// HTTPClient sends the requests; nil means a client of its own with
 	// http.DefaultTransport.
 	HTTPClient *http.Client
-	// OAuthHandler, if set, authorizes the requests (see go-sdk's auth
-	// package).
+	// OAuthHandler, if set, authorizes the requests: its token goes on every
+	// request, and a 401 or 403 runs its Authorize once before the request
+	// is retried. go-sdk's auth.NewAuthorizationCodeHandler is the handler
+	// for remote servers: it discovers the protected resource and
+	// authorization server metadata, registers the client (a client ID
+	// metadata document, a pre-registered client, or dynamic registration),
+	// gets a code with PKCE through the caller's AuthorizationCodeFetcher,
+	// asks again with the union of scopes on 403 insufficient_scope (step-up),
+	// and refreshes an expired token with its refresh token. Any other
+	// auth.OAuthHandler fits too (go-sdk's auth/extauth has client
+	// credentials). The plugin's connect timeout bounds the whole flow, user
+	// interaction included, when it runs during connect.
 	OAuthHandler auth.OAuthHandler
+	// BearerToken, if set, is sent as "Authorization: Bearer <token>" on
+	// every request: a static token, e.g. a personal access token. It is
+	// never refreshed; a server that refuses it fails the request with an
+	// error that says so. It is never logged nor put in errors.
+	BearerToken string
 }
 
 func (h StreamableHTTP) String() string { return fmt.Sprintf("http %q", h.URL) }
 
-// Open returns go-sdk's Streamable HTTP client transport for h.
+// Open returns go-sdk's Streamable HTTP client transport for h. It fails
+// when URL is empty or when more than one of OAuthHandler, BearerToken and
+// an Authorization in Header is set.
 func (h StreamableHTTP) Open(*zap.Logger) (mcp.Transport, error) {
 	if h.URL == "" {
 		return nil, fmt.Errorf("transport: streamable http: empty URL")
+	}
+	authorizers := 0
+	for _, set := range []bool{h.OAuthHandler != nil, h.BearerToken != "", h.Header.Get("Authorization") != ""} {
+		if set {
+			authorizers++
+		}
+	}
+	if authorizers > 1 {
+		return nil, fmt.Errorf("transport: streamable http %q: set only one of OAuthHandler, BearerToken and an Authorization header", h.URL)
+	}
+	oauth := h.OAuthHandler
+	if h.BearerToken != "" {
+		oauth = staticBearer{token: &oauth2.Token{AccessToken: h.BearerToken, TokenType: "Bearer"}}
 	}
 	client := h.HTTPClient
 	if client == nil {
@@ -48,8 +87,30 @@ func (h StreamableHTTP) Open(*zap.Logger) (mcp.Transport, error) {
 	return &mcp.StreamableClientTransport{
 		Endpoint:     h.URL,
 		HTTPClient:   client,
-		OAuthHandler: h.OAuthHandler,
+		OAuthHandler: oauth,
 	}, nil
+}
+
+// errBearerRefused is what a request authorized by [StreamableHTTP.BearerToken]
+// fails with when the server answers 401 or 403: a static token cannot be
+// renewed.
+var errBearerRefused = errors.New("transport: the server refused the bearer token")
+
+// staticBearer is the auth.OAuthHandler of a [StreamableHTTP.BearerToken].
+type staticBearer struct {
+	token *oauth2.Token
+}
+
+// TokenSource returns the fixed token.
+func (b staticBearer) TokenSource(context.Context) (oauth2.TokenSource, error) {
+	return oauth2.StaticTokenSource(b.token), nil
+}
+
+// Authorize cannot get another token: it reports the refusal.
+func (b staticBearer) Authorize(_ context.Context, _ *http.Request, resp *http.Response) error {
+	defer func() { _ = resp.Body.Close() }()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	return fmt.Errorf("%w (HTTP %d)", errBearerRefused, resp.StatusCode)
 }
 
 // headerRoundTripper adds fixed headers to every request it forwards.
