@@ -57,7 +57,7 @@ func QuickConfig() Config {
 	return Config{
 		PassBatches: 5, PassBatchSize: 100,
 		HookRounds: 2, HookPerRound: 5, HookWarmup: 2,
-		Callers:    []int{1, 4},
+		Callers:    []int{1, 16},
 		InstantFor: 50 * time.Millisecond, WaitFor: 50 * time.Millisecond,
 		IdleStdio: 2, IdleHTTP: 2,
 		WideRounds: 1,

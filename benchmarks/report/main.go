@@ -1,11 +1,3 @@
-// Command report runs the mcpconnector benchmark suite once, side by side,
-// prints one markdown table with the targets it is read against, and writes
-// the table and an SVG chart to a directory (benchmarks/out by default).
-//
-//	go run ./benchmarks/report            # full run, about two minutes
-//	go run ./benchmarks/report -quick     # every scenario briefly, a smoke test
-//
-// The servers run as child processes of this program: it re-executes itself.
 package main
 
 import (

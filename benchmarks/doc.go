@@ -1,0 +1,53 @@
+// Package benchmarks measures what the actor design costs a tool call, side
+// by side with its floors, and reports it as ratios from one run: the
+// machines it runs on are shared and noisy, so absolute times vary while the
+// ratios hold.
+//
+// # What is measured
+//
+//   - pass-through: [plugin.McpPlugin.OnStreamChunk] on a chunk with no tool
+//     call and on one naming an unknown tool (target: under 100 ns, 0 allocs);
+//   - hook call: OnStreamChunk with one "add" call through the connection
+//     actor ([PluginHook]), against the same call made directly on a go-sdk
+//     ClientSession ([GoSDKDirect], the floor for the transport) and against
+//     a bare JSON-RPC echo ([RawPipe], [RawHTTP], the physical floor), over
+//     stdio and over loopback Streamable HTTP (target: p50 within 3% and 15
+//     allocations of go-sdk direct);
+//   - throughput with 1, 4, 16 and 64 concurrent callers on one plugin, for a
+//     tool that answers at once and one that waits 20 ms, against a model of
+//     the original design ([OneWorker]: one worker serving calls one at a
+//     time from an unbounded queue) and against go-sdk called directly from
+//     the same goroutines (target with the 20 ms tool and 16 callers: 12x the
+//     one-worker model and 95% of go-sdk direct);
+//   - connect time (spawn or dial, server/discover, every tools/list page) and
+//     the heap, stacks and goroutines each idle connection holds ([Idle]);
+//   - connect with tools/list over 1,000 tools in 10 pages.
+//
+// Every server runs in a child process, so allocation counts are the
+// client's alone: [testserver.RunBenchIfChild] must run first in main or
+// TestMain. Allocations are counted process-wide with runtime.MemStats, so
+// they include go-sdk's and protoactor's background goroutines that serve
+// the call.
+//
+// # Running
+//
+//	go run ./benchmarks/report                            # full run, ~2 min: table on stdout, benchmarks/out/report.{md,svg}
+//	go run ./benchmarks/report -svg benchmarks/report.svg # also refresh the committed chart
+//	go run ./benchmarks/report -quick                     # smoke test, seconds
+//	go test ./benchmarks -run '^$' -bench . -benchtime 200x
+//
+// benchmarks/out is not committed; benchmarks/report.svg is the chart of the
+// run the README quotes.
+//
+// # Profiling
+//
+// The go test benchmarks are where profiles come from, one subject at a time:
+//
+//	go test ./benchmarks -run '^$' -bench 'HookCall/stdio/plugin' -benchtime 5000x -cpuprofile cpu.out -o bench.test
+//	go tool pprof -top bench.test cpu.out
+//	go test ./benchmarks -run '^$' -bench 'HookCall/http/(plugin|gosdk)' -benchtime 2000x -memprofile mem.out -memprofilerate 1
+//
+// Comparing the allocation profiles of BenchmarkHookCall/*/plugin and
+// BenchmarkHookCall/*/gosdk with pprof -diff_base shows exactly what the
+// plugin, the actor and protoactor add to a call.
+package benchmarks

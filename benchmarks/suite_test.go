@@ -1,0 +1,69 @@
+package benchmarks_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cuca-go/mcpconnector/benchmarks"
+)
+
+// TestQuickRun runs every scenario briefly and checks that the report has a
+// row for each and renders; it asserts no timing.
+func TestQuickRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns servers for every scenario")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	rows, err := benchmarks.Run(ctx, benchmarks.QuickConfig())
+	require.NoError(t, err)
+
+	scenarios := map[string]int{}
+	for _, r := range rows {
+		scenarios[r.Scenario]++
+	}
+	for _, sc := range []string{
+		benchmarks.ScenarioPassThrough, benchmarks.ScenarioHookStdio, benchmarks.ScenarioHookHTTP,
+		benchmarks.ScenarioInstant, benchmarks.ScenarioWait, benchmarks.ScenarioIdleStdio,
+		benchmarks.ScenarioIdleHTTP, benchmarks.ScenarioWide,
+	} {
+		assert.NotZero(t, scenarios[sc], sc)
+	}
+
+	rep := &benchmarks.Report{Rows: rows, Machine: benchmarks.Machine(), Date: time.Now(), Command: "test"}
+	var md, svg bytes.Buffer
+	rep.Markdown(&md)
+	require.NoError(t, rep.SVG(&svg))
+	assert.Contains(t, md.String(), "| hook call, stdio | plugin hook |")
+	assert.Contains(t, md.String(), "Targets (reported, not asserted)")
+	assert.True(t, strings.HasPrefix(svg.String(), "<svg"), svg.String())
+	assert.Len(t, rep.Targets(), 7)
+}
+
+func TestSummarize(t *testing.T) {
+	var samples []time.Duration
+	for i := 100; i >= 1; i-- {
+		samples = append(samples, time.Duration(i))
+	}
+	st := benchmarks.Summarize(samples)
+	assert.Equal(t, benchmarks.Stats{N: 100, P50: 50, P90: 90, P99: 99, Mean: 50}, st)
+	assert.Equal(t, benchmarks.Stats{}, benchmarks.Summarize(nil))
+}
+
+func TestDur(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		57:                       "57 ns",
+		452_300:                  "452 µs",
+		21_340_000:               "21.3 ms",
+		1_500 * time.Millisecond: "1.50 s",
+		0:                        "–",
+	} {
+		assert.Equal(t, want, benchmarks.Dur(d))
+	}
+}
