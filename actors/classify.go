@@ -4,7 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"net"
+	"net/url"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cuca-go/mcpconnector/messages"
@@ -17,8 +21,8 @@ import (
 func classify(msg *messages.CallTool, res *mcp.CallToolResult, err error, tail transport.StderrTail) *messages.CallToolReply {
 	if err != nil {
 		text := err.Error()
-		if errors.Is(err, mcp.ErrConnectionClosed) {
-			text = withTail(text, tail)
+		if brokenTransport(err) {
+			text = withTail("connection lost: "+text, tail)
 		}
 		if errors.Is(err, context.DeadlineExceeded) {
 			text = "deadline exceeded: " + text
@@ -44,6 +48,28 @@ func classify(msg *messages.CallTool, res *mcp.CallToolResult, err error, tail t
 	}
 	return &messages.CallToolReply{ID: msg.ID, Result: res}
 }
+
+// brokenTransport reports whether err says the exchange itself failed (the
+// stream closed, the endpoint is unreachable), rather than the server
+// answering with an error or the caller giving up.
+func brokenTransport(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var werr *jsonrpc.Error
+	if errors.As(err, &werr) {
+		// go-sdk reports a failed write as a wire error of its own code.
+		return werr.Code == codeRejectedByTransport
+	}
+	var uerr *url.Error
+	var nerr net.Error
+	return errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) ||
+		errors.As(err, &uerr) || errors.As(err, &nerr)
+}
+
+// codeRejectedByTransport is go-sdk's JSON-RPC code for a message its
+// transport could not send ("rejected by transport").
+const codeRejectedByTransport = -32005
 
 func resultType(res *mcp.CallToolResult) string {
 	b, err := json.Marshal(res)

@@ -33,6 +33,23 @@ type ConnectionConfig struct {
 	// handlers such as elicitation). Unless set there, the client declares
 	// no capabilities and go-sdk's multi-round-trip middleware is disabled.
 	ClientOptions *mcp.ClientOptions
+	// EscalateFailures makes the connection fail (panic, for its parent's
+	// supervisor strategy to decide) when connecting fails or the session
+	// ends, after failing its calls in flight. Without it the connection
+	// stays up, answering every later call with the cause (SEED.md).
+	EscalateFailures bool
+	// RetryIdempotent hands calls in flight when the session ends back to
+	// the parent, to run again after reconnection, when their tool is
+	// annotated readOnlyHint or idempotentHint. Only with EscalateFailures.
+	RetryIdempotent bool
+	// OnStatus, if set, is told when the connection becomes ready or ends.
+	// It runs on the actor's goroutine and must not block.
+	OnStatus func(state State, f *messages.Failure)
+
+	// giveUp, set by a supervisor that has given up, makes a (re)started
+	// connection end at once with that failure, answering whatever is left
+	// in its mailbox instead of dialing.
+	giveUp *atomic.Pointer[messages.Failure]
 }
 
 // Version is this module's version, sent as the client version.
@@ -69,6 +86,33 @@ const (
 	ended // connecting failed, the session ended, or the actor stops
 )
 
+// State is a connection's health as a host sees it.
+type State int
+
+// The states of a connection, in the order they usually come.
+const (
+	Connecting State = iota
+	Ready
+	Reconnecting
+	Failed
+	Closed
+)
+
+func (s State) String() string {
+	switch s {
+	case Connecting:
+		return "connecting"
+	case Ready:
+		return "ready"
+	case Reconnecting:
+		return "reconnecting"
+	case Failed:
+		return "failed"
+	default:
+		return "closed"
+	}
+}
+
 // McpConnection owns one MCP client session and serves tool calls on it.
 // Its protocol is [messages]: AwaitReady, CallTool, CancelCall.
 type McpConnection struct {
@@ -82,6 +126,7 @@ type McpConnection struct {
 	ready   *messages.Ready
 	failure *messages.Failure // why the connection ended, once it has
 
+	parent   *actor.PID
 	waiters  []*actor.PID     // AwaitReady senders while connecting
 	queued   []queuedCall     // CallTool arrivals while connecting, in order
 	inflight map[uint64]*call // calls sent to the server, by ID
@@ -100,6 +145,8 @@ type queuedCall struct {
 // call is one tool call in flight. replied ensures that exactly one answer
 // reaches the caller, whether from the call's goroutine or from a failure.
 type call struct {
+	retry   bool // may run again on the next session (RetryIdempotent)
+	msg     *messages.CallTool
 	sender  *actor.PID
 	cancel  context.CancelFunc
 	replied atomic.Bool
@@ -126,7 +173,13 @@ func newConnection(cfg ConnectionConfig) *McpConnection {
 func (c *McpConnection) Receive(ctx actor.Context) {
 	switch msg := ctx.Message().(type) {
 	case *actor.Started:
-		c.self, c.system = ctx.Self(), ctx.ActorSystem()
+		c.self, c.system, c.parent = ctx.Self(), ctx.ActorSystem(), ctx.Parent()
+		if c.cfg.giveUp != nil {
+			if f := c.cfg.giveUp.Load(); f != nil {
+				c.end(f)
+				return
+			}
+		}
 		c.startDial()
 	case *dialDone:
 		c.onDialDone(msg)
@@ -140,7 +193,7 @@ func (c *McpConnection) Receive(ctx actor.Context) {
 		delete(c.inflight, msg.id)
 	case *sessionEnded:
 		c.onSessionEnded(msg)
-	case *actor.Stopping:
+	case *actor.Stopping, *actor.Restarting:
 		c.shutdown()
 	}
 }
@@ -174,7 +227,7 @@ func (c *McpConnection) onDialDone(msg *dialDone) {
 		return
 	}
 	if msg.failure != nil {
-		c.end(msg.failure)
+		c.fail(msg.failure)
 		return
 	}
 	c.state = ready
@@ -190,6 +243,9 @@ func (c *McpConnection) onDialDone(msg *dialDone) {
 		c.onCallTool(q.sender, q.msg)
 	}
 	c.queued = nil
+	if c.cfg.OnStatus != nil {
+		c.cfg.OnStatus(Ready, nil)
+	}
 }
 
 // watch turns the end of the session (the child exited, the stream closed)
@@ -241,7 +297,7 @@ func (c *McpConnection) onCallTool(sender *actor.PID, msg *messages.CallTool) {
 	} else {
 		ctx, cancel = context.WithDeadline(ctx, msg.Deadline)
 	}
-	cl := &call{sender: sender, cancel: cancel}
+	cl := &call{msg: msg, sender: sender, cancel: cancel, retry: c.retryable(msg.Name)}
 	c.inflight[msg.ID] = cl
 	c.wg.Add(1)
 	go c.run(ctx, c.session, c.tail, cl, msg)
@@ -265,7 +321,18 @@ func (c *McpConnection) run(ctx context.Context, s *mcp.ClientSession, tail tran
 		}
 		res, err := s.CallTool(ctx, params)
 		reply = classify(msg, res, err, tail)
+		if brokenTransport(err) {
+			// An HTTP endpoint that went away does not end the session by
+			// itself; a failed exchange does.
+			c.system.Root.Send(c.self, &sessionEnded{session: s, err: err})
+			if cl.retry {
+				reply = nil // still in flight: end hands it to the parent
+			}
+		}
 	}()
+	if reply == nil {
+		return
+	}
 	if cl.replied.CompareAndSwap(false, true) {
 		c.system.Root.Send(cl.sender, reply)
 	}
@@ -294,8 +361,21 @@ func (c *McpConnection) onSessionEnded(msg *sessionEnded) {
 	if msg.err != nil {
 		why += ": " + msg.err.Error()
 	}
-	c.end(&messages.Failure{Kind: messages.FailureInternal, Op: "session", Message: withTail(why, c.tail)})
-	c.cfg.Logger.Warn("mcp session ended", zap.String("server", c.cfg.Transport.String()), zap.String("cause", c.failure.Message))
+	f := &messages.Failure{Kind: messages.FailureInternal, Op: "session", Message: withTail(why, c.tail)}
+	c.cfg.Logger.Warn("mcp session ended", zap.String("server", c.cfg.Transport.String()), zap.String("cause", f.Message))
+	c.fail(f)
+}
+
+// fail ends the connection with f and, when supervised, escalates f to the
+// parent: the panic is protoactor's way to report a child's failure.
+func (c *McpConnection) fail(f *messages.Failure) {
+	c.end(f)
+	if c.cfg.EscalateFailures && c.parent != nil {
+		panic(f)
+	}
+	if c.cfg.OnStatus != nil {
+		c.cfg.OnStatus(Failed, f)
+	}
 }
 
 // end moves to the ended state: every waiter, queued call and call in flight
@@ -312,7 +392,10 @@ func (c *McpConnection) end(f *messages.Failure) {
 	}
 	c.queued = nil
 	for id, cl := range c.inflight {
-		if cl.replied.CompareAndSwap(false, true) {
+		if cl.retry && cl.replied.CompareAndSwap(false, true) {
+			// Back to the parent, which queues it for the next session.
+			c.system.Root.RequestWithCustomSender(c.parent, cl.msg, cl.sender)
+		} else if cl.replied.CompareAndSwap(false, true) {
 			ff := *f
 			ff.Message = "call in flight when the connection ended: " + f.Message
 			c.system.Root.Send(cl.sender, &messages.CallToolReply{ID: id, Failure: &ff})
@@ -323,6 +406,20 @@ func (c *McpConnection) end(f *messages.Failure) {
 		c.closeSession(c.session)
 		c.session = nil
 	}
+}
+
+// retryable reports whether a call of tool may run again on a new session:
+// only when asked for, supervised, and the tool says it is safe to repeat.
+func (c *McpConnection) retryable(tool string) bool {
+	if !c.cfg.RetryIdempotent || !c.cfg.EscalateFailures || c.parent == nil || c.ready == nil {
+		return false
+	}
+	for _, t := range c.ready.Tools {
+		if t.Name == tool {
+			return t.Annotations != nil && (t.Annotations.ReadOnlyHint || t.Annotations.IdempotentHint)
+		}
+	}
+	return false
 }
 
 // closeSession closes s off the mailbox: closing a stdio child waits for it
@@ -349,6 +446,7 @@ func (c *McpConnection) shutdown() {
 		c.end(&messages.Failure{Kind: messages.FailureInternal, Op: "session", Message: "connection closed"})
 	}
 	c.wg.Wait()
+	c.inflight = map[uint64]*call{}
 }
 
 func (c *McpConnection) reply(to *actor.PID, msg any) {

@@ -37,6 +37,7 @@ type McpPlugin struct {
 	logger    *zap.Logger
 
 	tools  atomic.Pointer[toolSnapshot]
+	status atomic.Pointer[Status]
 	nextID atomic.Uint64
 
 	closeOnce sync.Once
@@ -96,13 +97,33 @@ func Connect(ctx context.Context, t transport.McpTransport, opts ...Option) (*Mc
 		}))
 		p.ownSystem = true
 	}
-	props := actors.NewConnectionProps(actors.ConnectionConfig{
-		Transport:      t,
-		Logger:         o.logger,
-		ClientInfo:     o.clientInfo,
-		ConnectTimeout: o.connectTimeout,
-		ClientOptions:  o.clientOptions,
-	})
+	p.status.Store(&Status{State: StateConnecting})
+	conn := actors.ConnectionConfig{
+		Transport:       t,
+		Logger:          o.logger,
+		ClientInfo:      o.clientInfo,
+		ConnectTimeout:  o.connectTimeout,
+		ClientOptions:   o.clientOptions,
+		RetryIdempotent: o.retryIdempotent,
+	}
+	var props *actor.Props
+	if o.unsupervised {
+		conn.OnStatus = func(st actors.State, f *messages.Failure) {
+			p.setStatus(o.onStatus, actors.Status{State: st, LastFailure: f})
+		}
+		props = actors.NewConnectionProps(conn)
+	} else {
+		props = actors.NewSupervisorProps(actors.SupervisorConfig{
+			Connection:     conn,
+			InitialBackoff: o.initialBackoff,
+			MaxBackoff:     o.maxBackoff,
+			MaxRestarts:    o.maxRestarts,
+			RestartWindow:  o.restartWindow,
+			ReconnectWait:  o.reconnectWait,
+			OnReady:        func(r *messages.Ready) { p.tools.Store(newToolSnapshot(r.Tools)) },
+			OnStatus:       func(st actors.Status) { p.setStatus(o.onStatus, st) },
+		})
+	}
 	p.pid = p.system.Root.Spawn(props)
 
 	r := newReplyProcess(p.system)
@@ -114,7 +135,9 @@ func Connect(ctx context.Context, t transport.McpTransport, opts ...Option) (*Mc
 	}
 	switch m := msg.(type) {
 	case *messages.Ready:
-		p.tools.Store(newToolSnapshot(m.Tools))
+		if p.tools.Load() == nil {
+			p.tools.Store(newToolSnapshot(m.Tools))
+		}
 		return p, nil
 	case *messages.Failure:
 		_ = p.Close()
@@ -242,6 +265,7 @@ func (p *McpPlugin) Close() error {
 		// Stop is a system message: it overtakes queued calls, which the
 		// stopped actor drops; done answers their futures.
 		_ = p.system.Root.StopFuture(p.pid).Wait()
+		p.status.Store(&Status{State: StateClosed, Restarts: p.Status().Restarts, LastError: p.Status().LastError})
 		close(p.done)
 		if p.ownSystem {
 			p.system.Shutdown()

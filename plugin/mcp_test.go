@@ -213,8 +213,8 @@ func TestToolErrorsAndUnknownToolsAreInternal(t *testing.T) {
 	assert.Contains(t, err.Error(), `tools/call "nope"`)
 }
 
-func TestCallsAfterTheServerDiedFailInternal(t *testing.T) {
-	p := connect(t, testserver.Stdio(t))
+func TestUnsupervisedCallsAfterTheServerDiedFailInternal(t *testing.T) {
+	p := connect(t, testserver.Stdio(t), plugin.WithoutSupervision())
 	_, err := p.CallTool(context.Background(), "exit", nil).Await(context.Background())
 	require.ErrorIs(t, err, plugin.ErrInternal)
 	require.Eventually(t, func() bool {
@@ -222,6 +222,7 @@ func TestCallsAfterTheServerDiedFailInternal(t *testing.T) {
 		return err != nil && assert.ErrorIs(t, err, plugin.ErrInternal) &&
 			assert.Contains(t, err.Error(), "exiting on request", "the error carries the child's stderr")
 	}, 10*time.Second, 20*time.Millisecond)
+	assert.Equal(t, plugin.StateFailed, p.Status().State)
 }
 
 func TestConcurrentCallsRunConcurrentlyOnOneSession(t *testing.T) {

@@ -23,6 +23,8 @@ type options struct {
 	clientOptions     *mcp.ClientOptions
 	baseClientOptions *mcp.ClientOptions
 	inputHandlers     *InputHandlers
+
+	supervision
 }
 
 // WithLogger sends the plugin's logs, the stdio child's stderr and

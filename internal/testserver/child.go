@@ -74,9 +74,13 @@ func HTTP(t testing.TB) string {
 // NewHTTPServer starts s behind go-sdk's stateless Streamable HTTP handler on
 // a loopback port. The caller closes it.
 func NewHTTPServer(s *mcp.Server) *httptest.Server {
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
+	return httptest.NewServer(NewHTTPHandler(s))
+}
+
+// NewHTTPHandler serves s with go-sdk's stateless Streamable HTTP handler.
+func NewHTTPHandler(s *mcp.Server) http.Handler {
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
 		&mcp.StreamableHTTPOptions{Stateless: true})
-	return httptest.NewServer(h)
 }
 
 // Received reads what a raw server logged to path: one line per message,

@@ -44,6 +44,9 @@ var gather atomic.Int64
 //     (they come in batches of n), then
 //     "together"; "alone" after 10s, which only serialised calls produce.
 //   - pid: the server's process id.
+//   - record {path, tag, ms}: appends tag as a line to the file at path,
+//     then waits ms; the file outlives the server, so it proves how often a
+//     call ran. record_idempotent is the same, annotated idempotentHint.
 //   - exit: the server process exits with status 3 after writing to stderr.
 func NewServer() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "testserver", Version: "1.0.0"}, nil)
@@ -131,6 +134,28 @@ func NewServer() *mcp.Server {
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return text(fmt.Sprint(os.Getpid())), nil
 		})
+	type recordIn struct {
+		Path string `json:"path"`
+		Tag  string `json:"tag"`
+		MS   int    `json:"ms"`
+	}
+	record := func(ctx context.Context, _ *mcp.CallToolRequest, in recordIn) (*mcp.CallToolResult, any, error) {
+		f, err := os.OpenFile(in.Path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return nil, nil, err
+		}
+		fmt.Fprintln(f, in.Tag)
+		f.Close()
+		select {
+		case <-time.After(time.Duration(in.MS) * time.Millisecond):
+			return text("recorded " + in.Tag), nil, nil
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		}
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "record", Description: "Append tag to the file at path, then wait ms"}, record)
+	mcp.AddTool(s, &mcp.Tool{Name: "record_idempotent", Description: "record, annotated idempotent",
+		Annotations: &mcp.ToolAnnotations{IdempotentHint: true}}, record)
 	s.AddTool(&mcp.Tool{Name: "exit", Description: "Exit the server process", InputSchema: map[string]any{"type": "object"}},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			fmt.Fprintln(os.Stderr, "exiting on request")
@@ -141,7 +166,7 @@ func NewServer() *mcp.Server {
 }
 
 // ToolNames is the sorted list of [NewServer]'s tools.
-var ToolNames = strings.Fields("add add_structured audio count echo exit fail gather image link mixed pid resource slow")
+var ToolNames = strings.Fields("add add_structured audio count echo exit fail gather image link mixed pid record record_idempotent resource slow")
 
 func text(s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}

@@ -1,0 +1,366 @@
+package actors
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"go.uber.org/zap"
+
+	"github.com/cuca-go/mcpconnector/messages"
+)
+
+// SupervisorConfig configures an [McpSupervisor]. Zero durations and counts
+// take the defaults given on each field.
+type SupervisorConfig struct {
+	// Connection configures the child; EscalateFailures is forced on.
+	Connection ConnectionConfig
+	// InitialBackoff is the wait before the first restart; zero means 100ms.
+	InitialBackoff time.Duration
+	// MaxBackoff caps the doubling wait between restarts; zero means 10s.
+	MaxBackoff time.Duration
+	// MaxRestarts is how many restarts RestartWindow may hold before the
+	// supervisor gives up; zero means 5, negative means never give up.
+	MaxRestarts int
+	// RestartWindow is the sliding window MaxRestarts counts in; zero means
+	// one minute.
+	RestartWindow time.Duration
+	// ReconnectWait is how long a call that arrives while reconnecting may
+	// wait for the connection (its own deadline may end the wait first);
+	// zero means 10s.
+	ReconnectWait time.Duration
+	// OnReady, if set, receives the tools of every session that becomes
+	// ready. OnStatus, if set, receives every change of [Status]. Both run
+	// on the supervisor's goroutine and must not block.
+	OnReady  func(*messages.Ready)
+	OnStatus func(Status)
+}
+
+func (c SupervisorConfig) withDefaults() SupervisorConfig {
+	c.Connection = c.Connection.withDefaults()
+	c.Connection.EscalateFailures = true
+	if c.InitialBackoff <= 0 {
+		c.InitialBackoff = 100 * time.Millisecond
+	}
+	if c.MaxBackoff <= 0 {
+		c.MaxBackoff = 10 * time.Second
+	}
+	if c.MaxBackoff < c.InitialBackoff {
+		c.MaxBackoff = c.InitialBackoff
+	}
+	if c.MaxRestarts == 0 {
+		c.MaxRestarts = 5
+	}
+	if c.RestartWindow <= 0 {
+		c.RestartWindow = time.Minute
+	}
+	if c.ReconnectWait <= 0 {
+		c.ReconnectWait = 10 * time.Second
+	}
+	return c
+}
+
+// Status is the health of a supervised connection.
+type Status struct {
+	State State
+	// Restarts counts the restarts since the supervisor started.
+	Restarts int
+	// LastFailure is the most recent failure, nil if none.
+	LastFailure *messages.Failure
+}
+
+// NewSupervisorProps returns the Props of an [McpSupervisor] for cfg. Speak
+// [messages] to the spawned PID exactly as to an McpConnection.
+func NewSupervisorProps(cfg SupervisorConfig) *actor.Props {
+	cfg = cfg.withDefaults()
+	return actor.PropsFromProducer(func() actor.Actor { return newSupervisor(cfg) })
+}
+
+// McpSupervisor is the parent of one [McpConnection] and the front door to
+// it. It forwards calls while the connection is ready, queues them in order
+// while it reconnects, and restarts a failed connection with exponential
+// backoff and jitter, within a restart budget. Calls in flight when the
+// session died have already failed in the child; they are never re-sent
+// unless RetryIdempotent allows it for their tool.
+type McpSupervisor struct {
+	cfg    SupervisorConfig
+	self   *actor.PID
+	system *actor.ActorSystem
+	child  *actor.PID
+	sup    actor.Supervisor // the supervisor side of our own context
+	giveUp atomic.Pointer[messages.Failure]
+
+	status   Status
+	final    *messages.Failure // what every call fails with once failed or closed
+	ready    *messages.Ready
+	waiters  []*actor.PID // AwaitReady senders until the first session
+	queue    []*waitingCall
+	nextWait uint64
+	failures int         // consecutive failures since the last ready session
+	restarts []time.Time // restart times inside the window
+	backoff  *time.Timer
+}
+
+type waitingCall struct {
+	seq    uint64
+	sender *actor.PID
+	msg    *messages.CallTool
+	timer  *time.Timer
+}
+
+// Internal messages.
+type (
+	restartChild struct{}
+	waitExpired  struct{ seq uint64 }
+)
+
+func (*restartChild) IgnoreDeadLetterLogging() {}
+func (*waitExpired) IgnoreDeadLetterLogging()  {}
+
+func newSupervisor(cfg SupervisorConfig) *McpSupervisor {
+	s := &McpSupervisor{cfg: cfg}
+	s.cfg.Connection.giveUp = &s.giveUp
+	return s
+}
+
+// Receive reads as a table of the protocol.
+func (s *McpSupervisor) Receive(ctx actor.Context) {
+	switch msg := ctx.Message().(type) {
+	case *actor.Started:
+		s.self, s.system = ctx.Self(), ctx.ActorSystem()
+		s.child = ctx.Spawn(NewConnectionProps(s.cfg.Connection))
+		ctx.Request(s.child, &messages.AwaitReady{})
+		s.setState(Connecting)
+	case *messages.Ready:
+		s.onReady(msg)
+	case *messages.Failure:
+		// The child's answer to AwaitReady when it failed; HandleFailure
+		// has acted on it already.
+	case *messages.AwaitReady:
+		s.onAwaitReady(ctx)
+	case *messages.CallTool:
+		s.onCallTool(ctx, msg)
+	case *messages.CancelCall:
+		s.onCancel(ctx, msg)
+	case *restartChild:
+		s.backoff = nil
+		if s.status.State == Reconnecting {
+			s.sup.RestartChildren(s.child)
+			s.system.Root.RequestWithCustomSender(s.child, &messages.AwaitReady{}, s.self)
+		}
+	case *waitExpired:
+		s.onWaitExpired(msg.seq)
+	case *actor.Stopping:
+		s.stop()
+	}
+}
+
+// HandleFailure is the strategy for the child: it runs on this actor's
+// goroutine when the child fails, and decides between a restart after
+// backoff and giving up.
+func (s *McpSupervisor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor, child *actor.PID,
+	_ *actor.RestartStatistics, reason any, _ any) {
+	s.sup = sup
+	f, ok := reason.(*messages.Failure)
+	if !ok {
+		f = &messages.Failure{Kind: messages.FailureInternal, Op: "connection", Message: fmt.Sprintf("connection actor failed: %v", reason)}
+	}
+	s.status.LastFailure = f
+	if s.ready == nil && s.status.State == Connecting {
+		// The first connection never came up: that is Connect's error, not
+		// a reason to loop.
+		s.abandon(child, f)
+		return
+	}
+	now := time.Now()
+	s.restarts = slices.DeleteFunc(s.restarts, func(t time.Time) bool { return now.Sub(t) > s.cfg.RestartWindow })
+	if s.cfg.MaxRestarts >= 0 && len(s.restarts) >= s.cfg.MaxRestarts {
+		g := *f
+		g.Message = fmt.Sprintf("gave up after %d restarts in %s; last failure: %s", len(s.restarts), s.cfg.RestartWindow, f.Message)
+		s.abandon(child, &g)
+		return
+	}
+	s.failures++
+	d := s.backoffFor(s.failures)
+	s.cfg.Connection.Logger.Warn("mcp connection failed; restarting",
+		zap.String("server", s.cfg.Connection.Transport.String()), zap.String("cause", f.Error()),
+		zap.Duration("backoff", d), zap.Int("attempt", s.failures))
+	s.restarts = append(s.restarts, now)
+	s.status.Restarts++
+	s.setState(Reconnecting)
+	s.backoff = time.AfterFunc(d, func() { s.system.Root.Send(s.self, &restartChild{}) })
+}
+
+// backoffFor doubles from InitialBackoff up to MaxBackoff, then takes a
+// random point in its upper half, so that many clients do not retry in step.
+func (s *McpSupervisor) backoffFor(attempt int) time.Duration {
+	d := s.cfg.InitialBackoff
+	for i := 1; i < attempt && d < s.cfg.MaxBackoff; i++ {
+		d *= 2
+	}
+	d = min(d, s.cfg.MaxBackoff)
+	return d/2 + rand.N(d/2+1)
+}
+
+// abandon gives up for good: the child restarts once more as a tombstone
+// that answers whatever is in its mailbox with f, and every waiting call
+// fails with f.
+func (s *McpSupervisor) abandon(child *actor.PID, f *messages.Failure) {
+	s.giveUp.Store(f)
+	s.final = f
+	s.status.LastFailure = f
+	s.sup.RestartChildren(child)
+	s.setState(Failed)
+	s.failWaiting(f)
+}
+
+func (s *McpSupervisor) onReady(r *messages.Ready) {
+	if s.status.State != Connecting && s.status.State != Reconnecting {
+		return
+	}
+	if s.ready != nil {
+		s.logToolChanges(s.ready, r)
+	}
+	s.ready = r
+	s.failures = 0
+	if s.cfg.OnReady != nil {
+		s.cfg.OnReady(r)
+	}
+	s.setState(Ready)
+	for _, w := range s.waiters {
+		s.system.Root.Send(w, r)
+	}
+	s.waiters = nil
+	queue := s.queue
+	s.queue = nil
+	for _, w := range queue {
+		w.timer.Stop()
+		s.system.Root.RequestWithCustomSender(s.child, w.msg, w.sender)
+	}
+}
+
+func (s *McpSupervisor) logToolChanges(old, cur *messages.Ready) {
+	had := map[string]bool{}
+	for _, t := range old.Tools {
+		had[t.Name] = true
+	}
+	var added []string
+	for _, t := range cur.Tools {
+		if !had[t.Name] {
+			added = append(added, t.Name)
+		}
+		delete(had, t.Name)
+	}
+	var removed []string
+	for name := range had {
+		removed = append(removed, name)
+	}
+	slices.Sort(removed)
+	s.cfg.Connection.Logger.Info("mcp connection restored",
+		zap.String("server", s.cfg.Connection.Transport.String()),
+		zap.Int("tools", len(cur.Tools)), zap.Strings("added", added), zap.Strings("removed", removed))
+}
+
+func (s *McpSupervisor) onAwaitReady(ctx actor.Context) {
+	switch s.status.State {
+	case Ready, Reconnecting:
+		ctx.Respond(s.ready)
+	case Connecting:
+		if ctx.Sender() != nil {
+			s.waiters = append(s.waiters, ctx.Sender())
+		}
+	default:
+		ctx.Respond(s.final)
+	}
+}
+
+func (s *McpSupervisor) onCallTool(ctx actor.Context, msg *messages.CallTool) {
+	switch s.status.State {
+	case Ready:
+		ctx.Forward(s.child)
+	case Connecting, Reconnecting:
+		wait := s.cfg.ReconnectWait
+		if !msg.Deadline.IsZero() {
+			wait = min(wait, time.Until(msg.Deadline))
+		}
+		s.nextWait++
+		seq := s.nextWait
+		w := &waitingCall{seq: seq, sender: ctx.Sender(), msg: msg}
+		w.timer = time.AfterFunc(wait, func() { s.system.Root.Send(s.self, &waitExpired{seq: seq}) })
+		s.queue = append(s.queue, w)
+	default:
+		f := *s.final
+		f.Op = fmt.Sprintf("tools/call %q", msg.Name)
+		s.reply(ctx.Sender(), &messages.CallToolReply{ID: msg.ID, Failure: &f})
+	}
+}
+
+func (s *McpSupervisor) onCancel(ctx actor.Context, msg *messages.CancelCall) {
+	for i, w := range s.queue {
+		if w.msg.ID == msg.ID && w.sender.Equal(ctx.Sender()) {
+			w.timer.Stop()
+			s.queue = slices.Delete(s.queue, i, i+1)
+			return
+		}
+	}
+	ctx.Forward(s.child)
+}
+
+func (s *McpSupervisor) onWaitExpired(seq uint64) {
+	for i, w := range s.queue {
+		if w.seq == seq {
+			s.queue = slices.Delete(s.queue, i, i+1)
+			cause := "connection is down"
+			if s.status.LastFailure != nil {
+				cause = s.status.LastFailure.Message
+			}
+			s.reply(w.sender, &messages.CallToolReply{ID: w.msg.ID, Failure: &messages.Failure{
+				Kind: messages.FailureInternal, Op: fmt.Sprintf("tools/call %q", w.msg.Name),
+				Message: "no connection within the reconnection wait: " + cause,
+			}})
+			return
+		}
+	}
+}
+
+// failWaiting answers every AwaitReady and queued call with f.
+func (s *McpSupervisor) failWaiting(f *messages.Failure) {
+	for _, w := range s.waiters {
+		s.system.Root.Send(w, f)
+	}
+	s.waiters = nil
+	for _, w := range s.queue {
+		w.timer.Stop()
+		g := *f
+		g.Op = fmt.Sprintf("tools/call %q", w.msg.Name)
+		s.reply(w.sender, &messages.CallToolReply{ID: w.msg.ID, Failure: &g})
+	}
+	s.queue = nil
+}
+
+func (s *McpSupervisor) stop() {
+	if s.backoff != nil {
+		s.backoff.Stop()
+	}
+	f := &messages.Failure{Kind: messages.FailureInternal, Op: "session", Message: "connection closed"}
+	s.giveUp.Store(f)
+	s.final = f
+	s.failWaiting(f)
+	s.setState(Closed)
+}
+
+func (s *McpSupervisor) setState(st State) {
+	s.status.State = st
+	if s.cfg.OnStatus != nil {
+		s.cfg.OnStatus(s.status)
+	}
+}
+
+func (s *McpSupervisor) reply(to *actor.PID, msg any) {
+	if to != nil {
+		s.system.Root.Send(to, msg)
+	}
+}

@@ -1,0 +1,45 @@
+package plugin
+
+import (
+	"github.com/cuca-go/mcpconnector/actors"
+)
+
+// State is the health of a plugin's connection.
+type State = actors.State
+
+// The states of a connection: connecting at first, then ready; reconnecting
+// while a supervised connection restarts; failed once the restart budget is
+// spent (or, unsupervised, once the session ended); closed after Close.
+const (
+	StateConnecting   = actors.Connecting
+	StateReady        = actors.Ready
+	StateReconnecting = actors.Reconnecting
+	StateFailed       = actors.Failed
+	StateClosed       = actors.Closed
+)
+
+// Status is what [McpPlugin.Status] reports.
+type Status struct {
+	State State
+	// Restarts counts the connection's restarts since Connect.
+	Restarts int
+	// LastError is the most recent failure of the connection, nil if none.
+	LastError error
+}
+
+// Status reports the connection's health. It is cheap: no actor is asked.
+func (p *McpPlugin) Status() Status { return *p.status.Load() }
+
+func (p *McpPlugin) setStatus(notify func(Status), st actors.Status) {
+	s := &Status{State: st.State, Restarts: st.Restarts}
+	if st.LastFailure != nil {
+		s.LastError = p.failure(st.LastFailure)
+	}
+	if old := p.status.Load(); old != nil && s.LastError == nil {
+		s.LastError = old.LastError
+	}
+	p.status.Store(s)
+	if notify != nil {
+		notify(*s)
+	}
+}

@@ -1,0 +1,55 @@
+package plugin
+
+import "time"
+
+// supervision holds the options of reconnection; see [WithoutSupervision].
+type supervision struct {
+	unsupervised    bool
+	initialBackoff  time.Duration
+	maxBackoff      time.Duration
+	maxRestarts     int
+	restartWindow   time.Duration
+	reconnectWait   time.Duration
+	retryIdempotent bool
+	onStatus        func(Status)
+}
+
+// WithoutSupervision turns reconnection off: when the session ends, every
+// later call fails with [ErrInternal] naming the cause, as SEED.md describes.
+func WithoutSupervision() Option {
+	return func(o *options) { o.unsupervised = true }
+}
+
+// WithBackoff sets the wait before the first restart (default 100ms) and the
+// cap it doubles up to (default 10s). Each wait is jittered within its upper
+// half.
+func WithBackoff(initial, max time.Duration) Option {
+	return func(o *options) { o.initialBackoff, o.maxBackoff = initial, max }
+}
+
+// WithRestartBudget lets the connection restart at most n times within
+// window (defaults: 5 in one minute); past that the plugin is failed and
+// every call fails fast with the last cause. A negative n never gives up.
+func WithRestartBudget(n int, window time.Duration) Option {
+	return func(o *options) { o.maxRestarts, o.restartWindow = n, window }
+}
+
+// WithReconnectWait bounds how long a call that arrives while reconnecting
+// waits for the connection (default 10s); the call's ctx may end it sooner.
+func WithReconnectWait(d time.Duration) Option {
+	return func(o *options) { o.reconnectWait = d }
+}
+
+// WithRetryIdempotent lets a call that was in flight when the session died
+// run again after reconnection, when its tool is annotated readOnlyHint or
+// idempotentHint. Without it (the default) such calls fail and are never
+// re-sent.
+func WithRetryIdempotent() Option {
+	return func(o *options) { o.retryIdempotent = true }
+}
+
+// WithStatusHandler calls h on every change of the plugin's [Status]. It
+// runs on an actor's goroutine: it must return quickly and not block.
+func WithStatusHandler(h func(Status)) Option {
+	return func(o *options) { o.onStatus = h }
+}
