@@ -93,10 +93,21 @@ contains() {
   return 1
 }
 
+# explain prints a scenario's failed checks and its client's last stderr lines.
+explain() {
+  local dir
+  dir=$(ls -d "$results/$1"-2* 2>/dev/null | head -1)
+  [[ -n "$dir" ]] || return 0
+  "$node" -e 'for (const c of require(process.argv[1])) if (c.status === "FAILURE")
+    console.log("  failed check " + c.id + ": " + (c.errorMessage || c.description))' "$dir/checks.json" >&2 || true
+  tail -n 15 "$dir/stderr.txt" 2>/dev/null | sed 's/^/  client stderr: /' >&2 || true
+}
+
 problems=0
 for s in "${failed[@]}"; do
   if ! contains "$s" "${listed[@]}"; then
-    echo "conformance: unexpected failure: $s (see conformance/.cache/results/$s-*/)" >&2
+    echo "conformance: unexpected failure: $s (all of it in conformance/.cache/results/$s-*/)" >&2
+    explain "$s"
     problems=$((problems + 1))
   fi
 done

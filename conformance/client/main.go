@@ -99,6 +99,7 @@ func newLogger() *zap.Logger {
 	cfg := zap.NewDevelopmentConfig()
 	cfg.Level = zap.NewAtomicLevelAt(zapcore.DebugLevel)
 	cfg.OutputPaths = []string{"stderr"}
+	cfg.DisableStacktrace = true
 	logger, err := cfg.Build()
 	if err != nil {
 		return zap.NewNop()
