@@ -13,8 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/cuca-go/mcpconnector/internal/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -106,7 +109,8 @@ func TestKilledServerIsRestartedAndNothingRunsTwice(t *testing.T) {
 }
 
 func TestServerThatExitsIsRestarted(t *testing.T) {
-	p := connect(t, testserver.Stdio(t), fast)
+	core, logs := observer.New(zap.InfoLevel)
+	p := connect(t, testserver.Stdio(t), fast, plugin.WithLogger(zap.New(core)))
 	for i := range 3 {
 		_, err := p.CallTool(context.Background(), "exit", nil).Await(context.Background())
 		require.ErrorIs(t, err, plugin.ErrInternal)
@@ -114,6 +118,27 @@ func TestServerThatExitsIsRestarted(t *testing.T) {
 		assert.Equal(t, "42", callText(t, p, "add", map[string]any{"a": 40, "b": 2}), "after exit %d", i+1)
 	}
 	assert.Equal(t, 3, p.Status().Restarts)
+	restored := logs.FilterMessage("mcp connection restored").All()
+	require.Len(t, restored, 3, "each restart logs the new tool snapshot")
+	assert.Equal(t, int64(len(testserver.ToolNames)), restored[0].ContextMap()["tools"])
+	assert.Len(t, p.Tools(), len(testserver.ToolNames))
+}
+
+func TestConnectInAHostActorSystem(t *testing.T) {
+	system := actor.NewActorSystem()
+	p := connect(t, testserver.Stdio(t), plugin.WithActorSystem(system))
+	assert.Equal(t, "42", callText(t, p, "add", map[string]any{"a": 40, "b": 2}))
+	require.NoError(t, p.Close())
+	// The host's system is still the host's: it keeps running actors.
+	echo := system.Root.Spawn(actor.PropsFromFunc(func(ctx actor.Context) {
+		if s, ok := ctx.Message().(string); ok {
+			ctx.Respond(s)
+		}
+	}))
+	res, err := system.Root.RequestFuture(echo, "still here", 5*time.Second).Result()
+	require.NoError(t, err)
+	assert.Equal(t, "still here", res)
+	require.NoError(t, system.Root.StopFuture(echo).Wait())
 }
 
 func TestServerThatNeverStartsFailsConnectWithoutARestartLoop(t *testing.T) {
