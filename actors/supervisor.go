@@ -164,6 +164,9 @@ func (s *McpSupervisor) Receive(ctx actor.Context) {
 func (s *McpSupervisor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor, child *actor.PID,
 	_ *actor.RestartStatistics, reason any, _ any) {
 	s.sup = sup
+	if s.status.State == Closed {
+		return // stopping: the child is being stopped with us
+	}
 	f, ok := reason.(*messages.Failure)
 	if !ok {
 		f = &messages.Failure{Kind: messages.FailureInternal, Op: "connection", Message: fmt.Sprintf("connection actor failed: %v", reason)}
