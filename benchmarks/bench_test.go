@@ -81,6 +81,7 @@ func report(b *testing.B, st benchmarks.Stats) {
 	b.ReportMetric(float64(st.P50.Nanoseconds()), "p50-ns")
 	b.ReportMetric(float64(st.P90.Nanoseconds()), "p90-ns")
 	b.ReportMetric(float64(st.P99.Nanoseconds()), "p99-ns")
+	b.ReportMetric(float64(st.Max.Nanoseconds()), "max-ns")
 }
 
 func BenchmarkPassThrough(b *testing.B) {

@@ -13,11 +13,11 @@ import (
 type Stats struct {
 	N             int
 	P50, P90, P99 time.Duration
-	Mean          time.Duration
+	Mean, Max     time.Duration
 }
 
 // Summarize sorts samples in place and returns their percentiles
-// (nearest rank) and mean.
+// (nearest rank), mean and maximum.
 func Summarize(samples []time.Duration) Stats {
 	if len(samples) == 0 {
 		return Stats{}
@@ -31,7 +31,7 @@ func Summarize(samples []time.Duration) Stats {
 		i := int(p*float64(len(samples))+0.999999) - 1
 		return samples[max(0, min(i, len(samples)-1))]
 	}
-	return Stats{N: len(samples), P50: rank(0.50), P90: rank(0.90), P99: rank(0.99), Mean: sum / time.Duration(len(samples))}
+	return Stats{N: len(samples), P50: rank(0.50), P90: rank(0.90), P99: rank(0.99), Mean: sum / time.Duration(len(samples)), Max: samples[len(samples)-1]}
 }
 
 // Result is what one subject measured in one scenario.

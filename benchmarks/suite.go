@@ -44,7 +44,7 @@ type Config struct {
 func FullConfig() Config {
 	return Config{
 		PassBatches: 200, PassBatchSize: 10000,
-		HookRounds: 20, HookPerRound: 100, HookWarmup: 200,
+		HookRounds: 30, HookPerRound: 100, HookWarmup: 200,
 		Callers:    []int{1, 4, 16, 64},
 		InstantFor: 1500 * time.Millisecond, WaitFor: 2 * time.Second,
 		IdleStdio: 16, IdleHTTP: 32,

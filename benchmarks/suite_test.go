@@ -52,7 +52,7 @@ func TestSummarize(t *testing.T) {
 		samples = append(samples, time.Duration(i))
 	}
 	st := benchmarks.Summarize(samples)
-	assert.Equal(t, benchmarks.Stats{N: 100, P50: 50, P90: 90, P99: 99, Mean: 50}, st)
+	assert.Equal(t, benchmarks.Stats{N: 100, P50: 50, P90: 90, P99: 99, Mean: 50, Max: 100}, st)
 	assert.Equal(t, benchmarks.Stats{}, benchmarks.Summarize(nil))
 }
 
