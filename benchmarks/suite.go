@@ -244,16 +244,18 @@ func (r *runner) hookHTTP(ctx context.Context) error {
 func (r *runner) throughput(ctx context.Context, scenario string, c Call, d time.Duration) error {
 	w := NewOneWorker(r.direct)
 	defer w.Close()
-	subjects := []*Subject{PluginHook(r.plugin, c), OneWorkerModel(w, c), GoSDKDirect(r.direct, c)}
+	subjects := []*Subject{PluginHook(r.plugin, c), GoSDKDirect(r.direct, c), OneWorkerModel(w, c)}
 	for _, n := range r.cfg.Callers {
+		// The order of measurement rotates; the table's does not.
+		res := make([]Result, len(subjects))
 		for k := range subjects {
-			s := subjects[(k+n)%len(subjects)]
-			res, err := Throughput(ctx, s, n, d)
-			if err != nil {
+			i := (k + n) % len(subjects)
+			var err error
+			if res[i], err = Throughput(ctx, subjects[i], n, d); err != nil {
 				return err
 			}
-			r.add(scenario, res)
 		}
+		r.add(scenario, res...)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"time"
 )
 
 // bar is one horizontal bar of a panel; whisker, if not zero, is a second
@@ -21,6 +22,8 @@ type bar struct {
 type panel struct {
 	title string
 	bars  []bar
+	// tick formats the value of a decade grid line.
+	tick func(float64) string
 }
 
 var subjectColor = map[string]string{
@@ -37,7 +40,8 @@ var subjectColor = map[string]string{
 // footprint per connection.
 func (r *Report) SVG(w io.Writer) error {
 	var panels []panel
-	lat := panel{title: "Hook call latency: p50 (bar), p99 (tick); log scale"}
+	lat := panel{title: "Hook call latency: p50 (bar), p99 (tick); log scale",
+		tick: func(v float64) string { return Dur(time.Duration(v)) }}
 	for _, sc := range []string{ScenarioHookStdio, ScenarioHookHTTP} {
 		first := true
 		for _, row := range r.Rows {
@@ -55,21 +59,22 @@ func (r *Report) SVG(w io.Writer) error {
 	}
 	panels = append(panels, lat)
 	for _, sc := range []string{ScenarioWait, ScenarioInstant} {
-		p := panel{title: "Throughput, " + strings.TrimPrefix(sc, "throughput, ") + ": calls/s; log scale"}
+		p := panel{title: "Throughput, " + strings.TrimPrefix(sc, "throughput, ") + ": calls/s; log scale",
+			tick: func(v float64) string { return fmt.Sprintf("%g/s", v) }}
 		last := -1
 		for _, row := range r.Rows {
 			if row.Scenario != sc {
 				continue
 			}
 			p.bars = append(p.bars, bar{
-				label: fmt.Sprintf("%d callers · %s", row.Callers, row.Subject), value: fmt.Sprintf("%.0f/s", row.OpsPerSec),
+				label: fmt.Sprintf("%d %s · %s", row.Callers, plural(row.Callers, "caller"), row.Subject), value: fmt.Sprintf("%.0f/s", row.OpsPerSec),
 				subject: row.Subject, v: row.OpsPerSec, gapBeforeGroup: last >= 0 && last != row.Callers,
 			})
 			last = row.Callers
 		}
 		panels = append(panels, p)
 	}
-	idle := panel{title: "Heap + stacks per idle connection; log scale"}
+	idle := panel{title: "Heap + stacks per idle connection; log scale", tick: siBytes}
 	for _, sc := range []string{ScenarioIdleStdio, ScenarioIdleHTTP} {
 		first := true
 		for _, row := range r.Rows {
@@ -97,11 +102,12 @@ func writeSVG(w io.Writer, title string, panels []panel) error {
 		gap     = 8
 		titleH  = 28
 		panelGp = 18
+		axisH   = 12
 	)
 	plotW := float64(width - labelW - valueW - 20)
 	height := 40
 	for _, p := range panels {
-		height += titleH + panelGp + len(p.bars)*rowH
+		height += titleH + panelGp + axisH + len(p.bars)*rowH
 		for _, b := range p.bars {
 			if b.gapBeforeGroup {
 				height += gap
@@ -152,12 +158,33 @@ func writeSVG(w io.Writer, title string, panels []panel) error {
 			fmt.Fprintf(&s, `<text x="%.1f" y="%d">%s</text>`+"\n", end+6, y+12, html.EscapeString(b.value))
 			y += rowH
 		}
-		// decade grid lines
+		// decade grid lines, labelled below the panel
 		for d := lo; d <= hi*1.0001; d *= 10 {
 			fmt.Fprintf(&s, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ccc" stroke-dasharray="2,3"/>`+"\n", x(d), top-4, x(d), y)
+			fmt.Fprintf(&s, `<text x="%.1f" y="%d" text-anchor="middle" font-size="10" fill="#666">%s</text>`+"\n", x(d), y+10, html.EscapeString(p.tick(d)))
 		}
+		y += axisH
 	}
 	s.WriteString("</svg>\n")
 	_, err := io.WriteString(w, s.String())
 	return err
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+// siBytes labels a decade of bytes: 10 kB, 100 kB, 1 MB.
+func siBytes(v float64) string {
+	switch {
+	case v >= 1e6:
+		return fmt.Sprintf("%g MB", v/1e6)
+	case v >= 1e3:
+		return fmt.Sprintf("%g kB", v/1e3)
+	default:
+		return fmt.Sprintf("%g B", v)
+	}
 }
