@@ -3,6 +3,7 @@ package benchmarks_test
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -128,16 +129,57 @@ func BenchmarkHookCall(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { _ = srv.Close() })
-		client := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
-		b.Cleanup(client.CloseIdleConnections)
-		p := connectPlugin(b, transport.StreamableHTTP{URL: srv.URL + "/mcp", HTTPClient: client})
-		s := connectDirect(b, &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp", HTTPClient: client})
+		pc, pdials := countingClient(b)
+		p := connectPlugin(b, transport.StreamableHTTP{URL: srv.URL + "/mcp", HTTPClient: pc})
+		dc, ddials := countingClient(b)
+		s := connectDirect(b, &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp", HTTPClient: dc})
 		raw := benchmarks.NewRawHTTP(srv.URL + "/echo")
 		b.Cleanup(raw.Close)
-		b.Run("plugin", func(b *testing.B) { latency(b, benchmarks.PluginHook(p, benchmarks.InstantCall)) })
-		b.Run("gosdk", func(b *testing.B) { latency(b, benchmarks.GoSDKDirect(s, benchmarks.InstantCall)) })
+		b.Run("plugin", func(b *testing.B) {
+			latency(b, benchmarks.PluginHook(p, benchmarks.InstantCall))
+			reportDials(b, pdials)
+		})
+		b.Run("gosdk", func(b *testing.B) {
+			latency(b, benchmarks.GoSDKDirect(s, benchmarks.InstantCall))
+			reportDials(b, ddials)
+		})
+		// go-sdk direct with a context cancelled as soon as each call
+		// returns, as the connection actor's call goroutine does.
+		b.Run("gosdk_cancel", func(b *testing.B) {
+			ddials.Store(0)
+			latency(b, &benchmarks.Subject{Name: "go-sdk, cancel on return", New: func() benchmarks.Op {
+				op := benchmarks.GoSDKDirect(s, benchmarks.InstantCall).New()
+				return func(ctx context.Context) error {
+					ctx, cancel := context.WithCancel(ctx)
+					defer cancel()
+					return op(ctx)
+				}
+			}})
+			reportDials(b, ddials)
+		})
 		b.Run("raw", func(b *testing.B) { latency(b, raw.Subject(benchmarks.InstantCall)) })
 	})
+}
+
+// countingClient is an HTTP client of its own that counts the TCP
+// connections it dials.
+func countingClient(b *testing.B) (*http.Client, *atomic.Int64) {
+	dials := new(atomic.Int64)
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	var d net.Dialer
+	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		dials.Add(1)
+		return d.DialContext(ctx, network, addr)
+	}
+	c := &http.Client{Transport: t}
+	b.Cleanup(c.CloseIdleConnections)
+	return c, dials
+}
+
+// reportDials reports the dials counted, per op: a kept-alive connection
+// makes that zero.
+func reportDials(b *testing.B, dials *atomic.Int64) {
+	b.ReportMetric(float64(dials.Load())/float64(b.N), "dials/op")
 }
 
 // BenchmarkThroughput shares b.N calls among the callers; ns/op is wall

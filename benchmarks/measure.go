@@ -11,9 +11,12 @@ import (
 
 // Stats summarises latency samples.
 type Stats struct {
-	N             int
+	// N is the number of samples.
+	N int
+	// P50, P90 and P99 are percentiles by nearest rank.
 	P50, P90, P99 time.Duration
-	Mean, Max     time.Duration
+	// Mean and Max are the mean and the largest sample.
+	Mean, Max time.Duration
 }
 
 // Summarize sorts samples in place and returns their percentiles
@@ -257,7 +260,9 @@ func settledMemory() uint64 {
 // Connector opens a connection and returns what closes it. When it returns
 // both a closer and an error, the closer is still called.
 type Connector struct {
-	Name    string
+	// Name identifies the connector in tables.
+	Name string
+	// Connect opens one connection.
 	Connect func(context.Context) (func() error, error)
 }
 

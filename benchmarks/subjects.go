@@ -38,8 +38,11 @@ type Subject struct {
 
 // Call is the tool call a subject makes, and the text its result must carry.
 type Call struct {
+	// Tool is the tool's name.
 	Tool string
+	// Args is the arguments object.
 	Args json.RawMessage
+	// Want is the text the result must carry.
 	Want string
 }
 

@@ -84,7 +84,9 @@ const (
 
 // Row is one line of the table.
 type Row struct {
+	// Scenario is one of the Scenario constants.
 	Scenario string
+	// Result is what the row's subject measured.
 	Result
 	// Idle, for connect scenarios, is what each idle connection holds.
 	Idle *Footprint
