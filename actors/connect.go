@@ -42,6 +42,9 @@ func dial(ctx context.Context, cfg *ConnectionConfig) (*dialed, *messages.Failur
 	tail, _ := tr.(transport.StderrTail)
 
 	client := mcp.NewClient(cfg.ClientInfo, clientOptions(cfg))
+	if len(cfg.Roots) > 0 {
+		client.AddRoots(cfg.Roots...)
+	}
 	var discoverErr error
 	client.AddSendingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {

@@ -33,6 +33,9 @@ type ConnectionConfig struct {
 	// handlers such as elicitation). Unless set there, the client declares
 	// no capabilities and go-sdk's multi-round-trip middleware is disabled.
 	ClientOptions *mcp.ClientOptions
+	// Roots are offered to the server through roots/list (declare the
+	// roots capability in ClientOptions to announce them).
+	Roots []*mcp.Root
 	// EscalateFailures makes the connection fail (panic, for its parent's
 	// supervisor strategy to decide) when connecting fails or the session
 	// ends, after failing its calls in flight. Without it the connection

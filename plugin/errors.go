@@ -17,7 +17,8 @@ const (
 	// KindIO: the stdio child process could not be spawned.
 	KindIO
 	// KindNotSupported: a WebSocket transport, or a tool call answered with
-	// resultType "input_required" or "task".
+	// resultType "task", or "input_required" unless [WithInputRequired]
+	// drives it.
 	KindNotSupported
 	// KindValidation: tool arguments are not a JSON object or null.
 	KindValidation

@@ -62,9 +62,28 @@ func inputRequiredServer(t *testing.T) transport.StreamableHTTP {
 			text, _ := draft.Content[0].(*mcp.TextContent)
 			return textResult("summary: " + text.Text), nil
 		})
+	s.AddTool(&mcp.Tool{Name: "where", InputSchema: map[string]any{"type": "object"}},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			roots, ok := req.Params.InputResponses["roots"].(*mcp.ListRootsResult)
+			if !ok {
+				return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"roots": &mcp.ListRootsParams{}}}, nil
+			}
+			var uris []string
+			for _, r := range roots.Roots {
+				uris = append(uris, r.URI)
+			}
+			return textResult(fmt.Sprint("roots: ", uris)), nil
+		})
 	srv := testserver.NewHTTPServer(s)
 	t.Cleanup(srv.Close)
 	return transport.StreamableHTTP{URL: srv.URL}
+}
+
+func TestWithInputRequiredOffersRoots(t *testing.T) {
+	p := connect(t, inputRequiredServer(t), plugin.WithInputRequired(plugin.InputHandlers{
+		Roots: []*mcp.Root{{URI: "file:///work/project", Name: "project"}},
+	}))
+	assert.Equal(t, "roots: [file:///work/project]", callText(t, p, "where", nil))
 }
 
 func textResult(s string) *mcp.CallToolResult {

@@ -106,6 +106,9 @@ func Connect(ctx context.Context, t transport.McpTransport, opts ...Option) (*Mc
 		ClientOptions:   o.clientOptions,
 		RetryIdempotent: o.retryIdempotent,
 	}
+	if o.inputHandlers != nil {
+		conn.Roots = o.inputHandlers.Roots
+	}
 	var props *actor.Props
 	if o.unsupervised {
 		conn.OnStatus = func(st actors.State, f *messages.Failure) {

@@ -76,6 +76,9 @@ type InputHandlers struct {
 	Elicit func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error)
 	// Sample answers sampling/createMessage: it asks the host's model.
 	Sample func(ctx context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error)
+	// Roots answers roots/list: the roots (e.g. file:// directories) the
+	// client offers the server. Empty means no roots capability.
+	Roots []*mcp.Root
 }
 
 // WithInputRequired opts in to driving input_required results (SEP-2322),
@@ -84,8 +87,8 @@ type InputHandlers struct {
 // embedded request in its own goroutine) and retried with the answers and
 // the server's requestState echoed unchanged, as a new JSON-RPC request,
 // until the server answers complete; go-sdk's multi-round-trip middleware
-// does the rounds, at most 10 per call. The client declares the elicitation
-// and sampling capabilities of the handlers that are set. Results of type
+// does the rounds, at most 10 per call. The client declares the elicitation,
+// sampling and roots capabilities of the handlers that are set. Results of type
 // "task" stay [ErrNotSupported].
 func WithInputRequired(h InputHandlers) Option {
 	return func(o *options) {
@@ -109,6 +112,12 @@ func (o *options) applyInputHandlers() {
 		// go-sdk's nil default declares roots, which this client does not
 		// serve; the handlers below add what they implement.
 		c.Capabilities = &mcp.ClientCapabilities{}
+	} else {
+		caps := *c.Capabilities // the caller's stays as it was
+		c.Capabilities = &caps
+	}
+	if len(o.inputHandlers.Roots) > 0 && c.Capabilities.RootsV2 == nil {
+		c.Capabilities.RootsV2 = &mcp.RootCapabilities{}
 	}
 	if h := o.inputHandlers; h.Elicit != nil {
 		c.ElicitationHandler = h.Elicit
