@@ -47,6 +47,10 @@ type Result struct {
 	// per operation, background goroutines included (servers run in child
 	// processes, so they are not counted).
 	AllocsPerOp, BytesPerOp float64
+	// CPUPerOp is the CPU time (user + system, all threads) this process
+	// spent per operation; the servers' CPU, in child processes, is not in
+	// it.
+	CPUPerOp time.Duration
 	// Callers is the number of goroutines calling at once; 0 for a latency
 	// scenario.
 	Callers int
@@ -55,20 +59,36 @@ type Result struct {
 	OpsPerSec float64
 }
 
-// memDelta counts the allocations made between start and stop.
+// memDelta counts the allocations made, and the CPU time spent, between
+// start and stop.
 type memDelta struct {
 	m0      runtime.MemStats
+	cpu0    time.Duration
 	mallocs uint64
 	bytes   uint64
+	cpu     time.Duration
 }
 
-func (d *memDelta) start() { runtime.ReadMemStats(&d.m0) }
+func (d *memDelta) start() {
+	runtime.ReadMemStats(&d.m0)
+	d.cpu0 = processCPU()
+}
 
 func (d *memDelta) stop() {
+	cpu := processCPU()
 	var m1 runtime.MemStats
 	runtime.ReadMemStats(&m1)
+	d.cpu += cpu - d.cpu0
 	d.mallocs += m1.Mallocs - d.m0.Mallocs
 	d.bytes += m1.TotalAlloc - d.m0.TotalAlloc
+}
+
+// perOp divides what d counted among n operations.
+func (d *memDelta) perOp(n float64) (allocs, bytes float64, cpu time.Duration) {
+	if n == 0 {
+		return 0, 0, 0
+	}
+	return float64(d.mallocs) / n, float64(d.bytes) / n, time.Duration(float64(d.cpu) / n)
 }
 
 // Interleave measures subjects side by side: in each of rounds rounds, each
@@ -105,9 +125,8 @@ func Interleave(ctx context.Context, subjects []*Subject, rounds, perRound, warm
 	}
 	out := make([]Result, len(subjects))
 	for i, s := range subjects {
-		n := float64(len(samples[i]))
-		out[i] = Result{Subject: s.Name, Latency: Summarize(samples[i]),
-			AllocsPerOp: float64(mem[i].mallocs) / n, BytesPerOp: float64(mem[i].bytes) / n}
+		out[i] = Result{Subject: s.Name, Latency: Summarize(samples[i])}
+		out[i].AllocsPerOp, out[i].BytesPerOp, out[i].CPUPerOp = mem[i].perOp(float64(len(samples[i])))
 	}
 	return out, nil
 }
@@ -143,9 +162,8 @@ func Batched(ctx context.Context, subjects []*Subject, batches, batchSize int) (
 	}
 	out := make([]Result, len(subjects))
 	for i, s := range subjects {
-		n := float64(batches * batchSize)
-		out[i] = Result{Subject: s.Name, Latency: Summarize(samples[i]),
-			AllocsPerOp: float64(mem[i].mallocs) / n, BytesPerOp: float64(mem[i].bytes) / n}
+		out[i] = Result{Subject: s.Name, Latency: Summarize(samples[i])}
+		out[i].AllocsPerOp, out[i].BytesPerOp, out[i].CPUPerOp = mem[i].perOp(float64(batches * batchSize))
 	}
 	return out, nil
 }
@@ -196,17 +214,19 @@ func Throughput(ctx context.Context, s *Subject, callers int, d time.Duration) (
 		}
 	}
 	all := slices.Concat(samples...)
-	n := float64(len(all))
-	return Result{Subject: s.Name, Latency: Summarize(all), Callers: callers, OpsPerSec: n / elapsed.Seconds(),
-		AllocsPerOp: float64(mem.mallocs) / n, BytesPerOp: float64(mem.bytes) / n}, nil
+	res := Result{Subject: s.Name, Latency: Summarize(all), Callers: callers, OpsPerSec: float64(len(all)) / elapsed.Seconds()}
+	res.AllocsPerOp, res.BytesPerOp, res.CPUPerOp = mem.perOp(float64(len(all)))
+	return res, nil
 }
 
 // Footprint is what k idle connections cost the process that holds them.
 type Footprint struct {
 	// Connect is the time of each connection's setup.
 	Connect Stats
-	// AllocsPerConnect and BytesPerConnect count the setup's allocations.
+	// AllocsPerConnect and BytesPerConnect count the setup's allocations,
+	// CPUPerConnect its CPU time in this process.
 	AllocsPerConnect, BytesPerConnect float64
+	CPUPerConnect                     time.Duration
 	// HeapPerConn is live heap plus goroutine stacks per idle connection,
 	// after a GC.
 	HeapPerConn float64
@@ -239,13 +259,13 @@ func Idle(ctx context.Context, k int, connect func(context.Context) (func() erro
 	}
 	time.Sleep(200 * time.Millisecond)
 	held, g1 := settledMemory(), runtime.NumGoroutine()
-	return Footprint{
+	fp := Footprint{
 		Connect:           Summarize(samples),
-		AllocsPerConnect:  float64(mem.mallocs) / float64(k),
-		BytesPerConnect:   float64(mem.bytes) / float64(k),
 		HeapPerConn:       (float64(held) - float64(base)) / float64(k),
 		GoroutinesPerConn: float64(g1-g0) / float64(k),
-	}, nil
+	}
+	fp.AllocsPerConnect, fp.BytesPerConnect, fp.CPUPerConnect = mem.perOp(float64(k))
+	return fp, nil
 }
 
 // settledMemory is live heap plus goroutine stacks after two GCs.
@@ -291,9 +311,8 @@ func Connects(ctx context.Context, rounds int, connectors []Connector) ([]Result
 	}
 	out := make([]Result, len(connectors))
 	for i, c := range connectors {
-		n := float64(len(samples[i]))
-		out[i] = Result{Subject: c.Name, Latency: Summarize(samples[i]),
-			AllocsPerOp: float64(mem[i].mallocs) / n, BytesPerOp: float64(mem[i].bytes) / n}
+		out[i] = Result{Subject: c.Name, Latency: Summarize(samples[i])}
+		out[i].AllocsPerOp, out[i].BytesPerOp, out[i].CPUPerOp = mem[i].perOp(float64(len(samples[i])))
 	}
 	return out, nil
 }

@@ -134,8 +134,9 @@ func (r *Report) note(row *Row) string {
 		direct, raw := r.find(row.Scenario, nameDirect, 0), r.find(row.Scenario, nameRaw, 0)
 		switch {
 		case row.Subject == nameHook && direct != nil:
-			return fmt.Sprintf("p50 %+.1f%%, p99 %+.1f%%, %+.1f allocs vs go-sdk direct",
-				pct(row.Latency.P50, direct.Latency.P50), pct(row.Latency.P99, direct.Latency.P99), row.AllocsPerOp-direct.AllocsPerOp)
+			return fmt.Sprintf("p50 %+.1f%%, p99 %+.1f%%, CPU %+.1f%%, %+.1f allocs vs go-sdk direct",
+				pct(row.Latency.P50, direct.Latency.P50), pct(row.Latency.P99, direct.Latency.P99),
+				pct(row.CPUPerOp, direct.CPUPerOp), row.AllocsPerOp-direct.AllocsPerOp)
 		case row.Subject == nameDirect && raw != nil:
 			return fmt.Sprintf("p50 %.1fx the raw floor", float64(row.Latency.P50)/float64(raw.Latency.P50))
 		case row.Subject == nameRaw:
@@ -144,8 +145,8 @@ func (r *Report) note(row *Row) string {
 	case ScenarioInstant, ScenarioWait:
 		worker, direct := r.find(row.Scenario, nameWorker, row.Callers), r.find(row.Scenario, nameDirect, row.Callers)
 		if row.Subject == nameHook && worker != nil && direct != nil {
-			return fmt.Sprintf("%.1fx one-worker, %.0f%% of go-sdk direct",
-				row.OpsPerSec/worker.OpsPerSec, 100*row.OpsPerSec/direct.OpsPerSec)
+			return fmt.Sprintf("%.1fx one-worker, %.0f%% of go-sdk direct, CPU/op %+.0f%%",
+				row.OpsPerSec/worker.OpsPerSec, 100*row.OpsPerSec/direct.OpsPerSec, pct(row.CPUPerOp, direct.CPUPerOp))
 		}
 	case ScenarioIdleStdio, ScenarioIdleHTTP:
 		if row.Idle != nil {
@@ -153,7 +154,7 @@ func (r *Report) note(row *Row) string {
 		}
 	case ScenarioWide:
 		if direct := r.find(row.Scenario, nameDirect, 0); row.Subject == "plugin" && direct != nil {
-			return fmt.Sprintf("p50 %+.1f%% vs go-sdk direct", pct(row.Latency.P50, direct.Latency.P50))
+			return fmt.Sprintf("p50 %+.1f%%, CPU %+.1f%% vs go-sdk direct", pct(row.Latency.P50, direct.Latency.P50), pct(row.CPUPerOp, direct.CPUPerOp))
 		}
 	}
 	return ""
@@ -161,17 +162,17 @@ func (r *Report) note(row *Row) string {
 
 // Markdown writes the table, then the targets.
 func (r *Report) Markdown(w io.Writer) {
-	fmt.Fprintf(w, "| scenario | subject | callers | p50 | p90 | p99 | allocs/op | bytes/op | calls/s | vs reference |\n")
-	fmt.Fprintf(w, "|---|---|--:|--:|--:|--:|--:|--:|--:|---|\n")
+	fmt.Fprintf(w, "| scenario | subject | callers | p50 | p90 | p99 | CPU/op | allocs/op | bytes/op | calls/s | vs reference |\n")
+	fmt.Fprintf(w, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|\n")
 	for i := range r.Rows {
 		row := &r.Rows[i]
 		callers, rate := "", ""
 		if row.Callers > 0 {
 			callers, rate = fmt.Sprint(row.Callers), fmt.Sprintf("%.0f", row.OpsPerSec)
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 			row.Scenario, row.Subject, callers, Dur(row.Latency.P50), Dur(row.Latency.P90), Dur(row.Latency.P99),
-			num(row.AllocsPerOp), bytesStr(row.BytesPerOp), rate, r.note(row))
+			Dur(row.CPUPerOp), num(row.AllocsPerOp), bytesStr(row.BytesPerOp), rate, r.note(row))
 	}
 	fmt.Fprintf(w, "\nTargets (reported, not asserted):\n\n")
 	for _, t := range r.Targets() {

@@ -300,6 +300,7 @@ func (r *runner) idle(ctx context.Context, scenario string, k int, t transport.M
 	}{{SubjectPluginOwnSystem, own}, {SubjectPluginSharedSystem, shared}, {"go-sdk direct", sdk}} {
 		r.rows = append(r.rows, Row{Scenario: scenario, Idle: &f.fp, Result: Result{
 			Subject: f.name, Latency: f.fp.Connect, AllocsPerOp: f.fp.AllocsPerConnect, BytesPerOp: f.fp.BytesPerConnect,
+			CPUPerOp: f.fp.CPUPerConnect,
 		}})
 	}
 	return nil
