@@ -84,8 +84,10 @@ func (h StreamableHTTP) Open(*zap.Logger) (mcp.Transport, error) {
 		c.Transport = headerRoundTripper{base: base, header: h.Header}
 		client = &c
 	}
+	client = limitResponses(client)
 	return &mcp.StreamableClientTransport{
 		Endpoint:     h.URL,
+		MaxEventSize: MaxMessageBytes, // go-sdk leaves 0 unbounded, not at its documented default
 		HTTPClient:   client,
 		OAuthHandler: oauth,
 	}, nil

@@ -22,10 +22,17 @@ import (
 //   - list_error: tools/list answers a JSON-RPC error;
 //   - garbage: tools/call is answered with a line that is not JSON.
 //
-// args[0], when given, is a file that receives a line per message received:
-// the method, then the _meta protocol version, client name, and "caps" when
-// client capabilities are present ("-" for each that is missing).
+// The modes of [rawModes] (misbehave, tools, args, introspect) run loops of
+// their own, documented beside them, and take args as their own.
+//
+// For the other modes args[0], when given, is a file that receives a line per
+// message received: the method, then the _meta protocol version, client name,
+// and "caps" when client capabilities are present ("-" for each that is
+// missing).
 func serveRaw(mode string, args []string, in io.Reader, out io.Writer) error {
+	if serve, ok := rawModes[mode]; ok {
+		return serve(args, in, out)
+	}
 	var log io.Writer = io.Discard
 	if len(args) > 0 {
 		f, err := os.OpenFile(args[0], os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)

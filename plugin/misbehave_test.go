@@ -1,0 +1,385 @@
+package plugin_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/cuca-go/mcpconnector/internal/testserver"
+	"github.com/cuca-go/mcpconnector/plugin"
+	"github.com/cuca-go/mcpconnector/transport"
+)
+
+// These tests hold the plugin against servers that misbehave on purpose
+// (internal/testserver's raw modes "misbehave" and "tools", and
+// MisbehavingHTTP). Each misbehaviour ends in a clear Internal error or in
+// the behaviour documented beside it; no test leaves a goroutine behind, and
+// where the session survives the misbehaviour, the plugin still works.
+
+// leakCheck fails t when a goroutine started during t outlives it. Call it
+// before anything registers a cleanup: cleanups run last in, first out, so
+// this one runs after every Close.
+func leakCheck(t *testing.T) {
+	t.Helper()
+	ignore := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, ignore) })
+}
+
+// misbehaving connects to the raw "misbehave" server over stdio.
+func misbehaving(t *testing.T, opts ...plugin.Option) *plugin.McpPlugin {
+	t.Helper()
+	tr := testserver.Raw(t, "misbehave")
+	// A child stuck writing a huge line must not hold Close for long.
+	tr.TerminateTimeout = 200 * time.Millisecond
+	return connect(t, tr, opts...)
+}
+
+// callWithin calls tool and waits at most d.
+func callWithin(p *plugin.McpPlugin, d time.Duration, tool string, args any) (*mcp.CallToolResult, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	return p.CallTool(ctx, tool, args).Await(ctx)
+}
+
+// requireUsable proves the session still serves calls.
+func requireUsable(t *testing.T, p *plugin.McpPlugin) {
+	t.Helper()
+	res, err := callWithin(p, 10*time.Second, "ok", nil)
+	require.NoError(t, err, "the session survives")
+	assert.Equal(t, "ok", plugin.RenderResult(res))
+}
+
+// requireNoHang proves that a call after a session-ending misbehaviour
+// returns: it fails Internal, or succeeds once a supervisor reconnected.
+func requireNoHang(t *testing.T, p *plugin.McpPlugin) {
+	t.Helper()
+	_, err := callWithin(p, 10*time.Second, "ok", nil)
+	if err != nil {
+		require.ErrorIs(t, err, plugin.ErrInternal)
+		assert.NotContains(t, err.Error(), "caller gave up", "a dead session fails calls at once")
+	}
+}
+
+// reply makes the misbehave server's "reply" tool answer raw lines.
+func reply(lines ...string) map[string]any { return map[string]any{"raw": lines} }
+
+func TestAnswerWithAnotherIDIsIgnoredUntilTheDeadline(t *testing.T) {
+	leakCheck(t)
+	p := misbehaving(t)
+	// go-sdk drops a response whose id it did not send; only the caller's
+	// deadline ends the wait, and the session goes on.
+	for name, line := range map[string]string{
+		"unknown number": `{"jsonrpc":"2.0","id":999999,"result":{"content":[]}}`,
+		"id as a string": `{"jsonrpc":"2.0","id":"$ID","result":{"content":[]}}`,
+		"negative id":    `{"jsonrpc":"2.0","id":-1,"result":{"content":[]}}`,
+		"id of an error": `{"jsonrpc":"2.0","id":999999,"error":{"code":1,"message":"m"}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := callWithin(p, 300*time.Millisecond, "reply", reply(line))
+			require.ErrorIs(t, err, plugin.ErrInternal)
+			assert.Contains(t, err.Error(), "deadline exceeded")
+			assert.Contains(t, err.Error(), `tools/call "reply"`)
+			requireUsable(t, p)
+		})
+	}
+	t.Run("stray answer before the right one", func(t *testing.T) {
+		res, err := callWithin(p, 10*time.Second, "reply", reply(
+			`{"jsonrpc":"2.0","id":999999,"result":{"content":[{"type":"text","text":"stray"}]}}`,
+			`{"jsonrpc":"2.0","id":$ID,"result":{"content":[{"type":"text","text":"right"}]}}`))
+		require.NoError(t, err)
+		assert.Equal(t, "right", plugin.RenderResult(res))
+	})
+	t.Run("answered twice", func(t *testing.T) {
+		res, err := callWithin(p, 10*time.Second, "reply", reply(
+			`{"jsonrpc":"2.0","id":$ID,"result":{"content":[{"type":"text","text":"first"}]}}`,
+			`{"jsonrpc":"2.0","id":$ID,"result":{"content":[{"type":"text","text":"second"}]}}`))
+		require.NoError(t, err)
+		assert.Equal(t, "first", plugin.RenderResult(res))
+		requireUsable(t, p)
+	})
+}
+
+func TestTruncatedLineSwallowsTheNextMessage(t *testing.T) {
+	leakCheck(t)
+	p := misbehaving(t)
+	// go-sdk decodes a stream of JSON values, not lines: an unfinished value
+	// takes the next message in as its continuation. Calls wait for their
+	// deadlines until a message that cannot continue it ends the session.
+	_, err := callWithin(p, 300*time.Millisecond, "reply", reply(`{"jsonrpc":"2.0","id":$ID,"result":{"content":[`))
+	require.ErrorIs(t, err, plugin.ErrInternal)
+	assert.Contains(t, err.Error(), "deadline exceeded")
+	_, err = callWithin(p, 300*time.Millisecond, "ok", nil)
+	require.ErrorIs(t, err, plugin.ErrInternal)
+	assert.Contains(t, err.Error(), "deadline exceeded", "the answer became the truncated value's first element")
+	requireNoHang(t, p)
+}
+
+func TestResultOfTheWrongShapeIsInternalAndTheSessionLives(t *testing.T) {
+	leakCheck(t)
+	p := misbehaving(t)
+	for _, result := range []string{
+		`42`, `"text"`, `[]`, `true`,
+		`{"content":"not an array"}`,
+		`{"content":[42]}`,
+		`{"content":[{"type":"no such type"}]}`,
+		`{"content":[{"type":"text","text":5}]}`,
+		`{"content":[{"type":"image","data":"not base64!"}]}`,
+		`{"isError":"yes","content":[]}`,
+	} {
+		t.Run(result, func(t *testing.T) {
+			_, err := callWithin(p, 10*time.Second, "reply", map[string]any{"result": json.RawMessage(result)})
+			require.ErrorIs(t, err, plugin.ErrInternal)
+			assert.Contains(t, err.Error(), `tools/call "reply"`)
+			requireUsable(t, p)
+		})
+	}
+	// go-sdk reads these leniently as a result with no content: the
+	// documented rendering is the empty string.
+	for _, result := range []string{`null`, `{}`, `{"content":null}`, `{"content":[{"type":"text"}]}`} {
+		t.Run(result, func(t *testing.T) {
+			res, err := callWithin(p, 10*time.Second, "reply", map[string]any{"result": json.RawMessage(result)})
+			require.NoError(t, err)
+			assert.Empty(t, plugin.RenderResult(res))
+		})
+	}
+	t.Run("invalid UTF-8 becomes U+FFFD", func(t *testing.T) {
+		res, err := callWithin(p, 10*time.Second, "reply",
+			reply("{\"jsonrpc\":\"2.0\",\"id\":$ID,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"a\xffb\"}]}}"))
+		require.NoError(t, err)
+		assert.Equal(t, "a\uFFFDb", plugin.RenderResult(res))
+	})
+	t.Run("JSON-RPC error", func(t *testing.T) {
+		_, err := callWithin(p, 10*time.Second, "reply", map[string]any{"error": json.RawMessage(`{"code":-32000,"message":"tool exploded"}`)})
+		require.ErrorIs(t, err, plugin.ErrInternal)
+		assert.Contains(t, err.Error(), "tool exploded")
+		requireUsable(t, p)
+	})
+}
+
+func TestUndecodableMessageEndsTheSessionWithInternal(t *testing.T) {
+	// go-sdk cannot tell which call an undecodable message answered, so it
+	// ends the session: the calls in flight fail Internal, and so does every
+	// later call until a reconnection.
+	for name, line := range map[string]string{
+		"not JSON":               `this is not json`,
+		"null id":                `{"jsonrpc":"2.0","id":null,"result":{"content":[]}}`,
+		"no id":                  `{"jsonrpc":"2.0","result":{"content":[]}}`,
+		"id as an object":        `{"jsonrpc":"2.0","id":{"n":$ID},"result":{"content":[]}}`,
+		"not a JSON-RPC message": `42`,
+		"error is not an object": `{"jsonrpc":"2.0","id":$ID,"error":"str"}`,
+		"both result and error":  `{"jsonrpc":"2.0","id":$ID,"result":{"content":[]},"error":{"code":1,"message":"m"}}`,
+		"two values on one line": `{"jsonrpc":"2.0","method":"x"} {"jsonrpc":"2.0","method":"y"}`,
+		"wrong jsonrpc version":  `{"jsonrpc":"1.0","id":$ID,"result":{"content":[]}}`,
+		"empty object":           `{}`,
+		"deeply nested (4k [)":   `{"jsonrpc":"2.0","id":$ID,"result":{"content":[],"structuredContent":` + strings.Repeat("[", 4096) + strings.Repeat("]", 4096) + `}}`,
+		"control bytes":          "\x00\x01\x02",
+	} {
+		t.Run(name, func(t *testing.T) {
+			leakCheck(t)
+			p := misbehaving(t)
+			_, err := callWithin(p, 10*time.Second, "reply", reply(line))
+			require.ErrorIs(t, err, plugin.ErrInternal)
+			assert.NotContains(t, err.Error(), "caller gave up", "the failure is reported, not waited out")
+			requireNoHang(t, p)
+		})
+	}
+}
+
+// peakHeapDuring returns the most heap this process held while f ran,
+// sampled every millisecond, with the collector made eager so that the
+// figure tracks live memory rather than garbage.
+func peakHeapDuring(f func()) uint64 {
+	defer debug.SetGCPercent(debug.SetGCPercent(10))
+	runtime.GC()
+	var peak uint64
+	done := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		var ms runtime.MemStats
+		for {
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapAlloc)
+			select {
+			case <-done:
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}()
+	f()
+	close(done)
+	<-sampled
+	return peak
+}
+
+func TestOversizedResultIsRefusedInBoundedMemory(t *testing.T) {
+	// A message over transport.MaxMessageBytes (16 MiB) is refused while it
+	// is read: the client never holds it whole. On stdio and within a
+	// server-sent event the refusal ends the session (go-sdk cannot skip one
+	// frame); a JSON body over HTTP fails only its own call. What the client
+	// holds depends on the limit, not on the message: at 128 MiB the message
+	// is well clear of the 3-4x the limit that go-sdk's buffers take.
+	const mib = 128
+	huge := map[string]any{"mib": mib}
+	check := func(t *testing.T, err error, peak uint64, limit string) {
+		t.Helper()
+		require.ErrorIs(t, err, plugin.ErrInternal)
+		assert.Contains(t, err.Error(), limit, "the error names the limit")
+		assert.Less(t, peak, uint64(mib<<20), "a %d MiB message is never held whole", mib)
+		t.Logf("peak heap %d MiB for a %d MiB message", peak>>20, mib)
+	}
+	t.Run("stdio", func(t *testing.T) {
+		leakCheck(t)
+		p := misbehaving(t)
+		var err error
+		peak := peakHeapDuring(func() { _, err = callWithin(p, 30*time.Second, "huge", huge) })
+		check(t, err, peak, "maximum line length")
+		requireNoHang(t, p)
+	})
+	t.Run("http json", func(t *testing.T) {
+		leakCheck(t)
+		srv := testserver.NewMisbehavingHTTP(t)
+		p := connect(t, transport.StreamableHTTP{URL: srv.URL})
+		var err error
+		peak := peakHeapDuring(func() { _, err = callWithin(p, 30*time.Second, "huge", huge) })
+		check(t, err, peak, transport.ErrMessageTooLarge.Error())
+		assert.NotContains(t, err.Error(), "connection lost")
+		requireUsable(t, p)
+	})
+	t.Run("http event stream", func(t *testing.T) {
+		leakCheck(t)
+		srv := testserver.NewMisbehavingHTTP(t)
+		p := connect(t, transport.StreamableHTTP{URL: srv.URL})
+		var err error
+		peak := peakHeapDuring(func() { _, err = callWithin(p, 30*time.Second, "huge_sse", huge) })
+		check(t, err, peak, "SSE event exceeded 16777216 bytes")
+		requireNoHang(t, p)
+	})
+}
+
+func TestResultJustUnderTheLimitIsDeliveredWhole(t *testing.T) {
+	leakCheck(t)
+	p := misbehaving(t)
+	res, err := callWithin(p, 60*time.Second, "huge", map[string]any{"mib": 15})
+	require.NoError(t, err)
+	out := plugin.RenderResult(res)
+	assert.Len(t, out, 15<<20, "no truncation below the limit")
+	requireUsable(t, p)
+}
+
+func TestNotificationFloodIsAbsorbed(t *testing.T) {
+	leakCheck(t)
+	core, logs := observer.New(zap.InfoLevel)
+	p := misbehaving(t, plugin.WithLogger(zap.New(core)))
+	const n = 5000
+	for _, method := range []string{"notifications/message", "notifications/progress", "notifications/no_such_thing"} {
+		t.Run(method, func(t *testing.T) {
+			res, err := callWithin(p, 60*time.Second, "flood", map[string]any{"n": n, "method": method})
+			require.NoError(t, err)
+			assert.Equal(t, fmt.Sprintf("flooded %d", n), plugin.RenderResult(res))
+			requireUsable(t, p)
+		})
+	}
+	assert.Zero(t, logs.FilterLevelExact(zapcore.WarnLevel).Len()+logs.FilterLevelExact(zapcore.ErrorLevel).Len(),
+		"a flood of notifications is no flood of warnings")
+}
+
+func TestAnswerAfterTheCallerGaveUpIsDropped(t *testing.T) {
+	leakCheck(t)
+	core, logs := observer.New(zap.InfoLevel)
+	p := misbehaving(t, plugin.WithLogger(zap.New(core)))
+
+	// The server answers "late" only once it has seen the cancellation.
+	_, err := callWithin(p, 200*time.Millisecond, "late", nil)
+	require.ErrorIs(t, err, plugin.ErrInternal)
+	assert.Contains(t, err.Error(), "deadline exceeded")
+
+	// Through the hook: a cancelled stream still gets a ToolResult.
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	chunk := &plugin.Chunk{Blocks: []plugin.Block{plugin.ToolCall{ID: "c1", Name: "late"}}}
+	require.NoError(t, p.OnStreamChunk(ctx, chunk))
+	got, ok := chunk.Blocks[0].(plugin.ToolResult)
+	require.True(t, ok)
+	assert.Equal(t, "c1", got.ToolCallID)
+	assert.True(t, got.IsError)
+	assert.Contains(t, got.Content, "context canceled")
+
+	// Both late answers reach the client, which drops them quietly.
+	require.Eventually(t, func() bool {
+		res, err := callWithin(p, 10*time.Second, "stats", nil)
+		require.NoError(t, err)
+		var stats struct{ Late, Cancelled int }
+		require.NoError(t, json.Unmarshal([]byte(plugin.RenderResult(res)), &stats))
+		return stats.Late == 2 && stats.Cancelled == 2
+	}, 10*time.Second, 20*time.Millisecond)
+	requireUsable(t, p)
+	assert.Zero(t, logs.FilterLevelExact(zapcore.WarnLevel).Len()+logs.FilterLevelExact(zapcore.ErrorLevel).Len())
+}
+
+func TestCloseWithACallThatNeverAnswers(t *testing.T) {
+	leakCheck(t)
+	p, err := plugin.Connect(context.Background(), testserver.Raw(t, "misbehave"))
+	require.NoError(t, err)
+	f := p.CallTool(context.Background(), "reply", reply(`{"jsonrpc":"2.0","id":999999,"result":{}}`))
+	time.Sleep(50 * time.Millisecond)
+	require.NoError(t, p.Close())
+	_, err = f.Await(context.Background())
+	require.ErrorIs(t, err, plugin.ErrInternal)
+}
+
+func TestDuplicateToolNamesKeepTheFirst(t *testing.T) {
+	leakCheck(t)
+	// "dup" is listed on both pages, described by its page.
+	p := connect(t, testserver.Raw(t, "tools", "count=3", "page=2", "dup=1"))
+	var names []string
+	for _, tool := range p.Tools() {
+		names = append(names, tool.Name)
+		if tool.Name == "dup" {
+			assert.Equal(t, "dup on page 0", tool.Description)
+		}
+	}
+	assert.Equal(t, []string{"dup", "tool00000", "tool00001", "tool00002"}, names)
+	assert.Len(t, p.ToolDefinitions(), 4)
+	res, err := callWithin(p, 10*time.Second, "dup", nil)
+	require.NoError(t, err)
+	assert.Equal(t, "dup", plugin.RenderResult(res))
+}
+
+func TestTenThousandTools(t *testing.T) {
+	for name, args := range map[string][]string{
+		"one page":     {"count=10000"},
+		"pages of 100": {"count=10000", "page=100"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			leakCheck(t)
+			start := time.Now()
+			p := connect(t, testserver.Raw(t, "tools", args...))
+			t.Logf("connect with 10,000 tools: %v", time.Since(start))
+			tools := p.Tools()
+			require.Len(t, tools, 10000)
+			for i, tool := range tools {
+				require.Equal(t, fmt.Sprintf("tool%05d", i), tool.Name, "sorted by name")
+			}
+			assert.True(t, p.HasTool("tool09999"))
+			assert.Len(t, p.ToolDefinitions(), 10000)
+			chunk := &plugin.Chunk{Blocks: []plugin.Block{plugin.ToolCall{ID: "x", Name: "tool04242"}}}
+			require.NoError(t, p.OnStreamChunk(context.Background(), chunk))
+			assert.Equal(t, plugin.ToolResult{ToolCallID: "x", Name: "tool04242", Content: "tool04242"}, chunk.Blocks[0])
+		})
+	}
+}

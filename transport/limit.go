@@ -1,0 +1,104 @@
+package transport
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// MaxMessageBytes bounds one message from a server, on every transport: one
+// stdio line (go-sdk's own limit), one server-sent event, or one JSON
+// response body over Streamable HTTP. A larger message is refused while it is
+// read, never held whole.
+const MaxMessageBytes = mcp.DefaultMaxLineLength
+
+// ErrMessageTooLarge describes a Streamable HTTP response body over
+// [MaxMessageBytes]. The request it answered fails with a JSON-RPC error
+// carrying this text; the session goes on.
+var ErrMessageTooLarge = fmt.Errorf("transport: server message exceeds %d MiB", MaxMessageBytes>>20)
+
+// limitResponses returns a copy of client whose response bodies are bounded:
+// go-sdk reads a JSON response body whole (io.ReadAll), with no limit of its
+// own.
+func limitResponses(client *http.Client) *http.Client {
+	c := *client
+	base := c.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	c.Transport = limitRoundTripper{base: base, limit: MaxMessageBytes}
+	return &c
+}
+
+// limitRoundTripper reads every response body that is not an event stream
+// before handing it on, at most limit bytes of it. A body over the limit is
+// replaced by a JSON-RPC error answering the same request, so that one
+// oversized answer fails one call, as a server's error would, and neither
+// breaks the session nor looks like a lost connection. Event streams pass
+// through; go-sdk bounds each of their events (MaxEventSize).
+type limitRoundTripper struct {
+	base  http.RoundTripper
+	limit int64
+}
+
+func (rt limitRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := rt.base.RoundTrip(req)
+	if err != nil || resp.Body == nil || resp.Body == http.NoBody {
+		return resp, err
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/event-stream" {
+		return resp, nil
+	}
+	var body []byte
+	if resp.ContentLength <= rt.limit {
+		body, err = io.ReadAll(io.LimitReader(resp.Body, rt.limit+1))
+	}
+	_ = resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	if resp.ContentLength <= rt.limit && int64(len(body)) <= rt.limit {
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		resp.ContentLength = int64(len(body))
+		return resp, nil
+	}
+	refusal := refusalFor(req, resp.StatusCode)
+	resp.Body = io.NopCloser(bytes.NewReader(refusal))
+	resp.ContentLength = int64(len(refusal))
+	if len(refusal) > 0 {
+		resp.Header = resp.Header.Clone()
+		resp.Header.Set("Content-Type", "application/json")
+		resp.Header.Del("Content-Length")
+	}
+	return resp, nil
+}
+
+// refusalFor is the JSON-RPC error that stands in for an oversized answer to
+// req, or nothing when req was no call (or its status was an error anyway,
+// which go-sdk reports by itself).
+func refusalFor(req *http.Request, status int) []byte {
+	if status < 200 || status > 299 || req.GetBody == nil {
+		return nil
+	}
+	rc, err := req.GetBody()
+	if err != nil {
+		return nil
+	}
+	defer rc.Close()
+	var call struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.NewDecoder(rc).Decode(&call) != nil || len(call.ID) == 0 || string(call.ID) == "null" {
+		return nil
+	}
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": call.ID, "error": map[string]any{
+		"code":    -32603, // internal error
+		"message": fmt.Sprintf("%v: HTTP %d response refused", ErrMessageTooLarge, status),
+	}})
+	return b
+}
