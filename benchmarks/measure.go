@@ -173,50 +173,82 @@ func Batched(ctx context.Context, subjects []*Subject, batches, batchSize int) (
 // time, from the start until the last op in flight has returned. Each
 // caller first makes one op unmeasured.
 func Throughput(ctx context.Context, s *Subject, callers int, d time.Duration) (Result, error) {
-	ops := make([]Op, callers)
-	samples := make([][]time.Duration, callers)
-	errs := make([]error, callers)
-	var wg sync.WaitGroup
-	for i := range ops {
-		ops[i] = s.New()
-		samples[i] = make([]time.Duration, 0, 4096)
-		wg.Go(func() { errs[i] = ops[i](ctx) })
+	res, err := ThroughputInterleaved(ctx, []*Subject{s}, callers, d, 1)
+	if err != nil {
+		return Result{}, err
 	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return Result{}, fmt.Errorf("%s: warmup: %w", s.Name, err)
+	return res[0], nil
+}
+
+// ThroughputInterleaved measures subjects as [Throughput] does, side by
+// side: in each of rounds rounds, each subject runs for slice, in an order
+// that rotates every round, so that a burst of load from elsewhere weighs on
+// all of them alike. Completed ops and wall time add up over the rounds.
+func ThroughputInterleaved(ctx context.Context, subjects []*Subject, callers int, slice time.Duration, rounds int) ([]Result, error) {
+	type state struct {
+		ops     []Op
+		samples [][]time.Duration
+		mem     memDelta
+		elapsed time.Duration
+	}
+	st := make([]*state, len(subjects))
+	for i, s := range subjects {
+		x := &state{ops: make([]Op, callers), samples: make([][]time.Duration, callers)}
+		errs := make([]error, callers)
+		var wg sync.WaitGroup
+		for c := range callers {
+			x.ops[c] = s.New()
+			x.samples[c] = make([]time.Duration, 0, 1024)
+			wg.Go(func() { errs[c] = x.ops[c](ctx) })
 		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				return nil, fmt.Errorf("%s: warmup: %w", s.Name, err)
+			}
+		}
+		st[i] = x
 	}
-	var mem memDelta
-	mem.start()
-	start := time.Now()
-	deadline := start.Add(d)
-	for i := range ops {
-		wg.Go(func() {
-			for time.Now().Before(deadline) {
-				t0 := time.Now()
-				err := ops[i](ctx)
-				samples[i] = append(samples[i], time.Since(t0))
+	for r := range rounds {
+		for k := range subjects {
+			i := (k + r) % len(subjects)
+			x := st[i]
+			errs := make([]error, callers)
+			var wg sync.WaitGroup
+			x.mem.start()
+			start := time.Now()
+			deadline := start.Add(slice)
+			for c := range callers {
+				wg.Go(func() {
+					for time.Now().Before(deadline) {
+						t0 := time.Now()
+						err := x.ops[c](ctx)
+						x.samples[c] = append(x.samples[c], time.Since(t0))
+						if err != nil {
+							errs[c] = err
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			x.elapsed += time.Since(start)
+			x.mem.stop()
+			for _, err := range errs {
 				if err != nil {
-					errs[i] = err
-					return
+					return nil, fmt.Errorf("%s: %w", subjects[i].Name, err)
 				}
 			}
-		})
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	mem.stop()
-	for _, err := range errs {
-		if err != nil {
-			return Result{}, fmt.Errorf("%s: %w", s.Name, err)
 		}
 	}
-	all := slices.Concat(samples...)
-	res := Result{Subject: s.Name, Latency: Summarize(all), Callers: callers, OpsPerSec: float64(len(all)) / elapsed.Seconds()}
-	res.AllocsPerOp, res.BytesPerOp, res.CPUPerOp = mem.perOp(float64(len(all)))
-	return res, nil
+	out := make([]Result, len(subjects))
+	for i, s := range subjects {
+		all := slices.Concat(st[i].samples...)
+		out[i] = Result{Subject: s.Name, Latency: Summarize(all), Callers: callers,
+			OpsPerSec: float64(len(all)) / st[i].elapsed.Seconds()}
+		out[i].AllocsPerOp, out[i].BytesPerOp, out[i].CPUPerOp = st[i].mem.perOp(float64(len(all)))
+	}
+	return out, nil
 }
 
 // Footprint is what k idle connections cost the process that holds them.
@@ -243,7 +275,8 @@ func Idle(ctx context.Context, k int, connect func(context.Context) (func() erro
 			_ = c()
 		}
 	}()
-	base, g0 := settledMemory(), runtime.NumGoroutine()
+	g0 := settledGoroutines()
+	base := settledMemory()
 	samples := make([]time.Duration, 0, k)
 	var mem memDelta
 	for range k {
@@ -266,6 +299,22 @@ func Idle(ctx context.Context, k int, connect func(context.Context) (func() erro
 	}
 	fp.AllocsPerConnect, fp.BytesPerConnect, fp.CPUPerConnect = mem.perOp(float64(k))
 	return fp, nil
+}
+
+// settledGoroutines waits, up to 3s, until the goroutine count has not
+// changed for 150 ms (what an earlier measurement closed has finished
+// closing), and returns it.
+func settledGoroutines() int {
+	n, same := runtime.NumGoroutine(), 0
+	for deadline := time.Now().Add(3 * time.Second); same < 3 && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+		if m := runtime.NumGoroutine(); m == n {
+			same++
+		} else {
+			n, same = m, 0
+		}
+	}
+	return n
 }
 
 // settledMemory is live heap plus goroutine stacks after two GCs.

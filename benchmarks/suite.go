@@ -26,10 +26,11 @@ type Config struct {
 	// HookWarmup calls, for the stdio and HTTP hook call scenarios.
 	HookRounds, HookPerRound, HookWarmup int
 	// Callers are the numbers of concurrent callers of the throughput
-	// scenarios; InstantFor and WaitFor how long each runs with the instant
-	// and the 20 ms tool.
+	// scenarios; InstantFor and WaitFor how long each subject runs with the
+	// instant and the 20 ms tool, in ThroughputRounds interleaved slices.
 	Callers             []int
 	InstantFor, WaitFor time.Duration
+	ThroughputRounds    int
 	// IdleStdio and IdleHTTP connections are opened for connect time and
 	// idle footprint.
 	IdleStdio, IdleHTTP int
@@ -44,9 +45,9 @@ type Config struct {
 func FullConfig() Config {
 	return Config{
 		PassBatches: 200, PassBatchSize: 10000,
-		HookRounds: 30, HookPerRound: 100, HookWarmup: 200,
+		HookRounds: 60, HookPerRound: 50, HookWarmup: 200,
 		Callers:    []int{1, 4, 16, 64},
-		InstantFor: 1500 * time.Millisecond, WaitFor: 2 * time.Second,
+		InstantFor: 1500 * time.Millisecond, WaitFor: 2 * time.Second, ThroughputRounds: 4,
 		IdleStdio: 16, IdleHTTP: 32,
 		WideRounds: 6,
 	}
@@ -58,7 +59,7 @@ func QuickConfig() Config {
 		PassBatches: 5, PassBatchSize: 100,
 		HookRounds: 2, HookPerRound: 5, HookWarmup: 2,
 		Callers:    []int{1, 16},
-		InstantFor: 50 * time.Millisecond, WaitFor: 50 * time.Millisecond,
+		InstantFor: 50 * time.Millisecond, WaitFor: 50 * time.Millisecond, ThroughputRounds: 1,
 		IdleStdio: 2, IdleHTTP: 2,
 		WideRounds: 1,
 	}
@@ -247,22 +248,20 @@ func (r *runner) throughput(ctx context.Context, scenario string, c Call, d time
 	w := NewOneWorker(r.direct)
 	defer w.Close()
 	subjects := []*Subject{PluginHook(r.plugin, c), GoSDKDirect(r.direct, c), OneWorkerModel(w, c)}
+	rounds := max(1, r.cfg.ThroughputRounds)
 	for _, n := range r.cfg.Callers {
-		// The order of measurement rotates; the table's does not.
-		res := make([]Result, len(subjects))
-		for k := range subjects {
-			i := (k + n) % len(subjects)
-			var err error
-			if res[i], err = Throughput(ctx, subjects[i], n, d); err != nil {
-				return err
-			}
+		res, err := ThroughputInterleaved(ctx, subjects, n, d/time.Duration(rounds), rounds)
+		if err != nil {
+			return err
 		}
 		r.add(scenario, res...)
 	}
 	return nil
 }
 
-func (r *runner) idle(ctx context.Context, scenario string, k int, t transport.McpTransport, direct func() mcp.Transport) error {
+// idle opens k connections of each kind in turn, after the last kind's have
+// closed and after settle has run.
+func (r *runner) idle(ctx context.Context, scenario string, k int, t transport.McpTransport, direct func() mcp.Transport, settle func()) error {
 	connectPlugin := func(opts ...plugin.Option) func(context.Context) (func() error, error) {
 		return func(ctx context.Context) (func() error, error) {
 			p, err := plugin.Connect(ctx, t, opts...)
@@ -273,6 +272,7 @@ func (r *runner) idle(ctx context.Context, scenario string, k int, t transport.M
 		}
 	}
 	own, err := Idle(ctx, k, connectPlugin())
+	settle()
 	if err != nil {
 		return err
 	}
@@ -281,6 +281,7 @@ func (r *runner) idle(ctx context.Context, scenario string, k int, t transport.M
 	}))
 	shared, err := Idle(ctx, k, connectPlugin(plugin.WithActorSystem(system)))
 	system.Shutdown()
+	settle()
 	if err != nil {
 		return err
 	}
@@ -291,6 +292,7 @@ func (r *runner) idle(ctx context.Context, scenario string, k int, t transport.M
 		}
 		return s.Close, nil
 	})
+	settle()
 	if err != nil {
 		return err
 	}
@@ -307,17 +309,17 @@ func (r *runner) idle(ctx context.Context, scenario string, k int, t transport.M
 }
 
 func (r *runner) idleStdio(ctx context.Context) error {
-	return r.idle(ctx, ScenarioIdleStdio, r.cfg.IdleStdio, r.stdio, func() mcp.Transport { return CommandTransport(r.stdio) })
+	return r.idle(ctx, ScenarioIdleStdio, r.cfg.IdleStdio, r.stdio, func() mcp.Transport { return CommandTransport(r.stdio) }, func() {})
 }
 
+// idleHTTP connects as a program would by default: both the plugin and
+// go-sdk share http.DefaultTransport, whose idle connections are dropped
+// between the kinds.
 func (r *runner) idleHTTP(ctx context.Context) error {
-	t, pc := r.httpTransport()
-	defer pc.CloseIdleConnections()
-	_, dc := r.httpTransport()
-	defer dc.CloseIdleConnections()
-	return r.idle(ctx, ScenarioIdleHTTP, r.cfg.IdleHTTP, t, func() mcp.Transport {
-		return &mcp.StreamableClientTransport{Endpoint: t.URL, HTTPClient: dc}
-	})
+	url := r.httpSrv.URL + "/mcp"
+	dropIdle := http.DefaultTransport.(*http.Transport).CloseIdleConnections
+	return r.idle(ctx, ScenarioIdleHTTP, r.cfg.IdleHTTP, transport.StreamableHTTP{URL: url},
+		func() mcp.Transport { return &mcp.StreamableClientTransport{Endpoint: url} }, dropIdle)
 }
 
 // wide connects, alternately, the plugin and a bare go-sdk client to the
