@@ -28,9 +28,11 @@ func normalizeArgs(args any) (json.RawMessage, error) {
 
 var errNotObject = errors.New("arguments must be a JSON object or null")
 
-// objectText accepts a JSON object, or empty/null for no arguments.
+// objectText accepts a JSON object, or empty/null for no arguments. Only
+// JSON's own whitespace is trimmed: text that JSON would reject (a leading
+// form feed or no-break space, say) is rejected here too.
 func objectText(b []byte) (json.RawMessage, error) {
-	t := bytes.TrimSpace(b)
+	t := bytes.Trim(b, " \t\r\n")
 	if len(t) == 0 || string(t) == "null" {
 		return nil, nil
 	}
