@@ -18,9 +18,13 @@ import (
 // ProtocolVersion is the only MCP revision this package speaks.
 const ProtocolVersion = "2026-07-28"
 
-// maxToolPages bounds tools/list pagination against a server that invents a
-// new cursor forever.
-const maxToolPages = 10000
+// maxToolPages and maxTools bound tools/list pagination against a server
+// that invents a new cursor forever: listing stops with an error, in bounded
+// memory, well before the connect timeout.
+const (
+	maxToolPages = 10000
+	maxTools     = 20000
+)
 
 // errLegacyRefused is what the sending middleware returns for initialize.
 var errLegacyRefused = errors.New("legacy initialize refused: this client speaks only MCP " + ProtocolVersion)
@@ -136,6 +140,9 @@ func listTools(ctx context.Context, s *mcp.ClientSession, logger *zap.Logger) ([
 			}
 			seenName[t.Name] = true
 			tools = append(tools, t)
+		}
+		if len(tools) > maxTools {
+			return nil, fmt.Errorf("more than %d tools; refusing to hold an endless list", maxTools)
 		}
 		if res.NextCursor == "" {
 			return tools, nil
