@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -35,7 +36,12 @@ import (
 func leakCheck(t *testing.T) {
 	t.Helper()
 	ignore := goleak.IgnoreCurrent()
-	t.Cleanup(func() { goleak.VerifyNone(t, ignore) })
+	t.Cleanup(func() {
+		// Keep-alive connections of HTTP tests are the http package's,
+		// not ours.
+		http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+		goleak.VerifyNone(t, ignore)
+	})
 }
 
 // misbehaving connects to the raw "misbehave" server over stdio.

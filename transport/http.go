@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -81,7 +82,7 @@ func (h StreamableHTTP) Open(*zap.Logger) (mcp.Transport, error) {
 		if base == nil {
 			base = http.DefaultTransport
 		}
-		c.Transport = headerRoundTripper{base: base, header: h.Header}
+		c.Transport = headerRoundTripper{base: base, header: h.Header, host: endpointHost(h.URL)}
 		client = &c
 	}
 	client = limitResponses(client)
@@ -115,13 +116,21 @@ func (b staticBearer) Authorize(_ context.Context, _ *http.Request, resp *http.R
 	return fmt.Errorf("%w (HTTP %d)", errBearerRefused, resp.StatusCode)
 }
 
-// headerRoundTripper adds fixed headers to every request it forwards.
+// headerRoundTripper adds fixed headers to every request it forwards to
+// host. It sits below http.Client, which drops credentials when a redirect
+// leads to another host; the host check keeps the headers from following
+// such a redirect all the same.
 type headerRoundTripper struct {
 	base   http.RoundTripper
 	header http.Header
+	// host is the endpoint's host[:port]; empty means every host.
+	host string
 }
 
 func (rt headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	if rt.host != "" && req.URL.Host != rt.host {
+		return rt.base.RoundTrip(req)
+	}
 	req = req.Clone(req.Context())
 	for k, vs := range rt.header {
 		req.Header.Del(k)
@@ -130,4 +139,13 @@ func (rt headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 		}
 	}
 	return rt.base.RoundTrip(req)
+}
+
+// endpointHost is the host[:port] of endpoint, or "" if it does not parse.
+func endpointHost(endpoint string) string {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return ""
+	}
+	return u.Host
 }
