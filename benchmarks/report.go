@@ -133,7 +133,7 @@ func (r *Report) note(row *Row) string {
 	case ScenarioHookStdio, ScenarioHookHTTP:
 		direct, raw := r.find(row.Scenario, nameDirect, 0), r.find(row.Scenario, nameRaw, 0)
 		switch {
-		case row.Subject == nameHook && direct != nil:
+		case (row.Subject == nameHook || row.Subject == SubjectPluginUnsupervised) && direct != nil:
 			return fmt.Sprintf("p50 %+.1f%%, p99 %+.1f%%, CPU %+.1f%%, %+.1f allocs vs go-sdk direct",
 				pct(row.Latency.P50, direct.Latency.P50), pct(row.Latency.P99, direct.Latency.P99),
 				pct(row.CPUPerOp, direct.CPUPerOp), row.AllocsPerOp-direct.AllocsPerOp)
@@ -162,16 +162,16 @@ func (r *Report) note(row *Row) string {
 
 // Markdown writes the table, then the targets.
 func (r *Report) Markdown(w io.Writer) {
-	fmt.Fprintf(w, "| scenario | subject | callers | p50 | p90 | p99 | CPU/op | allocs/op | bytes/op | calls/s | vs reference |\n")
-	fmt.Fprintf(w, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|\n")
+	fmt.Fprintf(w, "| scenario | subject | callers | p50 | p90 | p99 | max | CPU/op | allocs/op | bytes/op | calls/s | vs reference |\n")
+	fmt.Fprintf(w, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n")
 	for i := range r.Rows {
 		row := &r.Rows[i]
 		callers, rate := "", ""
 		if row.Callers > 0 {
 			callers, rate = fmt.Sprint(row.Callers), fmt.Sprintf("%.0f", row.OpsPerSec)
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-			row.Scenario, row.Subject, callers, Dur(row.Latency.P50), Dur(row.Latency.P90), Dur(row.Latency.P99),
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			row.Scenario, row.Subject, callers, Dur(row.Latency.P50), Dur(row.Latency.P90), Dur(row.Latency.P99), Dur(row.Latency.Max),
 			Dur(row.CPUPerOp), num(row.AllocsPerOp), bytesStr(row.BytesPerOp), rate, r.note(row))
 	}
 	fmt.Fprintf(w, "\nTargets (reported, not asserted):\n\n")

@@ -81,6 +81,7 @@ const (
 const (
 	SubjectPluginOwnSystem    = "plugin (own actor system)"
 	SubjectPluginSharedSystem = "plugin (shared actor system)"
+	SubjectPluginUnsupervised = "plugin hook, unsupervised"
 )
 
 // Row is one line of the table.
@@ -202,7 +203,15 @@ func (r *runner) hookStdio(ctx context.Context) error {
 		return err
 	}
 	defer raw.Close()
-	res, err := Interleave(ctx, []*Subject{PluginHook(r.plugin, InstantCall), GoSDKDirect(r.direct, InstantCall), raw.Subject(InstantCall)},
+	// The same plugin without its supervising parent: what that hop costs.
+	bare, err := plugin.Connect(ctx, r.stdio, plugin.WithoutSupervision())
+	if err != nil {
+		return err
+	}
+	defer bare.Close()
+	unsupervised := PluginHook(bare, InstantCall)
+	unsupervised.Name = SubjectPluginUnsupervised
+	res, err := Interleave(ctx, []*Subject{PluginHook(r.plugin, InstantCall), unsupervised, GoSDKDirect(r.direct, InstantCall), raw.Subject(InstantCall)},
 		r.cfg.HookRounds, r.cfg.HookPerRound, r.cfg.HookWarmup)
 	if err != nil {
 		return err
