@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"regexp"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -86,4 +87,13 @@ func resultType(res *mcp.CallToolResult) string {
 func quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// quotedServerBytes matches go-sdk's quote of a message it could not decode.
+var quotedServerBytes = regexp.MustCompile(`cannot unmarshal "(?:[^"\\]|\\.)*"`)
+
+// elideServerBytes drops the server's own bytes from a decode error: they
+// may be tool output, which is never logged above debug level.
+func elideServerBytes(s string) string {
+	return quotedServerBytes.ReplaceAllString(s, "cannot unmarshal (server bytes elided)")
 }

@@ -362,7 +362,7 @@ func (c *McpConnection) onSessionEnded(msg *sessionEnded) {
 	}
 	why := "server closed the connection"
 	if msg.err != nil {
-		why += ": " + msg.err.Error()
+		why += ": " + elideServerBytes(msg.err.Error())
 	}
 	f := &messages.Failure{Kind: messages.FailureInternal, Op: "session", Message: withTail(why, c.tail)}
 	c.cfg.Logger.Warn("mcp session ended", zap.String("server", c.cfg.Transport.String()), zap.String("cause", f.Message))

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -30,11 +31,12 @@ const McpPluginName = "mcp-connector"
 type McpPlugin struct {
 	Base
 
-	system    *actor.ActorSystem
-	ownSystem bool
-	pid       *actor.PID
-	server    string
-	logger    *zap.Logger
+	system      *actor.ActorSystem
+	ownSystem   bool
+	pid         *actor.PID
+	server      string
+	logger      *zap.Logger
+	callTimeout time.Duration // for calls whose ctx has no deadline; 0: none
 
 	tools  atomic.Pointer[toolSnapshot]
 	status atomic.Pointer[Status]
@@ -89,7 +91,11 @@ func Connect(ctx context.Context, t transport.McpTransport, opts ...Option) (*Mc
 	if o.logger == nil {
 		o.logger = zap.NewNop()
 	}
-	p := &McpPlugin{server: t.String(), logger: o.logger, system: o.system, done: make(chan struct{})}
+	p := &McpPlugin{server: t.String(), logger: o.logger, system: o.system, done: make(chan struct{}),
+		callTimeout: DefaultCallTimeout}
+	if o.callTimeoutSet {
+		p.callTimeout = o.callTimeout
+	}
 	if p.system == nil {
 		core := o.logger.Core()
 		p.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
@@ -194,6 +200,8 @@ func (p *McpPlugin) call(ctx context.Context, name string, args json.RawMessage)
 	msg := &messages.CallTool{ID: f.id, Name: name, Arguments: args}
 	if d, ok := ctx.Deadline(); ok {
 		msg.Deadline = d
+	} else if p.callTimeout > 0 {
+		msg.Deadline = time.Now().Add(p.callTimeout)
 	}
 	p.logger.Debug("mcp tools/call", zap.String("tool", name), zap.Uint64("id", f.id), zap.ByteString("arguments", args))
 	p.system.Root.RequestWithCustomSender(p.pid, msg, f.reply.pid)

@@ -269,6 +269,24 @@ func TestDeadlineBoundsTheCall(t *testing.T) {
 	require.ErrorIs(t, err, plugin.ErrInternal)
 }
 
+func TestCallTimeoutBoundsCallsWithoutADeadline(t *testing.T) {
+	p := connect(t, testserver.Stdio(t), plugin.WithCallTimeout(100*time.Millisecond))
+	_, err := p.CallTool(context.Background(), "slow", map[string]any{"ms": 60000}).Await(context.Background())
+	require.ErrorIs(t, err, plugin.ErrInternal)
+	assert.Contains(t, err.Error(), "deadline exceeded")
+	chunk := &plugin.Chunk{Blocks: []plugin.Block{plugin.ToolCall{ID: "c", Name: "slow", Arguments: json.RawMessage(`{"ms":60000}`)}}}
+	require.NoError(t, p.OnStreamChunk(context.Background(), chunk))
+	res := chunk.Blocks[0].(plugin.ToolResult)
+	assert.True(t, res.IsError)
+	assert.Contains(t, res.Content, "deadline exceeded")
+	// A ctx deadline of the caller's own wins over the bound.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := p.CallTool(ctx, "slow", map[string]any{"ms": 300}).Await(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "done", plugin.RenderResult(out))
+}
+
 func TestCloseEndsTheChildAndLeavesNoZombie(t *testing.T) {
 	ctx := context.Background()
 	p, err := plugin.Connect(ctx, testserver.Stdio(t))

@@ -12,6 +12,23 @@ type supervision struct {
 	reconnectWait   time.Duration
 	retryIdempotent bool
 	onStatus        func(Status)
+	callTimeout     time.Duration
+	callTimeoutSet  bool
+}
+
+// DefaultCallTimeout bounds a tool call whose ctx has no deadline.
+const DefaultCallTimeout = 5 * time.Minute
+
+// WithCallTimeout bounds every tool call whose ctx has no deadline of its
+// own (default [DefaultCallTimeout]), so that a server that never answers
+// cannot hold a stream forever; past it the call is cancelled on the server
+// and fails with [ErrInternal]. Zero or negative means no bound: such a call
+// waits for its ctx.
+func WithCallTimeout(d time.Duration) Option {
+	return func(o *options) {
+		o.callTimeout = d
+		o.callTimeoutSet = true
+	}
 }
 
 // WithoutSupervision turns reconnection off: when the session ends, every

@@ -43,14 +43,21 @@ func RunIfChild() {
 // server ([NewServer]) over stdio.
 func Stdio(t testing.TB) transport.Stdio {
 	t.Helper()
-	return transport.NewStdio(self(t), childArg, "sdk")
+	return withFastExit(transport.NewStdio(self(t), childArg, "sdk"))
+}
+
+// withFastExit spares a race-enabled child the race runtime's one-second
+// sleep at exit.
+func withFastExit(s transport.Stdio) transport.Stdio {
+	s.Env = append(s.Env, "GORACE=atexit_sleep_ms=0")
+	return s
 }
 
 // Raw returns a transport that runs this test binary as the hand-written
 // JSON-RPC server of the given mode (see [serveRaw]) with extra arguments.
 func Raw(t testing.TB, mode string, args ...string) transport.Stdio {
 	t.Helper()
-	return transport.NewStdio(self(t), append([]string{childArg, mode}, args...)...)
+	return withFastExit(transport.NewStdio(self(t), append([]string{childArg, mode}, args...)...))
 }
 
 func self(t testing.TB) string {
