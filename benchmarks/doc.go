@@ -12,7 +12,8 @@
 //     ClientSession ([GoSDKDirect], the floor for the transport) and against
 //     a bare JSON-RPC echo ([RawPipe], [RawHTTP], the physical floor), over
 //     stdio and over loopback Streamable HTTP (target: p50 within 3% and 15
-//     allocations of go-sdk direct);
+//     allocations of go-sdk direct); over stdio also the plugin without its
+//     supervising parent, which prices that hop;
 //   - throughput with 1, 4, 16 and 64 concurrent callers on one plugin, for a
 //     tool that answers at once and one that waits 20 ms, against a model of
 //     the original design ([OneWorker]: one worker serving calls one at a
@@ -23,15 +24,17 @@
 //     the heap, stacks and goroutines each idle connection holds ([Idle]);
 //   - connect with tools/list over 1,000 tools in 10 pages.
 //
-// Every server runs in a child process, so allocation counts are the
-// client's alone: [testserver.RunBenchIfChild] must run first in main or
-// TestMain. Allocations are counted process-wide with runtime.MemStats, so
-// they include go-sdk's and protoactor's background goroutines that serve
-// the call.
+// Every server runs in a child process, so allocation counts and CPU time
+// are the client's alone: [testserver.RunBenchIfChild] must run first in
+// main or TestMain. Allocations are counted process-wide with
+// runtime.MemStats and CPU time with getrusage, so both include go-sdk's and
+// protoactor's background goroutines that serve the call. Subjects are
+// interleaved in rotating rounds ([Interleave], [ThroughputInterleaved]) so
+// that load from elsewhere on a shared machine weighs on all of them alike.
 //
 // # Running
 //
-//	go run ./benchmarks/report                            # full run, ~2 min: table on stdout, benchmarks/out/report.{md,svg}
+//	go run ./benchmarks/report                            # full run, ~75 s: table on stdout, benchmarks/out/report.{md,svg}
 //	go run ./benchmarks/report -svg benchmarks/report.svg # also refresh the committed chart
 //	go run ./benchmarks/report -quick                     # smoke test, seconds
 //	go test ./benchmarks -run '^$' -bench . -benchtime 200x

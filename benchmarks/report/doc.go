@@ -3,7 +3,7 @@
 // it is read against, and writes the table and an SVG chart to a directory,
 // benchmarks/out by default.
 //
-//	go run ./benchmarks/report                            # full run, about two minutes
+//	go run ./benchmarks/report                            # full run, about 75 seconds
 //	go run ./benchmarks/report -svg benchmarks/report.svg # also refresh the committed chart
 //	go run ./benchmarks/report -quick                     # every scenario briefly: a smoke test
 //
