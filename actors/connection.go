@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -151,9 +152,17 @@ type call struct {
 	retry   bool // may run again on the next session (RetryIdempotent)
 	msg     *messages.CallTool
 	sender  *actor.PID
-	cancel  context.CancelFunc
+	cancel  context.CancelCauseFunc
+	timer   *time.Timer // fires cancel at the call's deadline
 	replied atomic.Bool
 }
+
+// Causes of a call's cancellation.
+var (
+	errCallerGaveUp    = errors.New("the caller gave up")
+	errConnectionEnded = errors.New("the connection ended")
+	errCallFailed      = errors.New("the call failed")
+)
 
 // Internal messages, sent by this actor's goroutines to itself.
 type (
@@ -294,13 +303,14 @@ func (c *McpConnection) onCallTool(sender *actor.PID, msg *messages.CallTool) {
 		c.reply(sender, callFailure(msg, messages.FailureInternal, fmt.Sprintf("call id %d is already in flight", msg.ID)))
 		return
 	}
-	ctx, cancel := context.Background(), context.CancelFunc(nil)
-	if msg.Deadline.IsZero() {
-		ctx, cancel = context.WithCancel(ctx)
-	} else {
-		ctx, cancel = context.WithDeadline(ctx, msg.Deadline)
-	}
+	// A cancel-cause context with a timer, not WithDeadline: a call that
+	// succeeded is never cancelled, so go-sdk may finish reading the HTTP
+	// response with it and keep the connection alive.
+	ctx, cancel := context.WithCancelCause(context.Background())
 	cl := &call{msg: msg, sender: sender, cancel: cancel, retry: c.retryable(msg.Name)}
+	if !msg.Deadline.IsZero() {
+		cl.timer = time.AfterFunc(time.Until(msg.Deadline), func() { cancel(context.DeadlineExceeded) })
+	}
 	c.inflight[msg.ID] = cl
 	c.wg.Add(1)
 	go c.run(ctx, c.session, c.tail, cl, msg)
@@ -310,7 +320,9 @@ func (c *McpConnection) onCallTool(sender *actor.PID, msg *messages.CallTool) {
 // reply costs no second trip through the mailbox, then tells the actor.
 func (c *McpConnection) run(ctx context.Context, s *mcp.ClientSession, tail transport.StderrTail, cl *call, msg *messages.CallTool) {
 	defer c.wg.Done()
-	defer cl.cancel()
+	if cl.timer != nil {
+		defer cl.timer.Stop()
+	}
 	var reply *messages.CallToolReply
 	func() {
 		defer func() {
@@ -323,6 +335,12 @@ func (c *McpConnection) run(ctx context.Context, s *mcp.ClientSession, tail tran
 			params.Arguments = json.RawMessage(msg.Arguments)
 		}
 		res, err := s.CallTool(ctx, params)
+		if err != nil && ctx.Err() != nil {
+			err = fmt.Errorf("%w (%w)", err, context.Cause(ctx))
+		}
+		if err != nil || res == nil {
+			defer cl.cancel(errCallFailed)
+		}
 		reply = classify(msg, res, err, tail)
 		if brokenTransport(err) {
 			// An HTTP endpoint that went away does not end the session by
@@ -345,7 +363,7 @@ func (c *McpConnection) run(ctx context.Context, s *mcp.ClientSession, tail tran
 func (c *McpConnection) onCancel(id uint64) {
 	if cl, ok := c.inflight[id]; ok {
 		cl.replied.Store(true) // the caller is gone; nobody to answer
-		cl.cancel()
+		cl.cancel(errCallerGaveUp)
 		return
 	}
 	for i, q := range c.queued {
@@ -403,7 +421,7 @@ func (c *McpConnection) end(f *messages.Failure) {
 			ff.Message = "call in flight when the connection ended: " + f.Message
 			c.system.Root.Send(cl.sender, &messages.CallToolReply{ID: id, Failure: &ff})
 		}
-		cl.cancel()
+		cl.cancel(errConnectionEnded)
 	}
 	if c.session != nil {
 		c.closeSession(c.session)

@@ -52,7 +52,9 @@ type McpPlugin struct {
 type toolSnapshot struct {
 	sorted []*mcp.Tool
 	byName map[string]*mcp.Tool
-	defs   []ToolDefinition
+
+	defsOnce sync.Once
+	defs     []ToolDefinition // built on the first ToolDefinitions call
 }
 
 func newToolSnapshot(tools []*mcp.Tool) *toolSnapshot {
@@ -60,14 +62,33 @@ func newToolSnapshot(tools []*mcp.Tool) *toolSnapshot {
 	slices.SortFunc(s.sorted, func(a, b *mcp.Tool) int { return cmp.Compare(a.Name, b.Name) })
 	for _, t := range s.sorted {
 		s.byName[t.Name] = t
-		schema, err := json.Marshal(t.InputSchema)
-		if err != nil || string(schema) == "null" {
-			schema = json.RawMessage(`{"type":"object"}`)
-		}
-		s.defs = append(s.defs, ToolDefinition{Name: t.Name, Description: t.Description, InputSchema: schema})
 	}
 	return s
 }
+
+// definitions marshals every input schema once per snapshot, when first
+// asked: a reconnection does not pay for it.
+func (s *toolSnapshot) definitions() []ToolDefinition {
+	s.defsOnce.Do(func() {
+		for _, t := range s.sorted {
+			schema, err := json.Marshal(t.InputSchema)
+			if err != nil || string(schema) == "null" {
+				schema = json.RawMessage(`{"type":"object"}`)
+			}
+			s.defs = append(s.defs, ToolDefinition{Name: t.Name, Description: t.Description, InputSchema: schema})
+		}
+	})
+	return s.defs
+}
+
+// sharedSystem is the actor system of every plugin connected without
+// WithActorSystem or WithLogger. It lives as long as the process; Close
+// stops a plugin's actors in it.
+var sharedSystem = sync.OnceValue(func() *actor.ActorSystem {
+	return actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+		return slog.New(slog.DiscardHandler)
+	}))
+})
 
 // ConnectStdio is [Connect] with a stdio transport that runs command with no
 // arguments.
@@ -88,7 +109,8 @@ func Connect(ctx context.Context, t transport.McpTransport, opts ...Option) (*Mc
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if o.logger == nil {
+	loggerGiven := o.logger != nil
+	if !loggerGiven {
 		o.logger = zap.NewNop()
 	}
 	p := &McpPlugin{server: t.String(), logger: o.logger, system: o.system, done: make(chan struct{}),
@@ -96,7 +118,13 @@ func Connect(ctx context.Context, t transport.McpTransport, opts ...Option) (*Mc
 	if o.callTimeoutSet {
 		p.callTimeout = o.callTimeout
 	}
-	if p.system == nil {
+	switch {
+	case p.system != nil:
+	case !loggerGiven:
+		// Silent plugins share one system: a system costs ~2.8 MiB.
+		p.system = sharedSystem()
+	default:
+		// A system of its own, so that protoactor's logs reach this logger.
 		core := o.logger.Core()
 		p.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 			return slog.New(zapslog.NewHandler(core))
@@ -169,7 +197,9 @@ func (p *McpPlugin) Tools() []*mcp.Tool { return slices.Clone(p.tools.Load().sor
 
 // ToolDefinitions returns the discovered tools, sorted by name, in the form a
 // [Request] publishes them to the model.
-func (p *McpPlugin) ToolDefinitions() []ToolDefinition { return slices.Clone(p.tools.Load().defs) }
+func (p *McpPlugin) ToolDefinitions() []ToolDefinition {
+	return slices.Clone(p.tools.Load().definitions())
+}
 
 // HasTool reports whether name is a discovered tool.
 func (p *McpPlugin) HasTool(name string) bool {
@@ -203,7 +233,9 @@ func (p *McpPlugin) call(ctx context.Context, name string, args json.RawMessage)
 	} else if p.callTimeout > 0 {
 		msg.Deadline = time.Now().Add(p.callTimeout)
 	}
-	p.logger.Debug("mcp tools/call", zap.String("tool", name), zap.Uint64("id", f.id), zap.ByteString("arguments", args))
+	if ce := p.logger.Check(zap.DebugLevel, "mcp tools/call"); ce != nil {
+		ce.Write(zap.String("tool", name), zap.Uint64("id", f.id), zap.ByteString("arguments", args))
+	}
 	p.system.Root.RequestWithCustomSender(p.pid, msg, f.reply.pid)
 	return f
 }
@@ -235,7 +267,8 @@ func (p *McpPlugin) OnStreamChunk(ctx context.Context, chunk *Chunk) error {
 		call ToolCall
 		f    *Future
 	}
-	var calls []pending
+	var buf [4]pending // most chunks call one tool; no allocation for up to four
+	calls := buf[:0]
 	for i := first; i < len(chunk.Blocks); i++ {
 		tc, ok := chunk.Blocks[i].(ToolCall)
 		if !ok {
@@ -245,7 +278,7 @@ func (p *McpPlugin) OnStreamChunk(ctx context.Context, chunk *Chunk) error {
 			continue
 		}
 		var f *Future
-		if raw, err := normalizeArgs(tc.Arguments); err != nil {
+		if raw, err := objectText(tc.Arguments); err != nil {
 			f = failedFuture(&Error{Kind: KindValidation, Schema: ArgumentsSchema, Server: p.server,
 				Op: fmt.Sprintf("tools/call %q", tc.Name), Err: err})
 		} else {

@@ -23,6 +23,11 @@ func RenderResult(res *mcp.CallToolResult) string {
 	if res == nil {
 		return ""
 	}
+	if len(res.Content) == 1 && !res.IsError {
+		if t, ok := res.Content[0].(*mcp.TextContent); ok {
+			return t.Text // the common case, without a copy
+		}
+	}
 	var b strings.Builder
 	if res.IsError {
 		b.WriteString(ToolErrorPrefix)
