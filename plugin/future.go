@@ -18,7 +18,7 @@ type Future struct {
 	id      uint64
 	name    string
 	callCtx context.Context
-	reply   *replyProcess
+	ch      chan any // the reply, from the plugin's callRouter
 
 	mu   sync.Mutex
 	done bool
@@ -39,7 +39,7 @@ func (f *Future) Await(ctx context.Context) (*mcp.CallToolResult, error) {
 	}
 	var msg any
 	select {
-	case msg = <-f.reply.ch:
+	case msg = <-f.ch:
 		f.res, f.err = f.p.decodeReply(f.name, msg)
 	case <-ctx.Done():
 		f.err = f.giveUp(ctx.Err())
@@ -47,10 +47,10 @@ func (f *Future) Await(ctx context.Context) (*mcp.CallToolResult, error) {
 		f.err = f.giveUp(f.callCtx.Err())
 	case <-f.p.done:
 		select {
-		case msg = <-f.reply.ch:
+		case msg = <-f.ch:
 			f.res, f.err = f.p.decodeReply(f.name, msg)
 		default:
-			f.reply.stop()
+			f.p.router.forget(f.id)
 			f.err = &Error{Kind: KindInternal, Server: f.p.server, Op: fmt.Sprintf("tools/call %q", f.name),
 				Err: errors.New("plugin closed before the call was answered")}
 		}
@@ -62,7 +62,7 @@ func (f *Future) Await(ctx context.Context) (*mcp.CallToolResult, error) {
 // giveUp cancels the call on the connection and forgets its reply.
 func (f *Future) giveUp(cause error) error {
 	f.p.system.Root.Send(f.p.pid, &messages.CancelCall{ID: f.id})
-	f.reply.stop()
+	f.p.router.forget(f.id)
 	return &Error{Kind: KindInternal, Server: f.p.server, Op: fmt.Sprintf("tools/call %q", f.name),
 		Err: fmt.Errorf("caller gave up: %w", cause)}
 }
@@ -145,3 +145,69 @@ func (r *replyProcess) wait(ctx context.Context) (any, error) {
 		return nil, ctx.Err()
 	}
 }
+
+// callRouter is the one mailbox every tool-call reply of a plugin comes to:
+// a process registered with the actor system once, which hands each reply to
+// its Future by call ID. (A process per call would cost six allocations and
+// a registry update per call.)
+type callRouter struct {
+	system  *actor.ActorSystem
+	pid     *actor.PID
+	mu      sync.Mutex
+	pending map[uint64]chan any
+}
+
+func newCallRouter(system *actor.ActorSystem) *callRouter {
+	r := &callRouter{system: system, pending: map[uint64]chan any{}}
+	r.pid, _ = system.ProcessRegistry.Add(r, "mcpcalls$"+system.ProcessRegistry.NextId())
+	return r
+}
+
+// expect registers call id and returns the channel its reply will arrive on.
+func (r *callRouter) expect(id uint64) chan any {
+	ch := make(chan any, 1)
+	r.mu.Lock()
+	r.pending[id] = ch
+	r.mu.Unlock()
+	return ch
+}
+
+// forget drops call id: its reply, if one comes, goes nowhere.
+func (r *callRouter) forget(id uint64) {
+	r.mu.Lock()
+	delete(r.pending, id)
+	r.mu.Unlock()
+}
+
+// SendUserMessage delivers a reply to its call. A dead letter means the
+// connection actor is gone: no call of this plugin will be answered, so
+// every pending call gets it.
+func (r *callRouter) SendUserMessage(_ *actor.PID, message any) {
+	_, msg, _ := actor.UnwrapEnvelope(message)
+	switch m := msg.(type) {
+	case *messages.CallToolReply:
+		r.mu.Lock()
+		ch, ok := r.pending[m.ID]
+		delete(r.pending, m.ID)
+		r.mu.Unlock()
+		if ok {
+			ch <- m // buffered, and only one sender: the entry is gone
+		}
+	case *actor.DeadLetterResponse:
+		r.mu.Lock()
+		all := r.pending
+		r.pending = map[uint64]chan any{}
+		r.mu.Unlock()
+		for _, ch := range all {
+			ch <- m
+		}
+	}
+}
+
+// SendSystemMessage ignores system messages: nothing watches the router.
+func (r *callRouter) SendSystemMessage(*actor.PID, any) {}
+
+// Stop unregisters the router.
+func (r *callRouter) Stop(*actor.PID) { r.close() }
+
+func (r *callRouter) close() { r.system.ProcessRegistry.Remove(r.pid) }

@@ -38,6 +38,7 @@ type McpPlugin struct {
 	logger      *zap.Logger
 	callTimeout time.Duration // for calls whose ctx has no deadline; 0: none
 
+	router *callRouter // where every tool call's reply arrives
 	tools  atomic.Pointer[toolSnapshot]
 	status atomic.Pointer[Status]
 	nextID atomic.Uint64
@@ -162,6 +163,7 @@ func Connect(ctx context.Context, t transport.McpTransport, opts ...Option) (*Mc
 		})
 	}
 	p.pid = p.system.Root.Spawn(props)
+	p.router = newCallRouter(p.system)
 
 	r := newReplyProcess(p.system)
 	p.system.Root.RequestWithCustomSender(p.pid, &messages.AwaitReady{}, r.pid)
@@ -226,7 +228,8 @@ func (p *McpPlugin) call(ctx context.Context, name string, args json.RawMessage)
 		return failedFuture(&Error{Kind: KindInternal, Server: p.server, Op: fmt.Sprintf("tools/call %q", name),
 			Err: errors.New("plugin is closed")})
 	}
-	f := &Future{p: p, id: p.nextID.Add(1), name: name, callCtx: ctx, reply: newReplyProcess(p.system)}
+	id := p.nextID.Add(1)
+	f := &Future{p: p, id: id, name: name, callCtx: ctx, ch: p.router.expect(id)}
 	msg := &messages.CallTool{ID: f.id, Name: name, Arguments: args}
 	if d, ok := ctx.Deadline(); ok {
 		msg.Deadline = d
@@ -236,7 +239,7 @@ func (p *McpPlugin) call(ctx context.Context, name string, args json.RawMessage)
 	if ce := p.logger.Check(zap.DebugLevel, "mcp tools/call"); ce != nil {
 		ce.Write(zap.String("tool", name), zap.Uint64("id", f.id), zap.ByteString("arguments", args))
 	}
-	p.system.Root.RequestWithCustomSender(p.pid, msg, f.reply.pid)
+	p.system.Root.RequestWithCustomSender(p.pid, msg, p.router.pid)
 	return f
 }
 
@@ -309,6 +312,7 @@ func (p *McpPlugin) Close() error {
 		// Stop is a system message: it overtakes queued calls, which the
 		// stopped actor drops; done answers their futures.
 		_ = p.system.Root.StopFuture(p.pid).Wait()
+		p.router.close()
 		p.status.Store(&Status{State: StateClosed, Restarts: p.Status().Restarts, LastError: p.Status().LastError})
 		close(p.done)
 		if p.ownSystem {
