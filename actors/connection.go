@@ -130,6 +130,8 @@ type McpConnection struct {
 	ready   *messages.Ready
 	failure *messages.Failure // why the connection ended, once it has
 
+	repeatable map[string]bool // tools a crash may re-run (RetryIdempotent)
+
 	parent   *actor.PID
 	waiters  []*actor.PID     // AwaitReady senders while connecting
 	queued   []queuedCall     // CallTool arrivals while connecting, in order
@@ -167,6 +169,7 @@ var (
 // Internal messages, sent by this actor's goroutines to itself.
 type (
 	dialDone struct {
+		by      *McpConnection // the instance that dialed: a restart makes a new one
 		d       *dialed
 		failure *messages.Failure
 	}
@@ -227,12 +230,12 @@ func (c *McpConnection) startDial() {
 			}
 			c.dialMu.Unlock()
 		}
-		c.system.Root.Send(c.self, &dialDone{d: d, failure: failure})
+		c.system.Root.Send(c.self, &dialDone{by: c, d: d, failure: failure})
 	}()
 }
 
 func (c *McpConnection) onDialDone(msg *dialDone) {
-	if c.state != connecting {
+	if msg.by != c || c.state != connecting {
 		if msg.d != nil {
 			c.closeSession(msg.d.session)
 		}
@@ -244,6 +247,7 @@ func (c *McpConnection) onDialDone(msg *dialDone) {
 	}
 	c.state = ready
 	c.session, c.tail, c.ready = msg.d.session, msg.d.tail, msg.d.ready
+	c.repeatable = repeatableTools(&c.cfg, c.ready.Tools)
 	c.cfg.Logger.Info("mcp connected",
 		zap.String("server", c.cfg.Transport.String()), zap.Int("tools", len(c.ready.Tools)))
 	c.watch(c.session)
@@ -432,15 +436,22 @@ func (c *McpConnection) end(f *messages.Failure) {
 // retryable reports whether a call of tool may run again on a new session:
 // only when asked for, supervised, and the tool says it is safe to repeat.
 func (c *McpConnection) retryable(tool string) bool {
-	if !c.cfg.RetryIdempotent || !c.cfg.EscalateFailures || c.parent == nil || c.ready == nil {
-		return false
+	return c.repeatable[tool] && c.cfg.EscalateFailures && c.parent != nil
+}
+
+// repeatableTools lists the tools annotated readOnlyHint or idempotentHint,
+// when RetryIdempotent asks for them.
+func repeatableTools(cfg *ConnectionConfig, tools []*mcp.Tool) map[string]bool {
+	if !cfg.RetryIdempotent {
+		return nil
 	}
-	for _, t := range c.ready.Tools {
-		if t.Name == tool {
-			return t.Annotations != nil && (t.Annotations.ReadOnlyHint || t.Annotations.IdempotentHint)
+	m := map[string]bool{}
+	for _, t := range tools {
+		if a := t.Annotations; a != nil && (a.ReadOnlyHint || a.IdempotentHint) {
+			m[t.Name] = true
 		}
 	}
-	return false
+	return m
 }
 
 // closeSession closes s off the mailbox: closing a stdio child waits for it
