@@ -136,6 +136,7 @@ type McpConnection struct {
 	waiters  []*actor.PID     // AwaitReady senders while connecting
 	queued   []queuedCall     // CallTool arrivals while connecting, in order
 	inflight map[uint64]*call // calls sent to the server, by ID
+	pruneAt  int              // inflight size at which finished calls are dropped
 
 	cancelDial context.CancelFunc
 	dialMu     sync.Mutex // guards stopped against a dial that finishes late
@@ -151,12 +152,13 @@ type queuedCall struct {
 // call is one tool call in flight. replied ensures that exactly one answer
 // reaches the caller, whether from the call's goroutine or from a failure.
 type call struct {
-	retry   bool // may run again on the next session (RetryIdempotent)
-	msg     *messages.CallTool
-	sender  *actor.PID
-	cancel  context.CancelCauseFunc
-	timer   *time.Timer // fires cancel at the call's deadline
-	replied atomic.Bool
+	retry    bool // may run again on the next session (RetryIdempotent)
+	msg      *messages.CallTool
+	sender   *actor.PID
+	cancel   context.CancelCauseFunc
+	timer    *time.Timer // fires cancel at the call's deadline
+	replied  atomic.Bool
+	finished atomic.Bool // the call's goroutine is done with it
 }
 
 // Causes of a call's cancellation.
@@ -177,11 +179,10 @@ type (
 		session *mcp.ClientSession
 		err     error
 	}
-	callDone struct{ id uint64 }
 )
 
 func newConnection(cfg ConnectionConfig) *McpConnection {
-	return &McpConnection{cfg: cfg, inflight: map[uint64]*call{}}
+	return &McpConnection{cfg: cfg, inflight: map[uint64]*call{}, pruneAt: 64}
 }
 
 // Receive reads as a table of the protocol.
@@ -204,8 +205,6 @@ func (c *McpConnection) Receive(ctx actor.Context) {
 		c.onCallTool(ctx.Sender(), msg)
 	case *messages.CancelCall:
 		c.onCancel(msg.ID)
-	case *callDone:
-		delete(c.inflight, msg.id)
 	case *sessionEnded:
 		c.onSessionEnded(msg)
 	case *actor.Stopping, *actor.Restarting:
@@ -303,7 +302,7 @@ func (c *McpConnection) onCallTool(sender *actor.PID, msg *messages.CallTool) {
 		c.reply(sender, &messages.CallToolReply{ID: msg.ID, Failure: &f})
 		return
 	}
-	if _, dup := c.inflight[msg.ID]; dup {
+	if old, dup := c.inflight[msg.ID]; dup && !old.finished.Load() {
 		c.reply(sender, callFailure(msg, messages.FailureInternal, fmt.Sprintf("call id %d is already in flight", msg.ID)))
 		return
 	}
@@ -315,13 +314,29 @@ func (c *McpConnection) onCallTool(sender *actor.PID, msg *messages.CallTool) {
 	if !msg.Deadline.IsZero() {
 		cl.timer = time.AfterFunc(time.Until(msg.Deadline), func() { cancel(context.DeadlineExceeded) })
 	}
+	if len(c.inflight) >= c.pruneAt {
+		c.prune()
+	}
 	c.inflight[msg.ID] = cl
 	c.wg.Add(1)
 	go c.run(ctx, c.session, c.tail, cl, msg)
 }
 
+// prune drops the calls whose goroutines are done. Calls are not reported
+// done one by one (a message per call would cost a mailbox wake-up each);
+// the table is swept when it has doubled, so its size stays within twice
+// the calls really in flight.
+func (c *McpConnection) prune() {
+	for id, cl := range c.inflight {
+		if cl.finished.Load() {
+			delete(c.inflight, id)
+		}
+	}
+	c.pruneAt = max(64, 2*len(c.inflight))
+}
+
 // run is one tool call's goroutine. It answers the caller itself, so the
-// reply costs no second trip through the mailbox, then tells the actor.
+// reply costs no trip through the mailbox.
 func (c *McpConnection) run(ctx context.Context, s *mcp.ClientSession, tail transport.StderrTail, cl *call, msg *messages.CallTool) {
 	defer c.wg.Done()
 	if cl.timer != nil {
@@ -361,11 +376,11 @@ func (c *McpConnection) run(ctx context.Context, s *mcp.ClientSession, tail tran
 	if cl.replied.CompareAndSwap(false, true) {
 		c.system.Root.Send(cl.sender, reply)
 	}
-	c.system.Root.Send(c.self, &callDone{id: msg.ID})
+	cl.finished.Store(true)
 }
 
 func (c *McpConnection) onCancel(id uint64) {
-	if cl, ok := c.inflight[id]; ok {
+	if cl, ok := c.inflight[id]; ok && !cl.finished.Load() {
 		cl.replied.Store(true) // the caller is gone; nobody to answer
 		cl.cancel(errCallerGaveUp)
 		return
@@ -417,6 +432,9 @@ func (c *McpConnection) end(f *messages.Failure) {
 	}
 	c.queued = nil
 	for id, cl := range c.inflight {
+		if cl.finished.Load() {
+			continue
+		}
 		if cl.retry && cl.replied.CompareAndSwap(false, true) {
 			// Back to the parent, which queues it for the next session.
 			c.system.Root.RequestWithCustomSender(c.parent, cl.msg, cl.sender)
@@ -497,4 +515,3 @@ func callFailure(msg *messages.CallTool, kind messages.FailureKind, text string)
 // expected; they are not worth a dead-letter log line.
 func (*dialDone) IgnoreDeadLetterLogging()     {}
 func (*sessionEnded) IgnoreDeadLetterLogging() {}
-func (*callDone) IgnoreDeadLetterLogging()     {}
