@@ -296,7 +296,7 @@ func (s *McpSupervisor) onCallTool(ctx actor.Context, msg *messages.CallTool) {
 		s.queue = append(s.queue, w)
 	default:
 		f := *s.final
-		f.Op = fmt.Sprintf("tools/call %q", msg.Name)
+		f.Op = callOp(msg.Name)
 		s.reply(ctx.Sender(), &messages.CallToolReply{ID: msg.ID, Failure: &f})
 	}
 }
@@ -321,7 +321,7 @@ func (s *McpSupervisor) onWaitExpired(seq uint64) {
 				cause = s.status.LastFailure.Message
 			}
 			s.reply(w.sender, &messages.CallToolReply{ID: w.msg.ID, Failure: &messages.Failure{
-				Kind: messages.FailureInternal, Op: fmt.Sprintf("tools/call %q", w.msg.Name),
+				Kind: messages.FailureInternal, Op: callOp(w.msg.Name),
 				Message: "no connection within the reconnection wait: " + cause,
 			}})
 			return
@@ -338,7 +338,7 @@ func (s *McpSupervisor) failWaiting(f *messages.Failure) {
 	for _, w := range s.queue {
 		w.timer.Stop()
 		g := *f
-		g.Op = fmt.Sprintf("tools/call %q", w.msg.Name)
+		g.Op = callOp(w.msg.Name)
 		s.reply(w.sender, &messages.CallToolReply{ID: w.msg.ID, Failure: &g})
 	}
 	s.queue = nil

@@ -51,8 +51,7 @@ func (f *Future) Await(ctx context.Context) (*mcp.CallToolResult, error) {
 			f.res, f.err = f.p.decodeReply(f.name, msg)
 		default:
 			f.p.router.forget(f.id)
-			f.err = &Error{Kind: KindInternal, Server: f.p.server, Op: fmt.Sprintf("tools/call %q", f.name),
-				Err: errors.New("plugin closed before the call was answered")}
+			f.err = f.p.callError(KindInternal, f.name, errors.New("plugin closed before the call was answered"))
 		}
 	}
 	f.done = true
@@ -63,8 +62,7 @@ func (f *Future) Await(ctx context.Context) (*mcp.CallToolResult, error) {
 func (f *Future) giveUp(cause error) error {
 	f.p.system.Root.Send(f.p.pid, &messages.CancelCall{ID: f.id})
 	f.p.router.forget(f.id)
-	return &Error{Kind: KindInternal, Server: f.p.server, Op: fmt.Sprintf("tools/call %q", f.name),
-		Err: fmt.Errorf("caller gave up: %w", cause)}
+	return f.p.callError(KindInternal, f.name, fmt.Errorf("caller gave up: %w", cause))
 }
 
 // failedFuture is a future that failed before anything was sent.
@@ -83,12 +81,19 @@ func (p *McpPlugin) decodeReply(tool string, msg any) (*mcp.CallToolResult, erro
 		}
 		return m.Result, nil
 	case *actor.DeadLetterResponse:
-		return nil, &Error{Kind: KindInternal, Server: p.server, Op: fmt.Sprintf("tools/call %q", tool),
-			Err: errors.New("the connection actor is gone")}
+		return nil, p.callError(KindInternal, tool, errors.New("the connection actor is gone"))
 	default:
-		return nil, &Error{Kind: KindInternal, Server: p.server, Op: fmt.Sprintf("tools/call %q", tool),
-			Err: fmt.Errorf("%w: %T", errUnexpectedReply, msg)}
+		return nil, p.callError(KindInternal, tool, fmt.Errorf("%w: %T", errUnexpectedReply, msg))
 	}
+}
+
+// callError is the error of a call of tool, failed on this side.
+func (p *McpPlugin) callError(kind Kind, tool string, err error) *Error {
+	e := &Error{Kind: kind, Server: p.server, Op: fmt.Sprintf("tools/call %q", tool), Err: err}
+	if kind == KindValidation {
+		e.Schema = ArgumentsSchema
+	}
+	return e
 }
 
 func (p *McpPlugin) failure(f *messages.Failure) *Error {

@@ -217,16 +217,14 @@ func (p *McpPlugin) HasTool(name string) bool {
 func (p *McpPlugin) CallTool(ctx context.Context, name string, args any) *Future {
 	raw, err := normalizeArgs(args)
 	if err != nil {
-		return failedFuture(&Error{Kind: KindValidation, Schema: ArgumentsSchema, Server: p.server,
-			Op: fmt.Sprintf("tools/call %q", name), Err: err})
+		return failedFuture(p.callError(KindValidation, name, err))
 	}
 	return p.call(ctx, name, raw)
 }
 
 func (p *McpPlugin) call(ctx context.Context, name string, args json.RawMessage) *Future {
 	if p.closed.Load() {
-		return failedFuture(&Error{Kind: KindInternal, Server: p.server, Op: fmt.Sprintf("tools/call %q", name),
-			Err: errors.New("plugin is closed")})
+		return failedFuture(p.callError(KindInternal, name, errors.New("plugin is closed")))
 	}
 	id := p.nextID.Add(1)
 	f := &Future{p: p, id: id, name: name, callCtx: ctx, ch: p.router.expect(id)}
@@ -282,8 +280,7 @@ func (p *McpPlugin) OnStreamChunk(ctx context.Context, chunk *Chunk) error {
 		}
 		var f *Future
 		if raw, err := objectText(tc.Arguments); err != nil {
-			f = failedFuture(&Error{Kind: KindValidation, Schema: ArgumentsSchema, Server: p.server,
-				Op: fmt.Sprintf("tools/call %q", tc.Name), Err: err})
+			f = failedFuture(p.callError(KindValidation, tc.Name, err))
 		} else {
 			f = p.call(ctx, tc.Name, raw)
 		}
