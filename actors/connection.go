@@ -49,6 +49,10 @@ type ConnectionConfig struct {
 	// OnStatus, if set, is told when the connection becomes ready or ends.
 	// It runs on the actor's goroutine and must not block.
 	OnStatus func(state State, f *messages.Failure)
+	// OnReady, if set, receives the tools when the session becomes ready,
+	// just before OnStatus. Same rules as OnStatus. (A supervisor has an
+	// OnReady of its own; this one is for an unsupervised connection.)
+	OnReady func(*messages.Ready)
 
 	// giveUp, set by a supervisor that has given up, makes a (re)started
 	// connection end at once with that failure, answering whatever is left
@@ -258,6 +262,9 @@ func (c *McpConnection) onDialDone(msg *dialDone) {
 		c.onCallTool(q.sender, q.msg)
 	}
 	c.queued = nil
+	if c.cfg.OnReady != nil {
+		c.cfg.OnReady(c.ready)
+	}
 	if c.cfg.OnStatus != nil {
 		c.cfg.OnStatus(Ready, nil)
 	}

@@ -32,6 +32,14 @@ type SupervisorConfig struct {
 	// wait for the connection (its own deadline may end the wait first);
 	// zero means 10s.
 	ReconnectWait time.Duration
+	// RetryConnect keeps retrying a first connection that fails, with the
+	// same backoff as a lost one and not counted against the restart budget:
+	// a server that is not up yet (a toolbox's) comes in when it comes up.
+	// Each failed attempt answers the AwaitReady waiters with its failure,
+	// and the state is Failed until a session is ready. Without it (the
+	// default) a first connection that fails is final: that is Connect's
+	// error, not a reason to loop.
+	RetryConnect bool
 	// OnReady, if set, receives the tools of every session that becomes
 	// ready. OnStatus, if set, receives every change of [Status]. Both run
 	// on the supervisor's goroutine and must not block.
@@ -100,6 +108,7 @@ type McpSupervisor struct {
 	queue    []*waitingCall
 	nextWait uint64
 	failures int         // consecutive failures since the last ready session
+	retrying bool        // RetryConnect: the first session is not up yet
 	restarts []time.Time // restart times inside the window
 	backoff  *time.Timer
 }
@@ -147,7 +156,7 @@ func (s *McpSupervisor) Receive(ctx actor.Context) {
 		s.onCancel(ctx, msg)
 	case *restartChild:
 		s.backoff = nil
-		if s.status.State == Reconnecting {
+		if s.status.State == Reconnecting || s.retrying {
 			s.sup.RestartChildren(s.child)
 			s.system.Root.RequestWithCustomSender(s.child, &messages.AwaitReady{}, s.self)
 		}
@@ -172,10 +181,14 @@ func (s *McpSupervisor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor
 		f = &messages.Failure{Kind: messages.FailureInternal, Op: "connection", Message: fmt.Sprintf("connection actor failed: %v", reason)}
 	}
 	s.status.LastFailure = f
-	if s.ready == nil && s.status.State == Connecting {
-		// The first connection never came up: that is Connect's error, not
-		// a reason to loop.
-		s.abandon(child, f)
+	if s.ready == nil && (s.status.State == Connecting || s.retrying) {
+		if !s.cfg.RetryConnect || f.Kind == messages.FailureNotSupported {
+			// The first connection never came up: that is Connect's error,
+			// not a reason to loop (nor is a transport that cannot work).
+			s.abandon(child, f)
+			return
+		}
+		s.retryFirst(f)
 		return
 	}
 	now := time.Now()
@@ -194,6 +207,24 @@ func (s *McpSupervisor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor
 	s.restarts = append(s.restarts, now)
 	s.status.Restarts++
 	s.setState(Reconnecting)
+	s.backoff = time.AfterFunc(d, func() { s.system.Root.Send(s.self, &restartChild{}) })
+}
+
+// retryFirst answers the waiters of a first connection that failed and
+// tries again after backoff, for as long as it takes.
+func (s *McpSupervisor) retryFirst(f *messages.Failure) {
+	s.retrying = true
+	for _, w := range s.waiters {
+		s.system.Root.Send(w, f)
+	}
+	s.waiters = nil
+	s.failures++
+	d := s.backoffFor(s.failures)
+	s.cfg.Connection.Logger.Warn("mcp server not up; retrying",
+		zap.String("server", s.cfg.Connection.Transport.String()), zap.String("cause", f.Error()),
+		zap.Duration("backoff", d), zap.Int("attempt", s.failures))
+	s.status.Restarts++
+	s.setState(Failed)
 	s.backoff = time.AfterFunc(d, func() { s.system.Root.Send(s.self, &restartChild{}) })
 }
 
@@ -221,13 +252,14 @@ func (s *McpSupervisor) abandon(child *actor.PID, f *messages.Failure) {
 }
 
 func (s *McpSupervisor) onReady(r *messages.Ready) {
-	if s.status.State != Connecting && s.status.State != Reconnecting {
+	if s.status.State != Connecting && s.status.State != Reconnecting && !s.retrying {
 		return
 	}
 	if s.ready != nil {
 		s.logToolChanges(s.ready, r)
 	}
 	s.ready = r
+	s.retrying = false
 	s.failures = 0
 	if s.cfg.OnReady != nil {
 		s.cfg.OnReady(r)
@@ -268,6 +300,10 @@ func (s *McpSupervisor) logToolChanges(old, cur *messages.Ready) {
 }
 
 func (s *McpSupervisor) onAwaitReady(ctx actor.Context) {
+	if s.retrying {
+		ctx.Respond(s.status.LastFailure)
+		return
+	}
 	switch s.status.State {
 	case Ready, Reconnecting:
 		ctx.Respond(s.ready)
@@ -281,6 +317,13 @@ func (s *McpSupervisor) onAwaitReady(ctx actor.Context) {
 }
 
 func (s *McpSupervisor) onCallTool(ctx actor.Context, msg *messages.CallTool) {
+	if s.retrying {
+		// No session has ever been up: nothing says one will be soon.
+		f := *s.status.LastFailure
+		f.Op, f.Message = callOp(msg.Name), "the server has not come up: "+f.Message
+		s.reply(ctx.Sender(), &messages.CallToolReply{ID: msg.ID, Failure: &f})
+		return
+	}
 	switch s.status.State {
 	case Ready:
 		ctx.Forward(s.child)
@@ -348,6 +391,7 @@ func (s *McpSupervisor) stop() {
 	if s.backoff != nil {
 		s.backoff.Stop()
 	}
+	s.retrying = false
 	f := &messages.Failure{Kind: messages.FailureInternal, Op: "session", Message: "connection closed"}
 	s.giveUp.Store(f)
 	s.final = f

@@ -70,6 +70,11 @@ func failedFuture(err error) *Future {
 	return &Future{done: true, err: err}
 }
 
+// FailedFuture returns a future whose Await returns err at once, for
+// facades that route calls and find nowhere to send one (a toolbox asked
+// for a tool no server has).
+func FailedFuture(err error) *Future { return failedFuture(err) }
+
 var errUnexpectedReply = errors.New("unrecognised reply from the connection actor")
 
 // decodeReply maps a connection actor's reply to a result or an [*Error].

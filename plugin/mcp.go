@@ -103,6 +103,32 @@ func ConnectStdio(ctx context.Context, command string, opts ...Option) (*McpPlug
 // spawned, [ErrNotSupported] for WebSocket, [ErrInternal] when discovery or
 // tools/list fails or ctx ends first.
 func Connect(ctx context.Context, t transport.McpTransport, opts ...Option) (*McpPlugin, error) {
+	p, err := start(t, false, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.WaitReady(ctx); err != nil {
+		_ = p.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// Start spawns the plugin's actors for t and returns at once, without
+// waiting for the server; [McpPlugin.WaitReady] waits for the first
+// outcome. Unlike [Connect], a first connection that fails is not final:
+// the supervisor keeps trying with the backoff of [WithBackoff], for as long
+// as it takes and outside the restart budget, and the plugin's tools appear
+// when the server comes up. Until then [McpPlugin.Tools] is empty, Status is
+// [StateConnecting] and then [StateFailed] with the last error, and calls
+// fail at once. A transport that cannot work ([ErrNotSupported]) is not
+// retried, and neither is anything under [WithoutSupervision]. The error is
+// for a nil transport or a failed [WithSpawn].
+func Start(t transport.McpTransport, opts ...Option) (*McpPlugin, error) {
+	return start(t, true, opts)
+}
+
+func start(t transport.McpTransport, retryConnect bool, opts []Option) (*McpPlugin, error) {
 	if t == nil {
 		return nil, &Error{Kind: KindInternal, Op: "connect", Err: errors.New("nil transport")}
 	}
@@ -132,7 +158,13 @@ func Connect(ctx context.Context, t transport.McpTransport, opts ...Option) (*Mc
 		}))
 		p.ownSystem = true
 	}
+	p.tools.Store(newToolSnapshot(nil))
 	p.status.Store(&Status{State: StateConnecting})
+	notify := func(s Status) {
+		for _, h := range o.onStatus {
+			h(s)
+		}
+	}
 	conn := actors.ConnectionConfig{
 		Transport:       t,
 		Logger:          o.logger,
@@ -144,10 +176,12 @@ func Connect(ctx context.Context, t transport.McpTransport, opts ...Option) (*Mc
 	if o.inputHandlers != nil {
 		conn.Roots = o.inputHandlers.Roots
 	}
+	storeTools := func(r *messages.Ready) { p.tools.Store(newToolSnapshot(r.Tools)) }
 	var props *actor.Props
 	if o.unsupervised {
+		conn.OnReady = storeTools
 		conn.OnStatus = func(st actors.State, f *messages.Failure) {
-			p.setStatus(o.onStatus, actors.Status{State: st, LastFailure: f})
+			p.setStatus(notify, actors.Status{State: st, LastFailure: f})
 		}
 		props = actors.NewConnectionProps(conn)
 	} else {
@@ -158,32 +192,49 @@ func Connect(ctx context.Context, t transport.McpTransport, opts ...Option) (*Mc
 			MaxRestarts:    o.maxRestarts,
 			RestartWindow:  o.restartWindow,
 			ReconnectWait:  o.reconnectWait,
-			OnReady:        func(r *messages.Ready) { p.tools.Store(newToolSnapshot(r.Tools)) },
-			OnStatus:       func(st actors.Status) { p.setStatus(o.onStatus, st) },
+			RetryConnect:   retryConnect,
+			OnReady:        storeTools,
+			OnStatus:       func(st actors.Status) { p.setStatus(notify, st) },
 		})
 	}
-	p.pid = p.system.Root.Spawn(props)
+	if o.spawn != nil {
+		pid, err := o.spawn(props)
+		if err != nil {
+			if p.ownSystem {
+				p.system.Shutdown()
+			}
+			return nil, &Error{Kind: KindInternal, Server: p.server, Op: "connect", Err: fmt.Errorf("spawning the connection: %w", err)}
+		}
+		p.pid = pid
+	} else {
+		p.pid = p.system.Root.Spawn(props)
+	}
 	p.router = newCallRouter(p.system)
+	return p, nil
+}
 
+// WaitReady waits for the outcome of the plugin's first connection: nil
+// once its tools are known, else the [*Error] of the failed attempt (or of
+// ctx). After a [Start] whose first attempt failed, it answers at once with
+// that failure while the supervisor goes on retrying; once a session has
+// been up, it answers nil at once.
+func (p *McpPlugin) WaitReady(ctx context.Context) error {
+	if p.closed.Load() {
+		return &Error{Kind: KindInternal, Server: p.server, Op: "connect", Err: errors.New("plugin is closed")}
+	}
 	r := newReplyProcess(p.system)
 	p.system.Root.RequestWithCustomSender(p.pid, &messages.AwaitReady{}, r.pid)
 	msg, err := r.wait(ctx)
 	if err != nil {
-		_ = p.Close()
-		return nil, &Error{Kind: KindInternal, Server: p.server, Op: "connect", Err: err}
+		return &Error{Kind: KindInternal, Server: p.server, Op: "connect", Err: err}
 	}
 	switch m := msg.(type) {
 	case *messages.Ready:
-		if p.tools.Load() == nil {
-			p.tools.Store(newToolSnapshot(m.Tools))
-		}
-		return p, nil
+		return nil // the actor's OnReady has stored the tools already
 	case *messages.Failure:
-		_ = p.Close()
-		return nil, p.failure(m)
+		return p.failure(m)
 	default:
-		_ = p.Close()
-		return nil, &Error{Kind: KindInternal, Server: p.server, Op: "connect", Err: fmt.Errorf("%w: %T", errUnexpectedReply, msg)}
+		return &Error{Kind: KindInternal, Server: p.server, Op: "connect", Err: fmt.Errorf("%w: %T", errUnexpectedReply, msg)}
 	}
 }
 

@@ -23,6 +23,7 @@ type options struct {
 	clientOptions     *mcp.ClientOptions
 	baseClientOptions *mcp.ClientOptions
 	inputHandlers     *InputHandlers
+	spawn             func(*actor.Props) (*actor.PID, error)
 
 	supervision
 }
@@ -41,6 +42,18 @@ func WithLogger(logger *zap.Logger) Option {
 // (about 2.8 MiB) whose protoactor logs go to that logger.
 func WithActorSystem(system *actor.ActorSystem) Option {
 	return func(o *options) { o.system = system }
+}
+
+// WithSpawn has spawn put the plugin's top actor (the supervisor, or the
+// connection under [WithoutSupervision]) where the host wants it, e.g. as a
+// child of one of its own actors, instead of at the root of the actor
+// system. spawn receives the actor's Props and returns its PID; it must
+// spawn in the plugin's actor system ([WithActorSystem]). The plugin then
+// speaks [messages] to that PID as to one it spawned itself, and
+// [McpPlugin.Close] stops it. This is the seam for facades over actors that
+// live elsewhere (a toolbox's servers are children of its ToolboxActor).
+func WithSpawn(spawn func(props *actor.Props) (*actor.PID, error)) Option {
+	return func(o *options) { o.spawn = spawn }
 }
 
 // WithClientInfo sets the client identity sent in every request's _meta.

@@ -11,7 +11,7 @@ type supervision struct {
 	restartWindow   time.Duration
 	reconnectWait   time.Duration
 	retryIdempotent bool
-	onStatus        func(Status)
+	onStatus        []func(Status)
 	callTimeout     time.Duration
 	callTimeoutSet  bool
 }
@@ -66,7 +66,12 @@ func WithRetryIdempotent() Option {
 }
 
 // WithStatusHandler calls h on every change of the plugin's [Status]. It
-// runs on an actor's goroutine: it must return quickly and not block.
+// runs on an actor's goroutine: it must return quickly and not block. Each
+// handler given is called, in the order given.
 func WithStatusHandler(h func(Status)) Option {
-	return func(o *options) { o.onStatus = h }
+	return func(o *options) {
+		if h != nil {
+			o.onStatus = append(o.onStatus, h)
+		}
+	}
 }
