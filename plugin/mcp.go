@@ -37,6 +37,7 @@ type McpPlugin struct {
 	server      string
 	logger      *zap.Logger
 	callTimeout time.Duration // for calls whose ctx has no deadline; 0: none
+	toolTimeout time.Duration // for every call; 0: none
 
 	router *callRouter // where every tool call's reply arrives
 	tools  atomic.Pointer[toolSnapshot]
@@ -145,6 +146,7 @@ func start(t transport.McpTransport, retryConnect bool, opts []Option) (*McpPlug
 	if o.callTimeoutSet {
 		p.callTimeout = o.callTimeout
 	}
+	p.toolTimeout = o.toolTimeout
 	switch {
 	case p.system != nil:
 	case !loggerGiven:
@@ -284,6 +286,11 @@ func (p *McpPlugin) call(ctx context.Context, name string, args json.RawMessage)
 		msg.Deadline = d
 	} else if p.callTimeout > 0 {
 		msg.Deadline = time.Now().Add(p.callTimeout)
+	}
+	if p.toolTimeout > 0 {
+		if d := time.Now().Add(p.toolTimeout); msg.Deadline.IsZero() || d.Before(msg.Deadline) {
+			msg.Deadline = d
+		}
 	}
 	if ce := p.logger.Check(zap.DebugLevel, "mcp tools/call"); ce != nil {
 		ce.Write(zap.String("tool", name), zap.Uint64("id", f.id), zap.ByteString("arguments", args))

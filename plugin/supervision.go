@@ -14,6 +14,7 @@ type supervision struct {
 	onStatus        []func(Status)
 	callTimeout     time.Duration
 	callTimeoutSet  bool
+	toolTimeout     time.Duration
 }
 
 // DefaultCallTimeout bounds a tool call whose ctx has no deadline.
@@ -29,6 +30,14 @@ func WithCallTimeout(d time.Duration) Option {
 		o.callTimeout = d
 		o.callTimeoutSet = true
 	}
+}
+
+// WithToolTimeout bounds every tool call at d, whatever its ctx's
+// deadline: the earlier of the two ends the call (cancelled on the server,
+// [ErrInternal]). It is the per-server "timeout" of an mcp.json. Zero or
+// negative means no such bound.
+func WithToolTimeout(d time.Duration) Option {
+	return func(o *options) { o.toolTimeout = d }
 }
 
 // WithoutSupervision turns reconnection off: when the session ends, every

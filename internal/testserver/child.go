@@ -49,7 +49,7 @@ func Stdio(t testing.TB) transport.Stdio {
 // withFastExit spares a race-enabled child the race runtime's one-second
 // sleep at exit.
 func withFastExit(s transport.Stdio) transport.Stdio {
-	s.Env = append(s.Env, "GORACE=atexit_sleep_ms=0")
+	s.Env = append(s.Env, FastExitEnv)
 	return s
 }
 
@@ -59,6 +59,20 @@ func Raw(t testing.TB, mode string, args ...string) transport.Stdio {
 	t.Helper()
 	return withFastExit(transport.NewStdio(self(t), append([]string{childArg, mode}, args...)...))
 }
+
+// Command returns the command and arguments that run this test binary as
+// the server of mode ("sdk" for [NewServer], else a raw mode of
+// [serveRaw]), for an mcp.json entry. Give the entry the environment
+// GORACE=atexit_sleep_ms=0 ([FastExitEnv]) to spare a race-enabled child
+// a second at exit.
+func Command(t testing.TB, mode string, args ...string) (string, []string) {
+	t.Helper()
+	return self(t), append([]string{childArg, mode}, args...)
+}
+
+// FastExitEnv is the variable that spares a race-enabled child the race
+// runtime's one-second sleep at exit.
+const FastExitEnv = "GORACE=atexit_sleep_ms=0"
 
 func self(t testing.TB) string {
 	exe, err := os.Executable()

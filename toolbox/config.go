@@ -1,0 +1,231 @@
+package toolbox
+
+import (
+	"fmt"
+	"maps"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cuca-go/mcpconnector/transport"
+)
+
+// Transport types after normalisation: the values of [ServerConfig.Type].
+const (
+	// TypeStdio is a child process that speaks MCP on its stdin and stdout.
+	TypeStdio = "stdio"
+	// TypeHTTP is Streamable HTTP, written "http" or "streamable-http" in
+	// the file.
+	TypeHTTP = "http"
+	// TypeSSE is the legacy HTTP+SSE transport. It parses, so that a file
+	// listing one still loads, but [ServerConfig.Transport] refuses it.
+	TypeSSE = "sse"
+	// TypeWS is WebSocket, written "ws" or "websocket"; refused like
+	// [TypeSSE].
+	TypeWS = "ws"
+)
+
+// typeNames maps the lower-cased "type" values that clients write to the
+// Type* constants; "streamablehttp" is Cline's "streamableHttp".
+var typeNames = map[string]string{
+	"stdio": TypeStdio, "http": TypeHTTP, "streamable-http": TypeHTTP, "streamablehttp": TypeHTTP,
+	"sse": TypeSSE, "ws": TypeWS, "websocket": TypeWS,
+}
+
+// Config is a parsed mcp.json.
+type Config struct {
+	// Path is the file it came from; "" for [ParseConfig].
+	Path string
+	// Servers holds every server, disabled ones included, by the name that
+	// is its key in the file.
+	Servers map[string]*ServerConfig
+}
+
+// ServerConfig is one entry of "mcpServers", validated, with its variables
+// expanded (see [LoadConfig]).
+type ServerConfig struct {
+	// Name is the entry's key in the file, as written.
+	Name string
+	// Type is one of the Type* constants. When the file has none it is
+	// inferred: "command" means stdio, "url" (or Gemini CLI's "httpUrl")
+	// means http.
+	Type string
+	// Command is the stdio server's executable, run without a shell.
+	Command string
+	// Args are the command's arguments, each passed as it is.
+	Args []string
+	// Env holds the variables added to the stdio child's environment.
+	Env map[string]string
+	// Cwd is the stdio child's working directory; "" means this process's.
+	Cwd string
+	// URL is the HTTP endpoint (or, for sse and ws, the one refused).
+	URL string
+	// Headers are sent with every HTTP request, e.g. an Authorization.
+	Headers map[string]string
+	// Disabled servers are parsed and kept but not meant to be connected.
+	Disabled bool
+	// Timeout bounds each tool call; the file gives it in milliseconds.
+	// Zero means the file gave none.
+	Timeout time.Duration
+	// IncludeTools and ExcludeTools are Gemini CLI's tool filters: exact
+	// names or globs where '*' matches any run of characters. See
+	// [ServerConfig.AllowsTool].
+	IncludeTools []string
+	ExcludeTools []string
+	// Prefix is put before each tool's name (see [ServerConfig.ToolPrefix]);
+	// nil means the file has no "prefix", a pointer to "" means raw names.
+	Prefix *string
+	// Line and Column (1-based, column in characters) locate the entry's
+	// name in the file, for errors about the server found after loading.
+	Line, Column int
+}
+
+// ConfigError is a problem in an mcp.json, located like a compiler's:
+// "path:line:column: server "name": field: message". Line and Column are
+// 1-based; Column counts characters (runes), not bytes. Messages name
+// fields and variables but never quote a value, which may be a secret.
+type ConfigError struct {
+	// Path is the file; "" for [ParseConfig], whose errors start at the line.
+	Path         string
+	Line, Column int
+	// Server is the entry's name; "" for errors outside the servers.
+	Server string
+	// Field is where in the entry, e.g. "args[1]", "env.TOKEN",
+	// "headers.Authorization"; "" for the entry as a whole.
+	Field string
+	// Msg says what is wrong.
+	Msg string
+}
+
+// Error reads "path:line:column: server "name": field: message", leaving
+// out the parts that are empty.
+func (e *ConfigError) Error() string {
+	var b strings.Builder
+	if e.Path != "" {
+		b.WriteString(e.Path + ":")
+	}
+	fmt.Fprintf(&b, "%d:%d: ", e.Line, e.Column)
+	if e.Server != "" {
+		fmt.Fprintf(&b, "server %q: ", e.Server)
+	}
+	if e.Field != "" {
+		b.WriteString(e.Field + ": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// LoadConfig reads and parses the mcp.json at path; see [ParseConfig] for
+// the rules. A file that cannot be read gives an error wrapping the
+// os.ReadFile one (so errors.Is(err, fs.ErrNotExist) works); a malformed one
+// gives [*ConfigError]s, joined with errors.Join when several servers are
+// wrong, each starting with path:line:column.
+func LoadConfig(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("toolbox: reading MCP config: %w", err)
+	}
+	return parseConfig(data, path, os.LookupEnv)
+}
+
+// ParseConfig parses an mcp.json: a JSON object with "mcpServers" (Claude,
+// Cursor, Gemini CLI) or "servers" (VS Code), not both. Unknown fields, at
+// the top and in servers, are ignored; known ones are case-sensitive, must
+// have the right JSON type (null counts as absent) and must not repeat.
+//
+// In command, args, env values, cwd, url and header values, ${VAR},
+// ${VAR:-default} (the default when VAR is unset or empty) and VS Code's
+// ${env:VAR} are replaced from the process environment. A '$' not followed
+// by '{' is literal; there is no escape for "${"; a default is literal text
+// up to the first '}'. An unset variable without a default, an unterminated
+// or malformed reference, and other "${x:...}" forms such as VS Code's
+// ${input:id} are errors, except in a disabled server: disabling a server
+// whose token is not set must not break the file, so there such a field
+// keeps its text as written. The other checks apply to disabled servers too.
+//
+// Errors are [*ConfigError]s without a path: "3:14: message". The file's
+// first problem stops parsing, except that each server is checked on its
+// own and the first problem of every broken server is reported.
+func ParseConfig(data []byte) (*Config, error) {
+	return parseConfig(data, "", os.LookupEnv)
+}
+
+// Names returns the names of all servers, disabled ones included, sorted.
+func (c *Config) Names() []string {
+	return slices.Sorted(maps.Keys(c.Servers))
+}
+
+// Enabled returns the names of the servers that are not disabled, sorted.
+func (c *Config) Enabled() []string {
+	var names []string
+	for _, name := range c.Names() {
+		if !c.Servers[name].Disabled {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// ToolPrefix returns what goes before each of the server's tool names:
+// *Prefix when the file sets one, else Name+"__". It is not sanitised;
+// [ExposedName] does that.
+func (s *ServerConfig) ToolPrefix() string {
+	if s.Prefix != nil {
+		return *s.Prefix
+	}
+	return s.Name + "__"
+}
+
+// AllowsTool reports whether the server's tool (its own name, unprefixed)
+// passes the filters: it must match one of IncludeTools when that is not
+// empty, and none of ExcludeTools, which wins over IncludeTools.
+func (s *ServerConfig) AllowsTool(tool string) bool {
+	matches := func(patterns []string) bool {
+		return slices.ContainsFunc(patterns, func(p string) bool { return matchGlob(p, tool) })
+	}
+	if len(s.IncludeTools) > 0 && !matches(s.IncludeTools) {
+		return false
+	}
+	return !matches(s.ExcludeTools)
+}
+
+// Transport returns the transport that reaches the server: [transport.Stdio]
+// with Env as "K=V" entries in key order (added by the transport on top of
+// [transport.DefaultEnv]), or [transport.StreamableHTTP] with Headers. SSE
+// and WebSocket servers give an error wrapping [transport.ErrNotSupported].
+func (s *ServerConfig) Transport() (transport.McpTransport, error) {
+	switch s.Type {
+	case TypeStdio:
+		var env []string
+		for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+			env = append(env, k+"="+s.Env[k])
+		}
+		return transport.Stdio{Command: s.Command, Args: slices.Clone(s.Args), Env: env, Dir: s.Cwd}, nil
+	case TypeHTTP:
+		var header http.Header
+		if len(s.Headers) > 0 {
+			header = make(http.Header, len(s.Headers))
+			for k, v := range s.Headers {
+				header.Add(k, v) // Add canonicalises the key, as the wire would
+			}
+		}
+		return transport.StreamableHTTP{URL: s.URL, Header: header}, nil
+	case TypeSSE, TypeWS:
+		return nil, &unsupportedError{server: s.Name, typ: s.Type}
+	default:
+		return nil, fmt.Errorf("toolbox: server %q: unknown type %q", s.Name, s.Type)
+	}
+}
+
+// unsupportedError is [ServerConfig.Transport]'s refusal of SSE and
+// WebSocket. It is a type rather than fmt.Errorf("%w") so that the message
+// says it once, without the sentinel's text appended.
+type unsupportedError struct{ server, typ string }
+
+func (e *unsupportedError) Error() string {
+	return fmt.Sprintf("toolbox: server %q: type %q is not supported (MCP 2026-07-28 has Streamable HTTP only)", e.server, e.typ)
+}
+
+func (e *unsupportedError) Unwrap() error { return transport.ErrNotSupported }

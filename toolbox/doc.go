@@ -1,0 +1,37 @@
+// Package toolbox runs many MCP servers from one mcp.json as one plugin.
+//
+// The file is the one Claude Desktop, Claude Code, Cursor, Gemini CLI and
+// VS Code read: a "mcpServers" (or VS Code's "servers") object of named
+// servers, each a stdio "command" with "args", "env" and "cwd", or an HTTP
+// "url" with "headers". [LoadConfig] reads it, expanding ${VAR} and
+// ${VAR:-default}; its errors point at the file, the line and the server.
+//
+//	cfg, err := toolbox.LoadConfig("mcp.json")
+//	if err != nil { ... }
+//	tb, err := toolbox.Open(ctx, cfg)
+//	if err != nil { ... }
+//	defer tb.Close()
+//	req := plugin.NewRequest(model)
+//	for _, def := range tb.ToolDefinitions() {
+//		req.AddTool(def) // "github__search_issues", "files__read", ...
+//	}
+//	// register tb with the client: it is a plugin.Plugin.
+//
+// [Open] spawns one ToolboxActor (package actors), the parent of one
+// supervised connection per enabled server; the servers connect in
+// parallel. A server that fails does not fail Open (unless [WithStrict]):
+// [Toolbox.Status] reports it, and its tools appear when it comes up.
+//
+// Each tool is exposed as <prefix><tool>, the prefix being "<server>__"
+// unless the entry sets "prefix"; [ExposedName] makes the name safe for
+// OpenAI-compatible APIs. Two tools with one exposed name are an error,
+// never one shadowing the other. [Toolbox.OnStreamChunk] routes each tool
+// call by exposed name to its server, and [Toolbox.CallTool] does the same
+// as a future; [Toolbox.Plugin] gives one server's [plugin.McpPlugin].
+//
+// # Sections
+//
+//   - Config: [LoadConfig], [ParseConfig], [Config], [ServerConfig], [ConfigError].
+//   - Running: [Open], [Option], [Toolbox].
+//   - Names: [ExposedName], [MaxNameLength], [ErrNameCollision], [ErrUnknownTool].
+package toolbox

@@ -1,0 +1,87 @@
+package toolbox
+
+import (
+	"fmt"
+	"hash/fnv"
+	"strings"
+)
+
+// MaxNameLength is the longest tool name OpenAI-compatible APIs accept
+// (their pattern is ^[a-zA-Z0-9_-]{1,64}$).
+const MaxNameLength = 64
+
+// hashSuffixLength is '_' and 8 hex digits, what a cut name ends with.
+const hashSuffixLength = 9
+
+// ExposedName returns the name under which the model sees a server's tool:
+// prefix+tool with every character outside [A-Za-z0-9_-] replaced by '_'
+// (one '_' per character, however many bytes it takes; one per byte of
+// invalid UTF-8). A result longer than [MaxNameLength] is cut to
+// MaxNameLength-9 bytes followed by '_' and the 8 lowercase hex digits of
+// the FNV-1a 32-bit hash of the unsanitised prefix+tool: names that differ
+// only past the cut, or only in replaced characters, still differ, and the
+// same input gives the same name in every process. An empty prefix+tool
+// gives "_".
+//
+// Sanitising can make two short names equal ("a.b" and "a_b"); callers that
+// expose several tools must check for that.
+func ExposedName(prefix, tool string) string {
+	full := prefix + tool
+	if full == "" {
+		return "_"
+	}
+	var b strings.Builder
+	b.Grow(len(full))
+	for _, r := range full {
+		if r < 0x80 && isNameByte(byte(r)) {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	name := b.String()
+	if len(name) <= MaxNameLength {
+		return name
+	}
+	h := fnv.New32a()
+	h.Write([]byte(full)) // never fails
+	return fmt.Sprintf("%s_%08x", name[:MaxNameLength-hashSuffixLength], h.Sum32())
+}
+
+// isNameByte reports whether c may appear in an exposed tool name.
+func isNameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+}
+
+// matchGlob reports whether name matches pattern, where '*' matches any run
+// of bytes, none included, and every other byte only itself. path.Match is
+// not used: its '?', '[' and '\\' would turn ordinary tool names into
+// patterns, and its '*' stops at '/'.
+func matchGlob(pattern, name string) bool {
+	p, n := 0, 0
+	// star is the pattern index just after the last '*' seen, and resume
+	// the name index that '*' will swallow up to on the next backtrack.
+	star, resume := -1, 0
+	for n < len(name) {
+		switch {
+		case p < len(pattern) && pattern[p] == '*':
+			p++
+			star, resume = p, n
+		case p < len(pattern) && pattern[p] == name[n]:
+			p++
+			n++
+		case star >= 0:
+			// Let the last '*' swallow one more byte and retry from there;
+			// trying only the last star is enough, as earlier ones could
+			// only give a match this one can also find.
+			resume++
+			p, n = star, resume
+		default:
+			return false
+		}
+	}
+	for p < len(pattern) && pattern[p] == '*' {
+		p++
+	}
+	return p == len(pattern)
+}

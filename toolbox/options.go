@@ -1,0 +1,62 @@
+package toolbox
+
+import (
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"go.uber.org/zap"
+
+	"github.com/cuca-go/mcpconnector/plugin"
+)
+
+// Option configures [Open].
+type Option func(*options)
+
+type options struct {
+	strict         bool
+	pluginOpts     []plugin.Option
+	system         *actor.ActorSystem
+	logger         *zap.Logger
+	connectTimeout time.Duration
+}
+
+// DefaultConnectTimeout bounds each server's connection attempt, and so
+// [Open], unless [WithConnectTimeout] says otherwise.
+const DefaultConnectTimeout = 30 * time.Second
+
+// WithStrict makes any server that fails to connect at Open (or whose
+// transport is not supported) fail Open, which then closes the others.
+// Without it such a server is reported by [Toolbox.Status] and keeps being
+// retried in the background.
+func WithStrict() Option {
+	return func(o *options) { o.strict = true }
+}
+
+// WithPluginOptions passes opts to every server's [plugin.McpPlugin]:
+// timeouts, supervision, client identity, input handlers. The toolbox sets
+// the actor system, the spawn seam and a status handler of its own after
+// them; a server's "timeout" from the file comes last and wins.
+func WithPluginOptions(opts ...plugin.Option) Option {
+	return func(o *options) { o.pluginOpts = append(o.pluginOpts, opts...) }
+}
+
+// WithActorSystem spawns the toolbox's actors in system, e.g. the host
+// agent's; Close then stops them and leaves the system running. Without it
+// the toolbox has an actor system of its own, shut down by Close.
+func WithActorSystem(system *actor.ActorSystem) Option {
+	return func(o *options) { o.system = system }
+}
+
+// WithLogger sends the toolbox's logs (servers coming up, name collisions),
+// every server's, their stdio children's stderr and protoactor's to logger.
+// Without it the toolbox is silent.
+func WithLogger(logger *zap.Logger) Option {
+	return func(o *options) { o.logger = logger }
+}
+
+// WithConnectTimeout bounds each connection attempt (spawn, server/discover,
+// tools/list) and so how long [Open] waits for a server; zero or negative
+// means [DefaultConnectTimeout]. The ctx given to Open bounds Open too.
+func WithConnectTimeout(d time.Duration) Option {
+	return func(o *options) { o.connectTimeout = d }
+}

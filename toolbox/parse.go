@@ -1,0 +1,363 @@
+package toolbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// parser holds what every error needs: the data for positions and the path.
+type parser struct {
+	data   []byte
+	path   string
+	lookup func(string) (string, bool)
+}
+
+// parseConfig is [ParseConfig] with the path for errors and the variable
+// lookup injected, so tests need not touch the process environment.
+func parseConfig(data []byte, path string, lookup func(string) (string, bool)) (*Config, error) {
+	// Windows editors may write a BOM, which encoding/json rejects and an
+	// editor does not show; dropping it keeps columns as the user sees them.
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	p := &parser{data: data, path: path, lookup: lookup}
+	var syntaxErr *json.SyntaxError
+	if err := json.Unmarshal(data, new(json.RawMessage)); errors.As(err, &syntaxErr) {
+		// Offset counts the offending byte; at the end of input there is
+		// none, so point just after the last token.
+		off := int(syntaxErr.Offset) - 1
+		if err.Error() == "unexpected end of JSON input" {
+			off = len(bytes.TrimRight(data, " \t\r\n"))
+		}
+		return nil, p.errAt(max(off, 0), "", "", syntaxErr.Error())
+	} else if err != nil {
+		return nil, p.errAt(0, "", "", err.Error())
+	}
+	start := skipSep(data, 0)
+	top, ok := members(data[start:], start)
+	if !ok {
+		return nil, p.errAt(start, "", "", "the top level must be a JSON object")
+	}
+	var servers *member
+	for i, m := range top {
+		if m.key != "mcpServers" && m.key != "servers" {
+			continue
+		}
+		if servers != nil {
+			if servers.key == m.key {
+				return nil, p.errAt(m.keyOff, "", "", fmt.Sprintf("duplicate %q", m.key))
+			}
+			return nil, p.errAt(m.keyOff, "", "", `both "mcpServers" and "servers"; keep one`)
+		}
+		servers = &top[i]
+	}
+	if servers == nil {
+		return nil, p.errAt(start, "", "", `no "mcpServers" or "servers" object`)
+	}
+	entries, ok := members(servers.val, servers.valOff)
+	if !ok {
+		return nil, p.errAt(servers.valOff, "", "", fmt.Sprintf("%q must be an object", servers.key))
+	}
+	cfg := &Config{Path: path, Servers: make(map[string]*ServerConfig, len(entries))}
+	var errs []error
+	for _, e := range entries {
+		switch _, dup := cfg.Servers[e.key]; {
+		case e.key == "":
+			errs = append(errs, p.errAt(e.keyOff, "", "", "empty server name"))
+		case dup:
+			errs = append(errs, p.errAt(e.keyOff, e.key, "", "duplicate server name"))
+		default:
+			s, err := p.server(e)
+			if err != nil {
+				errs = append(errs, err)
+			}
+			cfg.Servers[e.key] = s // nil on error; never returned then
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return cfg, nil
+}
+
+// errAt makes the error for data[off].
+func (p *parser) errAt(off int, server, field, msg string) *ConfigError {
+	line, col := position(p.data, off)
+	return &ConfigError{Path: p.path, Line: line, Column: col, Server: server, Field: field, Msg: msg}
+}
+
+// position converts a byte offset in data to a 1-based line and a 1-based
+// column counted in runes.
+func position(data []byte, off int) (line, col int) {
+	off = min(off, len(data))
+	before := data[:off]
+	lineStart := bytes.LastIndexByte(before, '\n') + 1
+	return bytes.Count(before, []byte("\n")) + 1, utf8.RuneCount(before[lineStart:]) + 1
+}
+
+// member is one key of a JSON object, with the offsets in the file of its
+// key and its value.
+type member struct {
+	key            string
+	keyOff, valOff int
+	val            json.RawMessage
+}
+
+// members lists, in file order, the members of the object raw, which starts
+// at offset base of the file. ok is false when raw is not an object. raw is
+// valid JSON: parseConfig checked the whole file first.
+func members(raw []byte, base int) (ms []member, ok bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, false
+	}
+	for dec.More() {
+		var m member
+		m.keyOff = base + skipSep(raw, int(dec.InputOffset()))
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		m.key, _ = tok.(string)
+		m.valOff = base + skipSep(raw, int(dec.InputOffset()))
+		if err := dec.Decode(&m.val); err != nil {
+			return nil, false
+		}
+		ms = append(ms, m)
+	}
+	return ms, true
+}
+
+// element is one value of a JSON array with its offset in the file.
+type element struct {
+	off int
+	val json.RawMessage
+}
+
+// elements is [members] for arrays.
+func elements(raw []byte, base int) (es []element, ok bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+		return nil, false
+	}
+	for dec.More() {
+		e := element{off: base + skipSep(raw, int(dec.InputOffset()))}
+		if err := dec.Decode(&e.val); err != nil {
+			return nil, false
+		}
+		es = append(es, e)
+	}
+	return es, true
+}
+
+// skipSep skips whitespace and the separators a json.Decoder leaves before
+// the next token, so the result is where that token starts.
+func skipSep(b []byte, i int) int {
+	for i < len(b) && strings.IndexByte(" \t\r\n,:", b[i]) >= 0 {
+		i++
+	}
+	return i
+}
+
+// jsonString decodes raw if it is a JSON string.
+func jsonString(raw json.RawMessage) (string, bool) {
+	var s string
+	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// server parses and validates one entry of the servers object.
+func (p *parser) server(e member) (*ServerConfig, error) {
+	fail := func(off int, field, format string, args ...any) (*ServerConfig, error) {
+		return nil, p.errAt(off, e.key, field, fmt.Sprintf(format, args...))
+	}
+	fields, ok := members(e.val, e.valOff)
+	if !ok {
+		return fail(e.valOff, "", "must be an object")
+	}
+	r := rawServer{str: map[string]*located{}, list: map[string][]located{}, obj: map[string][]located{}}
+	seen := map[string]bool{}
+	for _, f := range fields {
+		if !knownFields[f.key] {
+			continue
+		}
+		if seen[f.key] {
+			return fail(f.keyOff, f.key, "duplicate field")
+		}
+		seen[f.key] = true
+		if off, field, msg := r.decode(f); msg != "" {
+			return fail(off, field, "%s", msg)
+		}
+	}
+
+	s := &ServerConfig{Name: e.key, Disabled: r.disabled, Timeout: r.timeout}
+	s.Line, s.Column = position(p.data, e.keyOff)
+	cmd := r.str["command"]
+	u, urlField := r.str["url"], "url"
+	if h := r.str["httpUrl"]; h != nil {
+		if u != nil {
+			return fail(h.off, "httpUrl", `conflicts with "url"`)
+		}
+		u, urlField = h, "httpUrl"
+	}
+	switch t := r.str["type"]; {
+	case t != nil:
+		if s.Type, ok = typeNames[strings.ToLower(t.s)]; !ok {
+			return fail(t.off, "type", "unknown transport %q (want stdio, http, streamable-http, sse or ws)", t.s)
+		}
+	case cmd != nil && u != nil:
+		return fail(e.keyOff, "", `both "command" and %q; add "type" to choose`, urlField)
+	case cmd != nil:
+		s.Type = TypeStdio
+	case u != nil:
+		s.Type = TypeHTTP
+	default:
+		return fail(e.keyOff, "", `needs "command" (stdio) or "url" (http)`)
+	}
+	if s.Type == TypeStdio && cmd == nil {
+		return fail(e.keyOff, "command", "required for type %q", s.Type)
+	}
+	if s.Type != TypeStdio && u == nil {
+		return fail(e.keyOff, "url", "required for type %q", s.Type)
+	}
+
+	if err := p.expandFields(s, &r, urlField); err != nil {
+		return nil, err
+	}
+	for _, v := range r.list["includeTools"] {
+		s.IncludeTools = append(s.IncludeTools, v.s)
+	}
+	for _, v := range r.list["excludeTools"] {
+		s.ExcludeTools = append(s.ExcludeTools, v.s)
+	}
+	if pre := r.str["prefix"]; pre != nil {
+		s.Prefix = &pre.s
+	}
+	return s, nil
+}
+
+// knownFields are the server fields this package reads; the rest (VS Code's
+// "envFile", Gemini CLI's "trust", ...) are ignored.
+var knownFields = map[string]bool{
+	"type": true, "command": true, "args": true, "env": true, "cwd": true, "url": true, "httpUrl": true,
+	"headers": true, "disabled": true, "timeout": true, "includeTools": true, "excludeTools": true, "prefix": true,
+}
+
+// rawServer is a server entry's known fields as the file writes them,
+// before inference, expansion and checks.
+type rawServer struct {
+	str      map[string]*located  // type, command, cwd, url, httpUrl, prefix
+	list     map[string][]located // args, includeTools, excludeTools
+	obj      map[string][]located // env, headers, in file order
+	disabled bool
+	timeout  time.Duration
+}
+
+// decode stores the known field f; a non-empty msg is the error, at off and
+// named field.
+func (r *rawServer) decode(f member) (off int, field, msg string) {
+	if string(f.val) == "null" {
+		return 0, "", ""
+	}
+	switch f.key {
+	case "type", "command", "cwd", "url", "httpUrl", "prefix":
+		s, ok := jsonString(f.val)
+		if !ok {
+			return f.valOff, f.key, "must be a string"
+		}
+		r.str[f.key] = &located{s: s, off: f.valOff}
+	case "args", "includeTools", "excludeTools":
+		es, ok := elements(f.val, f.valOff)
+		if !ok {
+			return f.valOff, f.key, "must be an array of strings"
+		}
+		for i, el := range es {
+			s, ok := jsonString(el.val)
+			if !ok {
+				return el.off, fmt.Sprintf("%s[%d]", f.key, i), "must be a string"
+			}
+			r.list[f.key] = append(r.list[f.key], located{s: s, off: el.off})
+		}
+	case "env", "headers":
+		ms, ok := members(f.val, f.valOff)
+		if !ok {
+			return f.valOff, f.key, "must be an object of strings"
+		}
+		seen := map[string]bool{}
+		for _, m := range ms {
+			field := f.key + "." + m.key
+			switch s, ok := jsonString(m.val); {
+			case seen[m.key]:
+				return m.keyOff, field, "duplicate name"
+			case f.key == "env" && (m.key == "" || strings.ContainsAny(m.key, "=\x00")):
+				return m.keyOff, field, "invalid variable name"
+			case f.key == "headers" && !validHeaderName(m.key):
+				return m.keyOff, field, "invalid header name"
+			case !ok:
+				return m.valOff, field, "must be a string"
+			default:
+				seen[m.key] = true
+				r.obj[f.key] = append(r.obj[f.key], located{s: s, key: m.key, off: m.valOff})
+			}
+		}
+	case "disabled":
+		switch string(f.val) {
+		case "true":
+			r.disabled = true
+		case "false":
+		default:
+			return f.valOff, f.key, "must be true or false"
+		}
+	case "timeout":
+		var ms float64
+		switch err := json.Unmarshal(f.val, &ms); {
+		case err != nil:
+			return f.valOff, f.key, "must be a number of milliseconds"
+		case ms < 0:
+			return f.valOff, f.key, "must not be negative"
+		case ms > maxTimeoutMillis:
+			return f.valOff, f.key, "is too large"
+		}
+		r.timeout = time.Duration(ms * float64(time.Millisecond))
+	}
+	return 0, "", ""
+}
+
+// validHeaderName reports whether name is an HTTP token (RFC 9110 5.6.2).
+func validHeaderName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, c := range []byte(name) {
+		isAlnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		if !isAlnum && strings.IndexByte("!#$%&'*+-.^_`|~", c) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// maxTimeoutMillis keeps a "timeout" within time.Duration.
+const maxTimeoutMillis = float64(math.MaxInt64 / int64(time.Millisecond))
+
+// located is a string of the file with where it starts, so that errors
+// about it, expansion's included, point at it. key is the key of an env or
+// headers entry.
+type located struct {
+	s, key string
+	off    int
+}
+
+// checkURL says whether u is an absolute http or https URL with a host; the
+// parse error is dropped because it quotes the URL, which may hold a token.
+func checkURL(u string) bool {
+	parsed, err := url.Parse(u)
+	return err == nil && (parsed.Scheme == "http" || parsed.Scheme == "https") && parsed.Host != ""
+}

@@ -1,0 +1,281 @@
+package toolbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
+	"go.uber.org/zap/exp/zapslog"
+
+	"github.com/cuca-go/mcpconnector/actors"
+	"github.com/cuca-go/mcpconnector/plugin"
+	"github.com/cuca-go/mcpconnector/transport"
+)
+
+// Name is the name a [Toolbox] reports as a [plugin.Plugin].
+const Name = "mcp-toolbox"
+
+// Toolbox is many MCP servers as one [plugin.Plugin]: every server's tools
+// under their exposed names (see [ExposedName]), each tool call routed to
+// its server. It is safe for concurrent use.
+type Toolbox struct {
+	plugin.Base
+
+	system    *actor.ActorSystem
+	ownSystem bool
+	pid       *actor.PID // the ToolboxActor
+	logger    *zap.Logger
+
+	servers map[string]*server // the enabled servers, by name
+	names   []string           // their names, sorted
+	routes  atomic.Pointer[routeTable]
+
+	mu       sync.Mutex // serialises rebuilds and admissions
+	opened   bool       // Open has built the first table: later changes rebuild
+	admitted int        // how many servers have been admitted so far
+
+	closeOnce sync.Once
+	closed    atomic.Bool
+}
+
+// server is one enabled server of the toolbox.
+type server struct {
+	cfg    *ServerConfig
+	plugin *plugin.McpPlugin // nil when the server could not be started
+	// startErr is why the server was never started (its transport is not
+	// supported); such a server stays failed.
+	startErr error
+
+	// Under Toolbox.mu:
+	admittedAt int   // 0 until its tools first entered the table; then its turn
+	heldOut    error // a name collision that keeps its tools out, or nil
+}
+
+// serverTransport names a server's transport after its entry in the file,
+// so that logs and errors say which server.
+type serverTransport struct {
+	name string
+	transport.McpTransport
+}
+
+func (s serverTransport) String() string {
+	return fmt.Sprintf("server %q (%s)", s.name, s.McpTransport.String())
+}
+
+// Open starts one supervised connection per enabled server of cfg, in
+// parallel, under one ToolboxActor, and returns when each has connected or
+// failed (each attempt is bounded by the connect timeout; ctx bounds the
+// wait). A server that fails does not fail Open unless [WithStrict] is
+// given: [Toolbox.Status] reports it, its tools are absent, and its
+// supervisor keeps trying with backoff; when it comes up its tools appear.
+// Two tools with the same exposed name fail Open, naming both servers. The
+// error is an [*plugin.Error] (or several, joined) or a collision error
+// wrapping [ErrNameCollision].
+func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
+	if cfg == nil {
+		return nil, errors.New("toolbox: nil config")
+	}
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.connectTimeout <= 0 {
+		o.connectTimeout = DefaultConnectTimeout
+	}
+	t := &Toolbox{system: o.system, logger: o.logger, servers: map[string]*server{}}
+	if t.logger == nil {
+		t.logger = zap.NewNop()
+	}
+	if t.system == nil {
+		core := t.logger.Core()
+		t.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+			return slog.New(zapslog.NewHandler(core))
+		}))
+		t.ownSystem = true
+	}
+	t.routes.Store(&routeTable{})
+	t.pid = t.system.Root.Spawn(actors.NewToolboxProps(t.logger))
+
+	var failures []error
+	for _, name := range cfg.Enabled() {
+		sc := cfg.Servers[name]
+		s := &server{cfg: sc}
+		t.servers[name] = s
+		t.names = append(t.names, name)
+		tr, err := sc.Transport()
+		if err == nil {
+			s.plugin, err = plugin.Start(serverTransport{name, tr}, t.pluginOptions(name, sc, &o)...)
+		} else {
+			err = &plugin.Error{Kind: plugin.KindNotSupported, Server: fmt.Sprintf("server %q", name), Op: "connect", Err: err}
+		}
+		if err != nil {
+			s.startErr = err
+			failures = append(failures, err)
+		}
+	}
+
+	// Every server connects at once; wait for each first outcome.
+	errs := make([]error, len(t.names))
+	var wg sync.WaitGroup
+	for i, name := range t.names {
+		if p := t.servers[name].plugin; p != nil {
+			wg.Go(func() { errs[i] = p.WaitReady(ctx) })
+		}
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.logger.Warn("mcp server did not connect; retrying in the background",
+				zap.String("server", t.names[i]), zap.Error(err))
+			failures = append(failures, err)
+		}
+	}
+	if o.strict && len(failures) > 0 {
+		_ = t.Close()
+		return nil, errors.Join(failures...)
+	}
+	if err := t.openTable(); err != nil {
+		_ = t.Close()
+		return nil, err
+	}
+	return t, nil
+}
+
+// pluginOptions are the options of one server's plugin: the host's, then
+// the toolbox's own.
+func (t *Toolbox) pluginOptions(name string, sc *ServerConfig, o *options) []plugin.Option {
+	opts := make([]plugin.Option, 0, len(o.pluginOpts)+6)
+	if o.logger != nil {
+		opts = append(opts, plugin.WithLogger(o.logger))
+	}
+	opts = append(opts, o.pluginOpts...)
+	opts = append(opts,
+		plugin.WithConnectTimeout(o.connectTimeout),
+		plugin.WithActorSystem(t.system),
+		plugin.WithSpawn(func(props *actor.Props) (*actor.PID, error) { return t.spawn(name, props) }),
+		plugin.WithStatusHandler(func(plugin.Status) { t.serverChanged() }),
+	)
+	if sc.Timeout > 0 {
+		opts = append(opts, plugin.WithToolTimeout(sc.Timeout))
+	}
+	return opts
+}
+
+// spawn asks the ToolboxActor to spawn a server's actor as its child.
+func (t *Toolbox) spawn(name string, props *actor.Props) (*actor.PID, error) {
+	res, err := t.system.Root.RequestFuture(t.pid, &actors.SpawnServer{Name: name, Props: props}, DefaultConnectTimeout).Result()
+	if err != nil {
+		return nil, err
+	}
+	sp, ok := res.(*actors.ServerSpawned)
+	if !ok {
+		return nil, fmt.Errorf("toolbox: unexpected reply %T", res)
+	}
+	return sp.PID, sp.Err
+}
+
+// serverChanged runs when any server's status changes (on that server's
+// actor goroutine): its tools may have come, gone or changed.
+func (t *Toolbox) serverChanged() {
+	if t.closed.Load() {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.opened {
+		t.rebuild(false)
+	}
+}
+
+// Name returns [Name].
+func (t *Toolbox) Name() string { return Name }
+
+// Servers returns the names of the enabled servers, sorted. Disabled
+// servers of the config are not part of the toolbox.
+func (t *Toolbox) Servers() []string { return append([]string(nil), t.names...) }
+
+// Plugin returns the plugin of server, or nil when the toolbox has no such
+// server or could not start it (see [Toolbox.Status]).
+func (t *Toolbox) Plugin(server string) *plugin.McpPlugin {
+	if s := t.servers[server]; s != nil {
+		return s.plugin
+	}
+	return nil
+}
+
+// Status reports each enabled server's health. A server whose tools are
+// held out by a name collision is reported failed with that collision
+// (wrapping [ErrNameCollision]) even while its connection is up; one whose
+// transport is not supported is failed with [plugin.ErrNotSupported].
+func (t *Toolbox) Status() map[string]plugin.Status {
+	out := make(map[string]plugin.Status, len(t.servers))
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for name, s := range t.servers {
+		switch {
+		case s.startErr != nil:
+			out[name] = plugin.Status{State: plugin.StateFailed, LastError: s.startErr}
+		case s.heldOut != nil && !t.closed.Load():
+			st := s.plugin.Status()
+			st.State, st.LastError = plugin.StateFailed, s.heldOut
+			out[name] = st
+		default:
+			out[name] = s.plugin.Status()
+		}
+	}
+	return out
+}
+
+// Close closes every server in parallel (each stdio child gets its stdin
+// closed, then SIGTERM, then SIGKILL), stops the ToolboxActor and waits for
+// all of it. Calls in flight fail with [plugin.ErrInternal]. Close is
+// idempotent.
+func (t *Toolbox) Close() error {
+	t.closeOnce.Do(func() {
+		t.closed.Store(true)
+		var wg sync.WaitGroup
+		for _, s := range t.servers {
+			if s.plugin != nil {
+				wg.Go(func() { _ = s.plugin.Close() })
+			}
+		}
+		wg.Wait()
+		_ = t.system.Root.StopFuture(t.pid).Wait()
+		t.routes.Store(&routeTable{})
+		if t.ownSystem {
+			t.system.Shutdown()
+		}
+	})
+	return nil
+}
+
+// Tools returns every exposed tool, sorted by exposed name.
+func (t *Toolbox) Tools() []Tool { return append([]Tool(nil), t.routes.Load().tools...) }
+
+// Tool is one tool as the toolbox exposes it.
+type Tool struct {
+	// Name is the exposed name, the one the model calls.
+	Name string
+	// Server is the name of the server that has it.
+	Server string
+	// Tool is the server's tool, under its own name; shared, read-only.
+	Tool *mcp.Tool
+}
+
+// HasTool reports whether name is an exposed tool.
+func (t *Toolbox) HasTool(name string) bool {
+	_, ok := t.routes.Load().byName[name]
+	return ok
+}
+
+// ToolDefinitions returns every exposed tool, sorted by exposed name, in
+// the form a [plugin.Request] publishes them to the model.
+func (t *Toolbox) ToolDefinitions() []plugin.ToolDefinition {
+	return append([]plugin.ToolDefinition(nil), t.routes.Load().definitions()...)
+}
