@@ -15,6 +15,7 @@ import (
 	"github.com/cuca-go/mcpconnector/benchmarks"
 	"github.com/cuca-go/mcpconnector/internal/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
+	"github.com/cuca-go/mcpconnector/toolbox"
 	"github.com/cuca-go/mcpconnector/transport"
 )
 
@@ -275,4 +276,36 @@ func BenchmarkConnect(b *testing.B) {
 			}
 		})
 	}
+}
+
+func openToolbox(b *testing.B, cfg *toolbox.Config) *toolbox.Toolbox {
+	b.Helper()
+	tb, err := toolbox.Open(context.Background(), cfg, toolbox.WithStrict())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = tb.Close() })
+	return tb
+}
+
+// BenchmarkToolbox is the toolbox layer: pass-through with 10 servers of
+// 50 tools each, and a hook call routed to one server.
+func BenchmarkToolbox(b *testing.B) {
+	b.Run("pass_through", func(b *testing.B) {
+		srv, err := testserver.BenchTools(benchmarks.ToolboxTools)
+		if err != nil {
+			b.Fatal(err)
+		}
+		tb := openToolbox(b, benchmarks.ToolboxConfig(benchmarks.ToolboxServers, srv))
+		chunk := &plugin.Chunk{Blocks: []plugin.Block{plugin.Text{Text: "calling"}, plugin.ToolCall{ID: "c1", Name: "not_a_tool", Arguments: []byte(`{}`)}}}
+		ctx := context.Background()
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = tb.OnStreamChunk(ctx, chunk)
+		}
+	})
+	b.Run("hook_call", func(b *testing.B) {
+		tb := openToolbox(b, benchmarks.ToolboxConfig(1, stdioServer(b)))
+		latency(b, benchmarks.ToolboxHook(tb, "s00__add", benchmarks.InstantCall))
+	})
 }

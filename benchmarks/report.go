@@ -113,6 +113,31 @@ func (r *Report) Targets() []Target {
 			Met:  x >= 12 && of >= 95,
 		})
 	}
+	for _, name := range []string{"toolbox: text + thinking chunk", "toolbox: unknown tool name"} {
+		if row := r.find(ScenarioToolboxPass, name, 0); row != nil {
+			out = append(out, Target{
+				Goal: fmt.Sprintf("pass-through, %d × %d tools (%s): p50 < 100 ns, 0 allocs", ToolboxServers, ToolboxTools, name),
+				Got:  fmt.Sprintf("%s, %s allocs", Dur(row.Latency.P50), num(row.AllocsPerOp)),
+				Met:  row.Latency.P50 < 100*time.Nanosecond && row.AllocsPerOp < 0.01,
+			})
+		}
+	}
+	if tb, p := r.find(ScenarioToolboxHook, SubjectToolboxHook, 0), r.find(ScenarioToolboxHook, nameHook, 0); tb != nil && p != nil {
+		d := pct(tb.Latency.P50, p.Latency.P50)
+		out = append(out, Target{
+			Goal: "hook call through a toolbox: p50 within 3% of one plugin",
+			Got:  fmt.Sprintf("p50 %+.1f%%, %+.1f allocs", d, tb.AllocsPerOp-p.AllocsPerOp),
+			Met:  d <= 3,
+		})
+	}
+	if ten, one := r.find(ScenarioToolboxOpen, SubjectToolboxOpen10, 0), r.find(ScenarioToolboxOpen, SubjectToolboxOpen1, 0); ten != nil && one != nil {
+		x := float64(ten.Latency.P50) / float64(one.Latency.P50)
+		out = append(out, Target{
+			Goal: fmt.Sprintf("open %d stdio servers: p50 at most 2x one", ToolboxServers),
+			Got:  fmt.Sprintf("%.2fx (%s vs %s)", x, Dur(ten.Latency.P50), Dur(one.Latency.P50)),
+			Met:  x <= 2,
+		})
+	}
 	for _, sc := range []string{ScenarioIdleHTTP, ScenarioIdleStdio} {
 		if row := r.find(sc, SubjectPluginOwnSystem, 0); row != nil && row.Idle != nil {
 			got := fmt.Sprintf("%s and %.1f goroutines per connection", bytesStr(row.Idle.HeapPerConn), row.Idle.GoroutinesPerConn)
@@ -151,6 +176,16 @@ func (r *Report) note(row *Row) string {
 	case ScenarioIdleStdio, ScenarioIdleHTTP:
 		if row.Idle != nil {
 			return fmt.Sprintf("idle: %s and %.1f goroutines per connection", bytesStr(row.Idle.HeapPerConn), row.Idle.GoroutinesPerConn)
+		}
+	case ScenarioToolboxHook:
+		if p := r.find(row.Scenario, nameHook, 0); row.Subject == SubjectToolboxHook && p != nil {
+			return fmt.Sprintf("p50 %+.1f%%, p99 %+.1f%%, CPU %+.1f%%, %+.1f allocs vs plugin hook",
+				pct(row.Latency.P50, p.Latency.P50), pct(row.Latency.P99, p.Latency.P99),
+				pct(row.CPUPerOp, p.CPUPerOp), row.AllocsPerOp-p.AllocsPerOp)
+		}
+	case ScenarioToolboxOpen:
+		if one := r.find(row.Scenario, SubjectToolboxOpen1, 0); row.Subject != SubjectToolboxOpen1 && one != nil {
+			return fmt.Sprintf("%.2fx the toolbox of 1 server", float64(row.Latency.P50)/float64(one.Latency.P50))
 		}
 	case ScenarioWide:
 		if direct := r.find(row.Scenario, nameDirect, 0); row.Subject == "plugin" && direct != nil {

@@ -57,9 +57,13 @@ var (
 // PluginHook is the hook path: each op streams a chunk holding one
 // [plugin.ToolCall] of c through p.OnStreamChunk, which asks the connection
 // actor, and checks the [plugin.ToolResult] it leaves in the chunk.
-func PluginHook(p *plugin.McpPlugin, c Call) *Subject {
+func PluginHook(p *plugin.McpPlugin, c Call) *Subject { return hook(p, c.Tool, c) }
+
+// hook streams a chunk holding one call of c, under the name tool, through
+// p's OnStreamChunk and checks the result it leaves.
+func hook(p plugin.Plugin, tool string, c Call) *Subject {
 	return &Subject{Name: "plugin hook", New: func() Op {
-		var call plugin.Block = plugin.ToolCall{ID: "call_1", Name: c.Tool, Arguments: c.Args}
+		var call plugin.Block = plugin.ToolCall{ID: "call_1", Name: tool, Arguments: c.Args}
 		chunk := &plugin.Chunk{Blocks: make([]plugin.Block, 1)}
 		return func(ctx context.Context) error {
 			chunk.Blocks[0] = call

@@ -36,6 +36,9 @@ type Config struct {
 	IdleStdio, IdleHTTP int
 	// WideRounds connects, per subject, to the server with 1,000 tools.
 	WideRounds int
+	// ToolboxOpenRounds opens, per subject, a toolbox of 1 and of 10 stdio
+	// servers, and a plugin.
+	ToolboxOpenRounds int
 	// Progress, if not nil, receives a line per step.
 	Progress io.Writer
 }
@@ -49,7 +52,7 @@ func FullConfig() Config {
 		Callers:    []int{1, 4, 16, 64},
 		InstantFor: 1500 * time.Millisecond, WaitFor: 2 * time.Second, ThroughputRounds: 4,
 		IdleStdio: 16, IdleHTTP: 32,
-		WideRounds: 6,
+		WideRounds: 6, ToolboxOpenRounds: 8,
 	}
 }
 
@@ -61,7 +64,7 @@ func QuickConfig() Config {
 		Callers:    []int{1, 16},
 		InstantFor: 50 * time.Millisecond, WaitFor: 50 * time.Millisecond, ThroughputRounds: 1,
 		IdleStdio: 2, IdleHTTP: 2,
-		WideRounds: 1,
+		WideRounds: 1, ToolboxOpenRounds: 1,
 	}
 }
 
@@ -115,6 +118,9 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 		{ScenarioIdleStdio, r.idleStdio},
 		{ScenarioIdleHTTP, r.idleHTTP},
 		{ScenarioWide, r.wide},
+		{ScenarioToolboxPass, r.toolboxPass},
+		{ScenarioToolboxHook, r.toolboxHook},
+		{ScenarioToolboxOpen, r.toolboxOpen},
 	}
 	for _, s := range steps {
 		r.progress("%s", s.name)

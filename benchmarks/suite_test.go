@@ -32,6 +32,7 @@ func TestQuickRun(t *testing.T) {
 		benchmarks.ScenarioPassThrough, benchmarks.ScenarioHookStdio, benchmarks.ScenarioHookHTTP,
 		benchmarks.ScenarioInstant, benchmarks.ScenarioWait, benchmarks.ScenarioIdleStdio,
 		benchmarks.ScenarioIdleHTTP, benchmarks.ScenarioWide,
+		benchmarks.ScenarioToolboxPass, benchmarks.ScenarioToolboxHook, benchmarks.ScenarioToolboxOpen,
 	} {
 		assert.NotZero(t, scenarios[sc], sc)
 	}
@@ -43,7 +44,7 @@ func TestQuickRun(t *testing.T) {
 	assert.Contains(t, md.String(), "| hook call, stdio | plugin hook |")
 	assert.Contains(t, md.String(), "Targets (reported, not asserted)")
 	assert.True(t, strings.HasPrefix(svg.String(), "<svg"), svg.String())
-	assert.Len(t, rep.Targets(), 7)
+	assert.Len(t, rep.Targets(), 11)
 }
 
 func TestSummarize(t *testing.T) {

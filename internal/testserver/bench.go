@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 
@@ -45,6 +46,14 @@ func RunBenchIfChild() {
 		err = NewServer().Run(context.Background(), &mcp.StdioTransport{})
 	case "wide":
 		err = NewWideServer().Run(context.Background(), &mcp.StdioTransport{})
+	case "tools":
+		n := 0
+		if len(os.Args) > 3 {
+			n, err = strconv.Atoi(os.Args[3])
+		}
+		if err == nil {
+			err = NewToolsServer(n, WidePageSize).Run(context.Background(), &mcp.StdioTransport{})
+		}
 	case "echo":
 		err = ServeEcho(os.Stdin, os.Stdout)
 	case "http":
@@ -71,19 +80,27 @@ func BenchWide() (transport.Stdio, error) { return benchSelf("wide") }
 // JSON-RPC echo server of [ServeEcho] on its stdin and stdout.
 func BenchEcho() (transport.Stdio, error) { return benchSelf("echo") }
 
-func benchSelf(mode string) (transport.Stdio, error) {
+// BenchTools returns a transport that runs this executable as
+// NewToolsServer(n, WidePageSize) over stdio.
+func BenchTools(n int) (transport.Stdio, error) { return benchSelf("tools", strconv.Itoa(n)) }
+
+func benchSelf(mode string, args ...string) (transport.Stdio, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return transport.Stdio{}, fmt.Errorf("testserver: %w", err)
 	}
-	return transport.NewStdio(exe, benchChildArg, mode), nil
+	return transport.NewStdio(exe, append([]string{benchChildArg, mode}, args...)...), nil
 }
 
 // NewWideServer returns a go-sdk server with [WideTools] tools named
 // "tool0000", "tool0001", ..., each with a description and a two-property
 // input schema, listed [WidePageSize] per page. Every tool answers "ok".
-func NewWideServer() *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "wide", Version: "1.0.0"}, &mcp.ServerOptions{PageSize: WidePageSize})
+func NewWideServer() *mcp.Server { return NewToolsServer(WideTools, WidePageSize) }
+
+// NewToolsServer serves n tools named tool0000, tool0001, ..., each
+// answering "ok", listed pageSize per tools/list page.
+func NewToolsServer(n, pageSize int) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "wide", Version: "1.0.0"}, &mcp.ServerOptions{PageSize: pageSize})
 	schema := map[string]any{
 		"type": "object",
 		"properties": map[string]any{
@@ -91,7 +108,7 @@ func NewWideServer() *mcp.Server {
 			"limit": map[string]any{"type": "integer", "description": "how many results at most"},
 		},
 	}
-	for i := range WideTools {
+	for i := range n {
 		name := fmt.Sprintf("tool%04d", i)
 		s.AddTool(&mcp.Tool{Name: name, Description: "Benchmark tool " + name + " that answers ok", InputSchema: schema},
 			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return text("ok"), nil })

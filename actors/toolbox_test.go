@@ -1,0 +1,61 @@
+package actors_test
+
+import (
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cuca-go/mcpconnector/actors"
+	"github.com/cuca-go/mcpconnector/internal/testserver"
+	"github.com/cuca-go/mcpconnector/messages"
+)
+
+// The ToolboxActor spawns servers as named children on request, refuses a
+// name twice, and stopping it stops every server.
+func TestToolboxActorParentsItsServers(t *testing.T) {
+	system := actor.NewActorSystem()
+	tb := system.Root.Spawn(actors.NewToolboxProps(nil))
+	spawn := func(name string) *actors.ServerSpawned {
+		props := actors.NewSupervisorProps(actors.SupervisorConfig{
+			Connection: actors.ConnectionConfig{Transport: testserver.Stdio(t)},
+		})
+		res, err := system.Root.RequestFuture(tb, &actors.SpawnServer{Name: name, Props: props}, 10*time.Second).Result()
+		require.NoError(t, err)
+		return res.(*actors.ServerSpawned)
+	}
+	a, b := spawn("alpha"), spawn("beta")
+	require.NoError(t, a.Err)
+	require.NoError(t, b.Err)
+	assert.Equal(t, tb.Id+"/alpha", a.PID.Id, "a child of the toolbox, named by server")
+	assert.Error(t, spawn("alpha").Err, "a name is spawned once")
+
+	var pids []int
+	for _, s := range []*actors.ServerSpawned{a, b} {
+		res, err := system.Root.RequestFuture(s.PID, &messages.CallTool{ID: 1, Name: "pid"}, 30*time.Second).Result()
+		require.NoError(t, err)
+		reply := res.(*messages.CallToolReply)
+		require.Nil(t, reply.Failure)
+		pid, err := strconv.Atoi(reply.Result.Content[0].(*mcp.TextContent).Text)
+		require.NoError(t, err)
+		pids = append(pids, pid)
+	}
+	require.NoError(t, system.Root.StopFuture(tb).Wait())
+	for _, pid := range pids {
+		assert.ErrorIs(t, syscall.Kill(pid, 0), syscall.ESRCH, "server %d ended with the toolbox", pid)
+	}
+}
+
+func TestToolboxActorRefusesAnEmptyRequest(t *testing.T) {
+	system := actor.NewActorSystem()
+	tb := system.Root.Spawn(actors.NewToolboxProps(nil))
+	defer func() { require.NoError(t, system.Root.StopFuture(tb).Wait()) }()
+	res, err := system.Root.RequestFuture(tb, &actors.SpawnServer{Name: "x"}, 10*time.Second).Result()
+	require.NoError(t, err)
+	assert.Error(t, res.(*actors.ServerSpawned).Err)
+}

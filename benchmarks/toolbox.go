@@ -1,0 +1,141 @@
+package benchmarks
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/cuca-go/mcpconnector/internal/testserver"
+	"github.com/cuca-go/mcpconnector/plugin"
+	"github.com/cuca-go/mcpconnector/toolbox"
+	"github.com/cuca-go/mcpconnector/transport"
+)
+
+// Scenarios of the toolbox layer, each beside the layer below.
+const (
+	ScenarioToolboxPass = "pass-through, toolbox of 10 servers × 50 tools"
+	ScenarioToolboxHook = "hook call, stdio, toolbox"
+	ScenarioToolboxOpen = "toolbox open, stdio servers"
+)
+
+// Subject names of the toolbox scenarios.
+const (
+	SubjectToolboxHook    = "toolbox hook"
+	SubjectToolboxOpen1   = "toolbox, 1 server"
+	SubjectToolboxOpen10  = "toolbox, 10 servers"
+	SubjectPluginConnect1 = "plugin, 1 server"
+)
+
+// ToolboxServers is how many servers the toolbox scenarios open, and
+// ToolboxTools how many tools each has in the pass-through scenario.
+const (
+	ToolboxServers = 10
+	ToolboxTools   = 50
+)
+
+// ToolboxConfig is a config of n stdio servers named s00, s01, ..., all
+// running t.
+func ToolboxConfig(n int, t transport.Stdio) *toolbox.Config {
+	cfg := &toolbox.Config{Servers: map[string]*toolbox.ServerConfig{}}
+	for i := range n {
+		name := fmt.Sprintf("s%02d", i)
+		cfg.Servers[name] = &toolbox.ServerConfig{Name: name, Type: toolbox.TypeStdio, Command: t.Command, Args: t.Args}
+	}
+	return cfg
+}
+
+// ToolboxHook is [PluginHook] through a toolbox: the chunk's call names the
+// exposed tool, and the toolbox routes it to its server's plugin.
+func ToolboxHook(tb *toolbox.Toolbox, exposed string, c Call) *Subject {
+	s := hook(tb, exposed, c)
+	s.Name = SubjectToolboxHook
+	return s
+}
+
+// ToolboxPassThrough is [PassThrough] on a toolbox.
+func ToolboxPassThrough(name string, tb *toolbox.Toolbox, blocks ...plugin.Block) *Subject {
+	return &Subject{Name: name, New: func() Op {
+		chunk := &plugin.Chunk{Blocks: append([]plugin.Block(nil), blocks...)}
+		return func(ctx context.Context) error { return tb.OnStreamChunk(ctx, chunk) }
+	}}
+}
+
+// toolboxPass times pass-through on a toolbox of 10 servers with 50 tools
+// each, interleaved with the same chunks on one plugin.
+func (r *runner) toolboxPass(ctx context.Context) error {
+	srv, err := testserver.BenchTools(ToolboxTools)
+	if err != nil {
+		return err
+	}
+	tb, err := toolbox.Open(ctx, ToolboxConfig(ToolboxServers, srv), toolbox.WithStrict())
+	if err != nil {
+		return err
+	}
+	defer tb.Close()
+	if n := len(tb.Tools()); n != ToolboxServers*ToolboxTools {
+		return fmt.Errorf("toolbox exposes %d tools, want %d", n, ToolboxServers*ToolboxTools)
+	}
+	text := []plugin.Block{plugin.Text{Text: "The sum is"}, plugin.Thinking{Text: "add them"}}
+	unknown := []plugin.Block{plugin.Text{Text: "calling"}, plugin.ToolCall{ID: "c1", Name: "not_a_tool", Arguments: []byte(`{}`)}}
+	res, err := Batched(ctx, []*Subject{
+		ToolboxPassThrough("toolbox: text + thinking chunk", tb, text...),
+		ToolboxPassThrough("toolbox: unknown tool name", tb, unknown...),
+		PassThrough("plugin: text + thinking chunk", r.plugin, text...),
+		PassThrough("plugin: unknown tool name", r.plugin, unknown...),
+	}, r.cfg.PassBatches, r.cfg.PassBatchSize)
+	if err != nil {
+		return err
+	}
+	r.add(ScenarioToolboxPass, res...)
+	return nil
+}
+
+// toolboxHook times a hook call through a toolbox of one server against
+// the same call through a plugin, each on a server of its own.
+func (r *runner) toolboxHook(ctx context.Context) error {
+	tb, err := toolbox.Open(ctx, ToolboxConfig(1, r.stdio), toolbox.WithStrict())
+	if err != nil {
+		return err
+	}
+	defer tb.Close()
+	res, err := Interleave(ctx, []*Subject{ToolboxHook(tb, "s00__add", InstantCall), PluginHook(r.plugin, InstantCall)},
+		r.cfg.HookRounds, r.cfg.HookPerRound, r.cfg.HookWarmup)
+	if err != nil {
+		return err
+	}
+	r.add(ScenarioToolboxHook, res...)
+	return nil
+}
+
+// toolboxOpen opens, alternately, a toolbox of one stdio server, one of 10,
+// and a plugin: each open spawns its servers, discovers them and lists
+// their tools, and closes them again.
+func (r *runner) toolboxOpen(ctx context.Context) error {
+	open := func(n int) func(context.Context) (func() error, error) {
+		return func(ctx context.Context) (func() error, error) {
+			tb, err := toolbox.Open(ctx, ToolboxConfig(n, r.stdio), toolbox.WithStrict())
+			if err != nil {
+				return nil, err
+			}
+			if got := len(tb.Servers()); got != n {
+				return tb.Close, fmt.Errorf("toolbox has %d servers, want %d", got, n)
+			}
+			return tb.Close, nil
+		}
+	}
+	res, err := Connects(ctx, r.cfg.ToolboxOpenRounds, []Connector{
+		{Name: SubjectToolboxOpen1, Connect: open(1)},
+		{Name: SubjectToolboxOpen10, Connect: open(ToolboxServers)},
+		{Name: SubjectPluginConnect1, Connect: func(ctx context.Context) (func() error, error) {
+			p, err := plugin.Connect(ctx, r.stdio)
+			if err != nil {
+				return nil, err
+			}
+			return p.Close, nil
+		}},
+	})
+	if err != nil {
+		return err
+	}
+	r.add(ScenarioToolboxOpen, res...)
+	return nil
+}
