@@ -48,14 +48,20 @@ type StreamableHTTP struct {
 	// never refreshed; a server that refuses it fails the request with an
 	// error that says so. It is never logged nor put in errors.
 	BearerToken string
+	// DPoP, if set, binds the tokens of OAuthHandler to a key of this
+	// client's (RFC 9449): each request carries the token in the DPoP
+	// scheme and a fresh proof. It needs an OAuthHandler; see [DPoP] for the
+	// handler's side.
+	DPoP *DPoP
 }
 
 func (h StreamableHTTP) String() string { return fmt.Sprintf("http %q", h.URL) }
 
 // Open returns go-sdk's Streamable HTTP client transport for h. It fails
-// when URL is empty or when more than one of OAuthHandler, BearerToken and
-// an Authorization in Header is set.
-func (h StreamableHTTP) Open(*zap.Logger) (mcp.Transport, error) {
+// when URL is empty, when more than one of OAuthHandler, BearerToken and
+// an Authorization in Header is set, when DPoP is set without an
+// OAuthHandler, and when a handler of this package is missing what it needs.
+func (h StreamableHTTP) Open(logger *zap.Logger) (mcp.Transport, error) {
 	if h.URL == "" {
 		return nil, fmt.Errorf("transport: streamable http: empty URL")
 	}
@@ -84,6 +90,10 @@ func (h StreamableHTTP) Open(*zap.Logger) (mcp.Transport, error) {
 		}
 		c.Transport = headerRoundTripper{base: base, header: h.Header, host: endpointHost(h.URL)}
 		client = &c
+	}
+	client, oauth, err := h.wireAuth(client, oauth, logger)
+	if err != nil {
+		return nil, err
 	}
 	client = limitResponses(client)
 	return &mcp.StreamableClientTransport{

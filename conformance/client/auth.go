@@ -80,7 +80,7 @@ func runClientCredentials(ctx context.Context, env *scenarioEnv) error {
 // context, or dynamic registration), authorization code with PKCE, scope
 // step-up on 403 insufficient_scope, and the token on every request.
 func runAuth(ctx context.Context, env *scenarioEnv) error {
-	handler, err := newOAuthHandler(env.context)
+	handler, err := newOAuthHandler(env.context, nil)
 	if err != nil {
 		return err
 	}
@@ -96,9 +96,11 @@ func runAuth(ctx context.Context, env *scenarioEnv) error {
 // newOAuthHandler configures go-sdk's authorization code handler with every
 // registration method; the handler tries them in the order client ID
 // metadata document, pre-registration, dynamic registration, as the
-// authorization server's metadata allows.
-func newOAuthHandler(suiteContext map[string]any) (*auth.AuthorizationCodeHandler, error) {
+// authorization server's metadata allows. client, if not nil, sends the
+// handler's requests (a DPoP's client, which adds proofs to token requests).
+func newOAuthHandler(suiteContext map[string]any, client *http.Client) (*auth.AuthorizationCodeHandler, error) {
 	cfg := &auth.AuthorizationCodeHandlerConfig{
+		Client:                         client,
 		RedirectURL:                    redirectURL,
 		AuthorizationCodeFetcher:       fetchCode,
 		ClientIDMetadataDocumentConfig: &auth.ClientIDMetadataDocumentConfig{URL: clientMetadataURL},

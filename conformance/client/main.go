@@ -42,6 +42,13 @@ var scenarios = map[string]run{
 	"http-invalid-tool-headers":        runInvalidToolHeaders,
 	"sep-2322-client-request-state":    runRequestState,
 	"auth/client-credentials-basic":    runClientCredentials,
+	// The unscored authorization extensions, each through its option of
+	// transport.StreamableHTTP (auth_extensions.go).
+	"auth/client-credentials-jwt":           runClientCredentialsJWT,
+	"auth/enterprise-managed-authorization": runEnterprise,
+	"auth/wif-jwt-bearer":                   runWorkloadIdentity,
+	"auth/dpop":                             runDPoP,
+	"auth/dpop-nonce":                       runDPoP,
 }
 
 func init() {
