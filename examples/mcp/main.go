@@ -5,34 +5,27 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/cuca-go/mcpconnector/client"
+	"github.com/cuca-go/mcpconnector/examples/internal/demomodel"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"
 )
 
-const (
-	// defaultModel is the model SEED.md's output came from.
-	defaultModel = "google/gemma-4-12b-qat"
-	// scriptedTarget as CUCA_BASE_URL forces the built-in scripted endpoint.
-	scriptedTarget = "scripted"
-	// question is asked on both turns.
-	question = "What is 21 + 21?"
-)
+// question is asked on both turns.
+const question = "What is 21 + 21?"
 
 // config is what the environment can change.
 type config struct {
 	// baseURL is CUCA_BASE_URL: an OpenAI-compatible base URL, used as is,
 	// or "scripted". Empty means defaultBaseURL, falling back to the
-	// scripted endpoint if nothing answers there.
+	// scripted endpoint if nothing answers there (see demomodel.Target).
 	baseURL string
-	// model is CUCA_MODEL; empty means defaultModel.
+	// model is CUCA_MODEL; empty means demomodel.DefaultModel.
 	model string
 	// apiKey is CUCA_API_KEY, sent as a bearer token; empty sends none.
 	apiKey string
@@ -41,7 +34,7 @@ type config struct {
 	// client.LlamaCppBaseURL. Tests point it at a closed port.
 	defaultBaseURL string
 	// script is the scripted endpoint's behaviour; nil means the default.
-	script *scriptedModel
+	script *demomodel.Scripted
 	// serverCommand and serverArgs start the MCP server; an empty command
 	// means this executable with serverFlag.
 	serverCommand string
@@ -80,13 +73,14 @@ func main() {
 // run is the example: connect to the add server, let the model call add,
 // then ask again with the server's answer in the prompt.
 func run(ctx context.Context, out io.Writer, cfg config) error {
-	baseURL, model, scripted, stopScripted, err := chooseModel(ctx, out, cfg)
+	endpoint, err := demomodel.Choose(ctx, out, demomodel.Target{
+		BaseURL: cfg.baseURL, Model: cfg.model, DefaultBaseURL: cfg.defaultBaseURL, Script: cfg.script,
+	})
 	if err != nil {
 		return err
 	}
-	if stopScripted != nil {
-		defer stopScripted()
-	}
+	defer endpoint.Close()
+	baseURL, model := endpoint.BaseURL, endpoint.Model
 
 	command, args := cfg.serverCommand, cfg.serverArgs
 	if command == "" {
@@ -147,7 +141,7 @@ func run(ctx context.Context, out io.Writer, cfg config) error {
 		return fmt.Errorf("turn 2: %w", err)
 	}
 	label := "reply"
-	if scripted {
+	if endpoint.Scripted {
 		label = "reply (scripted)"
 	}
 	fmt.Fprintf(out, "  %s: %s\n", label, strings.TrimSpace(res.Text()))
@@ -172,66 +166,4 @@ func toolAnswer(out io.Writer, res *client.Result) (string, error) {
 	}
 	fmt.Fprintf(out, "  the model answered without calling a tool: %q\n", strings.TrimSpace(res.Text()))
 	return "", errors.New("the model did not call the add tool")
-}
-
-// chooseModel decides where the model runs: CUCA_BASE_URL as given, the
-// scripted endpoint when asked for, or the default llama-server base URL if
-// something answers there and the scripted endpoint if nothing does.
-func chooseModel(ctx context.Context, out io.Writer, cfg config) (baseURL, model string, scripted bool, stop func(), err error) {
-	model = cfg.model
-	if model == "" {
-		model = defaultModel
-	}
-	switch cfg.baseURL {
-	case "":
-		base := cfg.defaultBaseURL
-		if base == "" {
-			base = client.LlamaCppBaseURL
-		}
-		probeErr := probe(ctx, base)
-		if probeErr == nil {
-			fmt.Fprintf(out, "Model: %s at %s\n\n", model, base)
-			return base, model, false, nil, nil
-		}
-		baseURL, stop, err = startScripted(cfg.script)
-		if err != nil {
-			return "", "", false, nil, err
-		}
-		fmt.Fprintf(out, "No LLM answered at %s (%v): running against the built-in scripted endpoint at %s, a stand-in that follows a script.\n\n",
-			base, probeErr, baseURL)
-		return baseURL, scriptedModelName, true, stop, nil
-	case scriptedTarget:
-		baseURL, stop, err = startScripted(cfg.script)
-		if err != nil {
-			return "", "", false, nil, err
-		}
-		fmt.Fprintf(out, "Model: the built-in scripted endpoint at %s, a stand-in that follows a script.\n\n", baseURL)
-		return baseURL, scriptedModelName, true, stop, nil
-	default:
-		fmt.Fprintf(out, "Model: %s at %s\n\n", model, cfg.baseURL)
-		return cfg.baseURL, model, false, nil, nil
-	}
-}
-
-// probe reports whether anything answers GET {base}/models. Any HTTP answer
-// counts, even an error status: only silence means there is no server.
-func probe(ctx context.Context, base string) error {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(base, "/")+"/models", nil)
-	if err != nil {
-		return err
-	}
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.DisableKeepAlives = true
-	resp, err := (&http.Client{Transport: t}).Do(req)
-	if err != nil {
-		var urlErr interface{ Unwrap() error }
-		if errors.As(err, &urlErr) {
-			err = urlErr.Unwrap() // drop the `Get "…":` prefix; the caller names the URL
-		}
-		return err
-	}
-	_ = resp.Body.Close()
-	return nil
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
+
+	"github.com/cuca-go/mcpconnector/examples/internal/demomodel"
 )
 
 // TestMain doubles as the MCP server: run() re-executes os.Executable(),
@@ -37,7 +39,7 @@ func wantSEEDOutput(t *testing.T, out string) {
 
 func TestRunScripted(t *testing.T) {
 	var out bytes.Buffer
-	require.NoError(t, run(t.Context(), &out, config{baseURL: scriptedTarget}))
+	require.NoError(t, run(t.Context(), &out, config{baseURL: demomodel.ScriptedTarget}))
 	t.Log("\n" + out.String())
 	wantSEEDOutput(t, out.String())
 	assert.Contains(t, out.String(), "built-in scripted endpoint")
@@ -62,7 +64,7 @@ func TestRunFallsBackWhenNothingAnswers(t *testing.T) {
 func TestRunAgainstAGivenServer(t *testing.T) {
 	// CUCA_BASE_URL names a server that answers: it is used as is, with
 	// CUCA_MODEL, and nothing says "scripted".
-	srv := httptest.NewServer(&scriptedModel{})
+	srv := httptest.NewServer(&demomodel.Scripted{})
 	defer srv.Close()
 
 	var out bytes.Buffer
@@ -75,32 +77,32 @@ func TestRunAgainstAGivenServer(t *testing.T) {
 func TestRunBadToolCalls(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		script  *scriptedModel
+		script  *demomodel.Scripted
 		line    string
 		errText string
 	}{
 		{
 			name:    "malformed argument JSON becomes an error result from the real plugin",
-			script:  &scriptedModel{argFragments: []string{`{"a":21,`, `"b":`}},
+			script:  &demomodel.Scripted{ArgFragments: []string{`{"a":21,`, `"b":`}},
 			line:    "  tool error from the MCP server: ",
 			errText: "the add tool failed",
 		},
 		{
 			name:    "arguments that are not an object",
-			script:  &scriptedModel{argFragments: []string{`[21,`, `21]`}},
+			script:  &demomodel.Scripted{ArgFragments: []string{`[21,`, `21]`}},
 			line:    "  tool error from the MCP server: ",
 			errText: "the add tool failed",
 		},
 		{
 			name:    "an unknown tool passes through",
-			script:  &scriptedModel{tool: "subtract"},
+			script:  &demomodel.Scripted{Tool: "subtract"},
 			line:    `  the model called "subtract", which the MCP server does not offer`,
 			errText: `unknown tool "subtract"`,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			err := run(t.Context(), &out, config{baseURL: scriptedTarget, script: tc.script})
+			err := run(t.Context(), &out, config{baseURL: demomodel.ScriptedTarget, script: tc.script})
 			t.Log("\n" + out.String())
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.errText)

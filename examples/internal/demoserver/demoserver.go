@@ -1,6 +1,8 @@
-// Package demoserver is the MCP server the supervision examples start: the
-// example's own binary, re-executed with [Flag], serving go-sdk's stdio
-// transport with two tools, add and pid.
+// Package demoserver holds the examples' MCP servers, built with go-sdk.
+// [RunIfAsked] is the one the supervision examples start: the example's own
+// binary, re-executed with [Flag], serving stdio with two tools, add and
+// pid. [NewAddServer] is add alone, which examples/mcp and examples/toolbox
+// serve over stdio and Streamable HTTP.
 package demoserver
 
 import (
@@ -20,14 +22,7 @@ func RunIfAsked() {
 		return
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "demo", Version: "1.0.0"}, nil)
-	type addIn struct {
-		A float64 `json:"a"`
-		B float64 `json:"b"`
-	}
-	mcp.AddTool(s, &mcp.Tool{Name: "add", Description: "Add two numbers and return their sum"},
-		func(_ context.Context, _ *mcp.CallToolRequest, in addIn) (*mcp.CallToolResult, any, error) {
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(in.A + in.B)}}}, nil, nil
-		})
+	addTool(s)
 	s.AddTool(&mcp.Tool{Name: "pid", Description: "The server's process id", InputSchema: map[string]any{"type": "object"}},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(os.Getpid())}}}, nil

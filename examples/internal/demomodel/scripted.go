@@ -1,4 +1,4 @@
-package main
+package demomodel
 
 import (
 	"context"
@@ -12,26 +12,30 @@ import (
 	"strings"
 )
 
-// scriptedModelName is the model the scripted endpoint reports and answers as.
-const scriptedModelName = "scripted"
+// ScriptedModelName is the model the scripted endpoint reports and answers as.
+const ScriptedModelName = "scripted"
 
-// scriptedModel is a stand-in for an LLM when none is reachable: an
+// Scripted is a stand-in for an LLM when none is reachable: an
 // OpenAI-compatible chat-completions endpoint that streams the real wire
 // format (server-sent events of chat.completion.chunk, reasoning in
 // reasoning_content, tool calls in tool_calls deltas with the arguments in
 // fragments) but follows a script instead of thinking:
 //
-//   - offered an add tool and asked "What is X + Y?", it calls add with
-//     {"a":X,"b":Y};
+//   - offered an add tool (the first tool whose name ends in "add": "add"
+//     itself, or "local__add" as a toolbox exposes it) and asked
+//     "What is X + Y?", it calls that tool with {"a":X,"b":Y};
 //   - given the tool's answer, in a tool message or quoted in the prompt as
 //     `answered "N"`, it replies "The sum of X and Y is N." — built from
 //     that answer, never computed itself.
-type scriptedModel struct {
-	// tool is the tool name it calls; empty means "add".
-	tool string
-	// argFragments, if set, replace the arguments it streams on the tool
+//
+// The zero value follows the script; the fields bend it for tests.
+type Scripted struct {
+	// Tool is the tool name it calls instead of the offered add tool; empty
+	// means the offered one.
+	Tool string
+	// ArgFragments, if set, replace the arguments it streams on the tool
 	// call turn, for tests of malformed arguments.
-	argFragments []string
+	ArgFragments []string
 }
 
 var (
@@ -53,11 +57,12 @@ type chatRequest struct {
 	} `json:"tools"`
 }
 
-func (m *scriptedModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// ServeHTTP serves GET /v1/models and POST /v1/chat/completions.
+func (m *Scripted) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodGet && r.URL.Path == "/v1/models":
 		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"object":"list","data":[{"id":%q,"object":"model","owned_by":"mcpconnector"}]}`, scriptedModelName)
+		fmt.Fprintf(w, `{"object":"list","data":[{"id":%q,"object":"model","owned_by":"mcpconnector"}]}`, ScriptedModelName)
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/chat/completions":
 		m.chat(w, r)
 	default:
@@ -72,7 +77,7 @@ func httpError(w http.ResponseWriter, status int, msg string) {
 	_, _ = w.Write(b)
 }
 
-func (m *scriptedModel) chat(w http.ResponseWriter, r *http.Request) {
+func (m *Scripted) chat(w http.ResponseWriter, r *http.Request) {
 	var req chatRequest
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 		httpError(w, http.StatusBadRequest, "request body is not JSON: "+err.Error())
@@ -95,13 +100,17 @@ func (m *scriptedModel) chat(w http.ResponseWriter, r *http.Request) {
 			answer = text
 		}
 	}
-	tool := m.tool
-	if tool == "" {
-		tool = "add"
-	}
-	offered := false
+	// A toolbox publishes add under an exposed name such as "local__add".
+	offered := ""
 	for _, t := range req.Tools {
-		offered = offered || t.Function.Name == "add"
+		if strings.HasSuffix(t.Function.Name, "add") {
+			offered = t.Function.Name
+			break
+		}
+	}
+	tool := m.Tool
+	if tool == "" {
+		tool = offered
 	}
 	nums := sumQuestion.FindStringSubmatch(question)
 
@@ -112,9 +121,9 @@ func (m *scriptedModel) chat(w http.ResponseWriter, r *http.Request) {
 		s.reasoning("The prompt already holds the add tool's answer, so I only have to report it.")
 		s.content(fmt.Sprintf("The sum of %s and %s is %s.", nums[1], nums[2], answer))
 		s.delta(map[string]any{}, "stop")
-	case offered && nums != nil:
+	case offered != "" && nums != nil:
 		s.reasoning(fmt.Sprintf("The user asks for %s + %s. I have an add tool, so I will call it.", nums[1], nums[2]))
-		args := m.argFragments
+		args := m.ArgFragments
 		if args == nil {
 			args = []string{`{"a":` + nums[1] + `,`, `"b":` + nums[2] + `}`}
 		}
@@ -171,7 +180,7 @@ func (s *sseWriter) delta(delta map[string]any, finish string) {
 		fr = finish
 	}
 	b, _ := json.Marshal(map[string]any{
-		"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "created": 0, "model": scriptedModelName,
+		"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "created": 0, "model": ScriptedModelName,
 		"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": fr}},
 	})
 	s.event(string(b))
@@ -208,11 +217,11 @@ func (s *sseWriter) toolCall(id, name string, fragments []string) {
 
 func (s *sseWriter) done() { s.event("[DONE]") }
 
-// startScripted serves m on a loopback port and returns its base URL and a
-// function that stops it.
-func startScripted(m *scriptedModel) (baseURL string, stop func(), err error) {
+// StartScripted serves m on a loopback port and returns its base URL and a
+// function that stops it. A nil m follows the script unchanged.
+func StartScripted(m *Scripted) (baseURL string, stop func(), err error) {
 	if m == nil {
-		m = &scriptedModel{}
+		m = &Scripted{}
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

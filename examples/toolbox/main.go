@@ -1,0 +1,174 @@
+package main
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/cuca-go/mcpconnector/client"
+	"github.com/cuca-go/mcpconnector/examples/internal/demomodel"
+	"github.com/cuca-go/mcpconnector/plugin"
+	"github.com/cuca-go/mcpconnector/toolbox"
+)
+
+// bundledConfig is the mcp.json used when none is given: the two demo
+// servers, found through the variables startDemoServers sets.
+//
+//go:embed mcp.json
+var bundledConfig []byte
+
+// bundledName is how the output names the bundled file.
+const bundledName = "mcp.json"
+
+// question is asked on both turns.
+const question = "What is 21 + 21?"
+
+// config is what the command line and the environment can change.
+type config struct {
+	// model is where the model runs: CUCA_BASE_URL and CUCA_MODEL.
+	model demomodel.Target
+	// apiKey is CUCA_API_KEY, sent as a bearer token; empty sends none.
+	apiKey string
+	// mcpJSON is the path of the mcp.json to run, the first argument;
+	// empty means the bundled one.
+	mcpJSON string
+}
+
+func configFromEnv() config {
+	return config{
+		model:  demomodel.Target{BaseURL: os.Getenv("CUCA_BASE_URL"), Model: os.Getenv("CUCA_MODEL")},
+		apiKey: os.Getenv("CUCA_API_KEY"),
+	}
+}
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == serverFlag {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		err := serveAdd(ctx)
+		stop()
+		if err != nil && !errors.Is(err, context.Canceled) {
+			fmt.Fprintln(os.Stderr, "mcp-add-server:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if len(os.Args) > 2 {
+		fmt.Fprintln(os.Stderr, "usage: toolbox [mcp.json]")
+		os.Exit(2)
+	}
+
+	cfg := configFromEnv()
+	if len(os.Args) == 2 {
+		cfg.mcpJSON = os.Args[1]
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	err := run(ctx, os.Stdout, cfg)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "toolbox example:", err)
+		os.Exit(1)
+	}
+}
+
+// run is the example: open every server of the mcp.json as one toolbox, let
+// the model call an add tool, then ask again with the server's answer in
+// the prompt.
+func run(ctx context.Context, out io.Writer, cfg config) error {
+	stopDemoServers, err := startDemoServers()
+	if err != nil {
+		return err
+	}
+	defer stopDemoServers()
+
+	// The file first, so that a mistake in it is the only thing said.
+	servers, source, err := loadServers(cfg.mcpJSON)
+	if err != nil {
+		return err
+	}
+
+	endpoint, err := demomodel.Choose(ctx, out, cfg.model)
+	if err != nil {
+		return err
+	}
+	defer endpoint.Close()
+
+	// A server that fails to connect does not fail Open: Status reports it
+	// and it keeps being retried while the story runs.
+	tb, err := toolbox.Open(ctx, servers)
+	if err != nil {
+		return fmt.Errorf("open the toolbox: %w", err)
+	}
+	// Deferred after stopDemoServers, so run first: the toolbox lets go of
+	// the HTTP server before it shuts down.
+	defer tb.Close()
+
+	printServers(out, source, servers, tb)
+
+	c, err := client.New(
+		client.WithProvider(client.LlamaCpp),
+		client.WithBaseURL(endpoint.BaseURL),
+		client.WithModel(endpoint.Model),
+		client.WithAPIKey(cfg.apiKey),
+		client.WithPlugin(tb),
+	)
+	if err != nil {
+		return err
+	}
+	defer c.CloseIdleConnections()
+
+	fmt.Fprintln(out)
+	fmt.Fprintln(out, "Turn 1: the model calls an MCP tool, the toolbox routes the call to its server")
+	req := plugin.NewRequest(endpoint.Model).
+		AddMessage(plugin.RoleUser, plugin.Text{Text: question + " Use the add tool."})
+	for _, d := range tb.ToolDefinitions() {
+		req.AddTool(d)
+	}
+	res, err := c.Stream(ctx, req)
+	if err != nil {
+		return fmt.Errorf("turn 1: %w", err)
+	}
+	answer, server, err := toolAnswer(out, res, tb)
+	fmt.Fprintf(out, "  thinking blocks: %d\n", res.ThinkingBlocks)
+	if err != nil {
+		return fmt.Errorf("turn 1: %w", err)
+	}
+
+	fmt.Fprintln(out)
+	fmt.Fprintln(out, "Turn 2: the same question, with the server's answer in the prompt")
+	req = plugin.NewRequest(endpoint.Model).AddMessage(plugin.RoleUser, plugin.Text{Text: fmt.Sprintf(
+		"%s The add tool on the MCP server %q answered %q. Reply in one sentence.", question, server, answer)})
+	res, err = c.Stream(ctx, req)
+	if err != nil {
+		return fmt.Errorf("turn 2: %w", err)
+	}
+	label := "reply"
+	if endpoint.Scripted {
+		label = "reply (scripted)"
+	}
+	fmt.Fprintf(out, "  %s: %s\n", label, strings.TrimSpace(res.Text()))
+	fmt.Fprintf(out, "  thinking blocks: %d\n", res.ThinkingBlocks)
+	return nil
+}
+
+// loadServers reads the mcp.json at path, or the bundled one when path is
+// empty, and returns it with the name the output gives it.
+func loadServers(path string) (*toolbox.Config, string, error) {
+	if path == "" {
+		servers, err := toolbox.ParseConfig(bundledConfig)
+		if err != nil {
+			return nil, "", fmt.Errorf("bundled %s: %w", bundledName, err)
+		}
+		return servers, bundledName, nil
+	}
+	servers, err := toolbox.LoadConfig(path)
+	if err != nil {
+		return nil, "", err
+	}
+	return servers, path, nil
+}
