@@ -328,7 +328,17 @@ func (t *dpopResourceTransport) RoundTrip(req *http.Request) (*http.Response, er
 			return nil, err
 		}
 		nonce := t.dpop.noteNonce(from, resp)
-		if resp.StatusCode != http.StatusUnauthorized || nonce == "" || !resourceNonceChallenge(resp) {
+		if resp.StatusCode != http.StatusUnauthorized {
+			return resp, nil
+		}
+		code, description := dpopChallenge(resp)
+		switch {
+		case code == "invalid_dpop_proof":
+			// Another grant would bring a token bound to the same key, so
+			// go-sdk's re-authorization could not help: fail here.
+			closeBody(resp)
+			return nil, fmt.Errorf("%w (%s): %q", ErrDPoPProofRefused, req.URL.Redacted(), truncate(description, 200))
+		case code != "use_dpop_nonce" || nonce == "":
 			return resp, nil
 		}
 		closeBody(resp)
@@ -338,19 +348,25 @@ func (t *dpopResourceTransport) RoundTrip(req *http.Request) (*http.Response, er
 	}
 }
 
-// resourceNonceChallenge reports whether a 401 is a DPoP challenge with
-// error use_dpop_nonce (RFC 9449 §9).
-func resourceNonceChallenge(resp *http.Response) bool {
+// ErrDPoPProofRefused is wrapped by the error of a request that the MCP
+// server answered with a DPoP challenge of error invalid_dpop_proof (RFC
+// 9449 §7.1), e.g. for a proof it took for a replay. The request is not
+// sent again.
+var ErrDPoPProofRefused = errors.New("transport: DPoP: the server refused the proof")
+
+// dpopChallenge is the error and error_description of a 401's DPoP
+// challenge (RFC 9449 §7.1), if it has one.
+func dpopChallenge(resp *http.Response) (code, description string) {
 	challenges, err := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
 	if err != nil {
-		return false
+		return "", ""
 	}
 	for _, c := range challenges {
-		if c.Scheme == "dpop" && c.Params["error"] == "use_dpop_nonce" {
-			return true
+		if c.Scheme == "dpop" {
+			return c.Params["error"], c.Params["error_description"]
 		}
 	}
-	return false
+	return "", ""
 }
 
 // boundTokens remembers which access tokens were issued as DPoP tokens, by

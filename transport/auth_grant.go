@@ -467,11 +467,11 @@ func (s *grantState) authorize(ctx context.Context, name string, httpClient *htt
 	defer closeBody(resp)
 	challenges, err := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
 	if err != nil {
-		return fmt.Errorf("transport: %s: malformed WWW-Authenticate from %s: %w", name, req.URL.Redacted(), err)
+		return &grantError{name, fmt.Errorf("malformed WWW-Authenticate from %s: %w", req.URL.Redacted(), err)}
 	}
 	stepUp := resp.StatusCode == http.StatusForbidden
 	if stepUp && challengeError(challenges) != "insufficient_scope" {
-		return fmt.Errorf("transport: %s: %s refused the request (HTTP 403) for a reason more scopes would not fix", name, req.URL.Redacted())
+		return &grantError{name, fmt.Errorf("%s refused the request (HTTP 403) for a reason more scopes would not fix", req.URL.Redacted())}
 	}
 	if httpClient == nil {
 		httpClient = http.DefaultClient
@@ -482,7 +482,7 @@ func (s *grantState) authorize(ctx context.Context, name string, httpClient *htt
 	}
 	target, err := discoverTarget(ctx, httpClient, req, challenges)
 	if err != nil {
-		return fmt.Errorf("transport: %s: %w", name, err)
+		return &grantError{name, err}
 	}
 	if len(scopes) > 0 {
 		target.scopes = scopes
@@ -497,7 +497,7 @@ func (s *grantState) authorize(ctx context.Context, name string, httpClient *htt
 		s.mu.Lock()
 		s.source = nil
 		s.mu.Unlock()
-		return fmt.Errorf("transport: %s: %w", name, err)
+		return &grantError{name, err}
 	}
 	again := &regrant{name: name, grant: grant, env: env, target: target}
 	s.mu.Lock()
@@ -520,10 +520,23 @@ func (r *regrant) Token() (*oauth2.Token, error) {
 	defer cancel()
 	tok, err := r.grant(ctx, r.env, r.target)
 	if err != nil {
-		return nil, fmt.Errorf("transport: %s: %w", r.name, err)
+		return nil, &grantError{r.name, err}
 	}
 	return tok, nil
 }
+
+// grantError names the handler whose grant failed: "transport: <handler>:
+// <cause>", the cause's own package prefix dropped.
+type grantError struct {
+	handler string
+	err     error
+}
+
+func (e *grantError) Error() string {
+	return "transport: " + e.handler + ": " + strings.TrimPrefix(e.err.Error(), "transport: ")
+}
+
+func (e *grantError) Unwrap() error { return e.err }
 
 func unionScopes(a, b []string) []string {
 	out := slices.Clone(a)
