@@ -238,7 +238,9 @@ func TestEnterpriseAuthRefusalsAreFinalAndQuoteNoToken(t *testing.T) {
 			assert.NotContains(t, err.Error(), "mcp-client-secret-5d1c")
 		}, false},
 		{"single sign-on failed", func(*testIdP, *testAS) string { return "" }, 0, 0,
-			func(t *testing.T, _ *testIdP, _ *testAS, err error) { assert.ErrorContains(t, err, "ID token: session ended") }, true},
+			func(t *testing.T, _ *testIdP, _ *testAS, err error) {
+				assert.ErrorContains(t, err, "ID token: session ended")
+			}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			idp, a := enterpriseSetup(t)
