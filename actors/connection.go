@@ -142,6 +142,9 @@ type McpConnection struct {
 	inflight map[uint64]*call // calls sent to the server, by ID
 	pruneAt  int              // inflight size at which finished calls are dropped
 
+	drainer    *actor.PID // who asked for a drain, until it is answered
+	drainUntil time.Time
+
 	cancelDial context.CancelFunc
 	dialMu     sync.Mutex // guards stopped against a dial that finishes late
 	stopped    bool
@@ -211,9 +214,47 @@ func (c *McpConnection) Receive(ctx actor.Context) {
 		c.onCancel(msg.ID)
 	case *sessionEnded:
 		c.onSessionEnded(msg)
+	case *drainCalls:
+		c.drainer, c.drainUntil = ctx.Sender(), msg.until
+		c.checkDrain()
+	case *drainTick:
+		c.checkDrain()
 	case *actor.Stopping, *actor.Restarting:
 		c.shutdown()
 	}
+}
+
+// Internal messages of a drain: a supervisor about to stop asks its
+// connection to answer once no call is in flight (or at until), so that a
+// grain handed over to another member finishes what it started.
+type (
+	drainCalls   struct{ until time.Time }
+	drainTick    struct{}
+	callsDrained struct{ left int }
+)
+
+func (*drainTick) IgnoreDeadLetterLogging() {}
+
+// checkDrain answers the drainer once the calls in flight are done or its
+// time is up, and looks again shortly otherwise. Calls mark themselves
+// finished without a message, so this polls.
+func (c *McpConnection) checkDrain() {
+	if c.drainer == nil {
+		return
+	}
+	left := 0
+	for _, cl := range c.inflight {
+		if !cl.finished.Load() {
+			left++
+		}
+	}
+	if left == 0 || !time.Now().Before(c.drainUntil) {
+		c.system.Root.Send(c.drainer, &callsDrained{left: left})
+		c.drainer = nil
+		return
+	}
+	self, system := c.self, c.system
+	time.AfterFunc(5*time.Millisecond, func() { system.Root.Send(self, &drainTick{}) })
 }
 
 func (c *McpConnection) startDial() {

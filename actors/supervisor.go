@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/cluster"
 	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/messages"
@@ -40,6 +41,18 @@ type SupervisorConfig struct {
 	// default) a first connection that fails is final: that is Connect's
 	// error, not a reason to loop.
 	RetryConnect bool
+	// ForIdentity, if set, makes the supervisor a protoactor cluster grain:
+	// it waits for its cluster identity (cluster.ClusterInit) and takes its
+	// connection from ForIdentity(identity) instead of Connection, whose
+	// other fields stay the defaults. An error makes the grain failed,
+	// answering every call with it.
+	ForIdentity func(identity string) (ConnectionConfig, error)
+	// DrainTimeout, if positive, is how long a stopping supervisor lets the
+	// calls in flight finish before the connection is closed under them: a
+	// grain handed over to another member completes what it started.
+	// Calls that arrive meanwhile are not served here; they go to dead
+	// letters, whose answer tells the caller to send them again.
+	DrainTimeout time.Duration
 	// OnReady, if set, receives the tools of every session that becomes
 	// ready. OnStatus, if set, receives every change of [Status]. Both run
 	// on the supervisor's goroutine and must not block.
@@ -48,7 +61,11 @@ type SupervisorConfig struct {
 }
 
 func (c SupervisorConfig) withDefaults() SupervisorConfig {
-	c.Connection = c.Connection.withDefaults()
+	if c.ForIdentity == nil {
+		c.Connection = c.Connection.withDefaults()
+	} else if c.Connection.Logger == nil {
+		c.Connection.Logger = zap.NewNop()
+	}
 	c.Connection.EscalateFailures = true
 	if c.InitialBackoff <= 0 {
 		c.InitialBackoff = 100 * time.Millisecond
@@ -140,9 +157,12 @@ func (s *McpSupervisor) Receive(ctx actor.Context) {
 	switch msg := ctx.Message().(type) {
 	case *actor.Started:
 		s.self, s.system = ctx.Self(), ctx.ActorSystem()
-		s.child = ctx.Spawn(NewConnectionProps(s.cfg.Connection))
-		ctx.Request(s.child, &messages.AwaitReady{})
 		s.setState(Connecting)
+		if s.cfg.ForIdentity == nil {
+			s.startChild(ctx)
+		}
+	case *cluster.ClusterInit:
+		s.onClusterInit(ctx, msg)
 	case *messages.Ready:
 		s.onReady(msg)
 	case *messages.Failure:
@@ -163,8 +183,59 @@ func (s *McpSupervisor) Receive(ctx actor.Context) {
 	case *waitExpired:
 		s.onWaitExpired(msg.seq)
 	case *actor.Stopping:
+		s.drain()
 		s.stop()
 	}
+}
+
+func (s *McpSupervisor) startChild(ctx actor.Context) {
+	s.child = ctx.Spawn(NewConnectionProps(s.cfg.Connection))
+	ctx.Request(s.child, &messages.AwaitReady{})
+}
+
+// onClusterInit names the grain's server: its connection starts now.
+func (s *McpSupervisor) onClusterInit(ctx actor.Context, msg *cluster.ClusterInit) {
+	if s.cfg.ForIdentity == nil || s.child != nil || msg.Identity == nil {
+		return
+	}
+	conn, err := s.cfg.ForIdentity(msg.Identity.Identity)
+	if err != nil {
+		f := &messages.Failure{Kind: messages.FailureInternal, Op: "connect", Message: err.Error()}
+		s.final, s.status.LastFailure = f, f
+		s.setState(Failed)
+		s.failWaiting(f)
+		return
+	}
+	conn = conn.withDefaults()
+	conn.EscalateFailures = true
+	conn.giveUp = &s.giveUp
+	s.cfg.Connection = conn
+	s.startChild(ctx)
+}
+
+// drain lets the calls in flight finish, within DrainTimeout.
+func (s *McpSupervisor) drain() {
+	if s.cfg.DrainTimeout <= 0 || s.child == nil || s.status.State != Ready {
+		return
+	}
+	until := time.Now().Add(s.cfg.DrainTimeout)
+	res, err := s.system.Root.RequestFuture(s.child, &drainCalls{until: until}, s.cfg.DrainTimeout+time.Second).Result()
+	if d, ok := res.(*callsDrained); err != nil || (ok && d.left > 0) {
+		left := -1
+		if ok {
+			left = d.left
+		}
+		s.cfg.Connection.Logger.Warn("mcp connection stopping with calls still in flight",
+			zap.String("server", s.server()), zap.Int("left", left), zap.Error(err))
+	}
+}
+
+// server names the server in logs; a grain knows it only after ClusterInit.
+func (s *McpSupervisor) server() string {
+	if s.cfg.Connection.Transport == nil {
+		return "(grain before its identity)"
+	}
+	return s.cfg.Connection.Transport.String()
 }
 
 // HandleFailure is the strategy for the child: it runs on this actor's
@@ -202,7 +273,7 @@ func (s *McpSupervisor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor
 	s.failures++
 	d := s.backoffFor(s.failures)
 	s.cfg.Connection.Logger.Warn("mcp connection failed; restarting",
-		zap.String("server", s.cfg.Connection.Transport.String()), zap.String("cause", f.Error()),
+		zap.String("server", s.server()), zap.String("cause", f.Error()),
 		zap.Duration("backoff", d), zap.Int("attempt", s.failures))
 	s.restarts = append(s.restarts, now)
 	s.status.Restarts++
@@ -221,7 +292,7 @@ func (s *McpSupervisor) retryFirst(f *messages.Failure) {
 	s.failures++
 	d := s.backoffFor(s.failures)
 	s.cfg.Connection.Logger.Warn("mcp server not up; retrying",
-		zap.String("server", s.cfg.Connection.Transport.String()), zap.String("cause", f.Error()),
+		zap.String("server", s.server()), zap.String("cause", f.Error()),
 		zap.Duration("backoff", d), zap.Int("attempt", s.failures))
 	s.status.Restarts++
 	s.setState(Failed)
@@ -295,7 +366,7 @@ func (s *McpSupervisor) logToolChanges(old, cur *messages.Ready) {
 	}
 	slices.Sort(removed)
 	s.cfg.Connection.Logger.Info("mcp connection restored",
-		zap.String("server", s.cfg.Connection.Transport.String()),
+		zap.String("server", s.server()),
 		zap.Int("tools", len(cur.Tools)), zap.Strings("added", added), zap.Strings("removed", removed))
 }
 

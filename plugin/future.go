@@ -60,7 +60,7 @@ func (f *Future) Await(ctx context.Context) (*mcp.CallToolResult, error) {
 
 // giveUp cancels the call on the connection and forgets its reply.
 func (f *Future) giveUp(cause error) error {
-	f.p.system.Root.Send(f.p.pid, &messages.CancelCall{ID: f.id})
+	f.p.system.Root.Send(f.p.router.targetOf(f.id, f.p.pid), &messages.CancelCall{ID: f.id})
 	f.p.router.forget(f.id)
 	return f.p.callError(KindInternal, f.name, fmt.Errorf("caller gave up: %w", cause))
 }
@@ -159,16 +159,36 @@ func (r *replyProcess) wait(ctx context.Context) (any, error) {
 // callRouter is the one mailbox every tool-call reply of a plugin comes to:
 // a process registered with the actor system once, which hands each reply to
 // its Future by call ID. (A process per call would cost six allocations and
-// a registry update per call.)
+// a registry update per call.) For a facade attached to an actor elsewhere
+// (att set) it also keeps each call's message and target, so that a call a
+// dead letter bounced can be sent to the actor's new home, and it hears of
+// the loss of the actor it watches.
 type callRouter struct {
 	system  *actor.ActorSystem
 	pid     *actor.PID
+	att     *attachment
 	mu      sync.Mutex
-	pending map[uint64]chan any
+	pending map[uint64]pendingCall
+	byReq   map[uint32]uint64 // attached: sender RequestId → call ID
+	nextReq uint32
 }
 
-func newCallRouter(system *actor.ActorSystem) *callRouter {
-	r := &callRouter{system: system, pending: map[uint64]chan any{}}
+// pendingCall is a call waiting for its reply.
+type pendingCall struct {
+	ch chan any
+	// Attached facades only: the call, where it went, how often, and the
+	// RequestId of its sender PID, which a dead letter answer carries.
+	msg   *messages.CallTool
+	to    *actor.PID
+	req   uint32
+	sends int
+}
+
+func newCallRouter(system *actor.ActorSystem, att *attachment) *callRouter {
+	r := &callRouter{system: system, att: att, pending: map[uint64]pendingCall{}}
+	if att != nil {
+		r.byReq = map[uint32]uint64{}
+	}
 	r.pid, _ = system.ProcessRegistry.Add(r, "mcpcalls$"+system.ProcessRegistry.NextId())
 	return r
 }
@@ -177,45 +197,107 @@ func newCallRouter(system *actor.ActorSystem) *callRouter {
 func (r *callRouter) expect(id uint64) chan any {
 	ch := make(chan any, 1)
 	r.mu.Lock()
-	r.pending[id] = ch
+	r.pending[id] = pendingCall{ch: ch}
 	r.mu.Unlock()
 	return ch
+}
+
+// expectAt registers call id of an attached facade, sent as msg to to, and
+// returns its reply channel and the sender PID to send it with: the
+// router's, with a RequestId of the call's own.
+func (r *callRouter) expectAt(id uint64, msg *messages.CallTool, to *actor.PID) (chan any, *actor.PID) {
+	ch := make(chan any, 1)
+	r.mu.Lock()
+	r.nextReq++
+	if r.nextReq == 0 {
+		r.nextReq = 1 // 0 means "no request" to protoactor
+	}
+	req := r.nextReq
+	r.pending[id] = pendingCall{ch: ch, msg: msg, to: to, req: req, sends: 1}
+	r.byReq[req] = id
+	r.mu.Unlock()
+	return ch, r.sender(req)
+}
+
+func (r *callRouter) sender(req uint32) *actor.PID {
+	return &actor.PID{Address: r.pid.Address, Id: r.pid.Id, RequestId: req}
 }
 
 // forget drops call id: its reply, if one comes, goes nowhere.
 func (r *callRouter) forget(id uint64) {
 	r.mu.Lock()
-	delete(r.pending, id)
+	r.take(id)
 	r.mu.Unlock()
 }
 
+// take removes call id and returns it; called with r.mu held.
+func (r *callRouter) take(id uint64) (pendingCall, bool) {
+	c, ok := r.pending[id]
+	if ok {
+		delete(r.pending, id)
+		if c.req != 0 {
+			delete(r.byReq, c.req)
+		}
+	}
+	return c, ok
+}
+
+// targetOf is where call id was last sent, or def.
+func (r *callRouter) targetOf(id uint64, def *actor.PID) *actor.PID {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c, ok := r.pending[id]; ok && c.to != nil {
+		return c.to
+	}
+	return def
+}
+
+// resolve answers call id with msg, if it is still waiting.
+func (r *callRouter) resolve(id uint64, msg any) {
+	r.mu.Lock()
+	c, ok := r.take(id)
+	r.mu.Unlock()
+	if ok {
+		c.ch <- msg // buffered, and only one sender: the entry is gone
+	}
+}
+
 // SendUserMessage delivers a reply to its call. A dead letter means the
-// connection actor is gone: no call of this plugin will be answered, so
-// every pending call gets it.
-func (r *callRouter) SendUserMessage(_ *actor.PID, message any) {
+// actor is gone. A local one will answer no call of this plugin, so every
+// pending call gets it; an attached facade sends the bounced call (which
+// never reached the actor) to wherever the actor lives now.
+func (r *callRouter) SendUserMessage(pid *actor.PID, message any) {
 	_, msg, _ := actor.UnwrapEnvelope(message)
 	switch m := msg.(type) {
 	case *messages.CallToolReply:
-		r.mu.Lock()
-		ch, ok := r.pending[m.ID]
-		delete(r.pending, m.ID)
-		r.mu.Unlock()
-		if ok {
-			ch <- m // buffered, and only one sender: the entry is gone
-		}
+		r.resolve(m.ID, m)
 	case *actor.DeadLetterResponse:
+		if r.att != nil {
+			r.mu.Lock()
+			id, ok := r.byReq[pid.RequestId]
+			r.mu.Unlock()
+			if ok {
+				go r.att.resend(id)
+			}
+			return
+		}
 		r.mu.Lock()
 		all := r.pending
-		r.pending = map[uint64]chan any{}
+		r.pending = map[uint64]pendingCall{}
 		r.mu.Unlock()
-		for _, ch := range all {
-			ch <- m
+		for _, c := range all {
+			c.ch <- m
 		}
 	}
 }
 
-// SendSystemMessage ignores system messages: nothing watches the router.
-func (r *callRouter) SendSystemMessage(*actor.PID, any) {}
+// SendSystemMessage hears of the loss of a watched actor (attached
+// facades watch theirs); other system messages are ignored.
+func (r *callRouter) SendSystemMessage(_ *actor.PID, message any) {
+	if t, ok := message.(*actor.Terminated); ok && r.att != nil {
+		r.att.lost(t.Who)
+	}
+}
 
 // Stop unregisters the router.
 func (r *callRouter) Stop(*actor.PID) { r.close() }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -39,7 +40,9 @@ type McpPlugin struct {
 	callTimeout time.Duration // for calls whose ctx has no deadline; 0: none
 	toolTimeout time.Duration // for every call; 0: none
 
-	router *callRouter // where every tool call's reply arrives
+	router *callRouter  // where every tool call's reply arrives
+	att    *attachment  // set for a facade over an actor it did not spawn
+	notify func(Status) // the WithStatusHandler handlers
 	tools  atomic.Pointer[toolSnapshot]
 	status atomic.Pointer[Status]
 	nextID atomic.Uint64
@@ -133,20 +136,64 @@ func start(t transport.McpTransport, retryConnect bool, opts []Option) (*McpPlug
 	if t == nil {
 		return nil, &Error{Kind: KindInternal, Op: "connect", Err: errors.New("nil transport")}
 	}
-	var o options
-	for _, opt := range opts {
-		opt(&o)
+	o := applyOptions(opts)
+	p := newFacade(t.String(), o)
+	notify := p.notify
+	conn := o.connectionConfig(t)
+	storeTools := func(r *messages.Ready) { p.tools.Store(newToolSnapshot(r.Tools)) }
+	var props *actor.Props
+	if o.unsupervised {
+		conn.OnReady = storeTools
+		conn.OnStatus = func(st actors.State, f *messages.Failure) {
+			p.setStatus(notify, actors.Status{State: st, LastFailure: f})
+		}
+		props = actors.NewConnectionProps(conn)
+	} else {
+		sup := o.supervisorConfig(conn)
+		sup.RetryConnect = retryConnect
+		sup.OnReady = storeTools
+		sup.OnStatus = func(st actors.Status) { p.setStatus(notify, st) }
+		props = actors.NewSupervisorProps(sup)
 	}
+	if o.spawn != nil {
+		pid, err := o.spawn(props)
+		if err != nil {
+			if p.ownSystem {
+				p.system.Shutdown()
+			}
+			return nil, &Error{Kind: KindInternal, Server: p.server, Op: "connect", Err: fmt.Errorf("spawning the connection: %w", err)}
+		}
+		p.pid = pid
+	} else {
+		p.pid = p.system.Root.Spawn(props)
+	}
+	p.router = newCallRouter(p.system, nil)
+	return p, nil
+}
+
+func applyOptions(opts []Option) *options {
+	o := &options{}
+	for _, opt := range opts {
+		opt(o)
+	}
+	return o
+}
+
+// newFacade is a plugin with no actor yet: its actor system, logger, call
+// bounds, an empty tool list, state connecting.
+func newFacade(server string, o *options) *McpPlugin {
 	loggerGiven := o.logger != nil
 	if !loggerGiven {
 		o.logger = zap.NewNop()
 	}
-	p := &McpPlugin{server: t.String(), logger: o.logger, system: o.system, done: make(chan struct{}),
-		callTimeout: DefaultCallTimeout}
+	p := &McpPlugin{server: server, logger: o.logger, system: o.system, done: make(chan struct{}),
+		callTimeout: DefaultCallTimeout, toolTimeout: o.toolTimeout}
 	if o.callTimeoutSet {
 		p.callTimeout = o.callTimeout
 	}
-	p.toolTimeout = o.toolTimeout
+	// Call IDs start at a random point: facades on several members may
+	// call one connection (a cluster grain), which keys calls by ID.
+	p.nextID.Store(rand.Uint64() >> 1)
 	switch {
 	case p.system != nil:
 	case !loggerGiven:
@@ -162,11 +209,17 @@ func start(t transport.McpTransport, retryConnect bool, opts []Option) (*McpPlug
 	}
 	p.tools.Store(newToolSnapshot(nil))
 	p.status.Store(&Status{State: StateConnecting})
-	notify := func(s Status) {
-		for _, h := range o.onStatus {
+	handlers := o.onStatus
+	p.notify = func(s Status) {
+		for _, h := range handlers {
 			h(s)
 		}
 	}
+	return p
+}
+
+// connectionConfig is what the options say of the connection itself.
+func (o *options) connectionConfig(t transport.McpTransport) actors.ConnectionConfig {
 	conn := actors.ConnectionConfig{
 		Transport:       t,
 		Logger:          o.logger,
@@ -178,41 +231,19 @@ func start(t transport.McpTransport, retryConnect bool, opts []Option) (*McpPlug
 	if o.inputHandlers != nil {
 		conn.Roots = o.inputHandlers.Roots
 	}
-	storeTools := func(r *messages.Ready) { p.tools.Store(newToolSnapshot(r.Tools)) }
-	var props *actor.Props
-	if o.unsupervised {
-		conn.OnReady = storeTools
-		conn.OnStatus = func(st actors.State, f *messages.Failure) {
-			p.setStatus(notify, actors.Status{State: st, LastFailure: f})
-		}
-		props = actors.NewConnectionProps(conn)
-	} else {
-		props = actors.NewSupervisorProps(actors.SupervisorConfig{
-			Connection:     conn,
-			InitialBackoff: o.initialBackoff,
-			MaxBackoff:     o.maxBackoff,
-			MaxRestarts:    o.maxRestarts,
-			RestartWindow:  o.restartWindow,
-			ReconnectWait:  o.reconnectWait,
-			RetryConnect:   retryConnect,
-			OnReady:        storeTools,
-			OnStatus:       func(st actors.Status) { p.setStatus(notify, st) },
-		})
+	return conn
+}
+
+// supervisorConfig is what the options say of reconnection.
+func (o *options) supervisorConfig(conn actors.ConnectionConfig) actors.SupervisorConfig {
+	return actors.SupervisorConfig{
+		Connection:     conn,
+		InitialBackoff: o.initialBackoff,
+		MaxBackoff:     o.maxBackoff,
+		MaxRestarts:    o.maxRestarts,
+		RestartWindow:  o.restartWindow,
+		ReconnectWait:  o.reconnectWait,
 	}
-	if o.spawn != nil {
-		pid, err := o.spawn(props)
-		if err != nil {
-			if p.ownSystem {
-				p.system.Shutdown()
-			}
-			return nil, &Error{Kind: KindInternal, Server: p.server, Op: "connect", Err: fmt.Errorf("spawning the connection: %w", err)}
-		}
-		p.pid = pid
-	} else {
-		p.pid = p.system.Root.Spawn(props)
-	}
-	p.router = newCallRouter(p.system)
-	return p, nil
 }
 
 // WaitReady waits for the outcome of the plugin's first connection: nil
@@ -279,8 +310,15 @@ func (p *McpPlugin) call(ctx context.Context, name string, args json.RawMessage)
 	if p.closed.Load() {
 		return failedFuture(p.callError(KindInternal, name, errors.New("plugin is closed")))
 	}
+	to := p.pid
+	if p.att != nil {
+		var err error
+		if to, err = p.att.current(ctx); err != nil {
+			return failedFuture(p.callError(KindInternal, name, err))
+		}
+	}
 	id := p.nextID.Add(1)
-	f := &Future{p: p, id: id, name: name, callCtx: ctx, ch: p.router.expect(id)}
+	f := &Future{p: p, id: id, name: name, callCtx: ctx}
 	msg := &messages.CallTool{ID: f.id, Name: name, Arguments: args}
 	if d, ok := ctx.Deadline(); ok {
 		msg.Deadline = d
@@ -295,7 +333,13 @@ func (p *McpPlugin) call(ctx context.Context, name string, args json.RawMessage)
 	if ce := p.logger.Check(zap.DebugLevel, "mcp tools/call"); ce != nil {
 		ce.Write(zap.String("tool", name), zap.Uint64("id", f.id), zap.ByteString("arguments", args))
 	}
-	p.system.Root.RequestWithCustomSender(p.pid, msg, p.router.pid)
+	sender := p.router.pid
+	if p.att != nil {
+		f.ch, sender = p.router.expectAt(id, msg, to)
+	} else {
+		f.ch = p.router.expect(id)
+	}
+	p.system.Root.RequestWithCustomSender(to, msg, sender)
 	return f
 }
 
@@ -364,9 +408,13 @@ func (p *McpPlugin) OnStreamChunk(ctx context.Context, chunk *Chunk) error {
 func (p *McpPlugin) Close() error {
 	p.closeOnce.Do(func() {
 		p.closed.Store(true)
-		// Stop is a system message: it overtakes queued calls, which the
-		// stopped actor drops; done answers their futures.
-		_ = p.system.Root.StopFuture(p.pid).Wait()
+		if p.att != nil {
+			p.att.close() // the actor is its owner's to stop
+		} else {
+			// Stop is a system message: it overtakes queued calls, which
+			// the stopped actor drops; done answers their futures.
+			_ = p.system.Root.StopFuture(p.pid).Wait()
+		}
 		p.router.close()
 		p.status.Store(&Status{State: StateClosed, Restarts: p.Status().Restarts, LastError: p.Status().LastError})
 		close(p.done)

@@ -45,3 +45,15 @@ func (p *McpPlugin) setStatus(notify func(Status), st actors.Status) {
 		notify(*s)
 	}
 }
+
+// setState records a state the facade itself observed (an attached
+// facade's actor lost or found again); cause, if not nil, becomes LastError.
+func (p *McpPlugin) setState(st State, cause error) {
+	old := p.Status()
+	s := &Status{State: st, Restarts: old.Restarts, LastError: old.LastError}
+	if cause != nil {
+		s.LastError = &Error{Kind: KindInternal, Server: p.server, Err: cause}
+	}
+	p.status.Store(s)
+	p.notify(*s)
+}

@@ -15,6 +15,8 @@ type supervision struct {
 	callTimeout     time.Duration
 	callTimeoutSet  bool
 	toolTimeout     time.Duration
+	lossGrace       time.Duration
+	drainTimeout    time.Duration
 }
 
 // DefaultCallTimeout bounds a tool call whose ctx has no deadline.

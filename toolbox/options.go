@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/cluster"
 	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -18,6 +19,7 @@ type options struct {
 	system         *actor.ActorSystem
 	logger         *zap.Logger
 	connectTimeout time.Duration
+	cluster        *cluster.Cluster
 }
 
 // DefaultConnectTimeout bounds each server's connection attempt, and so
@@ -59,4 +61,15 @@ func WithLogger(logger *zap.Logger) Option {
 // means [DefaultConnectTimeout]. The ctx given to Open bounds Open too.
 func WithConnectTimeout(d time.Duration) Option {
 	return func(o *options) { o.connectTimeout = d }
+}
+
+// WithCluster makes every server a grain of the protoactor cluster c
+// (package grid): connected once, on the member the cluster chooses, and
+// called from this one. Every member must register grid.NewKind with the
+// same config. The toolbox's names, routing and status work as without it;
+// a server whose grain fails to answer at Open is reported failed and is
+// not retried by this toolbox (its grain keeps retrying on its member; open
+// the toolbox again to pick it up). The actor system is c's.
+func WithCluster(c *cluster.Cluster) Option {
+	return func(o *options) { o.cluster = c }
 }

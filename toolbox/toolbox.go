@@ -57,6 +57,12 @@ type server struct {
 	heldOut    error // a name collision that keeps its tools out, or nil
 }
 
+// NamedTransport returns t named after the server's entry in the file, so
+// that logs and errors say which server: `server "github" (stdio "npx")`.
+func NamedTransport(server string, t transport.McpTransport) transport.McpTransport {
+	return serverTransport{server, t}
+}
+
 // serverTransport names a server's transport after its entry in the file,
 // so that logs and errors say which server.
 type serverTransport struct {
@@ -92,6 +98,9 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 	if t.logger == nil {
 		t.logger = zap.NewNop()
 	}
+	if o.cluster != nil {
+		t.system = o.cluster.ActorSystem
+	}
 	if t.system == nil {
 		core := t.logger.Core()
 		t.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
@@ -108,6 +117,9 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 		s := &server{cfg: sc}
 		t.servers[name] = s
 		t.names = append(t.names, name)
+		if o.cluster != nil {
+			continue // attached below, all at once
+		}
 		tr, err := sc.Transport()
 		if err == nil {
 			s.plugin, err = plugin.Start(serverTransport{name, tr}, t.pluginOptions(name, sc, &o)...)
@@ -124,14 +136,24 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 	errs := make([]error, len(t.names))
 	var wg sync.WaitGroup
 	for i, name := range t.names {
-		if p := t.servers[name].plugin; p != nil {
-			wg.Go(func() { errs[i] = p.WaitReady(ctx) })
+		s := t.servers[name]
+		switch {
+		case o.cluster != nil:
+			wg.Go(func() {
+				s.plugin, errs[i] = plugin.Attach(ctx, o.cluster.ActorSystem, fmt.Sprintf("server %q (%s grain)", name, actors.GrainKind),
+					actors.LocateGrain(o.cluster, name), t.pluginOptions(name, s.cfg, &o)...)
+				if errs[i] != nil {
+					s.startErr = errs[i]
+				}
+			})
+		case s.plugin != nil:
+			wg.Go(func() { errs[i] = s.plugin.WaitReady(ctx) })
 		}
 	}
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil {
-			t.logger.Warn("mcp server did not connect; retrying in the background",
+			t.logger.Warn("mcp server did not connect",
 				zap.String("server", t.names[i]), zap.Error(err))
 			failures = append(failures, err)
 		}
@@ -158,9 +180,11 @@ func (t *Toolbox) pluginOptions(name string, sc *ServerConfig, o *options) []plu
 	opts = append(opts,
 		plugin.WithConnectTimeout(o.connectTimeout),
 		plugin.WithActorSystem(t.system),
-		plugin.WithSpawn(func(props *actor.Props) (*actor.PID, error) { return t.spawn(name, props) }),
 		plugin.WithStatusHandler(func(plugin.Status) { t.serverChanged() }),
 	)
+	if o.cluster == nil {
+		opts = append(opts, plugin.WithSpawn(func(props *actor.Props) (*actor.PID, error) { return t.spawn(name, props) }))
+	}
 	if sc.Timeout > 0 {
 		opts = append(opts, plugin.WithToolTimeout(sc.Timeout))
 	}

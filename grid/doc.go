@@ -1,0 +1,39 @@
+// Package grid serves MCP connections across the members of a protoactor-go
+// cluster: each server of an mcp.json is connected once, on one member, and
+// called from all of them.
+//
+// Every member loads the same mcp.json and registers the kind
+// [NewKind] returns; the kind's grains are the connections, named by server.
+// Protoactor's identity lookup decides which member hosts a server's grain
+// and activates it there on first use; the grain is the same supervisor and
+// connection actors a local plugin runs, so a stdio server runs on the
+// hosting member (its command must exist there). [Connect] returns an
+// ordinary [plugin.McpPlugin] over the grain, usable from any member, and
+// toolbox.Open with toolbox.WithCluster gives a whole toolbox of grains.
+//
+//	cfg, _ := toolbox.LoadConfig("mcp.json")
+//	config := cluster.Configure("agents", provider, disthash.New(),
+//		remote.Configure("10.0.0.5", 8090), cluster.WithKinds(grid.NewKind(cfg)))
+//	c := cluster.New(actor.NewActorSystem(), config)
+//	c.StartMember()
+//	github, err := grid.Connect(ctx, c, "github")
+//	// github.OnStreamChunk, github.CallTool, ... as with plugin.Connect
+//
+// Messages cross the wire in their protobuf wire forms (package messages);
+// tools and results travel as their JSON, losslessly.
+//
+// # Failures
+//
+//   - The hosting member dies: calls in flight there fail with
+//     plugin.ErrInternal once the member is reported lost plus
+//     plugin.DefaultLossGrace; none is sent again (unless
+//     plugin.WithRetryIdempotent on the hosting side allows it for its
+//     tool). The next call activates the grain on a live member, which
+//     connects to the server anew; the facade refreshes its tools.
+//   - A member leaves gracefully: its grains stop after their calls in
+//     flight finish (plugin.WithDrainTimeout); a call that reaches a grain
+//     that has stopped comes back as a dead letter and is sent to the
+//     grain's new home, so none fails and none is lost.
+//   - A caller's cancelled ctx cancels the call on the hosting member's
+//     server.
+package grid

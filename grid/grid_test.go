@@ -1,0 +1,277 @@
+//go:build !race
+
+// protoactor-go's remote.Start writes grpc's global logger every time a
+// member starts (grpclog.SetLoggerV2), which the race detector reports as
+// soon as two members share a process. These in-process tests therefore
+// build without -race; .ci/run runs them separately. The multi-process
+// tests (one member per process) run under -race.
+
+package grid_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/cluster"
+	"github.com/asynkron/protoactor-go/cluster/clusterproviders/test"
+	"github.com/asynkron/protoactor-go/cluster/identitylookup/disthash"
+	"github.com/asynkron/protoactor-go/remote"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/cuca-go/mcpconnector/grid"
+	"github.com/cuca-go/mcpconnector/internal/testserver"
+	"github.com/cuca-go/mcpconnector/plugin"
+	"github.com/cuca-go/mcpconnector/toolbox"
+)
+
+// calcConfig is an mcp.json with one stdio server, "calc", the go-sdk test
+// server.
+func calcConfig(t *testing.T) *toolbox.Config {
+	t.Helper()
+	cmd, args := testserver.Command(t, "sdk")
+	return &toolbox.Config{Servers: map[string]*toolbox.ServerConfig{
+		"calc": {Name: "calc", Type: toolbox.TypeStdio, Command: cmd, Args: args, Env: map[string]string{"GORACE": "atexit_sleep_ms=0"}},
+	}}
+}
+
+// startMembers starts n cluster members in this process, each with its own
+// actor system, sharing an in-memory membership, and registers the grid
+// kind on each. Cleanup shuts every member down gracefully.
+func startMembers(t *testing.T, n int, cfg *toolbox.Config, opts ...plugin.Option) []*cluster.Cluster {
+	t.Helper()
+	agent := test.NewInMemAgent()
+	name := fmt.Sprintf("grid-test-%d", time.Now().UnixNano())
+	var members []*cluster.Cluster
+	for range n {
+		config := cluster.Configure(name, test.NewTestProvider(agent), disthash.New(),
+			remote.Configure("127.0.0.1", 0), cluster.WithKinds(grid.NewKind(cfg, opts...)))
+		c := cluster.New(actor.NewActorSystem(actor.WithLoggerFactory(quiet)), config)
+		c.StartMember()
+		members = append(members, c)
+	}
+	t.Cleanup(func() { shutdown(members...) })
+	for _, c := range members {
+		require.Eventually(t, func() bool { return c.MemberList.Members().Len() == n }, 20*time.Second, 10*time.Millisecond)
+	}
+	return members
+}
+
+// quiet keeps protoactor's logs out of the test output.
+func quiet(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// left records the members already shut down: protoactor panics on a
+// second Shutdown.
+var left sync.Map
+
+// shutdown stops members gracefully, in parallel: their grains stop, and
+// with them the servers' child processes.
+func shutdown(members ...*cluster.Cluster) {
+	var wg sync.WaitGroup
+	for _, c := range members {
+		if _, done := left.LoadOrStore(c, true); !done {
+			wg.Go(func() { c.Shutdown(true) })
+		}
+	}
+	wg.Wait()
+}
+
+// host returns the member whose address the grain of server has.
+func host(t *testing.T, members []*cluster.Cluster, server string) (hosting *cluster.Cluster, others []*cluster.Cluster) {
+	t.Helper()
+	pid := members[0].Get(server, grid.KindName)
+	require.NotNil(t, pid)
+	for _, c := range members {
+		if c.ActorSystem.Address() == pid.Address {
+			hosting = c
+		} else {
+			others = append(others, c)
+		}
+	}
+	require.NotNil(t, hosting, "grain at %s", pid.Address)
+	return hosting, others
+}
+
+func connect(t *testing.T, c *cluster.Cluster, server string, opts ...plugin.Option) *plugin.McpPlugin {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	p, err := grid.Connect(ctx, c, server, opts...)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
+	return p
+}
+
+func callText(t *testing.T, p *plugin.McpPlugin, tool string, args any) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := p.CallTool(ctx, tool, args).Await(ctx)
+	require.NoError(t, err, tool)
+	return plugin.RenderResult(res)
+}
+
+// One connection, on one member, called from all three: the same server
+// process answers every member.
+func TestEveryMemberCallsTheOneConnection(t *testing.T) {
+	members := startMembers(t, 3, calcConfig(t))
+	var pids []string
+	for _, c := range members {
+		p := connect(t, c, "calc")
+		assert.Len(t, p.Tools(), len(testserver.ToolNames))
+		assert.Equal(t, "42", callText(t, p, "add", map[string]any{"a": 40, "b": 2}))
+		pids = append(pids, callText(t, p, "pid", nil))
+
+		chunk := &plugin.Chunk{Blocks: []plugin.Block{plugin.ToolCall{ID: "c1", Name: "add", Arguments: json.RawMessage(`{"a":1,"b":2}`)}}}
+		require.NoError(t, p.OnStreamChunk(context.Background(), chunk))
+		assert.Equal(t, plugin.ToolResult{ToolCallID: "c1", Name: "add", Content: "3"}, chunk.Blocks[0])
+	}
+	assert.Equal(t, pids[0], pids[1])
+	assert.Equal(t, pids[0], pids[2])
+}
+
+// Every content kind, isError, structuredContent and the tools themselves
+// come through the wire as a local plugin sees them.
+func TestPayloadsRoundTripLosslessly(t *testing.T) {
+	cfg := calcConfig(t)
+	members := startMembers(t, 2, cfg)
+	_, others := host(t, members, "calc")
+	remote := connect(t, others[0], "calc")
+	local, err := plugin.Connect(context.Background(), testserver.Stdio(t))
+	require.NoError(t, err)
+	defer local.Close()
+
+	want, err := json.Marshal(local.Tools())
+	require.NoError(t, err)
+	got, err := json.Marshal(remote.Tools())
+	require.NoError(t, err)
+	assert.JSONEq(t, string(want), string(got), "tools, with schemas and annotations")
+
+	ctx := context.Background()
+	for _, c := range []struct {
+		tool string
+		args any
+	}{
+		{"add", map[string]any{"a": 1.5, "b": 2}},
+		{"echo", map[string]any{"nested": map[string]any{"list": []any{1, "two", nil, true}}, "ünïcode": "✓"}},
+		{"fail", nil},
+		{"image", nil}, {"audio", nil}, {"resource", nil}, {"link", nil}, {"mixed", nil},
+		{"add_structured", map[string]any{"a": 20, "b": 22}},
+	} {
+		t.Run(c.tool, func(t *testing.T) {
+			lres, err := local.CallTool(ctx, c.tool, c.args).Await(ctx)
+			require.NoError(t, err)
+			rres, err := remote.CallTool(ctx, c.tool, c.args).Await(ctx)
+			require.NoError(t, err)
+			lj, err := json.Marshal(lres)
+			require.NoError(t, err)
+			rj, err := json.Marshal(rres)
+			require.NoError(t, err)
+			assert.JSONEq(t, string(lj), string(rj))
+			assert.Equal(t, plugin.RenderResult(lres), plugin.RenderResult(rres))
+		})
+	}
+
+	_, err = remote.CallTool(ctx, "add", json.RawMessage(`[1]`)).Await(ctx)
+	assert.ErrorIs(t, err, plugin.ErrValidation)
+	_, err = remote.CallTool(ctx, "no_such_tool", nil).Await(ctx)
+	assert.ErrorIs(t, err, plugin.ErrInternal)
+}
+
+// A caller on one member gives up; the call is cancelled on the server of
+// the member that hosts the grain.
+func TestCancellationReachesTheHostingMember(t *testing.T) {
+	core, logs := observer.New(zap.InfoLevel)
+	members := startMembers(t, 2, calcConfig(t), plugin.WithLogger(zap.New(core)))
+	_, others := host(t, members, "calc")
+	p := connect(t, others[0], "calc")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := p.CallTool(ctx, "slow", map[string]any{"ms": 20000}).Await(ctx)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Less(t, time.Since(start), 5*time.Second)
+	require.Eventually(t, func() bool {
+		return logs.FilterMessage("mcp server stderr").FilterField(zap.String("line", "cancelled")).Len() == 1
+	}, 10*time.Second, 10*time.Millisecond, "the server's handler saw the cancellation")
+}
+
+// A member that leaves gracefully hands its grain over: calls that run
+// meanwhile all succeed, and the grain lives on another member afterwards.
+func TestGracefulLeaveLosesNoCall(t *testing.T) {
+	members := startMembers(t, 3, calcConfig(t))
+	hosting, others := host(t, members, "calc")
+	p := connect(t, others[0], "calc")
+	before := callText(t, p, "pid", nil)
+
+	var wg sync.WaitGroup
+	errs := make(chan error, 1000)
+	stop := make(chan struct{})
+	for w := range 4 {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				res, err := p.CallTool(ctx, "add", map[string]any{"a": w, "b": i}).Await(ctx)
+				cancel()
+				if err == nil && plugin.RenderResult(res) != strconv.Itoa(w+i) {
+					err = fmt.Errorf("add(%d, %d) = %q", w, i, plugin.RenderResult(res))
+				}
+				if err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	time.Sleep(200 * time.Millisecond)
+	shutdown(hosting)
+	time.Sleep(500 * time.Millisecond)
+	close(stop)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	after := callText(t, p, "pid", nil)
+	assert.NotEqual(t, before, after, "a new connection on a new member")
+	newHost, _ := host(t, others, "calc")
+	assert.NotEqual(t, hosting.ActorSystem.Address(), newHost.ActorSystem.Address())
+}
+
+// A toolbox whose servers are grains: names and routing as for a local one.
+func TestToolboxOfGrains(t *testing.T) {
+	cfg := calcConfig(t)
+	members := startMembers(t, 2, cfg)
+	tb, err := toolbox.Open(context.Background(), cfg, toolbox.WithCluster(members[1]))
+	require.NoError(t, err)
+	defer tb.Close()
+	assert.True(t, tb.HasTool("calc__add"))
+	chunk := &plugin.Chunk{Blocks: []plugin.Block{plugin.ToolCall{ID: "c1", Name: "calc__add", Arguments: json.RawMessage(`{"a":2,"b":3}`)}}}
+	require.NoError(t, tb.OnStreamChunk(context.Background(), chunk))
+	assert.Equal(t, plugin.ToolResult{ToolCallID: "c1", Name: "calc__add", Content: "5"}, chunk.Blocks[0])
+}
+
+func TestUnknownServerFailsConnect(t *testing.T) {
+	members := startMembers(t, 1, calcConfig(t))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err := grid.Connect(ctx, members[0], "nope")
+	require.Error(t, err)
+	assert.ErrorIs(t, err, plugin.ErrInternal)
+	assert.Contains(t, err.Error(), `no server "nope"`)
+}

@@ -1,0 +1,125 @@
+package messages
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/asynkron/protoactor-go/remote"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Each message of the protocol converts itself to its wire form when
+// protoactor's remote sends it to another member (remote.RootSerializable),
+// and the wire form converts back on arrival (remote.RootSerialized): the
+// actors on both sides only ever see the plain messages.
+
+// Serialize returns the wire form.
+func (*AwaitReady) Serialize() (remote.RootSerialized, error) { return &WireAwaitReady{}, nil }
+
+// Deserialize returns the plain message.
+func (*WireAwaitReady) Deserialize() (remote.RootSerializable, error) { return &AwaitReady{}, nil }
+
+// Serialize returns the wire form, with the tools and the server identity
+// as JSON.
+func (m *Ready) Serialize() (remote.RootSerialized, error) {
+	tools, err := json.Marshal(m.Tools)
+	if err != nil {
+		return nil, fmt.Errorf("messages: tools: %w", err)
+	}
+	w := &WireReady{ToolsJson: tools, ProtocolVersion: m.ProtocolVersion}
+	if m.ServerInfo != nil {
+		if w.ServerInfoJson, err = json.Marshal(m.ServerInfo); err != nil {
+			return nil, fmt.Errorf("messages: server info: %w", err)
+		}
+	}
+	return w, nil
+}
+
+// Deserialize returns the plain message.
+func (w *WireReady) Deserialize() (remote.RootSerializable, error) {
+	m := &Ready{ProtocolVersion: w.ProtocolVersion}
+	if err := json.Unmarshal(w.ToolsJson, &m.Tools); err != nil {
+		return nil, fmt.Errorf("messages: tools: %w", err)
+	}
+	if len(w.ServerInfoJson) > 0 {
+		m.ServerInfo = new(mcp.Implementation)
+		if err := json.Unmarshal(w.ServerInfoJson, m.ServerInfo); err != nil {
+			return nil, fmt.Errorf("messages: server info: %w", err)
+		}
+	}
+	return m, nil
+}
+
+// Serialize returns the wire form.
+func (m *CallTool) Serialize() (remote.RootSerialized, error) {
+	w := &WireCallTool{Id: m.ID, Name: m.Name, Arguments: m.Arguments}
+	if !m.Deadline.IsZero() {
+		w.DeadlineUnixNano = m.Deadline.UnixNano()
+	}
+	return w, nil
+}
+
+// Deserialize returns the plain message.
+func (w *WireCallTool) Deserialize() (remote.RootSerializable, error) {
+	m := &CallTool{ID: w.Id, Name: w.Name, Arguments: w.Arguments}
+	if w.DeadlineUnixNano != 0 {
+		m.Deadline = time.Unix(0, w.DeadlineUnixNano)
+	}
+	return m, nil
+}
+
+// Serialize returns the wire form, with the result as JSON.
+func (m *CallToolReply) Serialize() (remote.RootSerialized, error) {
+	w := &WireCallToolReply{Id: m.ID}
+	if m.Failure != nil {
+		w.Failure = m.Failure.wire()
+	}
+	if m.Result != nil {
+		var err error
+		if w.ResultJson, err = json.Marshal(m.Result); err != nil {
+			return nil, fmt.Errorf("messages: tool result: %w", err)
+		}
+	}
+	return w, nil
+}
+
+// Deserialize returns the plain message.
+func (w *WireCallToolReply) Deserialize() (remote.RootSerializable, error) {
+	m := &CallToolReply{ID: w.Id}
+	if w.Failure != nil {
+		m.Failure = w.Failure.plain()
+	}
+	if len(w.ResultJson) > 0 {
+		m.Result = new(mcp.CallToolResult)
+		if err := json.Unmarshal(w.ResultJson, m.Result); err != nil {
+			// The result was valid when it left; failing the call beats
+			// dropping it.
+			m.Result = nil
+			m.Failure = &Failure{Kind: FailureInternal, Message: "tool result did not survive the wire: " + err.Error()}
+		}
+	}
+	return m, nil
+}
+
+// Serialize returns the wire form.
+func (m *CancelCall) Serialize() (remote.RootSerialized, error) { return &WireCancelCall{Id: m.ID}, nil }
+
+// Deserialize returns the plain message.
+func (w *WireCancelCall) Deserialize() (remote.RootSerializable, error) {
+	return &CancelCall{ID: w.Id}, nil
+}
+
+// Serialize returns the wire form.
+func (f *Failure) Serialize() (remote.RootSerialized, error) { return f.wire(), nil }
+
+// Deserialize returns the plain message.
+func (w *WireFailure) Deserialize() (remote.RootSerializable, error) { return w.plain(), nil }
+
+func (f *Failure) wire() *WireFailure {
+	return &WireFailure{Kind: string(f.Kind), Op: f.Op, Message: f.Message}
+}
+
+func (w *WireFailure) plain() *Failure {
+	return &Failure{Kind: FailureKind(w.Kind), Op: w.Op, Message: w.Message}
+}

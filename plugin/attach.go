@@ -1,0 +1,263 @@
+package plugin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"go.uber.org/zap"
+
+	"github.com/cuca-go/mcpconnector/messages"
+)
+
+// Locator finds the actor an attached facade speaks to (see [Attach]): a
+// supervisor, or anything that speaks [messages] as one does. It is called
+// at Attach, and again whenever the actor is lost (its member left or died,
+// or a call came back as a dead letter), so it may return a new PID each
+// time: a cluster grain's current activation.
+type Locator func(ctx context.Context) (*actor.PID, error)
+
+// DefaultLossGrace is how long calls in flight wait for their answers after
+// the actor they went to is reported lost ([WithLossGrace]).
+const DefaultLossGrace = 4 * time.Second
+
+// maxSends bounds how often one call bounced as a dead letter is sent to
+// the actor's next home.
+const maxSends = 3
+
+// WithLossGrace sets how long an attached facade's calls in flight still
+// wait for their answers once the actor they went to is reported lost
+// (default [DefaultLossGrace]): a member leaving gracefully is reported
+// before it has finished its calls, a member that died never finishes them.
+// Past it such a call fails with [ErrInternal]; it is never sent again.
+func WithLossGrace(d time.Duration) Option {
+	return func(o *options) { o.lossGrace = d }
+}
+
+// attachment is what a facade over an actor it did not spawn needs: how to
+// find the actor, and which PID it is now.
+type attachment struct {
+	p      *McpPlugin
+	locate Locator
+	grace  time.Duration
+
+	mu     sync.Mutex
+	target *actor.PID // nil once lost, until located again
+}
+
+// Attach returns a facade over an MCP connection actor that the plugin did
+// not spawn and that may live on another member of a protoactor cluster:
+// locate finds it (package grid locates cluster grains). The facade has the
+// same API and guarantees as one from [Connect]: Tools, CallTool futures,
+// the hooks, error kinds, cancellation reaching the server. Messages to a
+// remote actor travel in their wire forms (package messages). server names
+// the server in errors.
+//
+// Attach returns once the actor has answered with its tools, or with its
+// failure. When the actor is lost, calls in flight wait [WithLossGrace] for
+// their answers and then fail with [ErrInternal]; a call that never reached
+// it (a dead letter) is sent to its next home; the next call locates it
+// again, and the tools are refreshed from there. Close leaves the actor
+// running: its owner stops it.
+func Attach(ctx context.Context, system *actor.ActorSystem, server string, locate Locator, opts ...Option) (*McpPlugin, error) {
+	if system == nil || locate == nil {
+		return nil, &Error{Kind: KindInternal, Server: server, Op: "connect", Err: errors.New("Attach needs an actor system and a locator")}
+	}
+	o := applyOptions(opts)
+	o.system = system
+	p := newFacade(server, o)
+	p.att = &attachment{p: p, locate: locate, grace: DefaultLossGrace}
+	if o.lossGrace > 0 {
+		p.att.grace = o.lossGrace
+	}
+	p.router = newCallRouter(system, p.att)
+	pid, err := p.att.current(ctx)
+	if err == nil {
+		err = p.att.refresh(ctx, pid)
+	}
+	if err != nil {
+		_ = p.Close()
+		var e *Error
+		if errors.As(err, &e) {
+			return nil, e
+		}
+		return nil, &Error{Kind: KindInternal, Server: server, Op: "connect", Err: err}
+	}
+	p.setState(StateReady, nil)
+	return p, nil
+}
+
+// current returns the actor's PID, locating it when it is not known.
+func (a *attachment) current(ctx context.Context) (*actor.PID, error) {
+	a.mu.Lock()
+	pid := a.target
+	a.mu.Unlock()
+	if pid != nil {
+		return pid, nil
+	}
+	pid, err := a.locate(ctx)
+	if err == nil && pid == nil {
+		err = errors.New("the locator found no actor")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("locating the connection: %w", err)
+	}
+	a.mu.Lock()
+	if a.target != nil {
+		pid = a.target // another caller located it first
+		a.mu.Unlock()
+		return pid, nil
+	}
+	a.target = pid
+	known := a.p.status.Load().State != StateConnecting
+	a.mu.Unlock()
+	// Watch it: its loss (a member leaving or dying) comes to the router.
+	if proc, _ := a.p.system.ProcessRegistry.Get(pid); proc != nil {
+		proc.SendSystemMessage(pid, &actor.Watch{Watcher: a.p.router.pid})
+	}
+	if known {
+		// A new home: its session is a new one, its tools may differ.
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if err := a.refresh(ctx, pid); err != nil {
+				a.p.logger.Warn("mcp connection relocated; its tools could not be listed", zap.String("server", a.p.server), zap.Error(err))
+				return
+			}
+			a.p.logger.Info("mcp connection relocated", zap.String("server", a.p.server), zap.String("address", pid.Address))
+			a.p.setState(StateReady, nil)
+		}()
+	}
+	return pid, nil
+}
+
+// refresh asks the actor for its tools and keeps them.
+func (a *attachment) refresh(ctx context.Context, pid *actor.PID) error {
+	r := newReplyProcess(a.p.system)
+	a.p.system.Root.RequestWithCustomSender(pid, &messages.AwaitReady{}, r.pid)
+	msg, err := r.wait(ctx)
+	if err != nil {
+		return err
+	}
+	switch m := msg.(type) {
+	case *messages.Ready:
+		a.p.tools.Store(newToolSnapshot(m.Tools))
+		return nil
+	case *messages.Failure:
+		return a.p.failure(m)
+	case *actor.DeadLetterResponse:
+		a.forget(pid)
+		return errors.New("the connection actor is gone")
+	default:
+		return fmt.Errorf("%w: %T", errUnexpectedReply, msg)
+	}
+}
+
+// forget drops pid as the target, if it still is: the next call locates.
+func (a *attachment) forget(pid *actor.PID) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.target != nil && a.target.Equal(pid) {
+		a.target = nil
+		return true
+	}
+	return false
+}
+
+// lost runs when the watched actor is reported gone: the next call locates
+// it again, and the calls that went to it get the grace to be answered.
+func (a *attachment) lost(who *actor.PID) {
+	if a.p.closed.Load() || !a.forget(who) {
+		return
+	}
+	a.p.logger.Warn("mcp connection lost; calls in flight get a grace period",
+		zap.String("server", a.p.server), zap.String("address", who.Address), zap.Duration("grace", a.grace))
+	a.p.setState(StateReconnecting, errors.New("the member hosting the connection is gone: "+who.Address))
+	r := a.p.router
+	r.mu.Lock()
+	var ids []uint64
+	for id, c := range r.pending {
+		if c.to != nil && c.to.Equal(who) {
+			ids = append(ids, id)
+		}
+	}
+	r.mu.Unlock()
+	if len(ids) == 0 {
+		return
+	}
+	time.AfterFunc(a.grace, func() {
+		for _, id := range ids {
+			r.mu.Lock()
+			c, ok := r.pending[id]
+			if ok && c.to.Equal(who) {
+				r.take(id)
+			}
+			r.mu.Unlock()
+			if ok && c.to.Equal(who) {
+				c.ch <- &messages.CallToolReply{ID: id, Failure: &messages.Failure{
+					Kind: messages.FailureInternal, Op: `tools/call "` + c.msg.Name + `"`,
+					Message: fmt.Sprintf("call in flight when the member hosting the connection (%s) was lost; no answer within %s", who.Address, a.grace),
+				}}
+			}
+		}
+	})
+}
+
+// resend sends call id, which came back as a dead letter and so never
+// reached the actor, to the actor's current home.
+func (a *attachment) resend(id uint64) {
+	r := a.p.router
+	r.mu.Lock()
+	c, ok := r.pending[id]
+	r.mu.Unlock()
+	if !ok || a.p.closed.Load() {
+		return
+	}
+	a.forget(c.to)
+	fail := func(why string) {
+		r.resolve(id, &messages.CallToolReply{ID: id, Failure: &messages.Failure{
+			Kind: messages.FailureInternal, Op: `tools/call "` + c.msg.Name + `"`, Message: why,
+		}})
+	}
+	if c.sends >= maxSends {
+		fail(fmt.Sprintf("the connection actor was gone %d times in a row", c.sends))
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	if !c.msg.Deadline.IsZero() {
+		ctx, cancel = context.WithDeadline(context.Background(), c.msg.Deadline)
+	}
+	defer cancel()
+	pid, err := a.current(ctx)
+	if err != nil {
+		fail(err.Error())
+		return
+	}
+	r.mu.Lock()
+	c, ok = r.pending[id]
+	if ok {
+		c.to, c.sends = pid, c.sends+1
+		r.pending[id] = c
+	}
+	r.mu.Unlock()
+	if ok {
+		a.p.system.Root.RequestWithCustomSender(pid, c.msg, r.sender(c.req))
+	}
+}
+
+// close stops watching the actor.
+func (a *attachment) close() {
+	a.mu.Lock()
+	pid := a.target
+	a.target = nil
+	a.mu.Unlock()
+	if pid == nil {
+		return
+	}
+	if proc, _ := a.p.system.ProcessRegistry.Get(pid); proc != nil {
+		proc.SendSystemMessage(pid, &actor.Unwatch{Watcher: a.p.router.pid})
+	}
+}
