@@ -103,7 +103,9 @@ func (w *WireCallToolReply) Deserialize() (remote.RootSerializable, error) {
 }
 
 // Serialize returns the wire form.
-func (m *CancelCall) Serialize() (remote.RootSerialized, error) { return &WireCancelCall{Id: m.ID}, nil }
+func (m *CancelCall) Serialize() (remote.RootSerialized, error) {
+	return &WireCancelCall{Id: m.ID}, nil
+}
 
 // Deserialize returns the plain message.
 func (w *WireCancelCall) Deserialize() (remote.RootSerializable, error) {
