@@ -92,6 +92,7 @@ func (c *ClientCredentialsJWT) grant(ctx context.Context, env grantEnv, t *grant
 		scopes:   t.scopes,
 		auth:     clientAuth{id: c.ClientID, key: &key},
 		meta:     t.meta,
+		dpop:     env.dpop,
 	})
 	if err != nil {
 		return nil, err

@@ -218,7 +218,7 @@ func (t *dpopTokenTransport) RoundTrip(req *http.Request) (*http.Response, error
 			return nil, err
 		}
 		nonce := t.dpop.noteNonce(from, resp)
-		if resp.StatusCode != http.StatusBadRequest || nonce == "" {
+		if resp.StatusCode != http.StatusBadRequest || nonce == "" || req.Context().Value(senderAnswersNonce{}) != nil {
 			return resp, nil
 		}
 		challenged, err := tokenNonceChallenge(resp)
@@ -231,6 +231,12 @@ func (t *dpopTokenTransport) RoundTrip(req *http.Request) (*http.Response, error
 		}
 	}
 }
+
+// senderAnswersNonce marks the context of a token request whose sender
+// answers a use_dpop_nonce challenge itself, with a new request (the
+// handlers of this package, whose requests carry one-time client
+// assertions): the transport keeps the nonce and hands the challenge on.
+type senderAnswersNonce struct{}
 
 // isTokenRequest tells a token request (RFC 6749 §3.2: a form POST with a
 // grant_type) from the other requests of an OAuth handler.

@@ -135,6 +135,7 @@ func (e *EnterpriseAuth) grant(ctx context.Context, env grantEnv, t *grantTarget
 		scopes:   t.scopes,
 		auth:     clientAuth{id: e.ClientID, secret: e.ClientSecret, key: e.Key},
 		meta:     t.meta,
+		dpop:     env.dpop,
 	})
 	if err != nil {
 		return nil, err

@@ -286,12 +286,39 @@ type tokenRequest struct {
 	// meta, if known, decides the client authentication method and is the
 	// audience of a private_key_jwt assertion.
 	meta *oauthex.AuthServerMeta
+	// dpop tells that client adds DPoP proofs.
+	dpop bool
 }
 
-// requestToken sends r through client (oauth2's client credentials config,
-// whose grant_type may be overridden) and maps its failures to errors that
-// say what the endpoint answered, without the request's credentials.
+// requestToken sends r through client and, when r goes through a [DPoP]
+// client, answers the endpoint's use_dpop_nonce challenge (RFC 9449 §8) with
+// exactly one new request: a new proof carrying the nonce, and a new client
+// assertion, since the endpoint may have spent the first one.
 func requestToken(ctx context.Context, client *http.Client, r tokenRequest) (*oauth2.Token, error) {
+	if !r.dpop {
+		return requestTokenOnce(ctx, client, r)
+	}
+	ctx = context.WithValue(ctx, senderAnswersNonce{}, true)
+	tok, err := requestTokenOnce(ctx, client, r)
+	if !isNonceChallenge(err) {
+		return tok, err
+	}
+	tok, err = requestTokenOnce(ctx, client, r)
+	if isNonceChallenge(err) {
+		return nil, fmt.Errorf("%w: %w", ErrDPoPNonce, err)
+	}
+	return tok, err
+}
+
+func isNonceChallenge(err error) bool {
+	var te *TokenError
+	return errors.As(err, &te) && te.Code == "use_dpop_nonce"
+}
+
+// requestTokenOnce sends r through client (oauth2's client credentials
+// config, whose grant_type may be overridden) and maps its failures to errors
+// that say what the endpoint answered, without the request's credentials.
+func requestTokenOnce(ctx context.Context, client *http.Client, r tokenRequest) (*oauth2.Token, error) {
 	grant := r.params.Get("grant_type")
 	cfg := &clientcredentials.Config{
 		ClientID:       r.auth.id,

@@ -97,6 +97,7 @@ func (w *WorkloadIdentity) grant(ctx context.Context, env grantEnv, t *grantTarg
 		scopes:   t.scopes,
 		auth:     clientAuth{id: w.ClientID},
 		meta:     t.meta,
+		dpop:     env.dpop,
 	})
 	if err != nil {
 		return nil, err
