@@ -44,6 +44,7 @@ type ClientCredentialsJWT struct {
 	Key SigningKey
 	// Scopes are requested with every token; empty means those of the
 	// server's challenge, else all its metadata lists (scopes_supported).
+	// A 403 insufficient_scope adds the scopes the server asks for.
 	Scopes []string
 	// HTTPClient sends the discovery and token requests; nil means
 	// http.DefaultClient.

@@ -232,3 +232,34 @@ func TestAuthOptionsAreCheckedAtOpen(t *testing.T) {
 		})
 	}
 }
+
+func TestAGrantAsksForMoreScopesOnInsufficientScopeAndStopsOnAPlain403(t *testing.T) {
+	ec := newECKey(t, elliptic.P256())
+	key := SigningKey{Signer: ec}
+	for name, configured := range map[string][]string{"discovered scopes": nil, "configured scopes": {"mcp:read"}} {
+		t.Run("step-up with "+name, func(t *testing.T) {
+			a := clientCredentialsAS(t, &key)
+			a.requiredScope = "mcp:admin"
+			h := &ClientCredentialsJWT{ClientID: a.clientID, Key: key, Scopes: configured}
+			require.NoError(t, pingWith(t, StreamableHTTP{URL: a.resource(), OAuthHandler: h}, nil, 1))
+			tokens, _, _ := a.calls()
+			require.Len(t, tokens, 2, "the first grant, then one with the scope the server asked for")
+			first := "mcp:tools"
+			if configured != nil {
+				first = "mcp:read"
+			}
+			assert.Equal(t, first, tokens[0].form.Get("scope"))
+			assert.Equal(t, first+" mcp:admin", tokens[1].form.Get("scope"), "the scopes granted before are kept")
+		})
+	}
+	t.Run("forbidden", func(t *testing.T) {
+		a := clientCredentialsAS(t, &key)
+		a.forbid = true
+		h := &ClientCredentialsJWT{ClientID: a.clientID, Key: key}
+		err := pingWith(t, StreamableHTTP{URL: a.resource(), OAuthHandler: h}, nil, 1)
+		require.Error(t, err)
+		assert.ErrorContains(t, err, "refused the request (HTTP 403) for a reason more scopes would not fix")
+		tokens, _, _ := a.calls()
+		assert.Len(t, tokens, 1, "no grant for a refusal that no grant fixes")
+	})
+}

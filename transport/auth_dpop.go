@@ -52,7 +52,9 @@ import (
 // request again, once, with the server's nonce in a new proof; the nonce is
 // kept per origin for the requests after it. A second challenge in a row
 // fails the request with [ErrDPoPNonce]. Every proof has its own jti; none is
-// ever sent twice.
+// ever sent twice. An MCP server that refuses a proof (invalid_dpop_proof,
+// e.g. taken for a replay) fails the request with [ErrDPoPProofRefused]:
+// another token, bound to the same key, would not help.
 //
 // One DPoP value serves any number of transports; it must not be copied
 // after first use.

@@ -66,7 +66,8 @@ type EnterpriseAuth struct {
 	Key *SigningKey
 
 	// Scopes are requested at both steps; empty means those of the server's
-	// challenge, else all its metadata lists (scopes_supported).
+	// challenge, else all its metadata lists (scopes_supported). A 403
+	// insufficient_scope adds the scopes the server asks for.
 	Scopes []string
 	// HTTPClient sends the discovery, token exchange and token requests; nil
 	// means http.DefaultClient.

@@ -131,7 +131,7 @@ func resourceMetadataURLs(challenges []oauthex.Challenge, endpoint *url.URL) []m
 		}
 	}
 	at := *endpoint
-	at.RawQuery, at.Fragment = "", ""
+	at.RawPath, at.RawQuery, at.Fragment = "", "", ""
 	at.Path = "/.well-known/oauth-protected-resource/" + strings.TrimLeft(endpoint.Path, "/")
 	urls = append(urls, metadataURL{at.String(), endpoint.String()})
 	root := *endpoint
@@ -514,11 +514,13 @@ func (s *grantState) authorize(ctx context.Context, name string, httpClient *htt
 	if len(scopes) > 0 {
 		target.scopes = scopes
 	}
-	s.mu.Lock()
 	if stepUp {
-		target.scopes = unionScopes(s.scopes, target.scopes)
+		// Keep what was granted, and add what the server asks for even
+		// when the scopes are configured.
+		s.mu.Lock()
+		target.scopes = unionScopes(unionScopes(s.scopes, target.scopes), challengeScopes(challenges))
+		s.mu.Unlock()
 	}
-	s.mu.Unlock()
 	tok, err := grant(ctx, env, target)
 	if err != nil {
 		s.mu.Lock()

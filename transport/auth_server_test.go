@@ -52,6 +52,11 @@ type testAS struct {
 	// refuseProofs makes the MCP endpoint refuse every DPoP proof as a
 	// replay.
 	refuseProofs bool
+	// requiredScope, when set, is a scope that tools/call needs: the MCP
+	// endpoint asks for it with a 403 insufficient_scope (a step-up);
+	// forbid makes it answer every tools/call 403 with no challenge.
+	requiredScope string
+	forbid        bool
 	// tokenAnswer, when set, answers token requests instead.
 	tokenAnswer http.HandlerFunc
 	expiresIn   int // of issued tokens; zero means an hour
@@ -62,8 +67,14 @@ type testAS struct {
 	assertionJTIs map[string]bool
 	proofJTIs     map[string]bool
 	replays       int
-	issued        map[string]string // access token → its DPoP key thumbprint ("" for bearer)
+	issued        map[string]issuedToken
 	nonceCount    int
+}
+
+// issuedToken is what the server knows of an access token it issued.
+type issuedToken struct {
+	jkt    string // the thumbprint of its DPoP key; "" for a bearer token
+	scopes []string
 }
 
 // tokenCall is one request to /token as received.
@@ -84,7 +95,7 @@ func newTestAS(t *testing.T) *testAS {
 		clientID:      "svc-reports",
 		assertionJTIs: map[string]bool{},
 		proofJTIs:     map[string]bool{},
-		issued:        map[string]string{},
+		issued:        map[string]issuedToken{},
 	}
 	mux := http.NewServeMux()
 	a.srv = httptest.NewServer(mux)
@@ -180,7 +191,7 @@ func (a *testAS) token(w http.ResponseWriter, r *http.Request) {
 	}
 	access := rand.Text()
 	a.mu.Lock()
-	a.issued[access] = jkt
+	a.issued[access] = issuedToken{jkt: jkt, scopes: strings.Fields(r.PostForm.Get("scope"))}
 	a.mu.Unlock()
 	typ := "Bearer"
 	if jkt != "" {
@@ -256,7 +267,7 @@ func (a *testAS) verifyJWT(token string, key crypto.PublicKey, audience string, 
 // protect admits requests to next with a token this server issued: a bearer
 // token in the Bearer scheme, a DPoP-bound one in the DPoP scheme with a
 // proof that passes RFC 9449 §4.3 and §7 (and the nonce, if one is set).
-func (a *testAS) protect(next http.Handler) http.Handler {
+func (a *testAS) protect(mcpHandler http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 		challenge := `Bearer resource_metadata="` + a.srv.URL + `/.well-known/oauth-protected-resource/mcp"`
@@ -264,7 +275,8 @@ func (a *testAS) protect(next http.Handler) http.Handler {
 			challenge = `DPoP algs="ES256", resource_metadata="` + a.srv.URL + `/.well-known/oauth-protected-resource/mcp"`
 		}
 		a.mu.Lock()
-		jkt, issued := a.issued[token]
+		tok, issued := a.issued[token]
+		jkt := tok.jkt
 		if token != "" {
 			a.mcpRequests = append(a.mcpRequests, mcpCall{method: r.Method, scheme: scheme, proof: r.Header.Get("DPoP")})
 		}
@@ -274,6 +286,17 @@ func (a *testAS) protect(next http.Handler) http.Handler {
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
 		}
+		next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch call := r.Header.Get("Mcp-Method") == "tools/call"; {
+			case a.forbid && call:
+				http.Error(w, "forbidden", http.StatusForbidden)
+			case a.requiredScope != "" && call && !slices.Contains(tok.scopes, a.requiredScope):
+				w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="`+a.requiredScope+`"`)
+				http.Error(w, "forbidden", http.StatusForbidden)
+			default:
+				mcpHandler.ServeHTTP(w, r)
+			}
+		})
 		if jkt == "" {
 			if !strings.EqualFold(scheme, "bearer") {
 				http.Error(w, "a bearer token in another scheme", http.StatusUnauthorized)
