@@ -18,6 +18,13 @@
 //	t := transport.StreamableHTTP{URL: "https://example.com/mcp", OAuthHandler: h}
 //	t := transport.StreamableHTTP{URL: "https://example.com/mcp", BearerToken: token}
 //
+// This package's handlers need no browser and go in OAuthHandler too:
+// [ClientCredentialsJWT] (a service with a private key), [WorkloadIdentity]
+// (a workload with its platform's JWT) and [EnterpriseAuth] (a user signed
+// in to an enterprise IdP). [DPoP] binds the tokens of any handler to a key
+// of the client's. Keys come from a PEM file or a crypto.Signer
+// ([SigningKey]) and appear in no log or error.
+//
 // # Stdio children
 //
 // The command runs without a shell: Args are passed to it as they are and
