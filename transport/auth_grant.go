@@ -523,9 +523,8 @@ func (s *grantState) authorize(ctx context.Context, name string, httpClient *htt
 	}
 	tok, err := grant(ctx, env, target)
 	if err != nil {
-		s.mu.Lock()
-		s.source = nil
-		s.mu.Unlock()
+		// The token source stays as it was: a refused step-up leaves the
+		// token that other requests still use.
 		return &grantError{name, err}
 	}
 	again := &regrant{name: name, grant: grant, env: env, target: target}
