@@ -64,7 +64,9 @@ func dial(ctx context.Context, cfg *ConnectionConfig) (*dialed, *messages.Failur
 		}
 	})
 
-	session, err := client.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
+	// go-sdk puts the _meta envelope on requests; envelopeTransport puts it
+	// on notifications too, which no sending middleware sees.
+	session, err := client.Connect(ctx, envelopeTransport{tr}, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
 		if errors.Is(err, errLegacyRefused) {
 			cause := "server/discover failed"

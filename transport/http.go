@@ -95,6 +95,7 @@ func (h StreamableHTTP) Open(logger *zap.Logger) (mcp.Transport, error) {
 	if err != nil {
 		return nil, err
 	}
+	client = standAlonePosts(client, logger, oauth != nil) // see posts.go: one failed POST fails no other
 	client = limitResponses(client)
 	return &mcp.StreamableClientTransport{
 		Endpoint:     h.URL,
