@@ -1,10 +1,6 @@
 //go:build !race
 
-// protoactor-go's remote.Start writes grpc's global logger every time a
-// member starts (grpclog.SetLoggerV2), which the race detector reports as
-// soon as two members share a process. These in-process tests therefore
-// build without -race; .ci/run runs them separately. The multi-process
-// tests (one member per process) run under -race.
+// Built without -race: see main_test.go.
 
 package grid_test
 
@@ -99,25 +95,6 @@ func host(t *testing.T, members []*cluster.Cluster, server string) (hosting *clu
 	}
 	require.NotNil(t, hosting, "grain at %s", pid.Address)
 	return hosting, others
-}
-
-func connect(t *testing.T, c *cluster.Cluster, server string, opts ...plugin.Option) *plugin.McpPlugin {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	p, err := grid.Connect(ctx, c, server, opts...)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = p.Close() })
-	return p
-}
-
-func callText(t *testing.T, p *plugin.McpPlugin, tool string, args any) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	res, err := p.CallTool(ctx, tool, args).Await(ctx)
-	require.NoError(t, err, tool)
-	return plugin.RenderResult(res)
 }
 
 // One connection, on one member, called from all three: the same server

@@ -1,0 +1,130 @@
+package plugin_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cuca-go/mcpconnector/actors"
+	"github.com/cuca-go/mcpconnector/internal/testserver"
+	"github.com/cuca-go/mcpconnector/messages"
+	"github.com/cuca-go/mcpconnector/plugin"
+)
+
+// movableActor is a supervisor the test can stop and replace, as a
+// cluster moves a grain; the locator finds whichever is current.
+type movableActor struct {
+	t      *testing.T
+	system *actor.ActorSystem
+	mu     sync.Mutex
+	pid    *actor.PID
+	finds  int
+}
+
+func (m *movableActor) spawn() {
+	props := actors.NewSupervisorProps(actors.SupervisorConfig{Connection: actors.ConnectionConfig{Transport: testserver.Stdio(m.t)}})
+	pid := m.system.Root.Spawn(props)
+	m.mu.Lock()
+	m.pid = pid
+	m.mu.Unlock()
+}
+
+func (m *movableActor) locate(context.Context) (*actor.PID, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.finds++
+	return m.pid, nil
+}
+
+func (m *movableActor) stop() {
+	m.mu.Lock()
+	pid := m.pid
+	m.mu.Unlock()
+	_ = m.system.Root.StopFuture(pid).Wait()
+}
+
+// A facade over an actor it did not spawn: calls, the hook and tools work;
+// when the actor is replaced, the facade finds the new one, and a call that
+// bounced off the old one as a dead letter is sent to the new one.
+func TestAttachFollowsTheActor(t *testing.T) {
+	system := actor.NewActorSystem(actor.WithDeadLetterThrottleInterval(time.Millisecond))
+	m := &movableActor{t: t, system: system}
+	m.spawn()
+	defer m.stop()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	p, err := plugin.Attach(ctx, system, "movable", m.locate)
+	require.NoError(t, err)
+	defer p.Close()
+	assert.Len(t, p.Tools(), len(testserver.ToolNames))
+	assert.Equal(t, plugin.StateReady, p.Status().State)
+	before := callText(t, p, "pid", nil)
+
+	// The actor goes; the facade hears of it (a watch) and is
+	// reconnecting until the next call finds the new one.
+	m.stop()
+	require.Eventually(t, func() bool { return p.Status().State == plugin.StateReconnecting }, 10*time.Second, time.Millisecond)
+	m.spawn()
+	after := callText(t, p, "pid", nil)
+	assert.NotEqual(t, before, after)
+	require.Eventually(t, func() bool { return p.Status().State == plugin.StateReady }, 10*time.Second, time.Millisecond)
+	assert.Len(t, p.Tools(), len(testserver.ToolNames), "tools refreshed from the new home")
+	assert.Equal(t, "3", callText(t, p, "add", map[string]any{"a": 1, "b": 2}))
+
+	// Close leaves the actor running: its owner stops it.
+	require.NoError(t, p.Close())
+	res, err := system.Root.RequestFuture(m.pid, &messages.AwaitReady{}, 10*time.Second).Result()
+	require.NoError(t, err)
+	assert.NotNil(t, res)
+}
+
+func TestAttachNeedsASystemAndALocator(t *testing.T) {
+	_, err := plugin.Attach(context.Background(), nil, "x", nil)
+	assert.ErrorIs(t, err, plugin.ErrInternal)
+}
+
+// A call sent to where the actor was (a dead letter) is sent again to where
+// it is, once: it never reached the old one.
+func TestAttachResendsADeadLetter(t *testing.T) {
+	system := actor.NewActorSystem(actor.WithDeadLetterThrottleInterval(time.Millisecond))
+	m := &movableActor{t: t, system: system}
+	m.spawn()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var mu sync.Mutex
+	var stale *actor.PID // returned once, after the actor moved
+	locate := func(ctx context.Context) (*actor.PID, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if stale != nil {
+			pid := stale
+			stale = nil
+			return pid, nil
+		}
+		return m.locate(ctx)
+	}
+	p, err := plugin.Attach(ctx, system, "movable", locate)
+	require.NoError(t, err)
+	defer p.Close()
+
+	old := m.pid
+	m.stop()
+	require.Eventually(t, func() bool { return p.Status().State == plugin.StateReconnecting }, 10*time.Second, time.Millisecond)
+	m.spawn()
+	defer m.stop()
+	mu.Lock()
+	stale = old
+	mu.Unlock()
+	finds := m.finds
+	assert.Equal(t, "3", callText(t, p, "add", map[string]any{"a": 1, "b": 2}))
+	mu.Lock()
+	assert.Nil(t, stale, "the stale PID was handed out")
+	mu.Unlock()
+	assert.Equal(t, finds+1, m.finds, "located again after the dead letter")
+}
