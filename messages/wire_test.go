@@ -57,7 +57,7 @@ func TestWireFormsRoundTrip(t *testing.T) {
 	assert.JSONEq(t, string(wantJSON), string(gotJSON))
 
 	result := &mcp.CallToolResult{
-		Content: []mcp.Content{&mcp.TextContent{Text: "hi"}, &mcp.ImageContent{Data: []byte{1, 2}, MIMEType: "image/png"}},
+		Content:           []mcp.Content{&mcp.TextContent{Text: "hi"}, &mcp.ImageContent{Data: []byte{1, 2}, MIMEType: "image/png"}},
 		StructuredContent: map[string]any{"sum": 3.0}, IsError: true, Meta: mcp.Meta{"k": "v"},
 	}
 	reply := roundTrip(t, &messages.CallToolReply{ID: 9, Result: result}).(*messages.CallToolReply)
