@@ -98,12 +98,22 @@ func (a *attachment) current(ctx context.Context) (*actor.PID, error) {
 	if pid != nil {
 		return pid, nil
 	}
-	pid, err := a.locate(ctx)
-	if err == nil && pid == nil {
-		err = errors.New("the locator found no actor")
-	}
-	if err != nil {
-		return nil, fmt.Errorf("locating the connection: %w", err)
+	// A cluster may need a while to see that the old home is gone (until
+	// then its lookup finds nothing): try again until ctx ends.
+	var err error
+	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
+		pid, err = a.locate(ctx)
+		if err == nil && pid == nil {
+			err = errors.New("the locator found no actor")
+		}
+		if err == nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("locating the connection: %w (%w)", err, ctx.Err())
+		case <-time.After(wait):
+		}
 	}
 	a.mu.Lock()
 	if a.target != nil {

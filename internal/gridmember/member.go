@@ -48,6 +48,9 @@ type Spec struct {
 	Config string
 	// Name labels the member in output.
 	Name string
+	// Agent makes a member that calls grains but hosts none (it registers
+	// no kind): where an agent runs, apart from the servers.
+	Agent bool
 }
 
 func (s Spec) args() []string {
@@ -109,8 +112,12 @@ func Start(s Spec, opts ...plugin.Option) (*cluster.Cluster, error) {
 		hosts[i] = "127.0.0.1:" + strconv.Itoa(p)
 	}
 	provider := automanaged.NewWithConfig(RefreshTTL, s.Port, hosts...)
+	var kinds []*cluster.Kind
+	if !s.Agent {
+		kinds = append(kinds, grid.NewKind(cfg, opts...))
+	}
 	config := cluster.Configure(s.Cluster, provider, disthash.New(), remote.Configure("127.0.0.1", 0),
-		cluster.WithKinds(grid.NewKind(cfg, opts...)))
+		cluster.WithKinds(kinds...))
 	system := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}))
