@@ -138,6 +138,22 @@ func (r *Report) Targets() []Target {
 			Met:  x <= 2,
 		})
 	}
+	if g, p := r.find(ScenarioGridHook, SubjectGridHook, 0), r.find(ScenarioGridHook, nameHook, 0); g != nil && p != nil {
+		added := g.Latency.P50 - p.Latency.P50
+		out = append(out, Target{
+			Goal: "hook call through a grain on another member: p50 at most 150 µs over a local plugin",
+			Got:  fmt.Sprintf("+%s (%s vs %s)", Dur(added), Dur(g.Latency.P50), Dur(p.Latency.P50)),
+			Met:  added <= 150*time.Microsecond,
+		})
+	}
+	if one, many := r.find(ScenarioGridWait, SubjectGridHook, 1), r.find(ScenarioGridWait, SubjectGridHook, 16); one != nil && many != nil {
+		x := many.OpsPerSec / one.OpsPerSec
+		out = append(out, Target{
+			Goal: "20 ms tool through a grain, 16 callers: at least 12x one caller",
+			Got:  fmt.Sprintf("%.1fx (%.0f vs %.0f calls/s)", x, many.OpsPerSec, one.OpsPerSec),
+			Met:  x >= 12,
+		})
+	}
 	for _, sc := range []string{ScenarioIdleHTTP, ScenarioIdleStdio} {
 		if row := r.find(sc, SubjectPluginOwnSystem, 0); row != nil && row.Idle != nil {
 			got := fmt.Sprintf("%s and %.1f goroutines per connection", bytesStr(row.Idle.HeapPerConn), row.Idle.GoroutinesPerConn)
@@ -182,6 +198,15 @@ func (r *Report) note(row *Row) string {
 			return fmt.Sprintf("p50 %+.1f%%, p99 %+.1f%%, CPU %+.1f%%, %+.1f allocs vs plugin hook",
 				pct(row.Latency.P50, p.Latency.P50), pct(row.Latency.P99, p.Latency.P99),
 				pct(row.CPUPerOp, p.CPUPerOp), row.AllocsPerOp-p.AllocsPerOp)
+		}
+	case ScenarioGridHook:
+		if p := r.find(row.Scenario, nameHook, 0); row.Subject == SubjectGridHook && p != nil {
+			return fmt.Sprintf("p50 +%s, CPU %+.1f%%, %+.1f allocs vs plugin hook (local)",
+				Dur(row.Latency.P50-p.Latency.P50), pct(row.CPUPerOp, p.CPUPerOp), row.AllocsPerOp-p.AllocsPerOp)
+		}
+	case ScenarioGridWait:
+		if one := r.find(row.Scenario, SubjectGridHook, 1); row.Callers > 1 && one != nil {
+			return fmt.Sprintf("%.1fx one caller", row.OpsPerSec/one.OpsPerSec)
 		}
 	case ScenarioToolboxOpen:
 		if one := r.find(row.Scenario, SubjectToolboxOpen1, 0); row.Subject != SubjectToolboxOpen1 && one != nil {

@@ -121,6 +121,7 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 		{ScenarioToolboxPass, r.toolboxPass},
 		{ScenarioToolboxHook, r.toolboxHook},
 		{ScenarioToolboxOpen, r.toolboxOpen},
+		{ScenarioGridHook, r.gridHook},
 	}
 	for _, s := range steps {
 		r.progress("%s", s.name)

@@ -1,0 +1,105 @@
+package benchmarks
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/cluster"
+	"github.com/asynkron/protoactor-go/cluster/clusterproviders/test"
+	"github.com/asynkron/protoactor-go/cluster/identitylookup/disthash"
+	"github.com/asynkron/protoactor-go/remote"
+
+	"github.com/cuca-go/mcpconnector/grid"
+)
+
+// Scenarios of the grid layer, each beside the layer below.
+const (
+	ScenarioGridHook = "hook call, stdio, grain on another member"
+	ScenarioGridWait = "throughput, 20 ms tool, grain on another member"
+)
+
+// Subject names of the grid scenarios.
+const (
+	SubjectGridHook = "grid hook"
+)
+
+// startGrid starts two cluster members in this process over loopback gRPC:
+// a, where the caller runs, which hosts no grain, and b, which hosts the
+// grain of server s00 (the benchmark's stdio server).
+func (r *runner) startGrid(ctx context.Context) (a *cluster.Cluster, stop func(), err error) {
+	agent := test.NewInMemAgent()
+	cfg := ToolboxConfig(1, r.stdio)
+	name := fmt.Sprintf("bench-%d", time.Now().UnixNano())
+	quiet := actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) })
+	var members []*cluster.Cluster
+	for _, host := range []bool{false, true} {
+		var kinds []*cluster.Kind
+		if host {
+			kinds = append(kinds, grid.NewKind(cfg))
+		}
+		c := cluster.New(actor.NewActorSystem(quiet), cluster.Configure(name, test.NewTestProvider(agent), disthash.New(),
+			remote.Configure("127.0.0.1", 0), cluster.WithKinds(kinds...)))
+		c.StartMember()
+		members = append(members, c)
+	}
+	stop = func() {
+		var wg sync.WaitGroup
+		for _, c := range members {
+			wg.Go(func() { c.Shutdown(true) })
+		}
+		wg.Wait()
+	}
+	for members[0].MemberList.Members().Len() != 2 {
+		select {
+		case <-ctx.Done():
+			stop()
+			return nil, nil, ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	return members[0], stop, nil
+}
+
+// gridHook times a hook call through a grain on another member against the
+// same call through a local plugin, interleaved, and 16 callers of the
+// 20 ms tool through the grain against one.
+func (r *runner) gridHook(ctx context.Context) error {
+	if raceEnabled {
+		r.progress("grid: skipped under -race (protoactor's cluster races; see grid/main_test.go)")
+		return nil
+	}
+	a, stop, err := r.startGrid(ctx)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	p, err := grid.Connect(ctx, a, "s00")
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	remoteHook := PluginHook(p, InstantCall)
+	remoteHook.Name = SubjectGridHook
+	res, err := Interleave(ctx, []*Subject{remoteHook, PluginHook(r.plugin, InstantCall)},
+		r.cfg.HookRounds, r.cfg.HookPerRound, r.cfg.HookWarmup)
+	if err != nil {
+		return err
+	}
+	r.add(ScenarioGridHook, res...)
+
+	waitHook := PluginHook(p, WaitCall)
+	waitHook.Name = SubjectGridHook
+	for _, n := range []int{1, 16} {
+		res, err := Throughput(ctx, waitHook, n, r.cfg.WaitFor)
+		if err != nil {
+			return err
+		}
+		r.add(ScenarioGridWait, res)
+	}
+	return nil
+}
+
