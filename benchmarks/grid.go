@@ -102,4 +102,3 @@ func (r *runner) gridHook(ctx context.Context) error {
 	}
 	return nil
 }
-
