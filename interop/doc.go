@@ -1,5 +1,29 @@
-// Package interop holds no code of its own: its tests run the client
-// against real MCP servers written with server SDKs other than the one it is
-// built on, and against the misbehaviours such servers show in the field: a
-// notification the server refuses must fail nothing else.
+// Package interop holds no code of its own: its tests run the client's
+// core scenarios against real MCP servers written with three independent
+// server SDKs, each over stdio and over Streamable HTTP:
+//
+//   - go-sdk (github.com/modelcontextprotocol/go-sdk v1.8.0), the SDK the
+//     client is built on;
+//   - mcp-go (github.com/mark3labs/mcp-go v1.2.1), a test dependency only;
+//   - the TypeScript SDK v2 (npm @modelcontextprotocol/server 2.4.0), run by
+//     the Node.js that package.json pins.
+//
+// Every server offers the same tools (tools_test.go says which). The Go
+// servers run in the test binary, re-executed, for stdio and in this
+// process behind a loopback listener for HTTP; the TypeScript server is
+// ts/server.mjs, served with serveStdio, or with createMcpHandler behind
+// node:http.
+//
+// TestInterop is the matrix; with MCPCONNECTOR_INTEROP_TABLE naming a file
+// it writes the results there as the Markdown table the README shows. A
+// cell an SDK cannot fill says why ("n/a") instead of passing silently.
+// setup.sh installs the pinned Node.js and packages into interop/.cache
+// with npm; the tests run it when the cache is missing. When Node.js cannot
+// be had, the TypeScript rows say "not run" and why, and with CI=true the
+// test fails.
+//
+// Beside the matrix: TestRejectedNotificationDoesNotEndTheHTTPSession
+// (a server that refuses notifications fails no call and ends no session)
+// and TestLegacyOnlyServerIsRefusedNamingTheRevision (a server that speaks
+// only 2025 revisions is refused at Connect).
 package interop

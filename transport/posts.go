@@ -2,6 +2,7 @@ package transport
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+	"time"
 	"unicode"
 
 	"go.uber.org/zap"
@@ -34,12 +36,17 @@ import (
 //     status (and carrying the server's own JSON-RPC error when its body held
 //     one). The endpoint answered, so the session goes on. With an
 //     OAuthHandler or a BearerToken, 401 and 403 still go to the authorizer.
-//   - A call whose POST gets no HTTP answer from the network ends the session only when the
-//     endpoint is gone: at once when it cannot be dialled (connection
-//     refused, no such host, no route), or at the [maxUnansweredPosts]-th such
-//     failure in a row (reset, timeout, a cut answer); any HTTP answer starts
-//     the count again. Until then the call fails alone, as above. The session
-//     that ends is reconnected by the supervisor, with backoff.
+//   - A call whose POST gets no HTTP answer from the network ends the session
+//     only when the endpoint is gone: at once when nothing accepts a
+//     connection at its address any more (the POST's own dial failed:
+//     connection refused, no such host, no route; or the POST lost its
+//     connection, a reset or a cut answer, and one probe dial to the
+//     endpoint's address fails too), or at the [maxUnansweredPosts]-th
+//     unanswered call POST in a row while something still accepts
+//     connections there (a proxy's or a keep-alive connection's trouble);
+//     any HTTP answer starts the count again. Until then the call fails
+//     alone, as above. The session that ends is reconnected by the
+//     supervisor, with backoff.
 //   - A POST abandoned by its own caller (the call's context ended) is none of
 //     these: go-sdk sees what happened, as before.
 //
@@ -74,6 +81,8 @@ type standAloneRoundTripper struct {
 	authorizer bool
 	// unanswered counts the call POSTs in a row that got no HTTP answer.
 	unanswered atomic.Int32
+	// dial, if set, replaces the probe's dialer (tests).
+	dial func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 func (rt *standAloneRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -100,7 +109,7 @@ func (rt *standAloneRoundTripper) RoundTrip(req *http.Request) (*http.Response, 
 		if !unanswered(err) {
 			return resp, err // a refusal of a layer of ours (e.g. authorization): go-sdk reports it
 		}
-		if gone(err) || rt.unanswered.Add(1) >= maxUnansweredPosts {
+		if gone(err) || !rt.reachable(req) || rt.unanswered.Add(1) >= maxUnansweredPosts {
 			return nil, err // go-sdk reports it; the connection actor ends the session
 		}
 		return callFailed(req, msg.ID, fmt.Sprintf("transport: no answer to the POST (the session goes on until %d in a row): %v", maxUnansweredPosts, err), nil), nil
@@ -188,6 +197,36 @@ func unanswered(err error) bool {
 	var nerr net.Error
 	return errors.As(err, &nerr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
+
+// probeTimeout bounds the dial that checks whether an endpoint still
+// accepts connections.
+const probeTimeout = 2 * time.Second
+
+// reachable reports whether something still accepts a TCP connection at
+// req's host and port: after a POST lost its connection, it tells a server
+// that went away (a keep-alive connection it closed, then nothing listens)
+// from trouble on the way.
+func (rt *standAloneRoundTripper) reachable(req *http.Request) bool {
+	dial := rt.dial
+	if dial == nil {
+		dial = (&net.Dialer{Timeout: probeTimeout}).DialContext
+	}
+	port := req.URL.Port()
+	if port == "" {
+		port = "80"
+		if req.URL.Scheme == "https" {
+			port = "443"
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+	defer cancel()
+	conn, err := dial(ctx, "tcp", net.JoinHostPort(req.URL.Hostname(), port))
+	if err != nil {
+		return false
+	}
+	_ = conn.Close()
+	return true
 }
 
 // gone reports whether err says the endpoint could not be reached at all.

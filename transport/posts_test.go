@@ -195,6 +195,26 @@ func TestCallWithoutAnswerFailsAloneUntilTheEndpointIsGone(t *testing.T) {
 		require.Error(t, err, "nothing listens: the endpoint is gone")
 		assert.ErrorContains(t, err, "refused")
 	})
+	t.Run("lost connection, nothing listens any more", func(t *testing.T) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			conn, err := ln.Accept()
+			_ = ln.Close() // the server goes away while the POST waits
+			if err != nil {
+				return
+			}
+			_, _ = conn.Read(make([]byte, 4096))
+			_ = conn.Close()
+		}()
+		rt, _ := newStandAlone(t, false)
+		_, err = post(t, rt, context.Background(), "http://"+ln.Addr().String(), aCall)
+		<-done
+		require.Error(t, err, "the probe dial is refused: the endpoint is gone at the first loss")
+		assert.Zero(t, rt.unanswered.Load())
+	})
 	t.Run("three in a row", func(t *testing.T) {
 		url := hangUp(t, 0)
 		rt, _ := newStandAlone(t, false)
