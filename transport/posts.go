@@ -141,16 +141,22 @@ func (rt *standAloneRoundTripper) dropNotification(req *http.Request, msg sentJS
 // msg, followed by the server's own error or a line of its body when resp
 // has either. resp's body is consumed.
 func callFailed(req *http.Request, id json.RawMessage, msg string, resp *http.Response) *http.Response {
-	code := int64(-32603) // internal error
+	rpcErr := map[string]any{"code": -32603} // internal error
 	if resp != nil {
-		if rpc, ok := serverError(resp, id); ok {
-			code = rpc.Code
-			msg += ": " + rpc.Message
+		if rpc, ok := serverError(resp); ok {
+			// The server's own error, its code and data kept (go-sdk reads
+			// the supported versions from an unsupported-version error's).
+			rpcErr["code"] = rpc.Code
+			msg += ": " + oneLine(rpc.Message)
+			if len(rpc.Data) > 0 {
+				rpcErr["data"] = rpc.Data
+			}
 		} else if detail := errorDetail(resp); detail != "" {
 			msg += ": " + detail
 		}
 	}
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg}})
+	rpcErr["message"] = msg
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": rpcErr})
 	return &http.Response{
 		Status: "200 OK", StatusCode: http.StatusOK,
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
@@ -246,26 +252,25 @@ func gone(err error) bool {
 // or an error.
 const maxDetail = 200
 
-// serverError is the server's JSON-RPC error answering id, when resp's body
-// is one. The body is consumed.
-func serverError(resp *http.Response, id json.RawMessage) (rpc struct {
-	Code    int64  `json:"code"`
-	Message string `json:"message"`
-}, ok bool) {
+// rpcError is a JSON-RPC error object.
+type rpcError struct {
+	Code    int64           `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+// serverError is the server's JSON-RPC error, when resp's body is a
+// JSON-RPC error response. The body is consumed.
+func serverError(resp *http.Response) (rpcError, bool) {
 	body := readBody(resp)
 	var m struct {
-		ID    json.RawMessage `json:"id"`
-		Error *struct {
-			Code    int64  `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
+		Error *rpcError `json:"error"`
 	}
 	if json.Unmarshal(body, &m) != nil || m.Error == nil {
 		resp.Body = io.NopCloser(bytes.NewReader(body))
-		return rpc, false
+		return rpcError{}, false
 	}
-	rpc.Code, rpc.Message = m.Error.Code, oneLine(m.Error.Message)
-	return rpc, true
+	return *m.Error, true
 }
 
 // errorDetail is the start of resp's body on one line: what a server or a
