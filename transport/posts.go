@@ -81,8 +81,6 @@ type standAloneRoundTripper struct {
 	authorizer bool
 	// unanswered counts the call POSTs in a row that got no HTTP answer.
 	unanswered atomic.Int32
-	// dial, if set, replaces the probe's dialer (tests).
-	dial func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 func (rt *standAloneRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -214,10 +212,6 @@ const probeTimeout = 2 * time.Second
 // that went away (a keep-alive connection it closed, then nothing listens)
 // from trouble on the way.
 func (rt *standAloneRoundTripper) reachable(req *http.Request) bool {
-	dial := rt.dial
-	if dial == nil {
-		dial = (&net.Dialer{Timeout: probeTimeout}).DialContext
-	}
 	port := req.URL.Port()
 	if port == "" {
 		port = "80"
@@ -227,7 +221,7 @@ func (rt *standAloneRoundTripper) reachable(req *http.Request) bool {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 	defer cancel()
-	conn, err := dial(ctx, "tcp", net.JoinHostPort(req.URL.Hostname(), port))
+	conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", net.JoinHostPort(req.URL.Hostname(), port))
 	if err != nil {
 		return false
 	}
