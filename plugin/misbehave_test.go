@@ -118,21 +118,6 @@ func TestAnswerWithAnotherIDIsIgnoredUntilTheDeadline(t *testing.T) {
 	})
 }
 
-func TestTruncatedLineSwallowsTheNextMessage(t *testing.T) {
-	leakCheck(t)
-	p := misbehaving(t)
-	// go-sdk decodes a stream of JSON values, not lines: an unfinished value
-	// takes the next message in as its continuation. Calls wait for their
-	// deadlines until a message that cannot continue it ends the session.
-	_, err := callWithin(p, 300*time.Millisecond, "reply", reply(`{"jsonrpc":"2.0","id":$ID,"result":{"content":[`))
-	require.ErrorIs(t, err, plugin.ErrInternal)
-	assert.Contains(t, err.Error(), "deadline exceeded")
-	_, err = callWithin(p, 300*time.Millisecond, "ok", nil)
-	require.ErrorIs(t, err, plugin.ErrInternal)
-	assert.Contains(t, err.Error(), "deadline exceeded", "the answer became the truncated value's first element")
-	requireNoHang(t, p)
-}
-
 func TestResultOfTheWrongShapeIsInternalAndTheSessionLives(t *testing.T) {
 	leakCheck(t)
 	p := misbehaving(t)
@@ -175,31 +160,57 @@ func TestResultOfTheWrongShapeIsInternalAndTheSessionLives(t *testing.T) {
 	})
 }
 
-func TestUndecodableMessageEndsTheSessionWithInternal(t *testing.T) {
-	// go-sdk cannot tell which call an undecodable message answered, so it
-	// ends the session: the calls in flight fail Internal, and so does every
-	// later call until a reconnection.
+func TestLineThatIsNoMessageIsSkippedAndTheSessionGoesOn(t *testing.T) {
+	leakCheck(t)
+	core, logs := observer.New(zap.InfoLevel)
+	p := misbehaving(t, plugin.WithLogger(zap.New(core)))
+	// Messages are framed by newlines; a line that is no JSON-RPC message is
+	// skipped and counted, as the TypeScript SDK's client skips it, and the
+	// answer on the next line still reaches its call.
+	after := `{"jsonrpc":"2.0","id":$ID,"result":{"content":[{"type":"text","text":"after"}]}}`
 	for name, line := range map[string]string{
 		"not JSON":               `this is not json`,
+		"a truncated line":       `{"jsonrpc":"2.0","id":$ID,"result":{"content":[`,
 		"null id":                `{"jsonrpc":"2.0","id":null,"result":{"content":[]}}`,
 		"no id":                  `{"jsonrpc":"2.0","result":{"content":[]}}`,
 		"id as an object":        `{"jsonrpc":"2.0","id":{"n":$ID},"result":{"content":[]}}`,
 		"not a JSON-RPC message": `42`,
+		"a batch":                `[{"jsonrpc":"2.0","id":$ID,"result":{"content":[]}}]`,
 		"error is not an object": `{"jsonrpc":"2.0","id":$ID,"error":"str"}`,
-		"both result and error":  `{"jsonrpc":"2.0","id":$ID,"result":{"content":[]},"error":{"code":1,"message":"m"}}`,
 		"two values on one line": `{"jsonrpc":"2.0","method":"x"} {"jsonrpc":"2.0","method":"y"}`,
 		"wrong jsonrpc version":  `{"jsonrpc":"1.0","id":$ID,"result":{"content":[]}}`,
 		"empty object":           `{}`,
-		"deeply nested (4k [)":   `{"jsonrpc":"2.0","id":$ID,"result":{"content":[],"structuredContent":` + strings.Repeat("[", 4096) + strings.Repeat("]", 4096) + `}}`,
 		"control bytes":          "\x00\x01\x02",
 	} {
 		t.Run(name, func(t *testing.T) {
-			leakCheck(t)
-			p := misbehaving(t)
+			res, err := callWithin(p, 10*time.Second, "reply", reply(line, after))
+			require.NoError(t, err)
+			assert.Equal(t, "after", plugin.RenderResult(res))
+		})
+	}
+	t.Run("with no answer after it, the call ends at its deadline", func(t *testing.T) {
+		_, err := callWithin(p, 300*time.Millisecond, "reply", reply(`this is not json`))
+		require.ErrorIs(t, err, plugin.ErrInternal)
+		assert.Contains(t, err.Error(), "deadline exceeded")
+		requireUsable(t, p)
+	})
+	assert.Equal(t, plugin.StateReady, p.Status().State)
+	assert.Zero(t, p.Status().Restarts, "no line ended the session")
+	assert.NotZero(t, logs.FilterMessageSnippet("not JSON-RPC messages").Len(), "skipped lines are warned of")
+}
+
+func TestAnswerGoSDKCannotUseFailsOnlyItsCall(t *testing.T) {
+	leakCheck(t)
+	p := misbehaving(t)
+	for name, line := range map[string]string{
+		"both result and error": `{"jsonrpc":"2.0","id":$ID,"result":{"content":[]},"error":{"code":1,"message":"m"}}`,
+		"deeply nested (4k [)":  `{"jsonrpc":"2.0","id":$ID,"result":{"content":[],"structuredContent":` + strings.Repeat("[", 4096) + strings.Repeat("]", 4096) + `}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
 			_, err := callWithin(p, 10*time.Second, "reply", reply(line))
 			require.ErrorIs(t, err, plugin.ErrInternal)
-			assert.NotContains(t, err.Error(), "caller gave up", "the failure is reported, not waited out")
-			requireNoHang(t, p)
+			assert.NotContains(t, err.Error(), "deadline exceeded", "the failure is reported, not waited out")
+			requireUsable(t, p)
 		})
 	}
 }
@@ -234,11 +245,11 @@ func peakHeapDuring(f func()) uint64 {
 
 func TestOversizedResultIsRefusedInBoundedMemory(t *testing.T) {
 	// A message over transport.MaxMessageBytes (16 MiB) is refused while it
-	// is read: the client never holds it whole. On stdio and within a
-	// server-sent event the refusal ends the session (go-sdk cannot skip one
-	// frame); a JSON body over HTTP fails only its own call. What the client
-	// holds depends on the limit, not on the message: at 128 MiB the message
-	// is well clear of the 3-4x the limit that go-sdk's buffers take.
+	// is read: the client never holds it whole. A stdio line or a JSON body
+	// over HTTP fails only its own call; within a server-sent event the
+	// refusal ends the session (go-sdk cannot skip one event). What the
+	// client holds depends on the limit, not on the message: at 128 MiB the
+	// message is well clear of the 3-4x the limit that go-sdk's buffers take.
 	const mib = 128
 	huge := map[string]any{"mib": mib}
 	check := func(t *testing.T, err error, peak uint64, limit string) {
@@ -253,8 +264,8 @@ func TestOversizedResultIsRefusedInBoundedMemory(t *testing.T) {
 		p := misbehaving(t)
 		var err error
 		peak := peakHeapDuring(func() { _, err = callWithin(p, 30*time.Second, "huge", huge) })
-		check(t, err, peak, "maximum line length")
-		requireNoHang(t, p)
+		check(t, err, peak, transport.ErrMessageTooLarge.Error())
+		requireUsable(t, p)
 	})
 	t.Run("http json", func(t *testing.T) {
 		leakCheck(t)

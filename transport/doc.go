@@ -31,6 +31,19 @@
 // never interpreted. The child sees only [DefaultEnv] (a few variables copied
 // from this process, see there) plus Env. Its stderr is logged line by line at
 // info level, and its last lines are kept (see [StderrTail]) so that an error
-// can say why the server died. Closing the connection closes the child's
-// stdin, waits for it to exit, then sends SIGTERM and finally SIGKILL.
+// can say why the server died.
+//
+// The connection under go-sdk's session is this package's own. It reads one
+// JSON-RPC message per line; a line that is none (a banner, a debug line,
+// partial JSON, JSON that is not JSON-RPC) is skipped and counted, warned of
+// at most once a second without its bytes, and the session goes on. A line
+// over [MaxMessageBytes] is dropped as it streams; when its first bytes name
+// the id of a call, that call fails with [ErrMessageTooLarge].
+//
+// The child leads a process group of its own (on Unix). Closing the
+// connection closes its stdin, waits TerminateTimeout for it to exit, then
+// sends SIGTERM to the group, and finally SIGKILL; once it has exited, what
+// is left of its group (a wrapper's background job, a helper it forked) gets
+// SIGTERM, then SIGKILL, so that nothing it started outlives it, unless it
+// left the group on purpose (setsid).
 package transport

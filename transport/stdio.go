@@ -26,7 +26,8 @@ type Stdio struct {
 	// Dir is the child's working directory; empty means this process's.
 	Dir string
 	// TerminateTimeout is how long closing waits after closing stdin, and
-	// again after SIGTERM, before escalating. Zero or negative means 2s.
+	// again after SIGTERM, before escalating; and how long what the server
+	// started may outlive it before SIGKILL. Zero or negative means 2s.
 	TerminateTimeout time.Duration
 	// StderrLines is how many of the child's last stderr lines are kept for
 	// errors. Zero means 20; negative keeps none.
@@ -78,11 +79,13 @@ func (s Stdio) Open(logger *zap.Logger) (mcp.Transport, error) {
 	if td <= 0 {
 		td = 2 * time.Second
 	}
+	logger = logger.With(zap.String("mcp_server", s.String()))
 	return &stdioTransport{
 		cfg:    s,
 		path:   path,
 		td:     td,
-		stderr: newStderrTail(lines, logger.With(zap.String("mcp_server", s.String()))),
+		logger: logger,
+		stderr: newStderrTail(lines, logger),
 	}, nil
 }
 
@@ -91,19 +94,15 @@ type stdioTransport struct {
 	cfg    Stdio
 	path   string
 	td     time.Duration
+	logger *zap.Logger
 	stderr *stderrTail
 }
 
-// Connect starts the child. It goes through go-sdk's CommandTransport, which
-// owns the pipes and the close sequence (stdin, SIGTERM, SIGKILL, Wait).
-func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	cmd := exec.Command(t.path, t.cfg.Args...)
-	cmd.Env = append(DefaultEnv(), t.cfg.Env...)
-	cmd.Dir = t.cfg.Dir
-	cmd.Stderr = t.stderr
-	// A grandchild that keeps stderr open must not hold Wait forever.
-	cmd.WaitDelay = t.td
-	conn, err := (&mcp.CommandTransport{Command: cmd, TerminateDuration: t.td}).Connect(ctx)
+// Connect starts the child in a process group of its own and returns our
+// connection to it (see stdioConn), not go-sdk's: go-sdk's ends the session
+// at the first line it cannot decode and signals only the child on close.
+func (t *stdioTransport) Connect(context.Context) (mcp.Connection, error) {
+	conn, err := startStdio(t.path, t.cfg, t.td, t.stderr, t.logger)
 	if err != nil {
 		return nil, &SpawnError{Command: t.cfg.Command, Err: err}
 	}

@@ -1,0 +1,105 @@
+package transport
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The stdio tests run this test binary again as their server, in one of the
+// modes below, chosen by the arguments after childArg.
+const childArg = "transport-test-child"
+
+// runChildIfAsked serves the mode it was started for and exits; in the
+// test process itself it returns at once.
+func runChildIfAsked() {
+	if len(os.Args) < 3 || os.Args[1] != childArg {
+		return
+	}
+	var err error
+	switch mode := os.Args[2]; mode {
+	case "mcp":
+		// A go-sdk server with one tool, "echo".
+		err = echoServer().Run(context.Background(), &mcp.StdioTransport{})
+	case "noisy":
+		// The same, writing a banner and a JSON line that is not JSON-RPC
+		// before every message.
+		err = echoServer().Run(context.Background(), &mcp.IOTransport{Reader: os.Stdin, Writer: noisyWriter{os.Stdout}})
+	case "fork":
+		// Starts a helper, which stays in the server's process group as a
+		// child does by default, then serves; the helper's pid goes to
+		// stderr. With "stubborn" the helper ignores SIGTERM.
+		helper := exec.Command(os.Args[0], append([]string{childArg, "helper"}, os.Args[3:]...)...)
+		if err = helper.Start(); err == nil {
+			fmt.Fprintf(os.Stderr, "helper %d\n", helper.Process.Pid)
+			err = echoServer().Run(context.Background(), &mcp.StdioTransport{})
+		}
+	case "helper":
+		if len(os.Args) > 3 && os.Args[3] == "stubborn" {
+			signal.Ignore(syscall.SIGTERM)
+		}
+		time.Sleep(time.Hour)
+	case "stubborn":
+		// Serves, then ignores both the end of stdin and SIGTERM.
+		signal.Ignore(syscall.SIGTERM)
+		err = echoServer().Run(context.Background(), &mcp.StdioTransport{})
+		time.Sleep(time.Hour)
+	case "die":
+		// Says why on stderr and exits without a word on stdout.
+		fmt.Fprintln(os.Stderr, "fatal: no config file")
+		os.Exit(3)
+	default:
+		err = fmt.Errorf("unknown mode %q", mode)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+func echoServer() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "transport-test", Version: "0"}, nil)
+	type args struct {
+		Text string `json:"text"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "echoes text"},
+		func(_ context.Context, _ *mcp.CallToolRequest, a args) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Text}}}, nil, nil
+		})
+	return s
+}
+
+// noisyWriter puts two stray lines before every message go-sdk writes (it
+// writes each message with one Write).
+type noisyWriter struct{ w io.Writer }
+
+func (n noisyWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(n.w, "Server v1.2 starting...\n{\"level\":\"info\",\"msg\":\"ready\"}\n"); err != nil {
+		return 0, err
+	}
+	return n.w.Write(p)
+}
+
+func (noisyWriter) Close() error { return nil }
+
+// child returns a Stdio transport that runs this binary in mode.
+func child(t testing.TB, mode string, args ...string) Stdio {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewStdio(exe, append([]string{childArg, mode}, args...)...)
+	// A race-enabled child would otherwise sleep a second at exit.
+	s.Env = []string{"GORACE=atexit_sleep_ms=0"}
+	return s
+}

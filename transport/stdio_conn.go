@@ -1,0 +1,310 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"go.uber.org/zap"
+)
+
+// stdioConn is the mcp.Connection under a stdio server's ClientSession, in
+// place of go-sdk's: it reads newline-delimited JSON-RPC through one reused
+// buffer and decodes it without a decoder per message; it skips a line that
+// is no JSON-RPC message instead of ending the session; it drops a line over
+// [MaxMessageBytes] as it streams, failing only the call it answered; and
+// its Close ends the server's whole process group.
+type stdioConn struct {
+	cmd    *exec.Cmd
+	stdin  *os.File
+	stdout *os.File
+	stderr *os.File
+	td     time.Duration
+	tail   *stderrTail
+	logger *zap.Logger
+
+	// Read's own: go-sdk reads from one goroutine.
+	lines *lineReader
+	dec   lineDecoder
+
+	writeMu sync.Mutex
+	wbuf    []byte
+
+	strays     strayLines
+	stderrDone chan struct{}
+	closing    atomic.Bool
+	closeOnce  sync.Once
+	closeErr   error
+}
+
+// maxKeptWriteBuffer bounds the write buffer kept between messages: a call
+// with megabytes of arguments does not leave them allocated.
+const maxKeptWriteBuffer = 64 << 10
+
+// startStdio spawns path as the leader of a new process group, with pipes
+// of its own for stdin, stdout and stderr (no goroutine of os/exec's copies
+// them), and starts the goroutine that reads its stderr into tail.
+func startStdio(path string, cfg Stdio, td time.Duration, tail *stderrTail, logger *zap.Logger) (*stdioConn, error) {
+	cmd := exec.Command(path, cfg.Args...)
+	cmd.Env = append(DefaultEnv(), cfg.Env...)
+	cmd.Dir = cfg.Dir
+	inOwnGroup(cmd)
+
+	var ours, theirs []*os.File
+	closeAll := func(files []*os.File) {
+		for _, f := range files {
+			_ = f.Close()
+		}
+	}
+	var pipes [3][2]*os.File
+	for i := range pipes {
+		r, w, err := os.Pipe()
+		if err != nil {
+			closeAll(ours)
+			closeAll(theirs)
+			return nil, err
+		}
+		pipes[i] = [2]*os.File{r, w}
+		if i == 0 {
+			ours, theirs = append(ours, w), append(theirs, r)
+		} else {
+			ours, theirs = append(ours, r), append(theirs, w)
+		}
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = pipes[0][0], pipes[1][1], pipes[2][1]
+	err := cmd.Start()
+	closeAll(theirs) // the child holds its ends now
+	if err != nil {
+		closeAll(ours)
+		return nil, err
+	}
+	c := &stdioConn{
+		cmd: cmd, stdin: pipes[0][1], stdout: pipes[1][0], stderr: pipes[2][0],
+		td: td, tail: tail, logger: logger,
+		lines:      newLineReader(pipes[1][0], MaxMessageBytes),
+		stderrDone: make(chan struct{}),
+	}
+	go c.readStderr()
+	return c, nil
+}
+
+// readStderr copies the child's stderr into the tail until it closes.
+func (c *stdioConn) readStderr() {
+	defer close(c.stderrDone)
+	buf := make([]byte, 512)
+	for {
+		n, err := c.stderr.Read(buf)
+		if n > 0 {
+			_, _ = c.tail.Write(buf[:n])
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// SessionID is empty: a stdio connection has no session id.
+func (c *stdioConn) SessionID() string { return "" }
+
+// Read returns the next JSON-RPC message from the server's stdout, skipping
+// every line that is none.
+func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for {
+		l, err := c.lines.next()
+		if err != nil {
+			if c.closing.Load() || errors.Is(err, os.ErrClosed) {
+				return nil, io.EOF
+			}
+			return nil, err
+		}
+		if l.tooLong {
+			id, ok := c.dec.idFromStart(l.text)
+			c.skipped(l, reasonTooLarge, ok)
+			if ok {
+				return &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{
+					Code: jsonrpc.CodeInternalError, Message: ErrMessageTooLarge.Error(),
+				}}, nil
+			}
+			continue
+		}
+		if skipWS(l.text, 0) == len(l.text) {
+			continue // a blank line separates nothing from nothing
+		}
+		msg, why := c.dec.decode(l.text, l.owned)
+		if msg != nil {
+			return msg, nil
+		}
+		c.skipped(l, why, false)
+	}
+}
+
+// Write sends msg as one line, with one write.
+func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	b, err := appendMessage(c.wbuf[:0], msg)
+	if err != nil {
+		return fmt.Errorf("marshaling message: %v", err)
+	}
+	b = append(b, '\n')
+	_, err = c.stdin.Write(b)
+	if cap(b) <= maxKeptWriteBuffer {
+		c.wbuf = b[:0]
+	} else {
+		c.wbuf = nil
+	}
+	return err
+}
+
+// Close ends the server: it closes stdin, which asks the server to exit;
+// after TerminateTimeout it sends SIGTERM to the server's process group, and
+// after another, SIGKILL. Once the server has exited, whatever is left of
+// its group gets SIGTERM, and SIGKILL if it outlives another
+// TerminateTimeout. The server is reaped; the error is its exit status.
+// Close may be called many times, concurrently; all get the first's error.
+func (c *stdioConn) Close() error {
+	c.closeOnce.Do(func() { c.closeErr = c.close() })
+	return c.closeErr
+}
+
+func (c *stdioConn) close() error {
+	c.closing.Store(true)
+	c.reportStrays()
+	_ = c.stdin.Close()
+	exited := make(chan struct{})
+	var waitErr error
+	go func() {
+		waitErr = awaitExit(c.cmd)
+		close(exited)
+	}()
+	if !within(exited, c.td) {
+		_ = signalGroup(c.cmd, syscall.SIGTERM)
+		if !within(exited, c.td) {
+			_ = signalGroup(c.cmd, syscall.SIGKILL)
+			if !within(exited, c.td) {
+				c.release()
+				return fmt.Errorf("transport: %s did not exit after SIGKILL", c.cmd.Path)
+			}
+		}
+	}
+	// The server is gone. What it started goes too; its group id is still
+	// ours to signal, held by the server's unreaped zombie.
+	_ = signalGroup(c.cmd, syscall.SIGTERM)
+	err := waitErr
+	if !awaitReaps {
+		err = c.cmd.Wait()
+	}
+	if !c.groupEnded() {
+		_ = signalGroup(c.cmd, syscall.SIGKILL)
+		c.groupEnded()
+	}
+	c.release()
+	return err
+}
+
+// groupEnded waits up to TerminateTimeout for the rest of the server's
+// process group to exit, and reports whether it did.
+func (c *stdioConn) groupEnded() bool {
+	deadline := time.Now().Add(c.td)
+	for delay := time.Millisecond; groupAlive(c.cmd); delay = min(2*delay, 50*time.Millisecond) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(delay)
+	}
+	return true
+}
+
+// release closes the pipes: stdout at once (it wakes a blocked Read), stderr
+// once the child's last words are read, or after TerminateTimeout when a
+// process that left the group still holds it open.
+func (c *stdioConn) release() {
+	_ = c.stdout.Close()
+	within(c.stderrDone, c.td)
+	_ = c.stderr.Close()
+	<-c.stderrDone
+}
+
+// within waits for ch to close, at most d, and reports whether it did.
+func within(ch <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// strayLines counts the lines skipped, for a warning at most once a second.
+type strayLines struct {
+	mu         sync.Mutex
+	total      int
+	unreported int
+	reason     string // of the last one skipped
+	lastWarn   time.Time
+}
+
+// strayQuoteBytes is how much of a skipped line is quoted at debug level.
+const strayQuoteBytes = 512
+
+// skipped counts a line that is not a message, quoting it at debug level
+// only: it may be tool output. answered says an over-long line's call was
+// failed in its place.
+func (c *stdioConn) skipped(l line, reason string, answered bool) {
+	if ce := c.logger.Check(zap.DebugLevel, "mcp server stdout line skipped"); ce != nil {
+		fields := []zap.Field{zap.String("reason", reason), zap.ByteString("line", l.text[:min(len(l.text), strayQuoteBytes)])}
+		if l.tooLong {
+			fields = append(fields, zap.Bool("call_failed", answered))
+		} else {
+			fields = append(fields, zap.Int("bytes", len(l.text)))
+		}
+		ce.Write(fields...)
+	}
+	s := &c.strays
+	s.mu.Lock()
+	s.total++
+	s.unreported++
+	s.reason = reason
+	now := time.Now()
+	if now.Sub(s.lastWarn) < time.Second {
+		s.mu.Unlock()
+		return
+	}
+	n, total := s.unreported, s.total
+	s.unreported, s.lastWarn = 0, now
+	s.mu.Unlock()
+	c.warnStrays(n, total, reason)
+}
+
+// reportStrays warns of the lines skipped since the last warning.
+func (c *stdioConn) reportStrays() {
+	s := &c.strays
+	s.mu.Lock()
+	n, total, reason := s.unreported, s.total, s.reason
+	s.unreported = 0
+	s.mu.Unlock()
+	if n > 0 {
+		c.warnStrays(n, total, reason)
+	}
+}
+
+func (c *stdioConn) warnStrays(n, total int, reason string) {
+	c.logger.Warn("mcp server wrote lines to stdout that are not JSON-RPC messages; skipped them",
+		zap.Int("skipped", n), zap.Int("skipped_total", total), zap.String("last_reason", reason))
+}

@@ -1,0 +1,27 @@
+//go:build unix
+
+package transport
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// inOwnGroup starts cmd as the leader of a process group of its own, which
+// everything it starts joins unless it leaves on purpose: Close signals
+// the group, so that a server run through a wrapper (sh -c, npx, uvx) ends
+// with whatever the wrapper started.
+func inOwnGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+}
+
+// signalGroup sends sig to every process of the group cmd leads.
+func signalGroup(cmd *exec.Cmd, sig syscall.Signal) error {
+	return syscall.Kill(-cmd.Process.Pid, sig)
+}
+
+// groupGone reports that no process of the group cmd leads is left, not
+// even a zombie.
+func groupGone(cmd *exec.Cmd) bool {
+	return syscall.Kill(-cmd.Process.Pid, 0) == syscall.ESRCH
+}
