@@ -111,6 +111,11 @@ func BenchmarkHookCall(b *testing.B) {
 		srv := stdioServer(b)
 		p := connectPlugin(b, srv)
 		s := connectDirect(b, benchmarks.CommandTransport(srv))
+		own, err := srv.Open(nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		onOwn := connectDirect(b, own)
 		echo, err := testserver.BenchEcho()
 		if err != nil {
 			b.Fatal(err)
@@ -122,6 +127,8 @@ func BenchmarkHookCall(b *testing.B) {
 		b.Cleanup(func() { _ = raw.Close() })
 		b.Run("plugin", func(b *testing.B) { latency(b, benchmarks.PluginHook(p, benchmarks.InstantCall)) })
 		b.Run("gosdk", func(b *testing.B) { latency(b, benchmarks.GoSDKDirect(s, benchmarks.InstantCall)) })
+		// go-sdk's session on our stdio connection instead of its own.
+		b.Run("gosdk_ourconn", func(b *testing.B) { latency(b, benchmarks.GoSDKDirect(onOwn, benchmarks.InstantCall)) })
 		b.Run("raw", func(b *testing.B) { latency(b, raw.Subject(benchmarks.InstantCall)) })
 	})
 	b.Run("http", func(b *testing.B) {

@@ -11,9 +11,12 @@
 //     actor ([PluginHook]), against the same call made directly on a go-sdk
 //     ClientSession ([GoSDKDirect], the floor for the transport) and against
 //     a bare JSON-RPC echo ([RawPipe], [RawHTTP], the physical floor), over
-//     stdio and over loopback Streamable HTTP (target: p50 within 3% and 15
+//     stdio and over loopback Streamable HTTP (targets: over stdio, p50 at
+//     most 1.05x go-sdk direct on its CommandTransport with fewer
+//     allocations and bytes per call; over HTTP, p50 within 3% and 15
 //     allocations of go-sdk direct); over stdio also the plugin without its
-//     supervising parent, which prices that hop;
+//     supervising parent, which prices that hop, and a go-sdk session on
+//     this module's stdio connection, which prices the connection alone;
 //   - throughput with 1, 4, 16 and 64 concurrent callers on one plugin, for a
 //     tool that answers at once and one that waits 20 ms, against a model of
 //     the original design ([OneWorker]: one worker serving calls one at a
@@ -21,7 +24,8 @@
 //     the same goroutines (target with the 20 ms tool and 16 callers: 12x the
 //     one-worker model and 95% of go-sdk direct);
 //   - connect time (spawn or dial, server/discover, every tools/list page) and
-//     the heap, stacks and goroutines each idle connection holds ([Idle]);
+//     the heap, stacks and goroutines each idle connection holds ([Idle];
+//     target over stdio: at most 50 KiB);
 //   - connect with tools/list over 1,000 tools in 10 pages.
 //
 // Every server runs in a child process, so allocation counts and CPU time

@@ -85,6 +85,10 @@ const (
 	SubjectPluginOwnSystem    = "plugin (own actor system)"
 	SubjectPluginSharedSystem = "plugin (shared actor system)"
 	SubjectPluginUnsupervised = "plugin hook, unsupervised"
+	// SubjectStdioConn is a go-sdk ClientSession on this module's stdio
+	// connection (transport.Stdio) instead of go-sdk's CommandTransport:
+	// what the connection alone changes.
+	SubjectStdioConn = "go-sdk on our stdio connection"
 )
 
 // Row is one line of the table.
@@ -218,7 +222,18 @@ func (r *runner) hookStdio(ctx context.Context) error {
 	defer bare.Close()
 	unsupervised := PluginHook(bare, InstantCall)
 	unsupervised.Name = SubjectPluginUnsupervised
-	res, err := Interleave(ctx, []*Subject{PluginHook(r.plugin, InstantCall), unsupervised, GoSDKDirect(r.direct, InstantCall), raw.Subject(InstantCall)},
+	own, err := r.stdio.Open(nil)
+	if err != nil {
+		return err
+	}
+	onOwn, err := ConnectGoSDKListed(ctx, own)
+	if err != nil {
+		return err
+	}
+	defer onOwn.Close()
+	ownConn := GoSDKDirect(onOwn, InstantCall)
+	ownConn.Name = SubjectStdioConn
+	res, err := Interleave(ctx, []*Subject{PluginHook(r.plugin, InstantCall), unsupervised, GoSDKDirect(r.direct, InstantCall), ownConn, raw.Subject(InstantCall)},
 		r.cfg.HookRounds, r.cfg.HookPerRound, r.cfg.HookWarmup)
 	if err != nil {
 		return err

@@ -36,7 +36,7 @@ func TestQuickRun(t *testing.T) {
 	} {
 		assert.NotZero(t, scenarios[sc], sc)
 	}
-	targets := 11
+	targets := 12
 	if !raceEnabled { // the grid's rows need a cluster, which -race cannot run
 		for _, sc := range []string{benchmarks.ScenarioGridHook, benchmarks.ScenarioGridWait} {
 			assert.NotZero(t, scenarios[sc], sc)
@@ -49,6 +49,7 @@ func TestQuickRun(t *testing.T) {
 	rep.Markdown(&md)
 	require.NoError(t, rep.SVG(&svg))
 	assert.Contains(t, md.String(), "| hook call, stdio | plugin hook |")
+	assert.Contains(t, md.String(), "| hook call, stdio | "+benchmarks.SubjectStdioConn+" |")
 	assert.Contains(t, md.String(), "Targets (reported, not asserted)")
 	assert.True(t, strings.HasPrefix(svg.String(), "<svg"), svg.String())
 	assert.Len(t, rep.Targets(), targets)
