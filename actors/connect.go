@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
@@ -36,16 +37,25 @@ type dialed struct {
 	tail    transport.StderrTail
 }
 
+// sessionHooks are what a connection hears from its session besides the
+// replies to its calls: progress for its calls, and changes of the
+// server's tool list (asked for with ConnectionConfig.ToolRefresh). They
+// run on go-sdk's goroutine for the session's notifications, one at a time.
+type sessionHooks struct {
+	progress     func(*mcp.ProgressNotificationParams)
+	toolsChanged func(*mcp.ClientSession)
+}
+
 // dial opens the transport, connects with server/discover only, and lists
 // every tool. On failure it leaves nothing running.
-func dial(ctx context.Context, cfg *ConnectionConfig) (*dialed, *messages.Failure) {
+func dial(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks) (*dialed, *messages.Failure) {
 	tr, err := cfg.Transport.Open(cfg.Logger)
 	if err != nil {
 		return nil, transportFailure("connect", err, nil)
 	}
 	tail, _ := tr.(transport.StderrTail)
 
-	client := mcp.NewClient(cfg.ClientInfo, clientOptions(cfg))
+	client := mcp.NewClient(cfg.ClientInfo, clientOptions(cfg, hooks))
 	if len(cfg.Roots) > 0 {
 		client.AddRoots(cfg.Roots...)
 	}
@@ -90,17 +100,19 @@ func dial(ctx context.Context, cfg *ConnectionConfig) (*dialed, *messages.Failur
 		}
 		return fail("server/discover", fmt.Errorf("server negotiated protocol %q, this client speaks only %q", got, ProtocolVersion))
 	}
-	tools, err := listTools(ctx, session, cfg.Logger)
+	tools, ttl, err := listTools(ctx, session, cfg.Logger)
 	if err != nil {
 		return fail("tools/list", err)
 	}
-	d.ready = &messages.Ready{Tools: tools, ServerInfo: ir.ServerInfo, ProtocolVersion: ir.ProtocolVersion}
+	d.ready = &messages.Ready{Tools: tools, ServerInfo: ir.ServerInfo, ProtocolVersion: ir.ProtocolVersion, ToolsTTL: ttl}
 	return d, nil
 }
 
 // clientOptions declares no capability we do not implement and switches off
 // go-sdk's automatic multi-round-trip handling, so input_required surfaces.
-func clientOptions(cfg *ConnectionConfig) *mcp.ClientOptions {
+// The hooks go before handlers of the same notifications in
+// cfg.ClientOptions, which still run.
+func clientOptions(cfg *ConnectionConfig, hooks sessionHooks) *mcp.ClientOptions {
 	var opts mcp.ClientOptions
 	if cfg.ClientOptions != nil {
 		opts = *cfg.ClientOptions
@@ -114,23 +126,46 @@ func clientOptions(cfg *ConnectionConfig) *mcp.ClientOptions {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(zapslog.NewHandler(cfg.Logger.Core()))
 	}
+	if h := hooks.progress; h != nil {
+		theirs := opts.ProgressNotificationHandler
+		opts.ProgressNotificationHandler = func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
+			h(req.Params)
+			if theirs != nil {
+				theirs(ctx, req)
+			}
+		}
+	}
+	if h := hooks.toolsChanged; h != nil && cfg.ToolRefresh {
+		// go-sdk opens a subscriptions/listen stream (SEP-2575) for this
+		// handler when the server declares tools.listChanged.
+		theirs := opts.ToolListChangedHandler
+		opts.ToolListChangedHandler = func(ctx context.Context, req *mcp.ToolListChangedRequest) {
+			h(req.Session)
+			if theirs != nil {
+				theirs(ctx, req)
+			}
+		}
+	}
 	return &opts
 }
 
 // listTools follows every nextCursor. A cursor seen twice is an error, not a
-// loop; duplicate names keep their first definition.
-func listTools(ctx context.Context, s *mcp.ClientSession, logger *zap.Logger) ([]*mcp.Tool, error) {
-	var tools []*mcp.Tool
+// loop; duplicate names keep their first definition. ttl is the smallest
+// positive ttlMs of the pages, zero if none has one.
+func listTools(ctx context.Context, s *mcp.ClientSession, logger *zap.Logger) (tools []*mcp.Tool, ttl time.Duration, err error) {
 	seenCursor := map[string]bool{}
 	seenName := map[string]bool{}
 	cursor := ""
 	for page := 0; ; page++ {
 		if page == maxToolPages {
-			return nil, fmt.Errorf("more than %d pages", maxToolPages)
+			return nil, 0, fmt.Errorf("more than %d pages", maxToolPages)
 		}
 		res, err := s.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
 		if err != nil {
-			return nil, err
+			return nil, 0, err
+		}
+		if d := time.Duration(res.TTLMs) * time.Millisecond; d > 0 && (ttl == 0 || d < ttl) {
+			ttl = d
 		}
 		for _, t := range res.Tools {
 			if t == nil {
@@ -144,13 +179,13 @@ func listTools(ctx context.Context, s *mcp.ClientSession, logger *zap.Logger) ([
 			tools = append(tools, t)
 		}
 		if len(tools) > maxTools {
-			return nil, fmt.Errorf("more than %d tools; refusing to hold an endless list", maxTools)
+			return nil, 0, fmt.Errorf("more than %d tools; refusing to hold an endless list", maxTools)
 		}
 		if res.NextCursor == "" {
-			return tools, nil
+			return tools, ttl, nil
 		}
 		if seenCursor[res.NextCursor] {
-			return nil, fmt.Errorf("server repeated cursor %q: pagination would never end", res.NextCursor)
+			return nil, 0, fmt.Errorf("server repeated cursor %q: pagination would never end", res.NextCursor)
 		}
 		seenCursor[res.NextCursor] = true
 		cursor = res.NextCursor

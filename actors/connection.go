@@ -46,6 +46,13 @@ type ConnectionConfig struct {
 	// the parent, to run again after reconnection, when their tool is
 	// annotated readOnlyHint or idempotentHint. Only with EscalateFailures.
 	RetryIdempotent bool
+	// ToolRefresh subscribes to the server's tools/list_changed (SEP-2575
+	// subscriptions/listen, when the server declares tools.listChanged)
+	// and lists the tools again on each. Every new list, and every answer
+	// to [messages.RefreshTools], goes to the parent (a supervisor) or to
+	// OnReady. Without it the list changes only on reconnection or when
+	// asked with RefreshTools.
+	ToolRefresh bool
 	// OnStatus, if set, is told when the connection becomes ready or ends.
 	// It runs on the actor's goroutine and must not block.
 	OnStatus func(state State, f *messages.Failure)
@@ -136,6 +143,16 @@ type McpConnection struct {
 
 	repeatable map[string]bool // tools a crash may re-run (RetryIdempotent)
 
+	// Progress tokens of the calls that carry one, for the session's
+	// notification goroutine.
+	tokenMu sync.Mutex
+	tokens  map[string]*call
+
+	listing        bool               // a tools/list after connecting is running
+	relist         bool               // list again when it is done
+	cancelList     context.CancelFunc // ends that listing
+	refreshWaiters []*actor.PID       // RefreshTools senders until it is done
+
 	parent   *actor.PID
 	waiters  []*actor.PID     // AwaitReady senders while connecting
 	queued   []queuedCall     // CallTool arrivals while connecting, in order
@@ -166,6 +183,22 @@ type call struct {
 	timer    *time.Timer // fires cancel at the call's deadline
 	replied  atomic.Bool
 	finished atomic.Bool // the call's goroutine is done with it
+
+	// For calls with a progress token (Progress or IdleTimeout): the token,
+	// the idle timer, and, under progMu, whether the call has been
+	// answered, after which no progress is passed on and the idle timer
+	// stays stopped.
+	token    string
+	idle     *time.Timer
+	progMu   sync.Mutex
+	progDone bool
+}
+
+// idleTimeout is the cause of a call cancelled for want of progress.
+type idleTimeout struct{ d time.Duration }
+
+func (e *idleTimeout) Error() string {
+	return fmt.Sprintf("idle timeout: no progress from the server for %s", e.d)
 }
 
 // Causes of a call's cancellation.
@@ -186,10 +219,21 @@ type (
 		session *mcp.ClientSession
 		err     error
 	}
+	// toolsStale: the server said its tool list changed.
+	toolsStale struct{ session *mcp.ClientSession }
+	// toolsListed: a tools/list after connecting is done.
+	toolsListed struct {
+		session *mcp.ClientSession
+		tools   []*mcp.Tool
+		ttl     time.Duration
+		err     error
+	}
+	// toolList is a connection's list after a refresh, for its supervisor.
+	toolList struct{ ready *messages.Ready }
 )
 
 func newConnection(cfg ConnectionConfig) *McpConnection {
-	return &McpConnection{cfg: cfg, inflight: map[uint64]*call{}, pruneAt: 64}
+	return &McpConnection{cfg: cfg, inflight: map[uint64]*call{}, pruneAt: 64, tokens: map[string]*call{}}
 }
 
 // Receive reads as a table of the protocol.
@@ -212,6 +256,14 @@ func (c *McpConnection) Receive(ctx actor.Context) {
 		c.onCallTool(ctx.Sender(), msg)
 	case *messages.CancelCall:
 		c.onCancel(msg.ID)
+	case *messages.RefreshTools:
+		c.onRefresh(ctx.Sender())
+	case *toolsStale:
+		if msg.session == c.session && c.state == ready {
+			c.listAgain()
+		}
+	case *toolsListed:
+		c.onToolsListed(msg)
 	case *sessionEnded:
 		c.onSessionEnded(msg)
 	case *drainCalls:
@@ -264,7 +316,7 @@ func (c *McpConnection) startDial() {
 	go func() {
 		defer c.wg.Done()
 		defer cancel()
-		d, failure := dial(ctx, &c.cfg)
+		d, failure := dial(ctx, &c.cfg, c.hooks())
 		if d != nil {
 			c.dialMu.Lock()
 			if c.stopped {
@@ -362,6 +414,9 @@ func (c *McpConnection) onCallTool(sender *actor.PID, msg *messages.CallTool) {
 	if !msg.Deadline.IsZero() {
 		cl.timer = time.AfterFunc(time.Until(msg.Deadline), func() { cancel(context.DeadlineExceeded) })
 	}
+	if msg.Progress || msg.IdleTimeout > 0 {
+		c.track(cl)
+	}
 	if len(c.inflight) >= c.pruneAt {
 		c.prune()
 	}
@@ -401,7 +456,11 @@ func (c *McpConnection) run(ctx context.Context, s *mcp.ClientSession, tail tran
 		if len(msg.Arguments) > 0 {
 			params.Arguments = json.RawMessage(msg.Arguments)
 		}
+		if cl.token != "" {
+			params.SetProgressToken(cl.token)
+		}
 		res, err := s.CallTool(ctx, params)
+		c.untrack(cl)
 		if err != nil && ctx.Err() != nil {
 			err = fmt.Errorf("%w (%w)", err, context.Cause(ctx))
 		}
@@ -409,6 +468,10 @@ func (c *McpConnection) run(ctx context.Context, s *mcp.ClientSession, tail tran
 			defer cl.cancel(errCallFailed)
 		}
 		reply = classify(msg, res, err, tail)
+		var idle *idleTimeout
+		if err != nil && errors.As(context.Cause(ctx), &idle) {
+			reply = callFailure(msg, messages.FailureInternal, idle.Error())
+		}
 		if brokenTransport(err) {
 			// An HTTP endpoint that went away does not end the session by
 			// itself; a failed exchange does.
@@ -479,10 +542,18 @@ func (c *McpConnection) end(f *messages.Failure) {
 		c.onCallTool(q.sender, q.msg)
 	}
 	c.queued = nil
+	for _, w := range c.refreshWaiters {
+		c.system.Root.Send(w, f)
+	}
+	c.refreshWaiters = nil
+	if c.cancelList != nil {
+		c.cancelList()
+	}
 	for id, cl := range c.inflight {
 		if cl.finished.Load() {
 			continue
 		}
+		c.untrack(cl)
 		if cl.retry && cl.replied.CompareAndSwap(false, true) {
 			// Back to the parent, which queues it for the next session.
 			c.system.Root.RequestWithCustomSender(c.parent, cl.msg, cl.sender)

@@ -58,6 +58,13 @@ type SupervisorConfig struct {
 	// on the supervisor's goroutine and must not block.
 	OnReady  func(*messages.Ready)
 	OnStatus func(Status)
+	// OnDirect, if set, is given the connection actor's PID once the
+	// connection is ready and the calls queued meanwhile have gone to it,
+	// and nil as soon as it is not ready. While it is set, a facade in this
+	// process may send calls straight to the connection, saving this
+	// supervisor's hop. It runs on the supervisor's goroutine and must not
+	// block.
+	OnDirect func(conn *actor.PID)
 }
 
 func (c SupervisorConfig) withDefaults() SupervisorConfig {
@@ -128,6 +135,7 @@ type McpSupervisor struct {
 	retrying bool        // RetryConnect: the first session is not up yet
 	restarts []time.Time // restart times inside the window
 	backoff  *time.Timer
+	watchers toolWatchers // WatchTools senders: facades elsewhere
 }
 
 type waitingCall struct {
@@ -174,6 +182,16 @@ func (s *McpSupervisor) Receive(ctx actor.Context) {
 		s.onCallTool(ctx, msg)
 	case *messages.CancelCall:
 		s.onCancel(ctx, msg)
+	case *messages.RefreshTools:
+		s.onRefresh(ctx)
+	case *toolList:
+		s.onToolList(msg.ready)
+	case *messages.WatchTools:
+		s.onWatch(ctx, true)
+	case *messages.UnwatchTools:
+		s.onWatch(ctx, false)
+	case *actor.Terminated:
+		s.watchers.remove(msg.Who) // a watcher's member is gone
 	case *restartChild:
 		s.backoff = nil
 		if s.status.State == Reconnecting || s.retrying {
@@ -335,6 +353,7 @@ func (s *McpSupervisor) onReady(r *messages.Ready) {
 	if s.cfg.OnReady != nil {
 		s.cfg.OnReady(r)
 	}
+	s.watchers.tell(s.system, r)
 	s.setState(Ready)
 	for _, w := range s.waiters {
 		s.system.Root.Send(w, r)
@@ -345,6 +364,10 @@ func (s *McpSupervisor) onReady(r *messages.Ready) {
 	for _, w := range queue {
 		w.timer.Stop()
 		s.system.Root.RequestWithCustomSender(s.child, w.msg, w.sender)
+	}
+	if s.cfg.OnDirect != nil {
+		// After the queue, so that no call sent directly overtakes it.
+		s.cfg.OnDirect(s.child)
 	}
 }
 
@@ -471,6 +494,9 @@ func (s *McpSupervisor) stop() {
 }
 
 func (s *McpSupervisor) setState(st State) {
+	if st != Ready && s.cfg.OnDirect != nil {
+		s.cfg.OnDirect(nil)
+	}
 	s.status.State = st
 	if s.cfg.OnStatus != nil {
 		s.cfg.OnStatus(s.status)

@@ -12,12 +12,18 @@ import (
 // [*Failure] when connecting failed.
 type AwaitReady struct{}
 
-// Ready is the reply to [AwaitReady]: the server's discovered tools, in the
-// order tools/list gave them, and who the server says it is.
+// Ready is the reply to [AwaitReady] and [RefreshTools]: the server's
+// discovered tools, in the order tools/list gave them, and who the server
+// says it is. A connection sends it again, unasked, to the watchers of its
+// tool list ([WatchTools]) when the list changes.
 type Ready struct {
 	Tools           []*mcp.Tool
 	ServerInfo      *mcp.Implementation
 	ProtocolVersion string
+	// ToolsTTL is how long the server said the list stays fresh (the
+	// smallest positive ttlMs of its tools/list pages); zero when it gave
+	// no such hint.
+	ToolsTTL time.Duration
 }
 
 // CallTool asks the connection to run one tool on the server. Sent by the
@@ -32,6 +38,28 @@ type CallTool struct {
 	Arguments json.RawMessage
 	// Deadline, if not zero, bounds the call; past it the call fails.
 	Deadline time.Time
+	// Progress asks for the server's progress: the call carries a progress
+	// token, and every notifications/progress the server sends for it
+	// reaches the sender as a [*CallProgress] with the call's ID, in order,
+	// before the reply.
+	Progress bool
+	// IdleTimeout, if positive, fails the call (and cancels it on the
+	// server) once this long has passed without progress from the server;
+	// the call then carries a progress token whether or not Progress is
+	// set. Deadline stays the hard limit.
+	IdleTimeout time.Duration
+}
+
+// CallProgress is a progress notification of the server for call ID,
+// sent by the connection to the sender of a [CallTool] that asked for
+// Progress. No reply. Progress that arrives after the call's reply is
+// dropped.
+type CallProgress struct {
+	ID       uint64
+	Progress float64
+	// Total is zero when the server does not know it.
+	Total   float64
+	Message string
 }
 
 // CallToolReply answers [CallTool]: exactly one of Result and Failure is set.
@@ -40,6 +68,22 @@ type CallToolReply struct {
 	Result  *mcp.CallToolResult
 	Failure *Failure
 }
+
+// RefreshTools asks the connection to list its tools again now (the
+// list's TTL has passed). Reply: [*Ready] with the new list, or with the
+// list in force when listing fails or the connection is not ready; a
+// [*Failure] once the connection has ended.
+type RefreshTools struct{}
+
+// WatchTools asks a supervisor for the tool list of every later change
+// (a live change or a reconnection): each new list reaches the sender as an
+// unasked [*Ready]. Sent by facades on other members, which do not hear
+// the supervisor's callbacks. No reply; a sender that is already watching
+// is not added twice, and one on a member that dies is dropped.
+type WatchTools struct{}
+
+// UnwatchTools ends the sender's [WatchTools]. No reply.
+type UnwatchTools struct{}
 
 // CancelCall tells the connection that the caller of call ID gave up: the call
 // is cancelled on the server and its reply, if any, is dropped. No reply.
@@ -88,3 +132,11 @@ func (*Failure) IgnoreDeadLetterLogging() {}
 // IgnoreDeadLetterLogging: a cancellation that arrives after the connection
 // stopped has nothing left to cancel.
 func (*CancelCall) IgnoreDeadLetterLogging() {}
+
+// IgnoreDeadLetterLogging: progress for a caller that gave up reaches
+// nobody, as expected.
+func (*CallProgress) IgnoreDeadLetterLogging() {}
+
+// IgnoreDeadLetterLogging: an unwatch after the connection stopped has
+// nothing left to end.
+func (*UnwatchTools) IgnoreDeadLetterLogging() {}

@@ -27,7 +27,7 @@ func (m *Ready) Serialize() (remote.RootSerialized, error) {
 	if err != nil {
 		return nil, fmt.Errorf("messages: tools: %w", err)
 	}
-	w := &WireReady{ToolsJson: tools, ProtocolVersion: m.ProtocolVersion}
+	w := &WireReady{ToolsJson: tools, ProtocolVersion: m.ProtocolVersion, ToolsTtlNanos: int64(m.ToolsTTL)}
 	if m.ServerInfo != nil {
 		if w.ServerInfoJson, err = json.Marshal(m.ServerInfo); err != nil {
 			return nil, fmt.Errorf("messages: server info: %w", err)
@@ -38,7 +38,7 @@ func (m *Ready) Serialize() (remote.RootSerialized, error) {
 
 // Deserialize returns the plain message.
 func (w *WireReady) Deserialize() (remote.RootSerializable, error) {
-	m := &Ready{ProtocolVersion: w.ProtocolVersion}
+	m := &Ready{ProtocolVersion: w.ProtocolVersion, ToolsTTL: time.Duration(w.ToolsTtlNanos)}
 	if err := json.Unmarshal(w.ToolsJson, &m.Tools); err != nil {
 		return nil, fmt.Errorf("messages: tools: %w", err)
 	}
@@ -53,7 +53,7 @@ func (w *WireReady) Deserialize() (remote.RootSerializable, error) {
 
 // Serialize returns the wire form.
 func (m *CallTool) Serialize() (remote.RootSerialized, error) {
-	w := &WireCallTool{Id: m.ID, Name: m.Name, Arguments: m.Arguments}
+	w := &WireCallTool{Id: m.ID, Name: m.Name, Arguments: m.Arguments, Progress: m.Progress, IdleTimeoutNanos: int64(m.IdleTimeout)}
 	if !m.Deadline.IsZero() {
 		w.DeadlineUnixNano = m.Deadline.UnixNano()
 	}
@@ -62,7 +62,7 @@ func (m *CallTool) Serialize() (remote.RootSerialized, error) {
 
 // Deserialize returns the plain message.
 func (w *WireCallTool) Deserialize() (remote.RootSerializable, error) {
-	m := &CallTool{ID: w.Id, Name: w.Name, Arguments: w.Arguments}
+	m := &CallTool{ID: w.Id, Name: w.Name, Arguments: w.Arguments, Progress: w.Progress, IdleTimeout: time.Duration(w.IdleTimeoutNanos)}
 	if w.DeadlineUnixNano != 0 {
 		m.Deadline = time.Unix(0, w.DeadlineUnixNano)
 	}
@@ -111,6 +111,34 @@ func (m *CancelCall) Serialize() (remote.RootSerialized, error) {
 func (w *WireCancelCall) Deserialize() (remote.RootSerializable, error) {
 	return &CancelCall{ID: w.Id}, nil
 }
+
+// Serialize returns the wire form.
+func (m *CallProgress) Serialize() (remote.RootSerialized, error) {
+	return &WireCallProgress{Id: m.ID, Progress: m.Progress, Total: m.Total, Message: m.Message}, nil
+}
+
+// Deserialize returns the plain message.
+func (w *WireCallProgress) Deserialize() (remote.RootSerializable, error) {
+	return &CallProgress{ID: w.Id, Progress: w.Progress, Total: w.Total, Message: w.Message}, nil
+}
+
+// Serialize returns the wire form.
+func (*RefreshTools) Serialize() (remote.RootSerialized, error) { return &WireRefreshTools{}, nil }
+
+// Deserialize returns the plain message.
+func (*WireRefreshTools) Deserialize() (remote.RootSerializable, error) { return &RefreshTools{}, nil }
+
+// Serialize returns the wire form.
+func (*WatchTools) Serialize() (remote.RootSerialized, error) { return &WireWatchTools{}, nil }
+
+// Deserialize returns the plain message.
+func (*WireWatchTools) Deserialize() (remote.RootSerializable, error) { return &WatchTools{}, nil }
+
+// Serialize returns the wire form.
+func (*UnwatchTools) Serialize() (remote.RootSerialized, error) { return &WireUnwatchTools{}, nil }
+
+// Deserialize returns the plain message.
+func (*WireUnwatchTools) Deserialize() (remote.RootSerializable, error) { return &UnwatchTools{}, nil }
 
 // Serialize returns the wire form.
 func (f *Failure) Serialize() (remote.RootSerialized, error) { return f.wire(), nil }

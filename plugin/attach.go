@@ -43,6 +43,10 @@ type attachment struct {
 	p      *McpPlugin
 	locate Locator
 	grace  time.Duration
+	// ctx bounds the facade's own background work (relocation, refresh);
+	// close cancels it.
+	ctx    context.Context
+	cancel context.CancelFunc
 
 	mu     sync.Mutex
 	target *actor.PID // nil once lost, until located again
@@ -70,6 +74,7 @@ func Attach(ctx context.Context, system *actor.ActorSystem, server string, locat
 	o.system = system
 	p := newFacade(server, o)
 	p.att = &attachment{p: p, locate: locate, grace: DefaultLossGrace}
+	p.att.ctx, p.att.cancel = context.WithCancel(context.Background())
 	if o.lossGrace > 0 {
 		p.att.grace = o.lossGrace
 	}
@@ -131,7 +136,7 @@ func (a *attachment) current(ctx context.Context) (*actor.PID, error) {
 	if known {
 		// A new home: its session is a new one, its tools may differ.
 		go func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			ctx, cancel := context.WithTimeout(a.ctx, 30*time.Second)
 			defer cancel()
 			if err := a.refresh(ctx, pid); err != nil {
 				a.p.logger.Warn("mcp connection relocated; its tools could not be listed", zap.String("server", a.p.server), zap.Error(err))
@@ -144,17 +149,30 @@ func (a *attachment) current(ctx context.Context) (*actor.PID, error) {
 	return pid, nil
 }
 
-// refresh asks the actor for its tools and keeps them.
+// refresh asks the actor for its tools and keeps them; with
+// WithToolRefresh it watches the actor's list from then on.
 func (a *attachment) refresh(ctx context.Context, pid *actor.PID) error {
+	if err := a.ask(ctx, pid, &messages.AwaitReady{}); err != nil {
+		return err
+	}
+	if a.p.toolRefresh {
+		a.p.system.Root.RequestWithCustomSender(pid, &messages.WatchTools{}, a.p.router.pid)
+	}
+	return nil
+}
+
+// ask sends msg (AwaitReady or RefreshTools) to pid and keeps the tools of
+// the answer.
+func (a *attachment) ask(ctx context.Context, pid *actor.PID, msg any) error {
 	r := newReplyProcess(a.p.system)
-	a.p.system.Root.RequestWithCustomSender(pid, &messages.AwaitReady{}, r.pid)
-	msg, err := r.wait(ctx)
+	a.p.system.Root.RequestWithCustomSender(pid, msg, r.pid)
+	reply, err := r.wait(ctx)
 	if err != nil {
 		return err
 	}
-	switch m := msg.(type) {
+	switch m := reply.(type) {
 	case *messages.Ready:
-		a.p.tools.Store(newToolSnapshot(m.Tools))
+		a.p.storeTools(m)
 		return nil
 	case *messages.Failure:
 		return a.p.failure(m)
@@ -162,7 +180,7 @@ func (a *attachment) refresh(ctx context.Context, pid *actor.PID) error {
 		a.forget(pid)
 		return errors.New("the connection actor is gone")
 	default:
-		return fmt.Errorf("%w: %T", errUnexpectedReply, msg)
+		return fmt.Errorf("%w: %T", errUnexpectedReply, reply)
 	}
 }
 
@@ -258,8 +276,10 @@ func (a *attachment) resend(id uint64) {
 	}
 }
 
-// close stops watching the actor.
+// close stops watching the actor, and its tool list, and ends the
+// facade's background work.
 func (a *attachment) close() {
+	a.cancel()
 	a.mu.Lock()
 	pid := a.target
 	a.target = nil
@@ -269,5 +289,8 @@ func (a *attachment) close() {
 	}
 	if proc, _ := a.p.system.ProcessRegistry.Get(pid); proc != nil {
 		proc.SendSystemMessage(pid, &actor.Unwatch{Watcher: a.p.router.pid})
+	}
+	if a.p.toolRefresh {
+		a.p.system.Root.RequestWithCustomSender(pid, &messages.UnwatchTools{}, a.p.router.pid)
 	}
 }

@@ -21,7 +21,12 @@
 //
 //   - Connecting: [Connect], [ConnectStdio], [Option].
 //   - Calling: [McpPlugin.CallTool], [Future.Await], [RenderResult].
-//   - Errors: [Error], [ErrIO], [ErrNotSupported], [ErrValidation], [ErrInternal].
+//   - Host controls, each off by default: [WithApproval], [WithProgress],
+//     [WithIdleTimeout], [WithMaxResultBytes], [WithToolRefresh].
+//   - Routing blocks (for facades over plugins): [McpPlugin.StartToolCall],
+//     [Future.ToolResult].
+//   - Errors: [Error], [ErrIO], [ErrNotSupported], [ErrValidation],
+//     [ErrDenied], [ErrInternal].
 //
 // Behind the facade an McpConnection actor (package actors) owns the MCP
 // session; the facade asks it and never blocks its mailbox.

@@ -22,6 +22,9 @@ const (
 	KindNotSupported
 	// KindValidation: tool arguments are not a JSON object or null.
 	KindValidation
+	// KindDenied: the [WithApproval] function refused the call, which never
+	// reached the server. Err is its reason.
+	KindDenied
 )
 
 // String names the kind as it appears in error messages.
@@ -33,6 +36,8 @@ func (k Kind) String() string {
 		return "not supported"
 	case KindValidation:
 		return "validation"
+	case KindDenied:
+		return "denied"
 	default:
 		return "internal"
 	}
@@ -44,6 +49,7 @@ var (
 	ErrIO           = errors.New("mcp-connector: io")
 	ErrNotSupported = errors.New("mcp-connector: not supported")
 	ErrValidation   = errors.New("mcp-connector: validation")
+	ErrDenied       = errors.New("mcp-connector: denied")
 )
 
 // ArgumentsSchema is the Schema of the [KindValidation] error for tool
@@ -51,8 +57,8 @@ var (
 const ArgumentsSchema = "tools/call arguments"
 
 // Error is every error that [Connect] and [Future.Await] return.
-// Use errors.Is with [ErrIO], [ErrNotSupported], [ErrValidation] or
-// [ErrInternal] to branch on its Kind; errors.Is and errors.As also reach the
+// Use errors.Is with [ErrIO], [ErrNotSupported], [ErrValidation],
+// [ErrDenied] or [ErrInternal] to branch on its Kind; errors.Is and errors.As also reach the
 // cause in Err.
 type Error struct {
 	Kind Kind
@@ -100,6 +106,8 @@ func (e *Error) Is(target error) bool {
 		return e.Kind == KindNotSupported
 	case ErrValidation:
 		return e.Kind == KindValidation
+	case ErrDenied:
+		return e.Kind == KindDenied
 	}
 	return false
 }

@@ -17,8 +17,10 @@ type Future struct {
 	p       *McpPlugin
 	id      uint64
 	name    string
+	callID  string // the model's ToolCall ID, if the call comes from one
 	callCtx context.Context
-	ch      chan any // the reply, from the plugin's callRouter
+	ch      chan any      // the reply, from the plugin's callRouter
+	gate    *approvalGate // with WithApproval: whether the call was sent
 
 	mu   sync.Mutex
 	done bool
@@ -58,10 +60,13 @@ func (f *Future) Await(ctx context.Context) (*mcp.CallToolResult, error) {
 	return f.res, f.err
 }
 
-// giveUp cancels the call on the connection and forgets its reply.
+// giveUp cancels the call on the connection and forgets its reply. A call
+// still being decided on is never sent.
 func (f *Future) giveUp(cause error) error {
-	f.p.system.Root.Send(f.p.router.targetOf(f.id, f.p.pid), &messages.CancelCall{ID: f.id})
-	f.p.router.forget(f.id)
+	if f.gate == nil || f.gate.abandon() {
+		f.p.system.Root.Send(f.p.router.targetOf(f.id, f.p.pid), &messages.CancelCall{ID: f.id})
+		f.p.router.forget(f.id)
+	}
 	return f.p.callError(KindInternal, f.name, fmt.Errorf("caller gave up: %w", cause))
 }
 
@@ -85,6 +90,8 @@ func (p *McpPlugin) decodeReply(tool string, msg any) (*mcp.CallToolResult, erro
 			return nil, p.failure(m.Failure)
 		}
 		return m.Result, nil
+	case *Error: // decided on this side: denied, abandoned, or not sendable
+		return nil, m
 	case *actor.DeadLetterResponse:
 		return nil, p.callError(KindInternal, tool, errors.New("the connection actor is gone"))
 	default:
@@ -176,6 +183,7 @@ type callRouter struct {
 // pendingCall is a call waiting for its reply.
 type pendingCall struct {
 	ch chan any
+	f  *Future // for its progress
 	// Attached facades only: the call, where it went, how often, and the
 	// RequestId of its sender PID, which a dead letter answer carries.
 	msg   *messages.CallTool
@@ -193,30 +201,35 @@ func newCallRouter(system *actor.ActorSystem, att *attachment) *callRouter {
 	return r
 }
 
-// expect registers call id and returns the channel its reply will arrive on.
-func (r *callRouter) expect(id uint64) chan any {
-	ch := make(chan any, 1)
+// expect registers f for its reply, which will arrive on f.ch (made here
+// unless f has one).
+func (r *callRouter) expect(f *Future) {
+	if f.ch == nil {
+		f.ch = make(chan any, 1)
+	}
 	r.mu.Lock()
-	r.pending[id] = pendingCall{ch: ch}
+	r.pending[f.id] = pendingCall{ch: f.ch, f: f}
 	r.mu.Unlock()
-	return ch
 }
 
-// expectAt registers call id of an attached facade, sent as msg to to, and
-// returns its reply channel and the sender PID to send it with: the
-// router's, with a RequestId of the call's own.
-func (r *callRouter) expectAt(id uint64, msg *messages.CallTool, to *actor.PID) (chan any, *actor.PID) {
-	ch := make(chan any, 1)
+// expectAt registers f, the call of an attached facade sent as msg to to,
+// and returns the sender PID to send it with: the router's, with a
+// RequestId of the call's own.
+func (r *callRouter) expectAt(f *Future, msg *messages.CallTool, to *actor.PID) *actor.PID {
+	if f.ch == nil {
+		f.ch = make(chan any, 1)
+	}
+	id, ch := f.id, f.ch
 	r.mu.Lock()
 	r.nextReq++
 	if r.nextReq == 0 {
 		r.nextReq = 1 // 0 means "no request" to protoactor
 	}
 	req := r.nextReq
-	r.pending[id] = pendingCall{ch: ch, msg: msg, to: to, req: req, sends: 1}
+	r.pending[id] = pendingCall{ch: ch, f: f, msg: msg, to: to, req: req, sends: 1}
 	r.byReq[req] = id
 	r.mu.Unlock()
-	return ch, r.sender(req)
+	return r.sender(req)
 }
 
 func (r *callRouter) sender(req uint32) *actor.PID {
@@ -271,6 +284,13 @@ func (r *callRouter) SendUserMessage(pid *actor.PID, message any) {
 	switch m := msg.(type) {
 	case *messages.CallToolReply:
 		r.resolve(m.ID, m)
+	case *messages.CallProgress:
+		r.progress(m)
+	case *messages.Ready:
+		// A watched list (WithToolRefresh on an attached facade).
+		if r.att != nil {
+			r.att.p.storeTools(m)
+		}
 	case *actor.DeadLetterResponse:
 		if r.att != nil {
 			r.mu.Lock()
@@ -289,6 +309,19 @@ func (r *callRouter) SendUserMessage(pid *actor.PID, message any) {
 			c.ch <- m
 		}
 	}
+}
+
+// progress hands m to the progress handler of its call, if it still waits.
+func (r *callRouter) progress(m *messages.CallProgress) {
+	r.mu.Lock()
+	c, ok := r.pending[m.ID]
+	r.mu.Unlock()
+	if !ok || c.f == nil || c.f.p.onProgress == nil {
+		return
+	}
+	f := c.f
+	f.p.onProgress(Progress{Server: f.p.server, Tool: f.name, CallID: f.callID,
+		Progress: m.Progress, Total: m.Total, Message: m.Message})
 }
 
 // SendSystemMessage hears of the loss of a watched actor (attached

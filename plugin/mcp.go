@@ -46,6 +46,14 @@ type McpPlugin struct {
 	tools  atomic.Pointer[toolSnapshot]
 	status atomic.Pointer[Status]
 	nextID atomic.Uint64
+	// direct is the connection actor while it is ready, for a plugin that
+	// spawned its own supervisor: calls skip the supervisor's hop.
+	direct atomic.Pointer[actor.PID]
+	// A change of the tool list seen while not ready (a reconnection),
+	// for the status that says ready again.
+	pendingChange atomic.Pointer[toolChange]
+
+	controls
 
 	closeOnce sync.Once
 	closed    atomic.Bool
@@ -55,8 +63,15 @@ type McpPlugin struct {
 // toolSnapshot is the read-only tool list the hooks consult without a trip
 // to the actor.
 type toolSnapshot struct {
-	sorted []*mcp.Tool
-	byName map[string]*mcp.Tool
+	sorted  []*mcp.Tool
+	byName  map[string]*mcp.Tool
+	initial bool // the empty list before the first connection
+
+	// WithToolRefresh and a TTL: when a use lists again (unix nanoseconds;
+	// 0: never), and whether it has.
+	ttl        time.Duration
+	staleAt    atomic.Int64
+	refreshing atomic.Bool
 
 	defsOnce sync.Once
 	defs     []ToolDefinition // built on the first ToolDefinitions call
@@ -140,7 +155,7 @@ func start(t transport.McpTransport, retryConnect bool, opts []Option) (*McpPlug
 	p := newFacade(t.String(), o)
 	notify := p.notify
 	conn := o.connectionConfig(t)
-	storeTools := func(r *messages.Ready) { p.tools.Store(newToolSnapshot(r.Tools)) }
+	storeTools := p.storeTools
 	var props *actor.Props
 	if o.unsupervised {
 		conn.OnReady = storeTools
@@ -153,6 +168,7 @@ func start(t transport.McpTransport, retryConnect bool, opts []Option) (*McpPlug
 		sup.RetryConnect = retryConnect
 		sup.OnReady = storeTools
 		sup.OnStatus = func(st actors.Status) { p.setStatus(notify, st) }
+		sup.OnDirect = p.direct.Store
 		props = actors.NewSupervisorProps(sup)
 	}
 	if o.spawn != nil {
@@ -187,7 +203,7 @@ func newFacade(server string, o *options) *McpPlugin {
 		o.logger = zap.NewNop()
 	}
 	p := &McpPlugin{server: server, logger: o.logger, system: o.system, done: make(chan struct{}),
-		callTimeout: DefaultCallTimeout, toolTimeout: o.toolTimeout}
+		callTimeout: DefaultCallTimeout, toolTimeout: o.toolTimeout, controls: o.controls}
 	if o.callTimeoutSet {
 		p.callTimeout = o.callTimeout
 	}
@@ -207,7 +223,9 @@ func newFacade(server string, o *options) *McpPlugin {
 		}))
 		p.ownSystem = true
 	}
-	p.tools.Store(newToolSnapshot(nil))
+	initial := newToolSnapshot(nil)
+	initial.initial = true
+	p.tools.Store(initial)
 	p.status.Store(&Status{State: StateConnecting})
 	handlers := o.onStatus
 	p.notify = func(s Status) {
@@ -227,6 +245,7 @@ func (o *options) connectionConfig(t transport.McpTransport) actors.ConnectionCo
 		ConnectTimeout:  o.connectTimeout,
 		ClientOptions:   o.clientOptions,
 		RetryIdempotent: o.retryIdempotent,
+		ToolRefresh:     o.toolRefresh,
 	}
 	if o.inputHandlers != nil {
 		conn.Roots = o.inputHandlers.Roots
@@ -279,17 +298,17 @@ func (p *McpPlugin) Server() string { return p.server }
 
 // Tools returns the discovered tools sorted by name. The slice is the
 // caller's; the tools are shared and must not be modified.
-func (p *McpPlugin) Tools() []*mcp.Tool { return slices.Clone(p.tools.Load().sorted) }
+func (p *McpPlugin) Tools() []*mcp.Tool { return slices.Clone(p.snapshot().sorted) }
 
 // ToolDefinitions returns the discovered tools, sorted by name, in the form a
 // [Request] publishes them to the model.
 func (p *McpPlugin) ToolDefinitions() []ToolDefinition {
-	return slices.Clone(p.tools.Load().definitions())
+	return slices.Clone(p.snapshot().definitions())
 }
 
 // HasTool reports whether name is a discovered tool.
 func (p *McpPlugin) HasTool(name string) bool {
-	_, ok := p.tools.Load().byName[name]
+	_, ok := p.snapshot().byName[name]
 	return ok
 }
 
@@ -299,27 +318,54 @@ func (p *McpPlugin) HasTool(name string) bool {
 // arguments fail with [ErrValidation] (schema [ArgumentsSchema]) and reach no
 // server. ctx's deadline bounds the call on the server; ctx's end cancels it.
 func (p *McpPlugin) CallTool(ctx context.Context, name string, args any) *Future {
+	p.snapshot()
 	raw, err := normalizeArgs(args)
 	if err != nil {
-		return failedFuture(p.callError(KindValidation, name, err))
+		f := failedFuture(p.callError(KindValidation, name, err))
+		f.name = name
+		return f
 	}
-	return p.call(ctx, name, raw)
+	return p.call(ctx, "", name, raw)
 }
 
-func (p *McpPlugin) call(ctx context.Context, name string, args json.RawMessage) *Future {
+// call starts a call of tool name; callID is the model's ToolCall ID, if
+// the call comes from one. With an approval function the call is decided
+// on its own goroutine and sent from there.
+func (p *McpPlugin) call(ctx context.Context, callID, name string, args json.RawMessage) *Future {
 	if p.closed.Load() {
-		return failedFuture(p.callError(KindInternal, name, errors.New("plugin is closed")))
+		f := failedFuture(p.callError(KindInternal, name, errors.New("plugin is closed")))
+		f.callID, f.name = callID, name
+		return f
 	}
+	f := &Future{p: p, id: p.nextID.Add(1), name: name, callID: callID, callCtx: ctx}
+	if p.approve != nil {
+		f.gate = &approvalGate{}
+		f.ch = make(chan any, 1)
+		go p.approveAndSend(ctx, f, args)
+		return f
+	}
+	if err := p.send(ctx, f, args); err != nil {
+		f = failedFuture(err)
+		f.callID, f.name = callID, name
+	}
+	return f
+}
+
+// send sends f's call to the connection and registers f for its reply.
+func (p *McpPlugin) send(ctx context.Context, f *Future, args json.RawMessage) error {
 	to := p.pid
+	if d := p.direct.Load(); d != nil {
+		to = d // ready: straight to the connection; reconnecting: queued by the supervisor
+	}
 	if p.att != nil {
 		var err error
 		if to, err = p.att.current(ctx); err != nil {
-			return failedFuture(p.callError(KindInternal, name, err))
+			return p.callError(KindInternal, f.name, err)
 		}
 	}
-	id := p.nextID.Add(1)
-	f := &Future{p: p, id: id, name: name, callCtx: ctx}
-	msg := &messages.CallTool{ID: f.id, Name: name, Arguments: args}
+	name := f.name
+	msg := &messages.CallTool{ID: f.id, Name: name, Arguments: args,
+		Progress: p.onProgress != nil, IdleTimeout: p.idleTimeout}
 	if d, ok := ctx.Deadline(); ok {
 		msg.Deadline = d
 	} else if p.callTimeout > 0 {
@@ -335,12 +381,12 @@ func (p *McpPlugin) call(ctx context.Context, name string, args json.RawMessage)
 	}
 	sender := p.router.pid
 	if p.att != nil {
-		f.ch, sender = p.router.expectAt(id, msg, to)
+		sender = p.router.expectAt(f, msg, to)
 	} else {
-		f.ch = p.router.expect(id)
+		p.router.expect(f)
 	}
 	p.system.Root.RequestWithCustomSender(to, msg, sender)
-	return f
+	return nil
 }
 
 // OnStreamChunk replaces every [ToolCall] whose name is a discovered tool with
@@ -352,7 +398,7 @@ func (p *McpPlugin) OnStreamChunk(ctx context.Context, chunk *Chunk) error {
 	if chunk == nil {
 		return nil
 	}
-	byName := p.tools.Load().byName
+	byName := p.snapshot().byName
 	first := -1
 	for i, b := range chunk.Blocks {
 		if tc, ok := b.(ToolCall); ok {
@@ -366,9 +412,8 @@ func (p *McpPlugin) OnStreamChunk(ctx context.Context, chunk *Chunk) error {
 		return nil
 	}
 	type pending struct {
-		i    int
-		call ToolCall
-		f    *Future
+		i int
+		f *Future
 	}
 	var buf [4]pending // most chunks call one tool; no allocation for up to four
 	calls := buf[:0]
@@ -380,23 +425,10 @@ func (p *McpPlugin) OnStreamChunk(ctx context.Context, chunk *Chunk) error {
 		if _, known := byName[tc.Name]; !known {
 			continue
 		}
-		var f *Future
-		if raw, err := objectText(tc.Arguments); err != nil {
-			f = failedFuture(p.callError(KindValidation, tc.Name, err))
-		} else {
-			f = p.call(ctx, tc.Name, raw)
-		}
-		calls = append(calls, pending{i, tc, f})
+		calls = append(calls, pending{i, p.StartToolCall(ctx, tc)})
 	}
 	for _, c := range calls {
-		res, err := c.f.Await(ctx)
-		out := ToolResult{ToolCallID: c.call.ID, Name: c.call.Name}
-		if err != nil {
-			out.Content, out.IsError = err.Error(), true
-		} else {
-			out.Content, out.IsError = RenderResult(res), res.IsError
-		}
-		chunk.Blocks[c.i] = out
+		chunk.Blocks[c.i] = c.f.ToolResult(ctx)
 	}
 	return nil
 }

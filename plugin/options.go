@@ -26,6 +26,7 @@ type options struct {
 	spawn             func(*actor.Props) (*actor.PID, error)
 
 	supervision
+	controls
 }
 
 // WithLogger sends the plugin's logs, the stdio child's stderr and

@@ -27,6 +27,12 @@ type Status struct {
 	Restarts int
 	// LastError is the most recent failure of the connection, nil if none.
 	LastError error
+	// ToolsAdded and ToolsRemoved name, sorted, the tools that the change
+	// this status reports added to the list and removed from it: a live
+	// change ([WithToolRefresh]) or a reconnection that found other tools.
+	// Empty when the status reports no change of the list, or a change of
+	// tools' definitions only.
+	ToolsAdded, ToolsRemoved []string
 }
 
 // Status reports the connection's health. It is cheap: no actor is asked.
@@ -40,6 +46,7 @@ func (p *McpPlugin) setStatus(notify func(Status), st actors.Status) {
 	if old := p.status.Load(); old != nil && s.LastError == nil {
 		s.LastError = old.LastError
 	}
+	p.takeChange(s)
 	p.status.Store(s)
 	if notify != nil {
 		notify(*s)
@@ -54,6 +61,7 @@ func (p *McpPlugin) setState(st State, cause error) {
 	if cause != nil {
 		s.LastError = &Error{Kind: KindInternal, Server: p.server, Err: cause}
 	}
+	p.takeChange(s)
 	p.status.Store(s)
 	p.notify(*s)
 }

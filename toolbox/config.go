@@ -77,6 +77,13 @@ type ServerConfig struct {
 	// Prefix is put before each tool's name (see [ServerConfig.ToolPrefix]);
 	// nil means the file has no "prefix", a pointer to "" means raw names.
 	Prefix *string
+	// Trust (Gemini CLI's "trust") skips the approval function of
+	// [plugin.WithApproval] for this server's calls.
+	Trust bool
+	// MaxResultBytes ("maxResultBytes") caps the text the model reads of
+	// each of this server's results ([plugin.WithMaxResultBytes]); zero
+	// means the file gave none.
+	MaxResultBytes int
 	// Line and Column (1-based, column in characters) locate the entry's
 	// name in the file, for errors about the server found after loading.
 	Line, Column int

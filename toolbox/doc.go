@@ -29,6 +29,12 @@
 // call by exposed name to its server, and [Toolbox.CallTool] does the same
 // as a future; [Toolbox.Plugin] gives one server's [plugin.McpPlugin].
 //
+// Plugin options given with [WithPluginOptions] apply to every server; an
+// entry's "timeout", "trust" (no approval for its calls) and
+// "maxResultBytes" (a cap on what the model reads of its results) are that
+// server's own. A server whose tool list changes while it runs
+// ([plugin.WithToolRefresh]) has its names checked for collisions again.
+//
 // # Sections
 //
 //   - Config: [LoadConfig], [ParseConfig], [Config], [ServerConfig], [ConfigError].

@@ -35,9 +35,11 @@ func WithStrict() Option {
 }
 
 // WithPluginOptions passes opts to every server's [plugin.McpPlugin]:
-// timeouts, supervision, client identity, input handlers. The toolbox sets
-// the actor system, the spawn seam and a status handler of its own after
-// them; a server's "timeout" from the file comes last and wins.
+// timeouts, supervision, client identity, input handlers, the host
+// controls (approval, progress, result cap, live tool lists). The toolbox
+// sets the actor system, the spawn seam and a status handler of its own
+// after them; a server's "timeout", "trust" (which turns approval off) and
+// "maxResultBytes" from the file come last and win.
 func WithPluginOptions(opts ...plugin.Option) Option {
 	return func(o *options) { o.pluginOpts = append(o.pluginOpts, opts...) }
 }

@@ -197,7 +197,7 @@ func (p *parser) server(e member) (*ServerConfig, error) {
 		}
 	}
 
-	s := &ServerConfig{Name: e.key, Disabled: r.disabled, Timeout: r.timeout}
+	s := &ServerConfig{Name: e.key, Disabled: r.disabled, Timeout: r.timeout, Trust: r.trust, MaxResultBytes: r.maxResultBytes}
 	s.Line, s.Column = position(p.data, e.keyOff)
 	cmd := r.str["command"]
 	u, urlField := r.str["url"], "url"
@@ -244,20 +244,23 @@ func (p *parser) server(e member) (*ServerConfig, error) {
 }
 
 // knownFields are the server fields this package reads; the rest (VS Code's
-// "envFile", Gemini CLI's "trust", ...) are ignored.
+// "envFile", ...) are ignored.
 var knownFields = map[string]bool{
 	"type": true, "command": true, "args": true, "env": true, "cwd": true, "url": true, "httpUrl": true,
 	"headers": true, "disabled": true, "timeout": true, "includeTools": true, "excludeTools": true, "prefix": true,
+	"trust": true, "maxResultBytes": true,
 }
 
 // rawServer is a server entry's known fields as the file writes them,
 // before inference, expansion and checks.
 type rawServer struct {
-	str      map[string]*located  // type, command, cwd, url, httpUrl, prefix
-	list     map[string][]located // args, includeTools, excludeTools
-	obj      map[string][]located // env, headers, in file order
-	disabled bool
-	timeout  time.Duration
+	str            map[string]*located  // type, command, cwd, url, httpUrl, prefix
+	list           map[string][]located // args, includeTools, excludeTools
+	obj            map[string][]located // env, headers, in file order
+	disabled       bool
+	timeout        time.Duration
+	trust          bool
+	maxResultBytes int
 }
 
 // decode stores the known field f; a non-empty msg is the error, at off and
@@ -307,14 +310,31 @@ func (r *rawServer) decode(f member) (off int, field, msg string) {
 				r.obj[f.key] = append(r.obj[f.key], located{s: s, key: m.key, off: m.valOff})
 			}
 		}
-	case "disabled":
+	case "disabled", "trust":
 		switch string(f.val) {
 		case "true":
-			r.disabled = true
+			if f.key == "trust" {
+				r.trust = true
+			} else {
+				r.disabled = true
+			}
 		case "false":
 		default:
 			return f.valOff, f.key, "must be true or false"
 		}
+	case "maxResultBytes":
+		var n float64
+		switch err := json.Unmarshal(f.val, &n); {
+		case err != nil:
+			return f.valOff, f.key, "must be a number of bytes"
+		case n < 0:
+			return f.valOff, f.key, "must not be negative"
+		case n != math.Trunc(n):
+			return f.valOff, f.key, "must be a whole number"
+		case n > math.MaxInt32:
+			return f.valOff, f.key, "is too large"
+		}
+		r.maxResultBytes = int(n)
 	case "timeout":
 		var ms float64
 		switch err := json.Unmarshal(f.val, &ms); {

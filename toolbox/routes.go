@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -53,8 +54,10 @@ func (t *Toolbox) openTable() error {
 // rebuild makes a new route table from every server's current tools and
 // swaps it in. Servers already admitted keep their names, in the order they
 // came; a server whose tools would collide with theirs is held out whole,
-// with the collision as its status. It returns the collisions. Called with
-// t.mu held.
+// with the collision as its status. A name keeps the server it was routed
+// to: when a server's list changes while it runs and a tool it adds takes
+// a name another server has, the server that changed is held out, even if
+// it came first. It returns the collisions. Called with t.mu held.
 func (t *Toolbox) rebuild(opening bool) []error {
 	order := make([]*server, 0, len(t.servers))
 	for _, name := range t.names {
@@ -67,61 +70,134 @@ func (t *Toolbox) rebuild(opening bool) []error {
 	slices.SortStableFunc(order, func(a, b *server) int {
 		return cmp.Compare(turn(a), turn(b))
 	})
-
-	rt := &routeTable{byName: map[string]*route{}}
-	var errs []error
+	lists := make(map[*server]serverTools, len(order))
 	for _, s := range order {
-		tools := s.plugin.Tools()
-		defs := s.plugin.ToolDefinitions() // sorted like tools
+		lists[s] = toolsOf(s)
+	}
+	prev := t.routes.Load().byName
+	yield := map[*server]error{}
+	for {
+		b := t.build(order, lists, prev, yield)
+		if b.evict == nil {
+			t.commit(b, order, opening)
+			return b.errs
+		}
+		// Each round holds one more server out, so this ends.
+		yield[b.evict] = b.evictErr
+	}
+}
+
+// serverTools is one server's tools and their definitions, by name, read
+// once per rebuild.
+type serverTools struct {
+	tools []*mcp.Tool
+	defs  map[string]plugin.ToolDefinition
+}
+
+// toolsOf reads s's tools. The tools and the definitions are two reads of
+// the plugin's list, which may change between them: a tool without a
+// definition is left for the rebuild that the change brings.
+func toolsOf(s *server) serverTools {
+	st := serverTools{tools: s.plugin.Tools(), defs: map[string]plugin.ToolDefinition{}}
+	for _, d := range s.plugin.ToolDefinitions() {
+		st.defs[d.Name] = d
+	}
+	return st
+}
+
+// built is one attempt at a table: the table, each server's collision (nil
+// if admitted) and how many names it got, and a server to hold out before
+// trying again (a newcomer to a name that has its server).
+type built struct {
+	rt       *routeTable
+	clash    map[*server]error
+	count    map[*server]int
+	errs     []error
+	evict    *server
+	evictErr error
+}
+
+func (t *Toolbox) build(order []*server, lists map[*server]serverTools, prev map[string]*route, yield map[*server]error) built {
+	b := built{rt: &routeTable{byName: map[string]*route{}}, clash: map[*server]error{}, count: map[*server]int{}}
+	for _, s := range order {
+		if err := yield[s]; err != nil {
+			b.clash[s] = err
+			b.errs = append(b.errs, err)
+			continue
+		}
 		mine := map[string]*route{}
+		var tools []Tool
+		var defs []plugin.ToolDefinition
 		var clash error
-		for i, tool := range tools {
-			if !s.cfg.AllowsTool(tool.Name) {
+		for _, tool := range lists[s].tools {
+			def, ok := lists[s].defs[tool.Name]
+			if !ok || !s.cfg.AllowsTool(tool.Name) {
 				continue
 			}
 			exposed := ExposedName(s.cfg.ToolPrefix(), tool.Name)
+			r := &route{s, tool.Name}
 			other, dup := mine[exposed]
 			if !dup {
-				other, dup = rt.byName[exposed]
+				other, dup = b.rt.byName[exposed]
 			}
 			if dup {
-				clash = collision(exposed, other, &route{s, tool.Name})
+				clash = collision(exposed, other, r)
+				if was := prev[exposed]; was != nil && was.server == s && other.server != s {
+					// The name was s's: the other server has just taken
+					// it up, and it is the one to stay out.
+					b.evict, b.evictErr = other.server, collision(exposed, r, other)
+					return b
+				}
 				break
 			}
-			r := &route{s, tool.Name}
 			mine[exposed] = r
-			def := defs[i]
 			def.Name = exposed
-			rt.tools = append(rt.tools, Tool{Name: exposed, Server: s.cfg.Name, Tool: tool})
-			rt.defs = append(rt.defs, def)
+			tools = append(tools, Tool{Name: exposed, Server: s.cfg.Name, Tool: tool})
+			defs = append(defs, def)
 		}
 		if clash != nil {
-			// Drop what this server added to the lists before the clash.
-			rt.tools, rt.defs = dropServer(rt.tools, rt.defs, s.cfg.Name)
+			b.clash[s] = clash
+			b.errs = append(b.errs, clash)
+			continue
+		}
+		for name, r := range mine {
+			b.rt.byName[name] = r
+		}
+		b.rt.tools = append(b.rt.tools, tools...)
+		b.rt.defs = append(b.rt.defs, defs...)
+		b.count[s] = len(mine)
+	}
+	sortTable(b.rt)
+	return b
+}
+
+// commit swaps in b's table and records, logs and admits what it says of
+// each server.
+func (t *Toolbox) commit(b built, order []*server, opening bool) {
+	for _, s := range order {
+		if clash := b.clash[s]; clash != nil {
 			if s.heldOut == nil && !opening {
 				t.logger.Warn("mcp server held out: tool name collision",
 					zap.String("server", s.cfg.Name), zap.Error(clash))
 			}
 			s.heldOut = clash
-			errs = append(errs, clash)
 			continue
 		}
-		s.heldOut = nil
-		for name, r := range mine {
-			rt.byName[name] = r
+		if s.heldOut != nil && !opening {
+			t.logger.Info("mcp server back in: its tool names are free",
+				zap.String("server", s.cfg.Name), zap.Int("tools", b.count[s]))
 		}
-		if s.admittedAt == 0 && (len(mine) > 0 || s.plugin.Status().State == plugin.StateReady) {
+		s.heldOut = nil
+		if s.admittedAt == 0 && (b.count[s] > 0 || s.plugin.Status().State == plugin.StateReady) {
 			t.admitted++
 			s.admittedAt = t.admitted
 			if !opening {
 				t.logger.Info("mcp server up; its tools appear",
-					zap.String("server", s.cfg.Name), zap.Int("tools", len(mine)))
+					zap.String("server", s.cfg.Name), zap.Int("tools", b.count[s]))
 			}
 		}
 	}
-	sortTable(rt)
-	t.routes.Store(rt)
-	return errs
+	t.routes.Store(b.rt)
 }
 
 // turn orders admitted servers before the others.
@@ -143,17 +219,6 @@ func collision(exposed string, first, second *route) error {
 	}
 	return &plugin.Error{Kind: plugin.KindInternal, Server: fmt.Sprintf("server %q", second.server.cfg.Name),
 		Op: "toolbox", Err: fmt.Errorf("%w: %s", ErrNameCollision, msg)}
-}
-
-func dropServer(tools []Tool, defs []plugin.ToolDefinition, server string) ([]Tool, []plugin.ToolDefinition) {
-	n := 0
-	for i, tl := range tools {
-		if tl.Server != server {
-			tools[n], defs[n] = tl, defs[i]
-			n++
-		}
-	}
-	return tools[:n], defs[:n]
 }
 
 // sortTable orders the tools and their definitions by exposed name.
@@ -185,7 +250,9 @@ func (t *Toolbox) CallTool(ctx context.Context, name string, args any) *plugin.F
 
 // OnStreamChunk replaces every [plugin.ToolCall] whose name is an exposed
 // tool with a [plugin.ToolResult] of the same ID and name, carrying the
-// rendered output ([plugin.RenderResult]) or the error text. Calls in one
+// rendered output ([plugin.RenderResult]) or the error text, as the
+// server's plugin gives it ([plugin.Future.ToolResult]: its approval, its
+// result cap). Calls in one
 // chunk run concurrently, whichever servers they go to; the hook returns
 // when all have answered. Other blocks pass through untouched, without an
 // actor hop or an allocation. It always returns nil.
@@ -208,7 +275,7 @@ func (t *Toolbox) OnStreamChunk(ctx context.Context, chunk *plugin.Chunk) error 
 	}
 	type pending struct {
 		i    int
-		call plugin.ToolCall
+		name string
 		f    *plugin.Future
 	}
 	var buf [4]pending // most chunks call one tool; no allocation for up to four
@@ -222,16 +289,14 @@ func (t *Toolbox) OnStreamChunk(ctx context.Context, chunk *plugin.Chunk) error 
 		if !known {
 			continue
 		}
-		calls = append(calls, pending{i, tc, r.server.plugin.CallTool(ctx, r.tool, tc.Arguments)})
+		// The server's plugin applies its own controls: approval (with the
+		// block's ID), progress, the result cap.
+		f := r.server.plugin.StartToolCall(ctx, plugin.ToolCall{ID: tc.ID, Name: r.tool, Arguments: tc.Arguments})
+		calls = append(calls, pending{i, tc.Name, f})
 	}
 	for _, c := range calls {
-		res, err := c.f.Await(ctx)
-		out := plugin.ToolResult{ToolCallID: c.call.ID, Name: c.call.Name}
-		if err != nil {
-			out.Content, out.IsError = err.Error(), true
-		} else {
-			out.Content, out.IsError = plugin.RenderResult(res), res.IsError
-		}
+		out := c.f.ToolResult(ctx)
+		out.Name = c.name
 		chunk.Blocks[c.i] = out
 	}
 	return nil

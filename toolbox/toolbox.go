@@ -172,7 +172,7 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 // pluginOptions are the options of one server's plugin: the host's, then
 // the toolbox's own.
 func (t *Toolbox) pluginOptions(name string, sc *ServerConfig, o *options) []plugin.Option {
-	opts := make([]plugin.Option, 0, len(o.pluginOpts)+6)
+	opts := make([]plugin.Option, 0, len(o.pluginOpts)+8)
 	if o.logger != nil {
 		opts = append(opts, plugin.WithLogger(o.logger))
 	}
@@ -187,6 +187,12 @@ func (t *Toolbox) pluginOptions(name string, sc *ServerConfig, o *options) []plu
 	}
 	if sc.Timeout > 0 {
 		opts = append(opts, plugin.WithToolTimeout(sc.Timeout))
+	}
+	if sc.Trust {
+		opts = append(opts, plugin.WithApproval(nil))
+	}
+	if sc.MaxResultBytes > 0 {
+		opts = append(opts, plugin.WithMaxResultBytes(sc.MaxResultBytes))
 	}
 	return opts
 }
@@ -280,7 +286,21 @@ func (t *Toolbox) Close() error {
 }
 
 // Tools returns every exposed tool, sorted by exposed name.
-func (t *Toolbox) Tools() []Tool { return append([]Tool(nil), t.routes.Load().tools...) }
+func (t *Toolbox) Tools() []Tool {
+	t.touch()
+	return append([]Tool(nil), t.routes.Load().tools...)
+}
+
+// touch uses every server's plugin, which starts a new listing of those
+// whose list has outlived its TTL (plugin.WithToolRefresh): the lists a
+// host publishes stay live even for servers the model has not called.
+func (t *Toolbox) touch() {
+	for _, s := range t.servers {
+		if s.plugin != nil {
+			s.plugin.HasTool("")
+		}
+	}
+}
 
 // Tool is one tool as the toolbox exposes it.
 type Tool struct {
@@ -301,5 +321,6 @@ func (t *Toolbox) HasTool(name string) bool {
 // ToolDefinitions returns every exposed tool, sorted by exposed name, in
 // the form a [plugin.Request] publishes them to the model.
 func (t *Toolbox) ToolDefinitions() []plugin.ToolDefinition {
+	t.touch()
 	return append([]plugin.ToolDefinition(nil), t.routes.Load().definitions()...)
 }

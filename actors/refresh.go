@@ -1,0 +1,156 @@
+package actors
+
+import (
+	"context"
+	"slices"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"go.uber.org/zap"
+
+	"github.com/cuca-go/mcpconnector/messages"
+)
+
+// Live tool lists: a connection lists its tools again when the server says
+// they changed (ToolRefresh) or when it is asked to (RefreshTools, sent by
+// a facade once the list's TTL has passed). Each listing, successful or
+// not, is published: to the supervisor, which passes it to its OnReady and
+// to the watchers of the list, or to an unsupervised connection's OnReady.
+// A listing that fails publishes the list in force, so that whoever asked
+// sees an answer and may ask again later.
+
+// onRefresh answers a RefreshTools: after a listing while ready, with the
+// list being made while connecting, with the failure once ended.
+func (c *McpConnection) onRefresh(sender *actor.PID) {
+	switch c.state {
+	case ready:
+		if sender != nil {
+			c.refreshWaiters = append(c.refreshWaiters, sender)
+		}
+		c.listAgain()
+	case connecting:
+		if sender != nil {
+			c.waiters = append(c.waiters, sender)
+		}
+	default:
+		c.reply(sender, c.failure)
+	}
+}
+
+// listAgain starts a tools/list on the session, or, while one runs, makes
+// sure another follows it: a change announced during a listing may not be
+// in it.
+func (c *McpConnection) listAgain() {
+	if c.listing {
+		c.relist = true
+		return
+	}
+	c.listing = true
+	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.ConnectTimeout)
+	c.cancelList = cancel
+	s, self, system, logger := c.session, c.self, c.system, c.cfg.Logger
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		defer cancel()
+		tools, ttl, err := listTools(ctx, s, logger)
+		system.Root.Send(self, &toolsListed{session: s, tools: tools, ttl: ttl, err: err})
+	}()
+}
+
+func (c *McpConnection) onToolsListed(msg *toolsListed) {
+	c.listing = false
+	if msg.session != c.session || c.state != ready {
+		return // the session ended meanwhile; end answered the waiters
+	}
+	if msg.err != nil {
+		c.cfg.Logger.Warn("mcp tools/list failed; keeping the tools known",
+			zap.String("server", c.cfg.Transport.String()), zap.String("cause", elideServerBytes(msg.err.Error())))
+	} else {
+		r := *c.ready
+		r.Tools, r.ToolsTTL = msg.tools, msg.ttl
+		c.ready = &r
+		c.repeatable = repeatableTools(&c.cfg, c.ready.Tools)
+	}
+	if c.cfg.EscalateFailures && c.parent != nil {
+		c.system.Root.Send(c.parent, &toolList{ready: c.ready})
+	} else if c.cfg.OnReady != nil {
+		c.cfg.OnReady(c.ready)
+	}
+	for _, w := range c.refreshWaiters {
+		c.system.Root.Send(w, c.ready)
+	}
+	c.refreshWaiters = nil
+	if c.relist {
+		c.relist = false
+		c.listAgain()
+	}
+}
+
+// toolWatchers are the senders of WatchTools, told of every new list.
+type toolWatchers []*actor.PID
+
+func (w *toolWatchers) add(pid *actor.PID) bool {
+	if pid == nil || slices.ContainsFunc(*w, pid.Equal) {
+		return false
+	}
+	*w = append(*w, pid)
+	return true
+}
+
+func (w *toolWatchers) remove(pid *actor.PID) {
+	*w = slices.DeleteFunc(*w, pid.Equal)
+}
+
+func (w toolWatchers) tell(system *actor.ActorSystem, r *messages.Ready) {
+	for _, pid := range w {
+		system.Root.Send(pid, r)
+	}
+}
+
+// onRefresh answers a RefreshTools: the child lists again when ready;
+// otherwise the answer is the list in force, or the failure.
+func (s *McpSupervisor) onRefresh(ctx actor.Context) {
+	switch {
+	case s.retrying:
+		ctx.Respond(s.status.LastFailure)
+	case s.status.State == Ready:
+		ctx.Forward(s.child)
+	case s.status.State == Reconnecting:
+		ctx.Respond(s.ready) // the reconnection lists anew
+	case s.status.State == Connecting:
+		if ctx.Sender() != nil {
+			s.waiters = append(s.waiters, ctx.Sender())
+		}
+	default:
+		ctx.Respond(s.final)
+	}
+}
+
+// onToolList takes a list the child made after connecting. One from a
+// child that failed since is stale: the reconnection brings its own.
+func (s *McpSupervisor) onToolList(r *messages.Ready) {
+	if s.status.State != Ready || s.retrying {
+		return
+	}
+	s.ready = r
+	if s.cfg.OnReady != nil {
+		s.cfg.OnReady(r)
+	}
+	s.watchers.tell(s.system, r)
+}
+
+// onWatch adds or removes a watcher of the tool list. A remote watcher is
+// watched in turn, so that a member that dies leaves no watcher behind.
+func (s *McpSupervisor) onWatch(ctx actor.Context, watch bool) {
+	who := ctx.Sender()
+	if who == nil {
+		return
+	}
+	if !watch {
+		s.watchers.remove(who)
+		return
+	}
+	if s.watchers.add(who) && who.Address != s.self.Address {
+		ctx.Watch(who)
+	}
+}
