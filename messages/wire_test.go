@@ -14,67 +14,59 @@ import (
 	"github.com/cuca-go/mcpconnector/messages"
 )
 
-// viaWire sends m the way protoactor's remote does: to its wire form, to
-// protobuf bytes, into a fresh wire form, back to the plain message.
-func viaWire(t *testing.T, m any) any {
+// roundTrip sends m through its wire form and protobuf bytes, as remote
+// does between members, and returns what arrives.
+func roundTrip(t *testing.T, m remote.RootSerializable) remote.RootSerializable {
 	t.Helper()
-	ser, ok := m.(remote.RootSerializable)
-	require.True(t, ok, "%T has no wire form", m)
-	w, err := ser.Serialize()
+	w, err := m.Serialize()
 	require.NoError(t, err)
 	pm, ok := w.(proto.Message)
-	require.True(t, ok, "the wire form %T is no protobuf message", w)
+	require.True(t, ok, "%T is a proto message", w)
 	b, err := proto.Marshal(pm)
 	require.NoError(t, err)
-	fresh := pm.ProtoReflect().New().Interface()
-	require.NoError(t, proto.Unmarshal(b, fresh))
-	back, err := fresh.(remote.RootSerialized).Deserialize()
+	back := pm.ProtoReflect().New().Interface()
+	require.NoError(t, proto.Unmarshal(b, back))
+	out, err := back.(remote.RootSerialized).Deserialize()
 	require.NoError(t, err)
-	return back
+	return out
 }
 
 func TestWireFormsRoundTrip(t *testing.T) {
-	deadline := time.Unix(1_900_000_000, 123456789)
-	cases := []struct {
-		name string
-		msg  any
-	}{
-		{"call with progress and idle timeout", &messages.CallTool{ID: 1<<62 + 7, Name: "add", Arguments: json.RawMessage(`{"a":1}`),
-			Deadline: deadline, Progress: true, IdleTimeout: 1500 * time.Millisecond}},
-		{"call without the controls", &messages.CallTool{ID: 3, Name: "add"}},
-		{"progress", &messages.CallProgress{ID: 9, Progress: 2.5, Total: 10, Message: "step 2 — über"}},
-		{"progress without a total", &messages.CallProgress{ID: 9, Progress: 1}},
-		{"ready with a TTL", &messages.Ready{Tools: []*mcp.Tool{{Name: "add", InputSchema: map[string]any{"type": "object"}}},
-			ServerInfo: &mcp.Implementation{Name: "srv", Version: "1"}, ProtocolVersion: "2026-07-28", ToolsTTL: 250 * time.Millisecond}},
-		{"refresh", &messages.RefreshTools{}},
-		{"watch", &messages.WatchTools{}},
-		{"unwatch", &messages.UnwatchTools{}},
+	deadline := time.Unix(1700000000, 123456789)
+	call := &messages.CallTool{ID: 1 << 62, Name: "add", Arguments: json.RawMessage(`{"a":1}`), Deadline: deadline}
+	got := roundTrip(t, call).(*messages.CallTool)
+	assert.Equal(t, call.ID, got.ID)
+	assert.Equal(t, call.Name, got.Name)
+	assert.JSONEq(t, string(call.Arguments), string(got.Arguments))
+	assert.True(t, deadline.Equal(got.Deadline))
+	assert.True(t, roundTrip(t, &messages.CallTool{Name: "x"}).(*messages.CallTool).Deadline.IsZero(), "no deadline stays none")
+
+	assert.Equal(t, &messages.CancelCall{ID: 7}, roundTrip(t, &messages.CancelCall{ID: 7}))
+	assert.Equal(t, &messages.AwaitReady{}, roundTrip(t, &messages.AwaitReady{}))
+	f := &messages.Failure{Kind: messages.FailureIO, Op: "connect", Message: "no such file"}
+	assert.Equal(t, f, roundTrip(t, f))
+
+	ready := &messages.Ready{
+		Tools: []*mcp.Tool{{Name: "add", Description: "Add", InputSchema: map[string]any{"type": "object"},
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, Title: "Adder"}}},
+		ServerInfo: &mcp.Implementation{Name: "srv", Version: "1.2"}, ProtocolVersion: "2026-07-28",
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			got := viaWire(t, c.msg)
-			if r, ok := c.msg.(*messages.Ready); ok {
-				// Tools travel as JSON: compare them as JSON.
-				g := got.(*messages.Ready)
-				want, err := json.Marshal(r.Tools)
-				require.NoError(t, err)
-				have, err := json.Marshal(g.Tools)
-				require.NoError(t, err)
-				assert.JSONEq(t, string(want), string(have))
-				r2, g2 := *r, *g
-				r2.Tools, g2.Tools = nil, nil
-				assert.Equal(t, r2, g2)
-				return
-			}
-			if ct, ok := c.msg.(*messages.CallTool); ok && !ct.Deadline.IsZero() {
-				g := got.(*messages.CallTool)
-				assert.True(t, ct.Deadline.Equal(g.Deadline), "deadline %v came back as %v", ct.Deadline, g.Deadline)
-				c2, g2 := *ct, *g
-				c2.Deadline, g2.Deadline = time.Time{}, time.Time{}
-				assert.Equal(t, c2, g2)
-				return
-			}
-			assert.Equal(t, c.msg, got)
-		})
+	gotReady := roundTrip(t, ready).(*messages.Ready)
+	wantJSON, _ := json.Marshal(ready)
+	gotJSON, _ := json.Marshal(gotReady)
+	assert.JSONEq(t, string(wantJSON), string(gotJSON))
+
+	result := &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: "hi"}, &mcp.ImageContent{Data: []byte{1, 2}, MIMEType: "image/png"}},
+		StructuredContent: map[string]any{"sum": 3.0}, IsError: true, Meta: mcp.Meta{"k": "v"},
 	}
+	reply := roundTrip(t, &messages.CallToolReply{ID: 9, Result: result}).(*messages.CallToolReply)
+	wantJSON, _ = json.Marshal(result)
+	gotJSON, _ = json.Marshal(reply.Result)
+	assert.JSONEq(t, string(wantJSON), string(gotJSON))
+	assert.Nil(t, reply.Failure)
+
+	failed := roundTrip(t, &messages.CallToolReply{ID: 10, Failure: f}).(*messages.CallToolReply)
+	assert.Equal(t, f, failed.Failure)
+	assert.Nil(t, failed.Result)
 }
