@@ -174,8 +174,11 @@ func build(line []byte, m *members, owned bool) (jsonrpc.Message, bool) {
 	if !m.version.present() {
 		return nil, false
 	}
-	if v, ok := stringValue(line[m.version.start:m.version.end]); !ok || v != "2.0" {
-		return nil, false
+	if raw := line[m.version.start:m.version.end]; string(raw) != `"2.0"` {
+		// Spelled with escapes, it may still say 2.0.
+		if v, ok := stringValue(raw); !ok || v != "2.0" {
+			return nil, false
+		}
 	}
 	var id jsonrpc.ID
 	if m.id.present() {

@@ -307,3 +307,21 @@ func TestEncodeIsOneLineInGoSDKsOrder(t *testing.T) {
 	_, err := appendMessage(nil, &jsonrpc.Request{Method: "x", Params: json.RawMessage("{\n")})
 	assert.Error(t, err, "a payload with a newline that is not JSON")
 }
+
+func TestDecodeAllocatesOnlyTheMessage(t *testing.T) {
+	var d lineDecoder
+	line := []byte(`{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"3"}],"isError":false}}`)
+	allocs := testing.AllocsPerRun(100, func() {
+		if msg, _ := d.decode(line, false); msg == nil {
+			t.Fatal("no message")
+		}
+	})
+	// The response, its result's copy and, at most, the boxed id.
+	assert.LessOrEqual(t, allocs, 3.0)
+	owned := testing.AllocsPerRun(100, func() {
+		if msg, _ := d.decode(line, true); msg == nil {
+			t.Fatal("no message")
+		}
+	})
+	assert.Equal(t, allocs-1, owned, "an owned line's result is not copied")
+}
