@@ -184,14 +184,19 @@ type call struct {
 	replied  atomic.Bool
 	finished atomic.Bool // the call's goroutine is done with it
 
-	// For calls with a progress token (Progress or IdleTimeout): the token,
-	// the idle timer, and, under progMu, whether the call has been
-	// answered, after which no progress is passed on and the idle timer
-	// stays stopped.
-	token    string
-	idle     *time.Timer
-	progMu   sync.Mutex
-	progDone bool
+	// prog is set for calls with a progress token (Progress or
+	// IdleTimeout): a pointer, so that other calls stay as small as before.
+	prog *callProgress
+}
+
+// callProgress is a call's progress token, its idle timer, and, under mu,
+// whether the call has been answered, after which no progress is passed
+// on and the idle timer stays stopped.
+type callProgress struct {
+	token string
+	idle  *time.Timer
+	mu    sync.Mutex
+	done  bool
 }
 
 // idleTimeout is the cause of a call cancelled for want of progress.
@@ -456,8 +461,8 @@ func (c *McpConnection) run(ctx context.Context, s *mcp.ClientSession, tail tran
 		if len(msg.Arguments) > 0 {
 			params.Arguments = json.RawMessage(msg.Arguments)
 		}
-		if cl.token != "" {
-			params.SetProgressToken(cl.token)
+		if cl.prog != nil {
+			params.SetProgressToken(cl.prog.token)
 		}
 		res, err := s.CallTool(ctx, params)
 		c.untrack(cl)

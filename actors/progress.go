@@ -29,13 +29,14 @@ func (c *McpConnection) hooks() sessionHooks {
 // timer. The token is the call's ID, unique among the calls in flight.
 // Called on the actor's goroutine before the call's goroutine starts.
 func (c *McpConnection) track(cl *call) {
-	cl.token = strconv.FormatUint(cl.msg.ID, 10)
+	pr := &callProgress{token: strconv.FormatUint(cl.msg.ID, 10)}
 	if d := cl.msg.IdleTimeout; d > 0 {
 		cancel := cl.cancel
-		cl.idle = time.AfterFunc(d, func() { cancel(&idleTimeout{d}) })
+		pr.idle = time.AfterFunc(d, func() { cancel(&idleTimeout{d}) })
 	}
+	cl.prog = pr
 	c.tokenMu.Lock()
-	c.tokens[cl.token] = cl
+	c.tokens[pr.token] = cl
 	c.tokenMu.Unlock()
 }
 
@@ -43,18 +44,19 @@ func (c *McpConnection) track(cl *call) {
 // progress follows the answer and a finished call is never cancelled by
 // its idle timer. It may be called more than once.
 func (c *McpConnection) untrack(cl *call) {
-	if cl.token == "" {
+	pr := cl.prog
+	if pr == nil {
 		return
 	}
-	cl.progMu.Lock()
-	cl.progDone = true
-	if cl.idle != nil {
-		cl.idle.Stop()
+	pr.mu.Lock()
+	pr.done = true
+	if pr.idle != nil {
+		pr.idle.Stop()
 	}
-	cl.progMu.Unlock()
+	pr.mu.Unlock()
 	c.tokenMu.Lock()
-	if c.tokens[cl.token] == cl {
-		delete(c.tokens, cl.token)
+	if c.tokens[pr.token] == cl {
+		delete(c.tokens, pr.token)
 	}
 	c.tokenMu.Unlock()
 }
@@ -77,15 +79,16 @@ func (c *McpConnection) onProgress(p *mcp.ProgressNotificationParams) {
 	if cl == nil {
 		return
 	}
-	// Under progMu: the call's answer waits for this progress to be sent,
+	pr := cl.prog
+	// Under pr.mu: the call's answer waits for this progress to be sent,
 	// so the caller sees the progress first.
-	cl.progMu.Lock()
-	defer cl.progMu.Unlock()
-	if cl.progDone {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	if pr.done {
 		return
 	}
-	if cl.idle != nil {
-		cl.idle.Reset(cl.msg.IdleTimeout)
+	if pr.idle != nil {
+		pr.idle.Reset(cl.msg.IdleTimeout)
 	}
 	if cl.msg.Progress && cl.sender != nil {
 		c.system.Root.Send(cl.sender, &messages.CallProgress{
