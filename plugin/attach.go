@@ -60,6 +60,15 @@ type attachment struct {
 // remote actor travel in their wire forms (package messages). server names
 // the server in errors.
 //
+// The host controls work as on a plugin from Connect: [WithApproval] and
+// [WithMaxResultBytes] act on this side; [WithProgress] and
+// [WithIdleTimeout] travel with each call to the hosting member, whose
+// connection sends the progress back here and times the call out; with
+// [WithToolRefresh] the facade watches the actor's tool list (every new
+// list reaches it) and asks for a new listing when the list's TTL has
+// passed. The hosting member subscribes to list_changed only if its
+// connection was given WithToolRefresh too ([GrainProps]).
+//
 // Attach returns once the actor has answered with its tools, or with its
 // failure. When the actor is lost, calls in flight wait [WithLossGrace] for
 // their answers and then fail with [ErrInternal]; a call that never reached

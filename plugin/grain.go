@@ -30,8 +30,9 @@ func WithDrainTimeout(d time.Duration) Option {
 // itself apply here, on the hosting member: [WithLogger], [WithClientInfo],
 // [WithConnectTimeout], [WithBackoff], [WithRestartBudget],
 // [WithReconnectWait], [WithRetryIdempotent], [WithInputRequired],
-// [WithClientOptions], [WithDrainTimeout]. Those of calls (timeouts, status
-// handlers) belong to the facade. A first connection that fails is retried,
+// [WithClientOptions], [WithDrainTimeout], [WithToolRefresh] (the
+// list_changed subscription). Those of calls (timeouts, status handlers,
+// approval, progress, idle timeout, result cap) belong to the facade. A first connection that fails is retried,
 // as with [Start]; an identity transportFor refuses makes the grain answer
 // every call with that error.
 func GrainProps(transportFor func(identity string) (transport.McpTransport, error), opts ...Option) *actor.Props {
