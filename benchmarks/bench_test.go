@@ -285,6 +285,53 @@ func BenchmarkConnect(b *testing.B) {
 	}
 }
 
+// BenchmarkIdle opens b.N stdio connections of each kind and reports what
+// each holds while idle (heap and goroutine stacks, goroutines), as the
+// report's "connect + idle" rows do; run it with e.g. -benchtime 16x.
+func BenchmarkIdle(b *testing.B) {
+	srv := stdioServer(b)
+	for _, c := range []struct {
+		name    string
+		connect func(context.Context) (func() error, error)
+	}{
+		{"plugin", func(ctx context.Context) (func() error, error) {
+			p, err := plugin.Connect(ctx, srv)
+			if err != nil {
+				return nil, err
+			}
+			return p.Close, nil
+		}},
+		{"gosdk", func(ctx context.Context) (func() error, error) {
+			s, err := benchmarks.ConnectGoSDKListed(ctx, benchmarks.CommandTransport(srv))
+			if err != nil {
+				return nil, err
+			}
+			return s.Close, nil
+		}},
+		{"gosdk_ourconn", func(ctx context.Context) (func() error, error) {
+			t, err := srv.Open(nil)
+			if err != nil {
+				return nil, err
+			}
+			s, err := benchmarks.ConnectGoSDKListed(ctx, t)
+			if err != nil {
+				return nil, err
+			}
+			return s.Close, nil
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			fp, err := benchmarks.Idle(context.Background(), b.N, c.connect)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(fp.HeapPerConn, "idle-B/conn")
+			b.ReportMetric(fp.GoroutinesPerConn, "goroutines/conn")
+			b.ReportMetric(fp.AllocsPerConnect, "allocs/connect")
+		})
+	}
+}
+
 func openToolbox(b *testing.B, cfg *toolbox.Config) *toolbox.Toolbox {
 	b.Helper()
 	tb, err := toolbox.Open(context.Background(), cfg, toolbox.WithStrict())

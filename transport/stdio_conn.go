@@ -34,6 +34,7 @@ type stdioConn struct {
 	// Read's own: go-sdk reads from one goroutine.
 	lines *lineReader
 	dec   lineDecoder
+	sent  sentIDs // shared by Write and Read, under its own lock
 
 	writeMu sync.Mutex
 	wbuf    []byte
@@ -86,12 +87,14 @@ func startStdio(path string, cfg Stdio, td time.Duration, tail *stderrTail, logg
 		closeAll(ours)
 		return nil, err
 	}
+	cmd.Env, cmd.Args = nil, nil // the child has them; an idle connection need not
 	c := &stdioConn{
 		cmd: cmd, stdin: pipes[0][1], stdout: pipes[1][0], stderr: pipes[2][0],
 		td: td, tail: tail, logger: logger,
 		lines:      newLineReader(pipes[1][0], MaxMessageBytes),
 		stderrDone: make(chan struct{}),
 	}
+	c.dec.sent = &c.sent
 	go c.readStderr()
 	return c, nil
 }
@@ -161,6 +164,9 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return fmt.Errorf("marshaling message: %v", err)
 	}
 	b = append(b, '\n')
+	if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
+		c.sent.remember(req.ID)
+	}
 	_, err = c.stdin.Write(b)
 	if cap(b) <= maxKeptWriteBuffer {
 		c.wbuf = b[:0]

@@ -6,9 +6,10 @@ import (
 )
 
 // readBufferSize is the line buffer a stdio connection keeps between
-// messages. A longer line grows a buffer of its own, which the message it
-// carries keeps; the connection goes back to this size.
-const readBufferSize = 4 << 10
+// messages, enough for a tool call's usual answer: an idle connection holds
+// it. A longer line grows a buffer of its own, which the message it carries
+// keeps; the connection goes back to this size.
+const readBufferSize = 2 << 10
 
 // headBytes is how much of an over-long line is searched for its id.
 const headBytes = 64 << 10

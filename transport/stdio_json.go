@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -26,6 +27,33 @@ const maxJSONDepth = 10000
 // lines, so a connection pays for it once. It is not safe for concurrent use.
 type lineDecoder struct {
 	stack []uint64 // one bit per open container: 1 object, 0 array
+	sent  *sentIDs // the ids of calls written, if known
+}
+
+// sentIDs remembers the ids of the last calls written, by number, so that
+// an answer carries the id value go-sdk made for its call instead of a new
+// one (an id is a boxed int64: one allocation per answer saved).
+type sentIDs struct {
+	mu  sync.Mutex
+	ids [32]jsonrpc.ID
+}
+
+func (s *sentIDs) remember(id jsonrpc.ID) {
+	if n, ok := id.Raw().(int64); ok {
+		s.mu.Lock()
+		s.ids[n&31] = id
+		s.mu.Unlock()
+	}
+}
+
+func (s *sentIDs) lookup(n int64) (jsonrpc.ID, bool) {
+	s.mu.Lock()
+	id := s.ids[n&31]
+	s.mu.Unlock()
+	if v, ok := id.Raw().(int64); ok && v == n {
+		return id, true
+	}
+	return jsonrpc.ID{}, false
 }
 
 // span is a member's raw value within a line; a missing member has end 0.
@@ -62,7 +90,7 @@ func (d *lineDecoder) decode(line []byte, owned bool) (jsonrpc.Message, string) 
 	if !ok || skipWS(line, end) != len(line) {
 		return nil, reasonNotJSON
 	}
-	msg, ok := build(line, &m, owned)
+	msg, ok := build(line, &m, owned, d.sent)
 	if !ok {
 		return nil, reasonNotJSONRPC
 	}
@@ -82,7 +110,7 @@ func (d *lineDecoder) idFromStart(head []byte) (jsonrpc.ID, bool) {
 	if !m.id.present() || m.method.present() {
 		return jsonrpc.ID{}, false
 	}
-	id, ok := parseID(head[m.id.start:m.id.end])
+	id, ok := parseID(head[m.id.start:m.id.end], d.sent)
 	return id, ok && id.IsValid()
 }
 
@@ -170,7 +198,7 @@ func member(m *members, raw []byte) *span {
 // build makes the message of m, with the rules of jsonrpc.DecodeMessage: the
 // version must be "2.0"; a method makes a request (a notification without an
 // id), otherwise an id makes a response.
-func build(line []byte, m *members, owned bool) (jsonrpc.Message, bool) {
+func build(line []byte, m *members, owned bool, sent *sentIDs) (jsonrpc.Message, bool) {
 	if !m.version.present() {
 		return nil, false
 	}
@@ -183,7 +211,7 @@ func build(line []byte, m *members, owned bool) (jsonrpc.Message, bool) {
 	var id jsonrpc.ID
 	if m.id.present() {
 		var ok bool
-		if id, ok = parseID(line[m.id.start:m.id.end]); !ok {
+		if id, ok = parseID(line[m.id.start:m.id.end], sent); !ok {
 			return nil, false
 		}
 	}
@@ -267,8 +295,9 @@ func stringValue(raw []byte) (string, bool) {
 
 // parseID reads an id as jsonrpc.MakeID reads the value encoding/json gives
 // it: null is no id, a string is a string id, a number is a float64 cut to
-// an int64; anything else is an error.
-func parseID(raw []byte) (jsonrpc.ID, bool) {
+// an int64; anything else is an error. An integer id found in sent, if
+// given, is taken from there.
+func parseID(raw []byte, sent *sentIDs) (jsonrpc.ID, bool) {
 	switch c := raw[0]; {
 	case c == 'n':
 		return jsonrpc.ID{}, true
@@ -283,6 +312,11 @@ func parseID(raw []byte) (jsonrpc.ID, bool) {
 		f, ok := numberValue(raw)
 		if !ok {
 			return jsonrpc.ID{}, false
+		}
+		if n := int64(f); sent != nil && float64(n) == f {
+			if id, ok := sent.lookup(n); ok {
+				return id, true
+			}
 		}
 		id, err := jsonrpc.MakeID(f)
 		return id, err == nil

@@ -324,4 +324,32 @@ func TestDecodeAllocatesOnlyTheMessage(t *testing.T) {
 		}
 	})
 	assert.Equal(t, allocs-1, owned, "an owned line's result is not copied")
+
+	id, _ := jsonrpc.MakeID(float64(42))
+	d.sent = &sentIDs{}
+	d.sent.remember(id)
+	known := testing.AllocsPerRun(100, func() {
+		if msg, _ := d.decode(line, true); msg.(*jsonrpc.Response).ID != id {
+			t.Fatal("another id")
+		}
+	})
+	assert.Equal(t, 1.0, known, "the answer to a call written reuses its id: only the response is new")
+}
+
+func TestAnswersReuseTheIDsOfTheCallsWritten(t *testing.T) {
+	d := lineDecoder{sent: &sentIDs{}}
+	for _, n := range []int64{300, 300 + 32, 7} {
+		id, _ := jsonrpc.MakeID(float64(n))
+		d.sent.remember(id)
+	}
+	for line, want := range map[string]any{
+		`{"jsonrpc":"2.0","id":332,"result":{}}`:   int64(332), // remembered
+		`{"jsonrpc":"2.0","id":300,"result":{}}`:   int64(300), // overwritten in the ring: made anew
+		`{"jsonrpc":"2.0","id":7.5,"result":{}}`:   int64(7),   // cut, as go-sdk cuts it
+		`{"jsonrpc":"2.0","id":"332","result":{}}`: "332",
+	} {
+		msg, why := d.decode([]byte(line), false)
+		require.Empty(t, why, line)
+		assert.Equal(t, want, msg.(*jsonrpc.Response).ID.Raw(), line)
+	}
 }
