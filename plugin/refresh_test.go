@@ -161,20 +161,26 @@ func quietSystem() *actor.ActorSystem {
 
 // TestAttachedFacadeHasTheControls runs every control through a facade
 // attached to a supervisor it did not spawn, as on another member of a
-// cluster (here in one actor system; the wire forms are tested in package
-// messages).
+// cluster, here in one actor system (attach_remote_test.go does it across
+// protoactor's remote, in wire forms).
 func TestAttachedFacadeHasTheControls(t *testing.T) {
 	leakCheck(t)
 	sys := quietSystem()
 	t.Cleanup(sys.Shutdown)
+	attachedControls(t, sys, sys)
+}
+
+// attachedControls connects the controls server in hostSys and checks
+// each control through a facade attached to it from facadeSys.
+func attachedControls(t *testing.T, hostSys, facadeSys *actor.ActorSystem) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 
 	var target *actor.PID
 	host, err := plugin.Start(testserver.Controls(t, testserver.ControlsOptions{}),
-		plugin.WithActorSystem(sys), plugin.WithToolRefresh(),
+		plugin.WithActorSystem(hostSys), plugin.WithToolRefresh(),
 		plugin.WithSpawn(func(props *actor.Props) (*actor.PID, error) {
-			target = sys.Root.Spawn(props)
+			target = hostSys.Root.Spawn(props)
 			return target, nil
 		}))
 	require.NoError(t, err)
@@ -183,7 +189,7 @@ func TestAttachedFacadeHasTheControls(t *testing.T) {
 
 	var log progressLog
 	var statuses changeLog
-	f, err := plugin.Attach(ctx, sys, "attached", func(context.Context) (*actor.PID, error) { return target, nil },
+	f, err := plugin.Attach(ctx, facadeSys, "attached", func(context.Context) (*actor.PID, error) { return target, nil },
 		plugin.WithApproval(func(_ context.Context, r plugin.ApprovalRequest) error {
 			if r.Tool == "text" && strings.Contains(string(r.Arguments), "forbidden") {
 				return errors.New("forbidden word")
