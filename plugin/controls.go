@@ -72,9 +72,10 @@ type Progress struct {
 // notifications/progress the server sends for it to h, in the order sent.
 // Progress that the server sends after the call's result is dropped. h runs
 // on the goroutine that delivers the session's notifications, one at a
-// time; it must return quickly (the call's result waits for it), and it
-// may call the plugin. Across a cluster ([Attach]) the progress travels
-// to the facade's member as a message.
+// time; it must return quickly (the call's result waits for it, and so
+// does the progress of other calls) and must not close the plugin, whose
+// Close waits for that result. Across a cluster ([Attach]) the progress
+// travels to the facade's member as a message.
 func WithProgress(h func(Progress)) Option {
 	return func(o *options) { o.onProgress = h }
 }
