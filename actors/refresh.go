@@ -86,6 +86,12 @@ func (c *McpConnection) onToolsListed(msg *toolsListed) {
 	}
 }
 
+// A list_changed or a listing that comes back after its actor stopped is
+// expected, not worth a dead-letter log line.
+func (*toolsStale) IgnoreDeadLetterLogging()  {}
+func (*toolsListed) IgnoreDeadLetterLogging() {}
+func (*toolList) IgnoreDeadLetterLogging()    {}
+
 // toolWatchers are the senders of WatchTools, told of every new list.
 type toolWatchers []*actor.PID
 

@@ -140,3 +140,10 @@ func (*CallProgress) IgnoreDeadLetterLogging() {}
 // IgnoreDeadLetterLogging: an unwatch after the connection stopped has
 // nothing left to end.
 func (*UnwatchTools) IgnoreDeadLetterLogging() {}
+
+// IgnoreDeadLetterLogging: a facade may ask for a new list, or watch it,
+// as the connection stops; the dead letter's answer tells it so.
+func (*RefreshTools) IgnoreDeadLetterLogging() {}
+
+// IgnoreDeadLetterLogging: see [RefreshTools.IgnoreDeadLetterLogging].
+func (*WatchTools) IgnoreDeadLetterLogging() {}
