@@ -239,3 +239,47 @@ func attachedControls(t *testing.T, hostSys, facadeSys *actor.ActorSystem) {
 	require.NoError(t, err)
 	assert.Equal(t, "I am fresh", plugin.RenderResult(res))
 }
+
+func TestToolRefreshWithoutSupervision(t *testing.T) {
+	leakCheck(t)
+	var statuses changeLog
+	p := connect(t, testserver.Controls(t, testserver.ControlsOptions{}),
+		plugin.WithoutSupervision(), plugin.WithToolRefresh(), plugin.WithStatusHandler(statuses.add))
+	assert.Equal(t, "added fresh", callText(t, p, "add_tool", map[string]any{"name": "fresh"}))
+	require.Eventually(t, func() bool { return p.HasTool("fresh") }, 10*time.Second, 5*time.Millisecond)
+	assert.Eventually(t, func() bool { return statuses.changed([]string{"fresh"}, nil) }, 5*time.Second, 5*time.Millisecond)
+	assert.Equal(t, "I am fresh", callText(t, p, "fresh", nil))
+}
+
+func TestAttachedFacadeListsAgainAfterTheTTL(t *testing.T) {
+	leakCheck(t)
+	sys := quietSystem()
+	t.Cleanup(sys.Shutdown)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	// The hosting side neither subscribes nor lists on its own: only the
+	// facade's request after the TTL brings the new tool.
+	var target *actor.PID
+	host, err := plugin.Start(testserver.Controls(t, testserver.ControlsOptions{ToolsTTL: 300 * time.Millisecond, NoListChanged: true}),
+		plugin.WithActorSystem(sys),
+		plugin.WithSpawn(func(props *actor.Props) (*actor.PID, error) {
+			target = sys.Root.Spawn(props)
+			return target, nil
+		}))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = host.Close() })
+	require.NoError(t, host.WaitReady(ctx))
+	f, err := plugin.Attach(ctx, sys, "attached", func(context.Context) (*actor.PID, error) { return target, nil }, plugin.WithToolRefresh())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = f.Close() })
+
+	_, err = f.CallTool(ctx, "add_tool", map[string]any{"name": "late"}).Await(ctx)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return f.HasTool("late") }, 10*time.Second, 10*time.Millisecond)
+	res, err := f.CallTool(ctx, "late", nil).Await(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "I am late", plugin.RenderResult(res))
+	// One connection, one list: the plugin over it on the hosting side
+	// takes the listing the facade asked for too.
+	assert.True(t, host.HasTool("late"))
+}
