@@ -317,6 +317,8 @@ func (p *McpPlugin) HasTool(name string) bool {
 // are taken as JSON text; nil, empty or JSON null mean no arguments. Other
 // arguments fail with [ErrValidation] (schema [ArgumentsSchema]) and reach no
 // server. ctx's deadline bounds the call on the server; ctx's end cancels it.
+// With [WithApproval] the call is decided on before it is sent, and the
+// Future fails with [ErrDenied] when it is refused.
 func (p *McpPlugin) CallTool(ctx context.Context, name string, args any) *Future {
 	p.snapshot()
 	raw, err := normalizeArgs(args)
@@ -391,7 +393,8 @@ func (p *McpPlugin) send(ctx context.Context, f *Future, args json.RawMessage) e
 
 // OnStreamChunk replaces every [ToolCall] whose name is a discovered tool with
 // a [ToolResult] of the same ID, carrying the rendered output or the error
-// text. Calls in one chunk run concurrently; the hook returns when all have
+// text (cut at [WithMaxResultBytes], when given). Calls in one chunk run
+// concurrently, approval included; the hook returns when all have
 // answered. Other blocks pass through untouched, without an actor hop or an
 // allocation. It always returns nil.
 func (p *McpPlugin) OnStreamChunk(ctx context.Context, chunk *Chunk) error {
