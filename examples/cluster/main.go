@@ -126,6 +126,17 @@ func run(ctx context.Context, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "\nMember %s is killed (SIGKILL).\n", host)
 	_ = victim.Kill()
+	// A call sent in the instant before A hears of the death would be a
+	// call in flight on a dead member: it would fail after the loss grace.
+	// The example waits for A to notice, as a host watching Status would.
+	for calc.Status().State == plugin.StateReady {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	fmt.Fprintf(out, "A notices at once (%s).\n", calc.Status().State)
 	fmt.Fprintf(out, "The next call activates the grain on a live member, which connects anew:\n")
 	if err := add(40, 2); err != nil {
 		return err

@@ -37,7 +37,7 @@ func TestRun(t *testing.T) {
 	host := first[1]
 	assert.Contains(t, s, "  add: Add two numbers and return their sum\n")
 	assert.Contains(t, s, "  add(21, 21) = 42, served by member "+host+"\n")
-	assert.Contains(t, s, "Member "+host+" is killed (SIGKILL).\n")
+	assert.Contains(t, s, "Member "+host+" is killed (SIGKILL).\nA notices at once (reconnecting).\n")
 	other := map[string]string{"B": "C", "C": "B"}[host]
 	assert.Contains(t, s, "  add(40, 2) = 42, served by member "+other+"\n")
 }
