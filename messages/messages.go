@@ -48,6 +48,11 @@ type CallTool struct {
 	// the call then carries a progress token whether or not Progress is
 	// set. Deadline stays the hard limit.
 	IdleTimeout time.Duration
+	// TraceContext is the caller's OpenTelemetry context as W3C fields
+	// (traceparent, tracestate, baggage), so that the connection's span of
+	// the call is the caller span's child across the actor hop, even from
+	// another member. Nil when the caller does not trace.
+	TraceContext map[string]string
 }
 
 // CallProgress is a progress notification of the server for call ID,

@@ -53,7 +53,8 @@ func (w *WireReady) Deserialize() (remote.RootSerializable, error) {
 
 // Serialize returns the wire form.
 func (m *CallTool) Serialize() (remote.RootSerialized, error) {
-	w := &WireCallTool{Id: m.ID, Name: m.Name, Arguments: m.Arguments, Progress: m.Progress, IdleTimeoutNanos: int64(m.IdleTimeout)}
+	w := &WireCallTool{Id: m.ID, Name: m.Name, Arguments: m.Arguments, Progress: m.Progress, IdleTimeoutNanos: int64(m.IdleTimeout),
+		TraceContext: m.TraceContext}
 	if !m.Deadline.IsZero() {
 		w.DeadlineUnixNano = m.Deadline.UnixNano()
 	}
@@ -63,6 +64,9 @@ func (m *CallTool) Serialize() (remote.RootSerialized, error) {
 // Deserialize returns the plain message.
 func (w *WireCallTool) Deserialize() (remote.RootSerializable, error) {
 	m := &CallTool{ID: w.Id, Name: w.Name, Arguments: w.Arguments, Progress: w.Progress, IdleTimeout: time.Duration(w.IdleTimeoutNanos)}
+	if len(w.TraceContext) > 0 {
+		m.TraceContext = w.TraceContext
+	}
 	if w.DeadlineUnixNano != 0 {
 		m.Deadline = time.Unix(0, w.DeadlineUnixNano)
 	}

@@ -40,6 +40,13 @@ func TestWireFormsRoundTrip(t *testing.T) {
 	assert.JSONEq(t, string(call.Arguments), string(got.Arguments))
 	assert.True(t, deadline.Equal(got.Deadline))
 	assert.True(t, roundTrip(t, &messages.CallTool{Name: "x"}).(*messages.CallTool).Deadline.IsZero(), "no deadline stays none")
+	assert.Nil(t, roundTrip(t, &messages.CallTool{Name: "x"}).(*messages.CallTool).TraceContext, "no trace context stays none")
+	traced := &messages.CallTool{ID: 2, Name: "add", TraceContext: map[string]string{
+		"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+		"tracestate":  "rojo=00f067aa0ba902b7",
+		"baggage":     "tenant=acme",
+	}}
+	assert.Equal(t, traced.TraceContext, roundTrip(t, traced).(*messages.CallTool).TraceContext, "the trace context crosses the wire")
 
 	assert.Equal(t, &messages.CancelCall{ID: 7}, roundTrip(t, &messages.CancelCall{ID: 7}))
 	assert.Equal(t, &messages.AwaitReady{}, roundTrip(t, &messages.AwaitReady{}))
