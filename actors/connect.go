@@ -46,9 +46,29 @@ type sessionHooks struct {
 	toolsChanged func(*mcp.ClientSession)
 }
 
-// dial opens the transport, connects with server/discover only, and lists
-// every tool. On failure it leaves nothing running.
-func dial(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks) (*dialed, *messages.Failure) {
+// dial is one connection attempt, recorded as a connect span (whose
+// children are server/discover and tools/list) when telemetry is on.
+func dial(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks, p peer) (*dialed, *messages.Failure) {
+	if cfg.Telemetry == nil {
+		return dialSession(ctx, cfg, hooks, p)
+	}
+	var restarts int64
+	if cfg.restarts != nil {
+		restarts = cfg.restarts.Load()
+	}
+	ctx, span := cfg.Telemetry.startConnect(ctx, p, restarts)
+	d, f := dialSession(ctx, cfg, hooks, p)
+	tools := 0
+	if d != nil {
+		tools = len(d.ready.Tools)
+	}
+	endConnect(span, tools, f)
+	return d, f
+}
+
+// dialSession opens the transport, connects with server/discover only, and
+// lists every tool. On failure it leaves nothing running.
+func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks, p peer) (*dialed, *messages.Failure) {
 	tr, err := cfg.Transport.Open(cfg.Logger)
 	if err != nil {
 		return nil, transportFailure("connect", err, nil)
@@ -74,9 +94,13 @@ func dial(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks) (*dial
 		}
 	})
 
+	if cfg.Telemetry != nil {
+		client.AddSendingMiddleware(cfg.Telemetry.middleware(p, cfg.Logger))
+	}
+
 	// go-sdk puts the _meta envelope on requests; envelopeTransport puts it
 	// on notifications too, which no sending middleware sees.
-	session, err := client.Connect(ctx, envelopeTransport{tr}, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
+	session, err := client.Connect(ctx, envelopeTransport{Transport: tr, traced: cfg.Telemetry != nil}, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
 		if errors.Is(err, errLegacyRefused) {
 			cause := "server/discover failed"
@@ -124,7 +148,11 @@ func clientOptions(cfg *ConnectionConfig, hooks sessionHooks) *mcp.ClientOptions
 		opts.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}
 	}
 	if opts.Logger == nil {
-		opts.Logger = slog.New(zapslog.NewHandler(cfg.Logger.Core()))
+		var h slog.Handler = zapslog.NewHandler(cfg.Logger.Core())
+		if cfg.Telemetry != nil {
+			h = traceHandler{h}
+		}
+		opts.Logger = slog.New(h)
 	}
 	if h := hooks.progress; h != nil {
 		theirs := opts.ProgressNotificationHandler

@@ -60,6 +60,14 @@ type ConnectionConfig struct {
 	// just before OnStatus. Same rules as OnStatus. (A supervisor has an
 	// OnReady of its own; this one is for an unsupervised connection.)
 	OnReady func(*messages.Ready)
+	// Telemetry, if set, records the connection's requests, sessions and
+	// connection attempts with OpenTelemetry ([NewTelemetry]); nil records
+	// nothing and costs nothing.
+	Telemetry *Telemetry
+
+	// restarts, set by a supervisor, is its restart count, which a
+	// connection attempt's span records.
+	restarts *atomic.Int64
 
 	// giveUp, set by a supervisor that has given up, makes a (re)started
 	// connection end at once with that failure, answering whatever is left
@@ -153,6 +161,10 @@ type McpConnection struct {
 	cancelList     context.CancelFunc // ends that listing
 	refreshWaiters []*actor.PID       // RefreshTools senders until it is done
 
+	peer         peer      // the server as telemetry records it (Telemetry set)
+	sessionStart time.Time // when the session became ready
+	closing      bool      // the actor stops: the session ends by Close, not by an error
+
 	parent   *actor.PID
 	waiters  []*actor.PID     // AwaitReady senders while connecting
 	queued   []queuedCall     // CallTool arrivals while connecting, in order
@@ -238,7 +250,11 @@ type (
 )
 
 func newConnection(cfg ConnectionConfig) *McpConnection {
-	return &McpConnection{cfg: cfg, inflight: map[uint64]*call{}, pruneAt: 64, tokens: map[string]*call{}}
+	c := &McpConnection{cfg: cfg, inflight: map[uint64]*call{}, pruneAt: 64, tokens: map[string]*call{}}
+	if cfg.Telemetry != nil {
+		c.peer = peerOf(cfg.Transport)
+	}
+	return c
 }
 
 // Receive reads as a table of the protocol.
@@ -321,7 +337,7 @@ func (c *McpConnection) startDial() {
 	go func() {
 		defer c.wg.Done()
 		defer cancel()
-		d, failure := dial(ctx, &c.cfg, c.hooks())
+		d, failure := dial(ctx, &c.cfg, c.hooks(), c.peer)
 		if d != nil {
 			c.dialMu.Lock()
 			if c.stopped {
@@ -348,6 +364,7 @@ func (c *McpConnection) onDialDone(msg *dialDone) {
 	}
 	c.state = ready
 	c.session, c.tail, c.ready = msg.d.session, msg.d.tail, msg.d.ready
+	c.sessionStart = time.Now()
 	c.repeatable = repeatableTools(&c.cfg, c.ready.Tools)
 	c.cfg.Logger.Info("mcp connected",
 		zap.String("server", c.cfg.Transport.String()), zap.Int("tools", len(c.ready.Tools)))
@@ -457,6 +474,11 @@ func (c *McpConnection) run(ctx context.Context, s *mcp.ClientSession, tail tran
 				reply = callFailure(msg, messages.FailureInternal, fmt.Sprintf("panic: %v", r))
 			}
 		}()
+		if c.cfg.Telemetry != nil {
+			// The caller's span, carried as data across the actor hop (and
+			// the wire), is the parent of the request's client span.
+			ctx = c.cfg.Telemetry.extract(ctx, msg.TraceContext)
+		}
 		params := &mcp.CallToolParams{Name: msg.Name}
 		if len(msg.Arguments) > 0 {
 			params.Arguments = json.RawMessage(msg.Arguments)
@@ -570,6 +592,7 @@ func (c *McpConnection) end(f *messages.Failure) {
 		cl.cancel(errConnectionEnded)
 	}
 	if c.session != nil {
+		c.cfg.Telemetry.recordSession(c.peer, c.sessionStart, !c.closing)
 		c.closeSession(c.session)
 		c.session = nil
 	}
@@ -613,6 +636,7 @@ func (c *McpConnection) shutdown() {
 	c.dialMu.Lock()
 	c.stopped = true
 	c.dialMu.Unlock()
+	c.closing = true
 	if c.cancelDial != nil {
 		c.cancelDial()
 	}

@@ -33,6 +33,9 @@ var envelopeKeys = [...]string{mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientInfo
 // notification, none is left without one.
 type envelopeTransport struct {
 	mcp.Transport
+	// traced: the requests written carry a client span in their ctx, which
+	// learns its jsonrpc.request.id here.
+	traced bool
 }
 
 // Connect connects the wrapped transport and wraps its connection.
@@ -41,12 +44,13 @@ func (t envelopeTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &envelopeConn{Connection: conn}, nil
+	return &envelopeConn{Connection: conn, traced: t.traced}, nil
 }
 
 // envelopeConn puts the envelope on each notification written to it.
 type envelopeConn struct {
 	mcp.Connection
+	traced bool
 	// envelope holds the envelope's keys as they went out on the first
 	// request; nil until then.
 	envelope atomic.Pointer[map[string]json.RawMessage]
@@ -56,6 +60,9 @@ type envelopeConn struct {
 func (c *envelopeConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if req, ok := msg.(*jsonrpc.Request); ok {
 		if req.IsCall() {
+			if c.traced {
+				requestIDAttr(ctx, req.ID)
+			}
 			if c.envelope.Load() == nil {
 				c.learn(req.Params)
 			}

@@ -124,6 +124,9 @@ type McpSupervisor struct {
 	child  *actor.PID
 	sup    actor.Supervisor // the supervisor side of our own context
 	giveUp atomic.Pointer[messages.Failure]
+	// restartCount mirrors status.Restarts for the connection's telemetry.
+	restartCount atomic.Int64
+	lostAt       time.Time // when the ready session was lost, until the next is ready
 
 	status   Status
 	final    *messages.Failure // what every call fails with once failed or closed
@@ -157,6 +160,7 @@ func (*waitExpired) IgnoreDeadLetterLogging()  {}
 func newSupervisor(cfg SupervisorConfig) *McpSupervisor {
 	s := &McpSupervisor{cfg: cfg}
 	s.cfg.Connection.giveUp = &s.giveUp
+	s.cfg.Connection.restarts = &s.restartCount
 	return s
 }
 
@@ -227,6 +231,7 @@ func (s *McpSupervisor) onClusterInit(ctx actor.Context, msg *cluster.ClusterIni
 	conn = conn.withDefaults()
 	conn.EscalateFailures = true
 	conn.giveUp = &s.giveUp
+	conn.restarts = &s.restartCount
 	s.cfg.Connection = conn
 	s.startChild(ctx)
 }
@@ -294,7 +299,10 @@ func (s *McpSupervisor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor
 		zap.String("server", s.server()), zap.String("cause", f.Error()),
 		zap.Duration("backoff", d), zap.Int("attempt", s.failures))
 	s.restarts = append(s.restarts, now)
-	s.status.Restarts++
+	if s.lostAt.IsZero() {
+		s.lostAt = now
+	}
+	s.countRestart()
 	s.setState(Reconnecting)
 	s.backoff = time.AfterFunc(d, func() { s.system.Root.Send(s.self, &restartChild{}) })
 }
@@ -312,7 +320,7 @@ func (s *McpSupervisor) retryFirst(f *messages.Failure) {
 	s.cfg.Connection.Logger.Warn("mcp server not up; retrying",
 		zap.String("server", s.server()), zap.String("cause", f.Error()),
 		zap.Duration("backoff", d), zap.Int("attempt", s.failures))
-	s.status.Restarts++
+	s.countRestart()
 	s.setState(Failed)
 	s.backoff = time.AfterFunc(d, func() { s.system.Root.Send(s.self, &restartChild{}) })
 }
@@ -350,6 +358,10 @@ func (s *McpSupervisor) onReady(r *messages.Ready) {
 	s.ready = r
 	s.retrying = false
 	s.failures = 0
+	if t := s.cfg.Connection.Telemetry; t != nil && !s.lostAt.IsZero() {
+		t.recordReconnection(peerOf(s.cfg.Connection.Transport), s.lostAt)
+	}
+	s.lostAt = time.Time{}
 	if s.cfg.OnReady != nil {
 		s.cfg.OnReady(r)
 	}
@@ -491,6 +503,15 @@ func (s *McpSupervisor) stop() {
 	s.final = f
 	s.failWaiting(f)
 	s.setState(Closed)
+}
+
+// countRestart counts one restart, for Status and for telemetry.
+func (s *McpSupervisor) countRestart() {
+	s.status.Restarts++
+	s.restartCount.Store(int64(s.status.Restarts))
+	if t := s.cfg.Connection.Telemetry; t != nil && s.cfg.Connection.Transport != nil {
+		t.recordRestart(peerOf(s.cfg.Connection.Transport))
+	}
 }
 
 func (s *McpSupervisor) setState(st State) {

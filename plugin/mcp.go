@@ -40,9 +40,10 @@ type McpPlugin struct {
 	callTimeout time.Duration // for calls whose ctx has no deadline; 0: none
 	toolTimeout time.Duration // for every call; 0: none
 
-	router *callRouter  // where every tool call's reply arrives
-	att    *attachment  // set for a facade over an actor it did not spawn
-	notify func(Status) // the WithStatusHandler handlers
+	tel    *actors.Telemetry // nil unless WithTracerProvider or WithMeterProvider
+	router *callRouter       // where every tool call's reply arrives
+	att    *attachment       // set for a facade over an actor it did not spawn
+	notify func(Status)      // the WithStatusHandler handlers
 	tools  atomic.Pointer[toolSnapshot]
 	status atomic.Pointer[Status]
 	nextID atomic.Uint64
@@ -192,6 +193,7 @@ func applyOptions(opts []Option) *options {
 	for _, opt := range opts {
 		opt(o)
 	}
+	o.telemetry = actors.NewTelemetry(o.tracerProvider, o.meterProvider)
 	return o
 }
 
@@ -203,7 +205,8 @@ func newFacade(server string, o *options) *McpPlugin {
 		o.logger = zap.NewNop()
 	}
 	p := &McpPlugin{server: server, logger: o.logger, system: o.system, done: make(chan struct{}),
-		callTimeout: DefaultCallTimeout, toolTimeout: o.toolTimeout, controls: o.controls}
+		callTimeout: DefaultCallTimeout, toolTimeout: o.toolTimeout, controls: o.controls,
+		tel: o.telemetry}
 	if o.callTimeoutSet {
 		p.callTimeout = o.callTimeout
 	}
@@ -246,6 +249,7 @@ func (o *options) connectionConfig(t transport.McpTransport) actors.ConnectionCo
 		ClientOptions:   o.clientOptions,
 		RetryIdempotent: o.retryIdempotent,
 		ToolRefresh:     o.toolRefresh,
+		Telemetry:       o.telemetry,
 	}
 	if o.inputHandlers != nil {
 		conn.Roots = o.inputHandlers.Roots
@@ -368,6 +372,9 @@ func (p *McpPlugin) send(ctx context.Context, f *Future, args json.RawMessage) e
 	name := f.name
 	msg := &messages.CallTool{ID: f.id, Name: name, Arguments: args,
 		Progress: p.onProgress != nil, IdleTimeout: p.idleTimeout}
+	if p.tel != nil {
+		msg.TraceContext = p.tel.Inject(ctx)
+	}
 	if d, ok := ctx.Deadline(); ok {
 		msg.Deadline = d
 	} else if p.callTimeout > 0 {
@@ -379,7 +386,7 @@ func (p *McpPlugin) send(ctx context.Context, f *Future, args json.RawMessage) e
 		}
 	}
 	if ce := p.logger.Check(zap.DebugLevel, "mcp tools/call"); ce != nil {
-		ce.Write(zap.String("tool", name), zap.Uint64("id", f.id), zap.ByteString("arguments", args))
+		ce.Write(append(actors.TraceFields(ctx), zap.String("tool", name), zap.Uint64("id", f.id), zap.ByteString("arguments", args))...)
 	}
 	sender := p.router.pid
 	if p.att != nil {

@@ -7,6 +7,8 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
+
+	"github.com/cuca-go/mcpconnector/actors"
 )
 
 // Option configures [Connect].
@@ -27,6 +29,8 @@ type options struct {
 
 	supervision
 	controls
+	telemetryOptions
+	telemetry *actors.Telemetry // built from telemetryOptions by applyOptions
 }
 
 // WithLogger sends the plugin's logs, the stdio child's stderr and

@@ -1,0 +1,384 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
+	"go.opentelemetry.io/otel/propagation"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
+	"go.opentelemetry.io/otel/semconv/v1.41.0/mcpconv"
+	"go.opentelemetry.io/otel/trace"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
+	"go.uber.org/zap"
+
+	"github.com/cuca-go/mcpconnector/messages"
+	"github.com/cuca-go/mcpconnector/transport"
+)
+
+// InstrumentationName is the instrumentation scope of every span and metric
+// this module records.
+const InstrumentationName = "github.com/cuca-go/mcpconnector"
+
+// DurationBuckets are the explicit bucket boundaries, in seconds, that
+// OpenTelemetry's MCP conventions give mcp.client.operation.duration and
+// mcp.client.session.duration; the reconnection time uses them too.
+var DurationBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}
+
+// Metric names of this module beside the conventions' two histograms. They
+// are in the module's own namespace: the conventions define no such metrics.
+const (
+	MetricCallsInFlight        = "mcpconnector.calls.in_flight"
+	MetricRestarts             = "mcpconnector.restarts"
+	MetricReconnectionDuration = "mcpconnector.reconnection.duration"
+)
+
+// Attribute keys of this module (no convention has them).
+const (
+	// AttrRestarts is the number of restarts before a connect span's attempt.
+	AttrRestarts = attribute.Key("mcpconnector.restarts")
+	// AttrServer names the server as the plugin does (`stdio "srv"`), so
+	// that a toolbox's stdio servers, which have no address, can be told
+	// apart.
+	AttrServer = attribute.Key("mcpconnector.server")
+)
+
+// Values of error.type besides JSON-RPC error codes (recorded as their
+// number, e.g. "-32602") and mcpconv.ErrorTypeOther.
+const (
+	ErrorTypeToolError  = "tool_error"  // a CallToolResult with isError
+	ErrorTypeTimeout    = "timeout"     // the call's deadline passed
+	ErrorTypeCancelled  = "cancelled"   // the caller gave up
+	ErrorTypeConnection = "session_end" // the session ended under the call, or ended with an error
+)
+
+// Telemetry is what connections record with OpenTelemetry: a client span
+// per MCP request, connect spans, the conventions' metrics and a few of this
+// module's. A nil *Telemetry records nothing and costs nothing; it is what
+// a connection has when the host gave no provider.
+type Telemetry struct {
+	tracer     trace.Tracer
+	propagator propagation.TextMapPropagator
+
+	operation mcpconv.ClientOperationDuration
+	session   mcpconv.ClientSessionDuration
+	inFlight  metric.Int64UpDownCounter
+	restarts  metric.Int64Counter
+	reconnect metric.Float64Histogram
+}
+
+// NewTelemetry returns the telemetry of tp and mp, or nil when both are nil.
+// A nil one of the two records nothing of its kind. Trace context travels as
+// W3C trace context and baggage, whatever the global propagator is.
+func NewTelemetry(tp trace.TracerProvider, mp metric.MeterProvider) *Telemetry {
+	if tp == nil && mp == nil {
+		return nil
+	}
+	if tp == nil {
+		tp = tracenoop.NewTracerProvider()
+	}
+	if mp == nil {
+		mp = metricnoop.NewMeterProvider()
+	}
+	t := &Telemetry{
+		tracer: tp.Tracer(InstrumentationName, trace.WithInstrumentationVersion(Version),
+			trace.WithSchemaURL(semconv.SchemaURL)),
+		propagator: propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}),
+	}
+	meter := mp.Meter(InstrumentationName, metric.WithInstrumentationVersion(Version),
+		metric.WithSchemaURL(semconv.SchemaURL))
+	buckets := metric.WithExplicitBucketBoundaries(DurationBuckets...)
+	// Instrument errors only mean a misconfigured SDK; the instruments are
+	// then no-ops, which is the right degradation for telemetry.
+	t.operation, _ = mcpconv.NewClientOperationDuration(meter, buckets)
+	t.session, _ = mcpconv.NewClientSessionDuration(meter, buckets)
+	t.inFlight, _ = meter.Int64UpDownCounter(MetricCallsInFlight, metric.WithUnit("{call}"),
+		metric.WithDescription("Tool calls sent to the MCP server and not yet answered."))
+	t.restarts, _ = meter.Int64Counter(MetricRestarts, metric.WithUnit("{restart}"),
+		metric.WithDescription("Restarts of the MCP connection after its session ended or a connection attempt failed."))
+	t.reconnect, _ = meter.Float64Histogram(MetricReconnectionDuration, metric.WithUnit("s"), buckets,
+		metric.WithDescription("Time from the loss of an MCP session to the next ready session."))
+	if t.inFlight == nil {
+		t.inFlight = metricnoop.Int64UpDownCounter{}
+	}
+	if t.restarts == nil {
+		t.restarts = metricnoop.Int64Counter{}
+	}
+	if t.reconnect == nil {
+		t.reconnect = metricnoop.Float64Histogram{}
+	}
+	return t
+}
+
+// Inject returns ctx's trace context and baggage as W3C fields, for
+// [messages.CallTool.TraceContext]; nil when there are none.
+func (t *Telemetry) Inject(ctx context.Context) map[string]string {
+	if t == nil {
+		return nil
+	}
+	c := propagation.MapCarrier{}
+	t.propagator.Inject(ctx, c)
+	if len(c) == 0 {
+		return nil
+	}
+	return c
+}
+
+// extract is ctx with the trace context of fields as its remote parent.
+func (t *Telemetry) extract(ctx context.Context, fields map[string]string) context.Context {
+	if t == nil || len(fields) == 0 {
+		return ctx
+	}
+	return t.propagator.Extract(ctx, propagation.MapCarrier(fields))
+}
+
+// metaCarrier puts propagation fields into a request's params._meta, where
+// MCP's conventions (SEP-414) carry them, unprefixed.
+type metaCarrier map[string]any
+
+func (m metaCarrier) Get(key string) string { s, _ := m[key].(string); return s }
+func (m metaCarrier) Set(key, value string) { m[key] = value }
+func (m metaCarrier) Keys() []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+// peer is what the conventions record of the server's end of a session.
+type peer struct {
+	server string
+	attrs  []attribute.KeyValue // network.transport, server.address, server.port
+}
+
+func peerOf(t transport.McpTransport) peer {
+	p := peer{server: t.String()}
+	switch t := t.(type) {
+	case transport.Stdio, *transport.Stdio:
+		p.attrs = []attribute.KeyValue{semconv.NetworkTransportPipe}
+	case transport.StreamableHTTP:
+		p.attrs = httpPeer(t.URL)
+	case *transport.StreamableHTTP:
+		p.attrs = httpPeer(t.URL)
+	}
+	p.attrs = append(p.attrs, AttrServer.String(p.server))
+	return p
+}
+
+func httpPeer(raw string) []attribute.KeyValue {
+	attrs := []attribute.KeyValue{semconv.NetworkTransportTCP, semconv.NetworkProtocolName("http")}
+	u, err := url.Parse(raw)
+	if err != nil || u.Hostname() == "" {
+		return attrs
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	attrs = append(attrs, semconv.ServerAddress(u.Hostname()))
+	if n, err := strconv.Atoi(port); err == nil {
+		attrs = append(attrs, semconv.ServerPort(n))
+	}
+	return attrs
+}
+
+// middleware is the go-sdk sending middleware that records every request
+// the client sends: a client span named `{mcp.method.name} {target}`, child
+// of the span in the request's ctx; the W3C fields of that span in
+// params._meta; the operation duration; tool calls in flight.
+func (t *Telemetry) middleware(p peer, logger *zap.Logger) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "initialize" || method == "notifications/initialized" {
+				return next(ctx, method, req) // refused before the wire; nothing to trace
+			}
+			name, tool := method, ""
+			params := req.GetParams()
+			if c, ok := params.(*mcp.CallToolParams); ok && c != nil {
+				tool = c.Name
+				name = method + " " + tool
+			}
+			attrs := make([]attribute.KeyValue, 0, len(p.attrs)+5)
+			attrs = append(attrs, semconv.McpMethodNameKey.String(method), semconv.McpProtocolVersion(ProtocolVersion))
+			if tool != "" {
+				attrs = append(attrs, semconv.GenAIToolName(tool), semconv.GenAIOperationNameExecuteTool)
+			}
+			attrs = append(attrs, p.attrs...)
+			ctx, span := t.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+			defer span.End()
+			if params != nil {
+				m := params.GetMeta()
+				if m == nil {
+					m = map[string]any{}
+				}
+				t.propagator.Inject(ctx, metaCarrier(m))
+				params.SetMeta(m)
+			}
+			set := metric.WithAttributes(attrs...)
+			if tool != "" {
+				t.inFlight.Add(ctx, 1, set)
+				defer t.inFlight.Add(ctx, -1, set)
+			}
+			start := time.Now()
+			res, err := next(ctx, method, req)
+			errType, code := classifyOutcome(ctx, res, err)
+			if errType != "" {
+				attrs = append(attrs, semconv.ErrorTypeKey.String(errType))
+				span.SetAttributes(semconv.ErrorTypeKey.String(errType))
+				if code != "" {
+					attrs = append(attrs, semconv.RPCResponseStatusCode(code))
+					span.SetAttributes(semconv.RPCResponseStatusCode(code))
+				}
+				desc := errType
+				if err != nil {
+					desc = err.Error()
+				}
+				span.SetStatus(codes.Error, desc)
+				if ce := logger.Check(zap.DebugLevel, "mcp request failed"); ce != nil {
+					ce.Write(append(TraceFields(ctx), zap.String("method", method), zap.String("error.type", errType), zap.Error(err))...)
+				}
+			}
+			t.operation.Record(ctx, time.Since(start).Seconds(), mcpconv.MethodNameAttr(method), attrs[1:]...)
+			return res, err
+		}
+	}
+}
+
+// classifyOutcome is the error.type of a request's outcome ("" for
+// success) and, for a JSON-RPC error, its code.
+func classifyOutcome(ctx context.Context, res mcp.Result, err error) (errType, code string) {
+	if err == nil {
+		if r, ok := res.(*mcp.CallToolResult); ok && r != nil && r.IsError {
+			return ErrorTypeToolError, ""
+		}
+		return "", ""
+	}
+	var rpc *jsonrpc.Error
+	switch {
+	case errors.As(err, &rpc):
+		c := strconv.FormatInt(rpc.Code, 10)
+		return c, c
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(context.Cause(ctx), context.DeadlineExceeded):
+		return ErrorTypeTimeout, ""
+	case errors.Is(err, context.Canceled) || ctx.Err() != nil:
+		return ErrorTypeCancelled, ""
+	case errors.Is(err, mcp.ErrConnectionClosed):
+		return ErrorTypeConnection, ""
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return ErrorTypeTimeout, ""
+	}
+	return string(mcpconv.ErrorTypeOther), ""
+}
+
+// startConnect starts the span of one connection attempt: server/discover
+// and tools/list are its children.
+func (t *Telemetry) startConnect(ctx context.Context, p peer, restarts int64) (context.Context, trace.Span) {
+	attrs := append([]attribute.KeyValue{AttrRestarts.Int64(restarts), semconv.McpProtocolVersion(ProtocolVersion)}, p.attrs...)
+	return t.tracer.Start(ctx, "mcp connect", trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
+}
+
+// endConnect ends a connect span with the attempt's outcome.
+func endConnect(span trace.Span, tools int, f *messages.Failure) {
+	if f != nil {
+		span.SetAttributes(semconv.ErrorTypeKey.String(string(mcpconv.ErrorTypeOther)))
+		span.SetStatus(codes.Error, f.Error())
+	} else {
+		span.SetAttributes(attribute.Int("mcpconnector.tools", tools))
+	}
+	span.End()
+}
+
+// recordSession records a session's duration; failed says it ended by an
+// error rather than by Close.
+func (t *Telemetry) recordSession(p peer, started time.Time, failed bool) {
+	if t == nil || started.IsZero() {
+		return
+	}
+	attrs := append([]attribute.KeyValue{semconv.McpProtocolVersion(ProtocolVersion)}, p.attrs...)
+	if failed {
+		attrs = append(attrs, semconv.ErrorTypeKey.String(ErrorTypeConnection))
+	}
+	t.session.Record(context.Background(), time.Since(started).Seconds(), attrs...)
+}
+
+// recordRestart counts one restart of the connection to p.
+func (t *Telemetry) recordRestart(p peer) {
+	if t == nil {
+		return
+	}
+	t.restarts.Add(context.Background(), 1, metric.WithAttributes(p.attrs...))
+}
+
+// recordReconnection records the time from a session's loss to the next
+// ready session.
+func (t *Telemetry) recordReconnection(p peer, lost time.Time) {
+	if t == nil || lost.IsZero() {
+		return
+	}
+	t.reconnect.Record(context.Background(), time.Since(lost).Seconds(), metric.WithAttributes(p.attrs...))
+}
+
+// TraceFields are the zap fields trace_id and span_id of the span in ctx,
+// or none when ctx carries no valid span: logs written while a span is
+// active can be found from the trace and back.
+func TraceFields(ctx context.Context) []zap.Field {
+	sc := trace.SpanContextFromContext(ctx)
+	if !sc.IsValid() {
+		return nil
+	}
+	return []zap.Field{zap.String("trace_id", sc.TraceID().String()), zap.String("span_id", sc.SpanID().String())}
+}
+
+// traceHandler adds trace_id and span_id to the slog records (go-sdk's)
+// whose ctx carries a span, as [TraceFields] does for ours.
+type traceHandler struct{ slog.Handler }
+
+func (h traceHandler) Handle(ctx context.Context, r slog.Record) error {
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+		r = r.Clone()
+		r.AddAttrs(slog.String("trace_id", sc.TraceID().String()), slog.String("span_id", sc.SpanID().String()))
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h traceHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return traceHandler{h.Handler.WithAttrs(attrs)}
+}
+
+func (h traceHandler) WithGroup(name string) slog.Handler {
+	return traceHandler{h.Handler.WithGroup(name)}
+}
+
+// requestIDAttr sets jsonrpc.request.id on the span in ctx, which the
+// middleware started for the request being written: only the connection
+// sees the id go-sdk gave it.
+func requestIDAttr(ctx context.Context, id jsonrpc.ID) {
+	span := trace.SpanFromContext(ctx)
+	if !span.IsRecording() || !id.IsValid() {
+		return
+	}
+	var s string
+	switch v := id.Raw().(type) {
+	case string:
+		s = v
+	case int64:
+		s = strconv.FormatInt(v, 10)
+	default:
+		s = fmt.Sprint(v)
+	}
+	span.SetAttributes(semconv.JSONRPCRequestID(s))
+}
