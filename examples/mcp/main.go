@@ -12,6 +12,7 @@ import (
 
 	"github.com/cuca-go/mcpconnector/client"
 	"github.com/cuca-go/mcpconnector/examples/internal/demomodel"
+	"github.com/cuca-go/mcpconnector/examples/internal/observe"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"
 )
@@ -39,6 +40,12 @@ type config struct {
 	// means this executable with serverFlag.
 	serverCommand string
 	serverArgs    []string
+
+	// observe is CUCA_TRACE and CUCA_METRICS_ADDR.
+	observe observe.Config
+	// beforeExit, if set, runs while the metrics are still served, with
+	// their URL (empty when off). Tests scrape there.
+	beforeExit func(metricsURL string)
 }
 
 func configFromEnv() config {
@@ -46,6 +53,7 @@ func configFromEnv() config {
 		baseURL: os.Getenv("CUCA_BASE_URL"),
 		model:   os.Getenv("CUCA_MODEL"),
 		apiKey:  os.Getenv("CUCA_API_KEY"),
+		observe: observe.FromEnv(),
 	}
 }
 
@@ -90,13 +98,25 @@ func run(ctx context.Context, out io.Writer, cfg config) error {
 		}
 		command, args = exe, []string{serverFlag}
 	}
+	tel, err := observe.Start(cfg.observe, out)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tel.Shutdown(context.Background()) }()
+	if tel.MetricsURL != "" {
+		fmt.Fprintf(out, "Metrics for Prometheus at %s while the example runs\n", tel.MetricsURL)
+	}
+
 	// plugin.ConnectStdio(ctx, command) runs a command with no arguments;
 	// the re-executed binary needs its flag, so the transport is spelled out.
-	mcpPlugin, err := plugin.Connect(ctx, transport.NewStdio(command, args...))
+	mcpPlugin, err := plugin.Connect(ctx, transport.NewStdio(command, args...), tel.Options...)
 	if err != nil {
 		return fmt.Errorf("connect to the MCP server: %w", err)
 	}
 	defer mcpPlugin.Close()
+	if cfg.beforeExit != nil {
+		defer cfg.beforeExit(tel.MetricsURL)
+	}
 
 	fmt.Fprintln(out, "Discovered over stdio, from tools/list:")
 	for _, t := range mcpPlugin.Tools() {
@@ -122,7 +142,10 @@ func run(ctx context.Context, out io.Writer, cfg config) error {
 	for _, d := range mcpPlugin.ToolDefinitions() {
 		req.AddTool(d)
 	}
-	res, err := c.Stream(ctx, req)
+	// The turn's span is the parent of the plugin's tools/call span.
+	turnCtx, turn := tel.Tracer.Start(ctx, "turn 1")
+	res, err := c.Stream(turnCtx, req)
+	turn.End()
 	if err != nil {
 		return fmt.Errorf("turn 1: %w", err)
 	}

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -15,6 +17,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/cuca-go/mcpconnector/examples/internal/demomodel"
+	"github.com/cuca-go/mcpconnector/examples/internal/observe"
 )
 
 // TestMain doubles as the MCP server: run() re-executes os.Executable(),
@@ -137,4 +140,43 @@ func TestBinary(t *testing.T) {
 	require.NoError(t, cmd.Run(), "stderr:\n%s", stderr.String())
 	wantSEEDOutput(t, stdout.String())
 	assert.Empty(t, stderr.String())
+}
+
+func TestRunPrintsSpansAndServesMetrics(t *testing.T) {
+	var scraped string
+	var out bytes.Buffer
+	require.NoError(t, run(t.Context(), &out, config{
+		baseURL: demomodel.ScriptedTarget,
+		observe: observe.Config{Trace: "stdout", MetricsAddr: "127.0.0.1:0"},
+		beforeExit: func(metricsURL string) {
+			require.NotEmpty(t, metricsURL)
+			resp, err := http.Get(metricsURL)
+			require.NoError(t, err)
+			defer resp.Body.Close()
+			require.Equal(t, http.StatusOK, resp.StatusCode)
+			b, err := io.ReadAll(resp.Body)
+			require.NoError(t, err)
+			scraped = string(b)
+		},
+	}))
+	wantSEEDOutput(t, out.String())
+	assert.Contains(t, out.String(), "Metrics for Prometheus at http://127.0.0.1:")
+	for _, span := range []string{`"Name": "tools/call add"`, `"Name": "server/discover"`, `"Name": "tools/list"`, `"Name": "mcp connect"`, `"Name": "turn 1"`} {
+		assert.Contains(t, out.String(), span)
+	}
+	assert.Contains(t, out.String(), `"Key": "gen_ai.tool.name"`)
+	assert.Contains(t, scraped, `mcp_client_operation_duration_seconds_bucket{`)
+	assert.Contains(t, scraped, `gen_ai_tool_name="add"`)
+	assert.Contains(t, scraped, `le="0.01"`, "the conventions' buckets")
+	assert.Contains(t, scraped, `mcp_method_name="tools/call"`)
+}
+
+func TestObserveRefusesANonLoopbackMetricsAddress(t *testing.T) {
+	var out bytes.Buffer
+	err := run(t.Context(), &out, config{baseURL: demomodel.ScriptedTarget, observe: observe.Config{MetricsAddr: "0.0.0.0:0"}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "loopback")
+	err = run(t.Context(), &out, config{baseURL: demomodel.ScriptedTarget, observe: observe.Config{Trace: "jaeger"}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "CUCA_TRACE")
 }
