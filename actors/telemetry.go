@@ -163,8 +163,20 @@ type peer struct {
 	attrs  []attribute.KeyValue // network.transport, server.address, server.port
 }
 
+// wrappedTransport is a transport that names another (a toolbox's server).
+type wrappedTransport interface {
+	Unwrap() transport.McpTransport
+}
+
 func peerOf(t transport.McpTransport) peer {
 	p := peer{server: t.String()}
+	for i := 0; i < 8; i++ { // bounded: a transport that wraps itself is a bug, not a hang
+		w, ok := t.(wrappedTransport)
+		if !ok {
+			break
+		}
+		t = w.Unwrap()
+	}
 	switch t := t.(type) {
 	case transport.Stdio, *transport.Stdio:
 		p.attrs = []attribute.KeyValue{semconv.NetworkTransportPipe}

@@ -74,6 +74,10 @@ func (s serverTransport) String() string {
 	return fmt.Sprintf("server %q (%s)", s.name, s.McpTransport.String())
 }
 
+// Unwrap returns the server's own transport, so that telemetry can tell
+// stdio from HTTP and read the address.
+func (s serverTransport) Unwrap() transport.McpTransport { return s.McpTransport }
+
 // Open starts one supervised connection per enabled server of cfg, in
 // parallel, under one ToolboxActor, and returns when each has connected or
 // failed (each attempt is bounded by the connect timeout; ctx bounds the

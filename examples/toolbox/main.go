@@ -13,6 +13,7 @@ import (
 
 	"github.com/cuca-go/mcpconnector/client"
 	"github.com/cuca-go/mcpconnector/examples/internal/demomodel"
+	"github.com/cuca-go/mcpconnector/examples/internal/observe"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
@@ -38,12 +39,19 @@ type config struct {
 	// mcpJSON is the path of the mcp.json to run, the first argument;
 	// empty means the bundled one.
 	mcpJSON string
+
+	// observe is CUCA_TRACE and CUCA_METRICS_ADDR.
+	observe observe.Config
+	// beforeExit, if set, runs while the metrics are still served, with
+	// their URL (empty when off). Tests scrape there.
+	beforeExit func(metricsURL string)
 }
 
 func configFromEnv() config {
 	return config{
-		model:  demomodel.Target{BaseURL: os.Getenv("CUCA_BASE_URL"), Model: os.Getenv("CUCA_MODEL")},
-		apiKey: os.Getenv("CUCA_API_KEY"),
+		model:   demomodel.Target{BaseURL: os.Getenv("CUCA_BASE_URL"), Model: os.Getenv("CUCA_MODEL")},
+		apiKey:  os.Getenv("CUCA_API_KEY"),
+		observe: observe.FromEnv(),
 	}
 }
 
@@ -98,15 +106,28 @@ func run(ctx context.Context, out io.Writer, cfg config) error {
 	}
 	defer endpoint.Close()
 
+	tel, err := observe.Start(cfg.observe, out)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tel.Shutdown(context.Background()) }()
+	if tel.MetricsURL != "" {
+		fmt.Fprintf(out, "Metrics for Prometheus at %s while the example runs\n", tel.MetricsURL)
+	}
+
 	// A server that fails to connect does not fail Open: Status reports it
-	// and it keeps being retried while the story runs.
-	tb, err := toolbox.Open(ctx, servers)
+	// and it keeps being retried while the story runs. The telemetry
+	// options reach every server's plugin.
+	tb, err := toolbox.Open(ctx, servers, toolbox.WithPluginOptions(tel.Options...))
 	if err != nil {
 		return fmt.Errorf("open the toolbox: %w", err)
 	}
 	// Deferred after stopDemoServers, so run first: the toolbox lets go of
 	// the HTTP server before it shuts down.
 	defer tb.Close()
+	if cfg.beforeExit != nil {
+		defer cfg.beforeExit(tel.MetricsURL)
+	}
 
 	printServers(out, source, servers, tb)
 
@@ -129,7 +150,10 @@ func run(ctx context.Context, out io.Writer, cfg config) error {
 	for _, d := range tb.ToolDefinitions() {
 		req.AddTool(d)
 	}
-	res, err := c.Stream(ctx, req)
+	// The turn's span is the parent of the plugin's tools/call span.
+	turnCtx, turn := tel.Tracer.Start(ctx, "turn 1")
+	res, err := c.Stream(turnCtx, req)
+	turn.End()
 	if err != nil {
 		return fmt.Errorf("turn 1: %w", err)
 	}

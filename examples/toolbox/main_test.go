@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +19,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/cuca-go/mcpconnector/examples/internal/demomodel"
+	"github.com/cuca-go/mcpconnector/examples/internal/observe"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
@@ -239,4 +242,33 @@ func TestBinary(t *testing.T) {
 			assert.Empty(t, stderr.String())
 		})
 	}
+}
+
+func TestRunPrintsSpansAndServesMetricsForEveryServer(t *testing.T) {
+	var scraped string
+	var out bytes.Buffer
+	require.NoError(t, run(t.Context(), &out, config{
+		model:   scripted,
+		observe: observe.Config{Trace: "stdout", MetricsAddr: "127.0.0.1:0"},
+		beforeExit: func(metricsURL string) {
+			resp, err := http.Get(metricsURL)
+			require.NoError(t, err)
+			defer resp.Body.Close()
+			b, err := io.ReadAll(resp.Body)
+			require.NoError(t, err)
+			scraped = string(b)
+		},
+	}))
+	wantStory(t, out.String(), "local")
+	// The toolbox passed the providers to both servers' plugins: each
+	// connected under a span, and the HTTP one has an address.
+	spans := out.String()
+	assert.Equal(t, 2, strings.Count(spans, `"Name": "mcp connect"`), "one connection per server")
+	assert.Contains(t, spans, `"Name": "tools/call add"`)
+	assert.Contains(t, spans, `"Value": "tcp"`)
+	assert.Contains(t, spans, `"Value": "pipe"`)
+	assert.Contains(t, spans, `"Key": "server.port"`)
+	assert.Contains(t, scraped, `mcp_client_operation_duration_seconds_bucket{`)
+	assert.Contains(t, scraped, `network_transport="tcp"`)
+	assert.Contains(t, scraped, `network_transport="pipe"`)
 }
