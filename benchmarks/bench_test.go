@@ -36,9 +36,9 @@ func stdioServer(b *testing.B) transport.Stdio {
 	return t
 }
 
-func connectPlugin(b *testing.B, t transport.McpTransport) *plugin.McpPlugin {
+func connectPlugin(b *testing.B, t transport.McpTransport, opts ...plugin.Option) *plugin.McpPlugin {
 	b.Helper()
-	p, err := plugin.Connect(context.Background(), t)
+	p, err := plugin.Connect(context.Background(), t, opts...)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -126,6 +126,11 @@ func BenchmarkHookCall(b *testing.B) {
 		}
 		b.Cleanup(func() { _ = raw.Close() })
 		b.Run("plugin", func(b *testing.B) { latency(b, benchmarks.PluginHook(p, benchmarks.InstantCall)) })
+		b.Run("plugin_traced", func(b *testing.B) {
+			tp := benchmarks.TracingProvider()
+			b.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+			latency(b, benchmarks.TracedPluginHook(connectPlugin(b, srv, plugin.WithTracerProvider(tp)), benchmarks.InstantCall))
+		})
 		b.Run("gosdk", func(b *testing.B) { latency(b, benchmarks.GoSDKDirect(s, benchmarks.InstantCall)) })
 		// go-sdk's session on our stdio connection instead of its own.
 		b.Run("gosdk_ourconn", func(b *testing.B) { latency(b, benchmarks.GoSDKDirect(onOwn, benchmarks.InstantCall)) })

@@ -193,6 +193,10 @@ func (r *Report) note(row *Row) string {
 	case ScenarioHookStdio, ScenarioHookHTTP:
 		direct, raw := r.find(row.Scenario, nameDirect, 0), r.find(row.Scenario, nameRaw, 0)
 		switch {
+		case row.Subject == SubjectPluginTraced && r.find(row.Scenario, nameHook, 0) != nil:
+			hook := r.find(row.Scenario, nameHook, 0)
+			return fmt.Sprintf("p50 %+.1f%%, CPU %+.1f%%, %+.1f allocs vs plugin hook (tracing off)",
+				pct(row.Latency.P50, hook.Latency.P50), pct(row.CPUPerOp, hook.CPUPerOp), row.AllocsPerOp-hook.AllocsPerOp)
 		case (row.Subject == nameHook || row.Subject == SubjectPluginUnsupervised || row.Subject == SubjectStdioConn) && direct != nil:
 			return fmt.Sprintf("p50 %+.1f%%, p99 %+.1f%%, CPU %+.1f%%, %+.1f allocs vs go-sdk direct",
 				pct(row.Latency.P50, direct.Latency.P50), pct(row.Latency.P99, direct.Latency.P99),

@@ -233,7 +233,16 @@ func (r *runner) hookStdio(ctx context.Context) error {
 	defer onOwn.Close()
 	ownConn := GoSDKDirect(onOwn, InstantCall)
 	ownConn.Name = SubjectStdioConn
-	res, err := Interleave(ctx, []*Subject{PluginHook(r.plugin, InstantCall), unsupervised, GoSDKDirect(r.direct, InstantCall), ownConn, raw.Subject(InstantCall)},
+	// The same plugin with tracing on: a span per call, exported nowhere.
+	tp := TracingProvider()
+	defer func() { _ = tp.Shutdown(context.Background()) }()
+	traced, err := plugin.Connect(ctx, r.stdio, plugin.WithTracerProvider(tp))
+	if err != nil {
+		return err
+	}
+	defer traced.Close()
+	res, err := Interleave(ctx, []*Subject{PluginHook(r.plugin, InstantCall), unsupervised, TracedPluginHook(traced, InstantCall),
+		GoSDKDirect(r.direct, InstantCall), ownConn, raw.Subject(InstantCall)},
 		r.cfg.HookRounds, r.cfg.HookPerRound, r.cfg.HookWarmup)
 	if err != nil {
 		return err

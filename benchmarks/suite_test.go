@@ -50,6 +50,7 @@ func TestQuickRun(t *testing.T) {
 	require.NoError(t, rep.SVG(&svg))
 	assert.Contains(t, md.String(), "| hook call, stdio | plugin hook |")
 	assert.Contains(t, md.String(), "| hook call, stdio | "+benchmarks.SubjectStdioConn+" |")
+	assert.Contains(t, md.String(), "| hook call, stdio | plugin hook, tracing on |")
 	assert.Contains(t, md.String(), "Targets (reported, not asserted)")
 	assert.True(t, strings.HasPrefix(svg.String(), "<svg"), svg.String())
 	assert.Len(t, rep.Targets(), targets)

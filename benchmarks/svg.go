@@ -29,6 +29,7 @@ type panel struct {
 var subjectColor = map[string]string{
 	nameHook:                  "#1f77b4",
 	SubjectPluginUnsupervised: "#6baed6",
+	SubjectPluginTraced:       "#9467bd",
 	SubjectPluginOwnSystem:    "#1f77b4",
 	SubjectPluginSharedSystem: "#6baed6",
 	nameDirect:                "#2ca02c",
