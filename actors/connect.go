@@ -200,7 +200,7 @@ func listTools(ctx context.Context, s *mcp.ClientSession, logger *zap.Logger) (t
 				continue
 			}
 			if seenName[t.Name] {
-				logger.Warn("mcp server listed a tool twice; keeping the first", zap.String("tool", t.Name))
+				logger.Warn("mcp server listed a tool twice; keeping the first", append(TraceFields(ctx), zap.String("tool", t.Name))...)
 				continue
 			}
 			seenName[t.Name] = true

@@ -253,11 +253,7 @@ func (t *Telemetry) middleware(p peer, logger *zap.Logger) mcp.Middleware {
 					attrs = append(attrs, semconv.RPCResponseStatusCode(code))
 					span.SetAttributes(semconv.RPCResponseStatusCode(code))
 				}
-				desc := errType
-				if err != nil {
-					desc = err.Error()
-				}
-				span.SetStatus(codes.Error, desc)
+				span.SetStatus(codes.Error, statusDescription(errType, err))
 				if ce := logger.Check(zap.DebugLevel, "mcp request failed"); ce != nil {
 					ce.Write(append(TraceFields(ctx), zap.String("method", method), zap.String("error.type", errType), zap.Error(err))...)
 				}
@@ -266,6 +262,19 @@ func (t *Telemetry) middleware(p peer, logger *zap.Logger) mcp.Middleware {
 			return res, err
 		}
 	}
+}
+
+// statusDescription is a failed span's status text: the JSON-RPC error's
+// message, as the conventions ask, else the error, else the error type.
+func statusDescription(errType string, err error) string {
+	var rpc *jsonrpc.Error
+	switch {
+	case errors.As(err, &rpc):
+		return rpc.Message
+	case err != nil:
+		return err.Error()
+	}
+	return errType
 }
 
 // classifyOutcome is the error.type of a request's outcome ("" for
