@@ -148,11 +148,7 @@ func clientOptions(cfg *ConnectionConfig, hooks sessionHooks) *mcp.ClientOptions
 		opts.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}
 	}
 	if opts.Logger == nil {
-		var h slog.Handler = zapslog.NewHandler(cfg.Logger.Core())
-		if cfg.Telemetry != nil {
-			h = traceHandler{h}
-		}
-		opts.Logger = slog.New(h)
+		opts.Logger = slog.New(zapslog.NewHandler(cfg.Logger.Core()))
 	}
 	if h := hooks.progress; h != nil {
 		theirs := opts.ProgressNotificationHandler

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/url"
 	"strconv"
@@ -362,26 +361,6 @@ func TraceFields(ctx context.Context) []zap.Field {
 		return nil
 	}
 	return []zap.Field{zap.String("trace_id", sc.TraceID().String()), zap.String("span_id", sc.SpanID().String())}
-}
-
-// traceHandler adds trace_id and span_id to the slog records (go-sdk's)
-// whose ctx carries a span, as [TraceFields] does for ours.
-type traceHandler struct{ slog.Handler }
-
-func (h traceHandler) Handle(ctx context.Context, r slog.Record) error {
-	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
-		r = r.Clone()
-		r.AddAttrs(slog.String("trace_id", sc.TraceID().String()), slog.String("span_id", sc.SpanID().String()))
-	}
-	return h.Handler.Handle(ctx, r)
-}
-
-func (h traceHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return traceHandler{h.Handler.WithAttrs(attrs)}
-}
-
-func (h traceHandler) WithGroup(name string) slog.Handler {
-	return traceHandler{h.Handler.WithGroup(name)}
 }
 
 // requestIDAttr sets jsonrpc.request.id on the span in ctx, which the
