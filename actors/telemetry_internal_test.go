@@ -37,7 +37,7 @@ func TestPeerAttributes(t *testing.T) {
 			p := peerOf(tc.t)
 			got := map[attribute.Key]string{}
 			for _, kv := range p.attrs {
-				got[kv.Key] = kv.Value.Emit()
+				got[kv.Key] = kv.Value.String()
 			}
 			for k, v := range tc.want {
 				assert.Equal(t, v, got[k], k)

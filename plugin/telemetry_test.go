@@ -94,7 +94,7 @@ func (tel *telemetry) metric(t *testing.T, name string) *metricdata.Metrics {
 func attrs(kvs []attribute.KeyValue) map[string]string {
 	m := map[string]string{}
 	for _, kv := range kvs {
-		m[string(kv.Key)] = kv.Value.Emit()
+		m[string(kv.Key)] = kv.Value.String()
 	}
 	return m
 }
