@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cuca-go/mcpconnector/benchmarks"
+	"github.com/cuca-go/mcpconnector/grid"
 	"github.com/cuca-go/mcpconnector/internal/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
@@ -367,4 +368,20 @@ func BenchmarkToolbox(b *testing.B) {
 		tb := openToolbox(b, benchmarks.ToolboxConfig(1, stdioServer(b)))
 		latency(b, benchmarks.ToolboxHook(tb, "s00__add", benchmarks.InstantCall))
 	})
+}
+
+// BenchmarkGridHook is a hook call through a grain on another member of an
+// in-process cluster (loopback gRPC), the place to profile the grid's hop.
+func BenchmarkGridHook(b *testing.B) {
+	a, stop, err := benchmarks.StartGrid(context.Background(), stdioServer(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(stop)
+	p, err := grid.Connect(context.Background(), a, "s00")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = p.Close() })
+	latency(b, benchmarks.PluginHook(p, benchmarks.InstantCall))
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/asynkron/protoactor-go/remote"
 
 	"github.com/cuca-go/mcpconnector/grid"
+	"github.com/cuca-go/mcpconnector/transport"
 )
 
 // Scenarios of the grid layer, each beside the layer below.
@@ -27,12 +28,12 @@ const (
 	SubjectGridHook = "grid hook"
 )
 
-// startGrid starts two cluster members in this process over loopback gRPC:
-// a, where the caller runs, which hosts no grain, and b, which hosts the
-// grain of server s00 (the benchmark's stdio server).
-func (r *runner) startGrid(ctx context.Context) (a *cluster.Cluster, stop func(), err error) {
+// StartGrid starts two cluster members in this process over loopback gRPC:
+// a, where the caller runs, which hosts no grain, and another, which hosts
+// the grain of server s00, running srv. stop shuts both down.
+func StartGrid(ctx context.Context, srv transport.Stdio) (a *cluster.Cluster, stop func(), err error) {
 	agent := test.NewInMemAgent()
-	cfg := ToolboxConfig(1, r.stdio)
+	cfg := ToolboxConfig(1, srv)
 	name := fmt.Sprintf("bench-%d", time.Now().UnixNano())
 	quiet := actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) })
 	var members []*cluster.Cluster
@@ -72,7 +73,7 @@ func (r *runner) gridHook(ctx context.Context) error {
 		r.progress("grid: skipped under -race (protoactor's cluster races; see grid/main_test.go)")
 		return nil
 	}
-	a, stop, err := r.startGrid(ctx)
+	a, stop, err := StartGrid(ctx, r.stdio)
 	if err != nil {
 		return err
 	}

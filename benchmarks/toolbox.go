@@ -2,7 +2,9 @@ package benchmarks
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/cuca-go/mcpconnector/internal/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -23,6 +25,9 @@ const (
 	SubjectToolboxOpen1   = "toolbox, 1 server"
 	SubjectToolboxOpen10  = "toolbox, 10 servers"
 	SubjectPluginConnect1 = "plugin, 1 server"
+	// SubjectPluginsConnect10 is the floor of opening 10 servers at once on
+	// this machine: 10 plugins connected from 10 goroutines, no toolbox.
+	SubjectPluginsConnect10 = "10 plugins in parallel (floor)"
 )
 
 // ToolboxServers is how many servers the toolbox scenarios open, and
@@ -131,6 +136,24 @@ func (r *runner) toolboxOpen(ctx context.Context) error {
 				return nil, err
 			}
 			return p.Close, nil
+		}},
+		{Name: SubjectPluginsConnect10, Connect: func(ctx context.Context) (func() error, error) {
+			ps := make([]*plugin.McpPlugin, ToolboxServers)
+			errs := make([]error, ToolboxServers)
+			var wg sync.WaitGroup
+			for i := range ps {
+				wg.Go(func() { ps[i], errs[i] = plugin.Connect(ctx, r.stdio) })
+			}
+			wg.Wait()
+			return func() error {
+				for _, p := range ps {
+					if p != nil {
+						wg.Go(func() { _ = p.Close() })
+					}
+				}
+				wg.Wait()
+				return nil
+			}, errors.Join(errs...)
 		}},
 	})
 	if err != nil {

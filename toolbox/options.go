@@ -46,7 +46,8 @@ func WithPluginOptions(opts ...plugin.Option) Option {
 
 // WithActorSystem spawns the toolbox's actors in system, e.g. the host
 // agent's; Close then stops them and leaves the system running. Without it
-// the toolbox has an actor system of its own, shut down by Close.
+// a toolbox with [WithLogger] has an actor system of its own, shut down by
+// Close, and silent toolboxes share one process-wide system.
 func WithActorSystem(system *actor.ActorSystem) Option {
 	return func(o *options) { o.system = system }
 }

@@ -18,6 +18,15 @@ import (
 	"github.com/cuca-go/mcpconnector/transport"
 )
 
+// sharedSystem is the actor system of every toolbox opened without
+// WithActorSystem, WithLogger or WithCluster. It lives as long as the
+// process; Close stops a toolbox's actors in it.
+var sharedSystem = sync.OnceValue(func() *actor.ActorSystem {
+	return actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+		return slog.New(slog.DiscardHandler)
+	}))
+})
+
 // Name is the name a [Toolbox] reports as a [plugin.Plugin].
 const Name = "mcp-toolbox"
 
@@ -105,7 +114,13 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 	if o.cluster != nil {
 		t.system = o.cluster.ActorSystem
 	}
-	if t.system == nil {
+	switch {
+	case t.system != nil:
+	case o.logger == nil:
+		// Silent toolboxes share one system, as silent plugins do: a
+		// system costs ~2.8 MiB and most of a one-server Open.
+		t.system = sharedSystem()
+	default:
 		core := t.logger.Core()
 		t.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 			return slog.New(zapslog.NewHandler(core))
