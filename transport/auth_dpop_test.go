@@ -25,7 +25,7 @@ import (
 // tests has verified its signature already).
 func proofOf(t *testing.T, proof string) (*jose.JSONWebKey, map[string]any) {
 	t.Helper()
-	sig, err := jose.ParseSigned(proof, []jose.SignatureAlgorithm{jose.ES256, jose.ES384, jose.RS256, jose.PS256, jose.EdDSA})
+	sig, err := jose.ParseSignedCompact(proof, []jose.SignatureAlgorithm{jose.ES256, jose.ES384, jose.RS256, jose.PS256, jose.EdDSA})
 	require.NoError(t, err)
 	var claims map[string]any
 	require.NoError(t, json.Unmarshal(sig.UnsafePayloadWithoutVerification(), &claims))
@@ -223,7 +223,7 @@ func TestDPoPHTTPClientAnswersATokenEndpointNonceOnce(t *testing.T) {
 				mu.Unlock()
 				// Not proofOf: a handler's goroutine must not stop the test.
 				var claims map[string]any
-				if sig, err := jose.ParseSigned(r.Header.Get("DPoP"), []jose.SignatureAlgorithm{jose.ES256}); err == nil {
+				if sig, err := jose.ParseSignedCompact(r.Header.Get("DPoP"), []jose.SignatureAlgorithm{jose.ES256}); err == nil {
 					_ = json.Unmarshal(sig.UnsafePayloadWithoutVerification(), &claims)
 				}
 				if rotate || claims["nonce"] != "n-1" {

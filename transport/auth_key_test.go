@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,7 +70,7 @@ func secretsOf(pemText string, key any) []string {
 	}
 	if ec, ok := key.(*ecdsa.PrivateKey); ok {
 		d, _ := ec.Bytes()
-		out = append(out, ec.D.String(), hex.EncodeToString(d), base64.RawURLEncoding.EncodeToString(d))
+		out = append(out, new(big.Int).SetBytes(d).String(), hex.EncodeToString(d), base64.RawURLEncoding.EncodeToString(d))
 	}
 	return out
 }

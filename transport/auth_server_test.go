@@ -347,7 +347,7 @@ func (a *testAS) checkProofFor(w http.ResponseWriter, proof, method, target, tok
 		}
 		return "", false
 	}
-	sig, err := jose.ParseSigned(proof, []jose.SignatureAlgorithm{jose.ES256, jose.ES384, jose.RS256, jose.PS256, jose.EdDSA})
+	sig, err := jose.ParseSignedCompact(proof, []jose.SignatureAlgorithm{jose.ES256, jose.ES384, jose.RS256, jose.PS256, jose.EdDSA})
 	if err != nil || len(sig.Signatures) != 1 {
 		return fail("invalid_dpop_proof", "not a JWS")
 	}

@@ -175,7 +175,10 @@ func run(ctx context.Context, out io.Writer, cfg config) error {
 // toolAnswer prints what became of the model's tool call and returns the MCP
 // server's answer.
 func toolAnswer(out io.Writer, res *client.Result) (string, error) {
-	for _, r := range res.ToolResults() {
+	// The first tool result (or, failing that, the first call no server
+	// took) is the turn's outcome.
+	if results := res.ToolResults(); len(results) > 0 {
+		r := results[0]
 		if r.IsError {
 			fmt.Fprintf(out, "  tool error from the MCP server: %q\n", r.Content)
 			return "", fmt.Errorf("the %s tool failed: %s", r.Name, r.Content)
@@ -183,7 +186,8 @@ func toolAnswer(out io.Writer, res *client.Result) (string, error) {
 		fmt.Fprintf(out, "  tool result from the MCP server: %q\n", r.Content)
 		return r.Content, nil
 	}
-	for _, call := range res.PendingToolCalls() {
+	if calls := res.PendingToolCalls(); len(calls) > 0 {
+		call := calls[0]
 		fmt.Fprintf(out, "  the model called %q, which the MCP server does not offer (arguments %s)\n", call.Name, call.Arguments)
 		return "", fmt.Errorf("the model called the unknown tool %q", call.Name)
 	}

@@ -57,7 +57,10 @@ func toolAnswer(out io.Writer, res *client.Result, tb *toolbox.Toolbox) (answer,
 	for _, t := range tb.Tools() {
 		serverOf[t.Name] = t.Server
 	}
-	for _, r := range res.ToolResults() {
+	// The first tool result (or, failing that, the first call no server
+	// took) is the turn's outcome.
+	if results := res.ToolResults(); len(results) > 0 {
+		r := results[0]
 		server = serverOf[r.Name]
 		if r.IsError {
 			fmt.Fprintf(out, "  tool error from the MCP server: %q (server %q)\n", r.Content, server)
@@ -66,7 +69,8 @@ func toolAnswer(out io.Writer, res *client.Result, tb *toolbox.Toolbox) (answer,
 		fmt.Fprintf(out, "  tool result from the MCP server: %q (server %q)\n", r.Content, server)
 		return r.Content, server, nil
 	}
-	for _, call := range res.PendingToolCalls() {
+	if calls := res.PendingToolCalls(); len(calls) > 0 {
+		call := calls[0]
 		fmt.Fprintf(out, "  the model called %q, which no server of the toolbox offers (arguments %s)\n", call.Name, call.Arguments)
 		return "", "", fmt.Errorf("the model called the unknown tool %q", call.Name)
 	}
