@@ -2,6 +2,7 @@ package benchmarks
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"github.com/asynkron/protoactor-go/remote"
 
 	"github.com/cuca-go/mcpconnector/grid"
+	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
 )
 
@@ -26,7 +28,44 @@ const (
 // Subject names of the grid scenarios.
 const (
 	SubjectGridHook = "grid hook"
+	// SubjectRemoteEcho is the floor of the grid's hop: an Ask of a
+	// trivial grain on the other member that answers at once, over the
+	// same protoactor remote, with none of this module in between.
+	SubjectRemoteEcho = "protoactor remote echo (floor of the hop)"
 )
+
+// echoKind is the kind of the floor's grain: it answers every AwaitReady
+// with an AwaitReady (a message with a wire form, so it crosses the wire).
+const echoKind = "bench-echo"
+
+type echoGrain struct{}
+
+func (echoGrain) Receive(ctx actor.Context) {
+	if _, ok := ctx.Message().(*messages.AwaitReady); ok {
+		ctx.Respond(&messages.AwaitReady{})
+	}
+}
+
+// RemoteEcho asks the echo grain on the other member of a [StartGrid]
+// cluster, as a subject.
+func RemoteEcho(a *cluster.Cluster) *Subject {
+	return &Subject{Name: SubjectRemoteEcho, New: func() Op {
+		return func(context.Context) error {
+			pid := a.Get("echo", echoKind)
+			if pid == nil {
+				return errors.New("no echo grain")
+			}
+			res, err := a.ActorSystem.Root.RequestFuture(pid, &messages.AwaitReady{}, 10*time.Second).Result()
+			if err != nil {
+				return err
+			}
+			if _, ok := res.(*messages.AwaitReady); !ok {
+				return fmt.Errorf("echo answered %T", res)
+			}
+			return nil
+		}
+	}}
+}
 
 // StartGrid starts two cluster members in this process over loopback gRPC:
 // a, where the caller runs, which hosts no grain, and another, which hosts
@@ -40,7 +79,8 @@ func StartGrid(ctx context.Context, srv transport.Stdio) (a *cluster.Cluster, st
 	for _, host := range []bool{false, true} {
 		var kinds []*cluster.Kind
 		if host {
-			kinds = append(kinds, grid.NewKind(cfg))
+			kinds = append(kinds, grid.NewKind(cfg),
+				cluster.NewKind(echoKind, actor.PropsFromProducer(func() actor.Actor { return echoGrain{} })))
 		}
 		c := cluster.New(actor.NewActorSystem(quiet), cluster.Configure(name, test.NewTestProvider(agent), disthash.New(),
 			remote.Configure("127.0.0.1", 0), cluster.WithKinds(kinds...)))
@@ -85,7 +125,7 @@ func (r *runner) gridHook(ctx context.Context) error {
 	defer p.Close()
 	remoteHook := PluginHook(p, InstantCall)
 	remoteHook.Name = SubjectGridHook
-	res, err := Interleave(ctx, []*Subject{remoteHook, PluginHook(r.plugin, InstantCall)},
+	res, err := Interleave(ctx, []*Subject{remoteHook, PluginHook(r.plugin, InstantCall), RemoteEcho(a)},
 		r.cfg.HookRounds, r.cfg.HookPerRound, r.cfg.HookWarmup)
 	if err != nil {
 		return err

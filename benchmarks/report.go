@@ -158,9 +158,13 @@ func (r *Report) Targets() []Target {
 	}
 	if g, p := r.find(ScenarioGridHook, SubjectGridHook, 0), r.find(ScenarioGridHook, nameHook, 0); g != nil && p != nil {
 		added := g.Latency.P50 - p.Latency.P50
+		got := fmt.Sprintf("+%s (%s vs %s)", Dur(added), Dur(g.Latency.P50), Dur(p.Latency.P50))
+		if echo := r.find(ScenarioGridHook, SubjectRemoteEcho, 0); echo != nil {
+			got += fmt.Sprintf("; a bare remote Ask round trip: %s", Dur(echo.Latency.P50))
+		}
 		out = append(out, Target{
 			Goal: "hook call through a grain on another member: p50 at most 150 µs over a local plugin",
-			Got:  fmt.Sprintf("+%s (%s vs %s)", Dur(added), Dur(g.Latency.P50), Dur(p.Latency.P50)),
+			Got:  got,
 			Met:  added <= 150*time.Microsecond,
 		})
 	}
