@@ -148,9 +148,7 @@ func (p *McpPlugin) StartToolCall(ctx context.Context, call ToolCall) *Future {
 	p.snapshot()
 	raw, err := objectText(call.Arguments)
 	if err != nil {
-		f := failedFuture(p.callError(KindValidation, call.Name, err))
-		f.callID, f.name = call.ID, call.Name
-		return f
+		return failedCall(call.ID, call.Name, p.callError(KindValidation, call.Name, err))
 	}
 	return p.call(ctx, call.ID, call.Name, raw)
 }

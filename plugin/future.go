@@ -70,15 +70,17 @@ func (f *Future) giveUp(cause error) error {
 	return f.p.callError(KindInternal, f.name, fmt.Errorf("caller gave up: %w", cause))
 }
 
-// failedFuture is a future that failed before anything was sent.
-func failedFuture(err error) *Future {
-	return &Future{done: true, err: err}
+// failedCall is the future of a call of tool name (callID: the model's
+// ToolCall ID, if any) that failed before anything was sent; its
+// [Future.ToolResult] names the call.
+func failedCall(callID, name string, err error) *Future {
+	return &Future{done: true, err: err, callID: callID, name: name}
 }
 
 // FailedFuture returns a future whose Await returns err at once, for
 // facades that route calls and find nowhere to send one (a toolbox asked
 // for a tool no server has).
-func FailedFuture(err error) *Future { return failedFuture(err) }
+func FailedFuture(err error) *Future { return &Future{done: true, err: err} }
 
 var errUnexpectedReply = errors.New("unrecognised reply from the connection actor")
 

@@ -327,9 +327,7 @@ func (p *McpPlugin) CallTool(ctx context.Context, name string, args any) *Future
 	p.snapshot()
 	raw, err := normalizeArgs(args)
 	if err != nil {
-		f := failedFuture(p.callError(KindValidation, name, err))
-		f.name = name
-		return f
+		return failedCall("", name, p.callError(KindValidation, name, err))
 	}
 	return p.call(ctx, "", name, raw)
 }
@@ -339,9 +337,7 @@ func (p *McpPlugin) CallTool(ctx context.Context, name string, args any) *Future
 // on its own goroutine and sent from there.
 func (p *McpPlugin) call(ctx context.Context, callID, name string, args json.RawMessage) *Future {
 	if p.closed.Load() {
-		f := failedFuture(p.callError(KindInternal, name, errors.New("plugin is closed")))
-		f.callID, f.name = callID, name
-		return f
+		return failedCall(callID, name, p.callError(KindInternal, name, errors.New("plugin is closed")))
 	}
 	f := &Future{p: p, id: p.nextID.Add(1), name: name, callID: callID, callCtx: ctx}
 	if p.approve != nil {
@@ -351,8 +347,7 @@ func (p *McpPlugin) call(ctx context.Context, callID, name string, args json.Raw
 		return f
 	}
 	if err := p.send(ctx, f, args); err != nil {
-		f = failedFuture(err)
-		f.callID, f.name = callID, name
+		return failedCall(callID, name, err)
 	}
 	return f
 }
