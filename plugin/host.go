@@ -140,3 +140,18 @@ type Response struct {
 	Blocks       []Block
 	FinishReason string
 }
+
+// FirstToolCall returns the index of the first [ToolCall] in blocks whose
+// name is a key of known, or -1. It is the pass-through test of the hooks
+// (a plugin's known tools, a toolbox's exposed names): a map lookup per
+// ToolCall, no allocation.
+func FirstToolCall[V any](blocks []Block, known map[string]V) int {
+	for i, b := range blocks {
+		if tc, ok := b.(ToolCall); ok {
+			if _, found := known[tc.Name]; found {
+				return i
+			}
+		}
+	}
+	return -1
+}

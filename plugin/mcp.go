@@ -404,15 +404,7 @@ func (p *McpPlugin) OnStreamChunk(ctx context.Context, chunk *Chunk) error {
 		return nil
 	}
 	byName := p.snapshot().byName
-	first := -1
-	for i, b := range chunk.Blocks {
-		if tc, ok := b.(ToolCall); ok {
-			if _, known := byName[tc.Name]; known {
-				first = i
-				break
-			}
-		}
-	}
+	first := FirstToolCall(chunk.Blocks, byName)
 	if first < 0 {
 		return nil
 	}

@@ -261,15 +261,7 @@ func (t *Toolbox) OnStreamChunk(ctx context.Context, chunk *plugin.Chunk) error 
 		return nil
 	}
 	byName := t.routes.Load().byName
-	first := -1
-	for i, b := range chunk.Blocks {
-		if tc, ok := b.(plugin.ToolCall); ok {
-			if _, known := byName[tc.Name]; known {
-				first = i
-				break
-			}
-		}
-	}
+	first := plugin.FirstToolCall(chunk.Blocks, byName)
 	if first < 0 {
 		return nil
 	}
