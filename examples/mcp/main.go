@@ -8,10 +8,10 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/cuca-go/mcpconnector/client"
 	"github.com/cuca-go/mcpconnector/examples/internal/demomodel"
+	"github.com/cuca-go/mcpconnector/examples/internal/demoserver"
 	"github.com/cuca-go/mcpconnector/examples/internal/observe"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"
@@ -37,7 +37,7 @@ type config struct {
 	// script is the scripted endpoint's behaviour; nil means the default.
 	script *demomodel.Scripted
 	// serverCommand and serverArgs start the MCP server; an empty command
-	// means this executable with serverFlag.
+	// means this executable with demoserver.AddFlag.
 	serverCommand string
 	serverArgs    []string
 
@@ -58,16 +58,7 @@ func configFromEnv() config {
 }
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == serverFlag {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		err := serveAdd(ctx)
-		stop()
-		if err != nil && !errors.Is(err, context.Canceled) {
-			fmt.Fprintln(os.Stderr, "mcp-add-server:", err)
-			os.Exit(1)
-		}
-		return
-	}
+	demoserver.ServeAddIfAsked()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	err := run(ctx, os.Stdout, configFromEnv())
@@ -96,7 +87,7 @@ func run(ctx context.Context, out io.Writer, cfg config) error {
 		if err != nil {
 			return fmt.Errorf("find this executable to run it as the MCP server: %w", err)
 		}
-		command, args = exe, []string{serverFlag}
+		command, args = exe, []string{demoserver.AddFlag}
 	}
 	tel, err := observe.Start(cfg.observe, out)
 	if err != nil {

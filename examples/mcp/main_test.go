@@ -17,16 +17,14 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/cuca-go/mcpconnector/examples/internal/demomodel"
+	"github.com/cuca-go/mcpconnector/examples/internal/demoserver"
 	"github.com/cuca-go/mcpconnector/examples/internal/observe"
 )
 
 // TestMain doubles as the MCP server: run() re-executes os.Executable(),
-// which under test is this test binary, with serverFlag.
+// which under test is this test binary, with demoserver.AddFlag.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == serverFlag {
-		main()
-		return
-	}
+	demoserver.ServeAddIfAsked()
 	goleak.VerifyTestMain(m)
 }
 

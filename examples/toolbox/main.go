@@ -3,16 +3,15 @@ package main
 import (
 	"context"
 	_ "embed"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/cuca-go/mcpconnector/client"
 	"github.com/cuca-go/mcpconnector/examples/internal/demomodel"
+	"github.com/cuca-go/mcpconnector/examples/internal/demoserver"
 	"github.com/cuca-go/mcpconnector/examples/internal/observe"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
@@ -56,16 +55,7 @@ func configFromEnv() config {
 }
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == serverFlag {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		err := serveAdd(ctx)
-		stop()
-		if err != nil && !errors.Is(err, context.Canceled) {
-			fmt.Fprintln(os.Stderr, "mcp-add-server:", err)
-			os.Exit(1)
-		}
-		return
-	}
+	demoserver.ServeAddIfAsked()
 	if len(os.Args) > 2 {
 		fmt.Fprintln(os.Stderr, "usage: toolbox [mcp.json]")
 		os.Exit(2)

@@ -19,18 +19,16 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/cuca-go/mcpconnector/examples/internal/demomodel"
+	"github.com/cuca-go/mcpconnector/examples/internal/demoserver"
 	"github.com/cuca-go/mcpconnector/examples/internal/observe"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
 
 // TestMain doubles as the stdio add server: the bundled mcp.json runs
-// ${MCP_DEMO_SELF}, which under test is this test binary, with serverFlag.
+// ${MCP_DEMO_SELF}, which under test is this test binary, with demoserver.AddFlag.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == serverFlag {
-		main()
-		return
-	}
+	demoserver.ServeAddIfAsked()
 	goleak.VerifyTestMain(m)
 }
 

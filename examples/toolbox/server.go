@@ -14,26 +14,15 @@ import (
 	"github.com/cuca-go/mcpconnector/examples/internal/demoserver"
 )
 
-// serverFlag makes this binary the add server on its stdio. It is a
-// command-line argument, not an environment variable, because a stdio child
-// inherits only a minimal environment.
-const serverFlag = "--mcp-add-server"
-
 // The variables the bundled mcp.json expands; a user's file may use them too.
 const (
-	// selfVar is this executable, which serverFlag turns into the stdio
+	// selfVar is this executable, which demoserver.AddFlag turns into the stdio
 	// add server.
 	selfVar = "MCP_DEMO_SELF"
 	// httpURLVar is the endpoint of the Streamable HTTP add server that
 	// this process serves on loopback.
 	httpURLVar = "MCP_DEMO_HTTP_URL"
 )
-
-// serveAdd runs the add server on stdin and stdout until the client closes
-// the connection or ctx ends.
-func serveAdd(ctx context.Context) error {
-	return demoserver.NewAddServer().Run(ctx, &mcp.StdioTransport{})
-}
 
 // startDemoServers makes the demo servers reachable before mcp.json is read:
 // it serves add over stateless Streamable HTTP on a loopback port and puts

@@ -2,7 +2,12 @@ package demoserver
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
 	"strconv"
+	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -12,6 +17,31 @@ import (
 type addArgs struct {
 	A float64 `json:"a" jsonschema:"the first number"`
 	B float64 `json:"b" jsonschema:"the second number"`
+}
+
+// AddFlag as the first argument makes an example's binary the add server
+// ([NewAddServer]) on its stdio. It is a command-line argument, not an
+// environment variable, because a stdio child inherits only a minimal
+// environment.
+const AddFlag = "--mcp-add-server"
+
+// ServeAddIfAsked serves [NewAddServer] on stdin and stdout and exits when
+// os.Args[1] is [AddFlag]; otherwise it returns at once. Call it first in
+// main (and in TestMain, where the test binary stands in for the example).
+// The server runs until the client closes the connection, or SIGINT or
+// SIGTERM.
+func ServeAddIfAsked() {
+	if len(os.Args) < 2 || os.Args[1] != AddFlag {
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := NewAddServer().Run(ctx, &mcp.StdioTransport{})
+	stop()
+	if err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintln(os.Stderr, "mcp-add-server:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
 }
 
 // NewAddServer returns a go-sdk MCP server with one tool, add, which answers
