@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/url"
@@ -72,9 +71,6 @@ func brokenTransport(err error) bool {
 // codeRejectedByTransport is go-sdk's JSON-RPC code for a message its
 // transport could not send ("rejected by transport").
 const codeRejectedByTransport = -32005
-
-// callOp names a tools/call of tool in a Failure's Op.
-func callOp(tool string) string { return fmt.Sprintf("tools/call %q", tool) }
 
 func resultType(res *mcp.CallToolResult) string {
 	b, err := json.Marshal(res)

@@ -420,7 +420,7 @@ func (c *McpConnection) onCallTool(sender *actor.PID, msg *messages.CallTool) {
 		return
 	case ended:
 		f := *c.failure
-		f.Op = callOp(msg.Name)
+		f.Op = messages.CallOp(msg.Name)
 		c.reply(sender, &messages.CallToolReply{ID: msg.ID, Failure: &f})
 		return
 	}
@@ -655,7 +655,7 @@ func (c *McpConnection) reply(to *actor.PID, msg any) {
 
 func callFailure(msg *messages.CallTool, kind messages.FailureKind, text string) *messages.CallToolReply {
 	return &messages.CallToolReply{ID: msg.ID, Failure: &messages.Failure{
-		Kind: kind, Op: callOp(msg.Name), Message: text,
+		Kind: kind, Op: messages.CallOp(msg.Name), Message: text,
 	}}
 }
 

@@ -426,7 +426,7 @@ func (s *McpSupervisor) onCallTool(ctx actor.Context, msg *messages.CallTool) {
 	if s.retrying {
 		// No session has ever been up: nothing says one will be soon.
 		f := *s.status.LastFailure
-		f.Op, f.Message = callOp(msg.Name), "the server has not come up: "+f.Message
+		f.Op, f.Message = messages.CallOp(msg.Name), "the server has not come up: "+f.Message
 		s.reply(ctx.Sender(), &messages.CallToolReply{ID: msg.ID, Failure: &f})
 		return
 	}
@@ -445,7 +445,7 @@ func (s *McpSupervisor) onCallTool(ctx actor.Context, msg *messages.CallTool) {
 		s.queue = append(s.queue, w)
 	default:
 		f := *s.final
-		f.Op = callOp(msg.Name)
+		f.Op = messages.CallOp(msg.Name)
 		s.reply(ctx.Sender(), &messages.CallToolReply{ID: msg.ID, Failure: &f})
 	}
 }
@@ -470,7 +470,7 @@ func (s *McpSupervisor) onWaitExpired(seq uint64) {
 				cause = s.status.LastFailure.Message
 			}
 			s.reply(w.sender, &messages.CallToolReply{ID: w.msg.ID, Failure: &messages.Failure{
-				Kind: messages.FailureInternal, Op: callOp(w.msg.Name),
+				Kind: messages.FailureInternal, Op: messages.CallOp(w.msg.Name),
 				Message: "no connection within the reconnection wait: " + cause,
 			}})
 			return
@@ -487,7 +487,7 @@ func (s *McpSupervisor) failWaiting(f *messages.Failure) {
 	for _, w := range s.queue {
 		w.timer.Stop()
 		g := *f
-		g.Op = callOp(w.msg.Name)
+		g.Op = messages.CallOp(w.msg.Name)
 		s.reply(w.sender, &messages.CallToolReply{ID: w.msg.ID, Failure: &g})
 	}
 	s.queue = nil

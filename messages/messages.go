@@ -2,6 +2,7 @@ package messages
 
 import (
 	"encoding/json"
+	"strconv"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -115,6 +116,10 @@ type Failure struct {
 	// Message says what happened, with the server's stderr tail when known.
 	Message string
 }
+
+// CallOp is the Op of a failed tools/call of tool: `tools/call "add"`.
+// Every layer names a call's operation with it.
+func CallOp(tool string) string { return "tools/call " + strconv.Quote(tool) }
 
 func (f *Failure) Error() string {
 	if f.Op == "" {

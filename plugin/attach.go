@@ -235,7 +235,7 @@ func (a *attachment) lost(who *actor.PID) {
 			r.mu.Unlock()
 			if ok && c.to.Equal(who) {
 				c.ch <- &messages.CallToolReply{ID: id, Failure: &messages.Failure{
-					Kind: messages.FailureInternal, Op: `tools/call "` + c.msg.Name + `"`,
+					Kind: messages.FailureInternal, Op: messages.CallOp(c.msg.Name),
 					Message: fmt.Sprintf("call in flight when the member hosting the connection (%s) was lost; no answer within %s", who.Address, a.grace),
 				}}
 			}
@@ -256,7 +256,7 @@ func (a *attachment) resend(id uint64) {
 	a.forget(c.to)
 	fail := func(why string) {
 		r.resolve(id, &messages.CallToolReply{ID: id, Failure: &messages.Failure{
-			Kind: messages.FailureInternal, Op: `tools/call "` + c.msg.Name + `"`, Message: why,
+			Kind: messages.FailureInternal, Op: messages.CallOp(c.msg.Name), Message: why,
 		}})
 	}
 	if c.sends >= maxSends {

@@ -217,7 +217,7 @@ func (p *McpPlugin) approveAndSend(ctx context.Context, f *Future, args json.Raw
 	case ctx.Err() != nil:
 		f.ch <- p.callError(KindInternal, f.name, fmt.Errorf("caller gave up: %w", ctx.Err()))
 	case err != nil:
-		f.ch <- &Error{Kind: KindDenied, Server: p.server, Op: fmt.Sprintf("tools/call %q", f.name), Err: err}
+		f.ch <- p.callError(KindDenied, f.name, err)
 	case p.closed.Load():
 		f.ch <- p.callError(KindInternal, f.name, errors.New("plugin is closed"))
 	default:

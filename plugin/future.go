@@ -103,7 +103,7 @@ func (p *McpPlugin) decodeReply(tool string, msg any) (*mcp.CallToolResult, erro
 
 // callError is the error of a call of tool, failed on this side.
 func (p *McpPlugin) callError(kind Kind, tool string, err error) *Error {
-	e := &Error{Kind: kind, Server: p.server, Op: fmt.Sprintf("tools/call %q", tool), Err: err}
+	e := &Error{Kind: kind, Server: p.server, Op: messages.CallOp(tool), Err: err}
 	if kind == KindValidation {
 		e.Schema = ArgumentsSchema
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
+	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/plugin"
 )
 
@@ -243,7 +244,7 @@ func sortTable(rt *routeTable) {
 func (t *Toolbox) CallTool(ctx context.Context, name string, args any) *plugin.Future {
 	r, ok := t.routes.Load().byName[name]
 	if !ok {
-		return plugin.FailedFuture(&plugin.Error{Kind: plugin.KindInternal, Op: fmt.Sprintf("tools/call %q", name), Err: ErrUnknownTool})
+		return plugin.FailedFuture(&plugin.Error{Kind: plugin.KindInternal, Op: messages.CallOp(name), Err: ErrUnknownTool})
 	}
 	return r.server.plugin.CallTool(ctx, r.tool, args)
 }
