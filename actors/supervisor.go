@@ -443,6 +443,12 @@ func (s *McpSupervisor) onCallTool(ctx actor.Context, msg *messages.CallTool) {
 		w := &waitingCall{seq: seq, sender: ctx.Sender(), msg: msg}
 		w.timer = time.AfterFunc(wait, func() { s.system.Root.Send(s.self, &waitExpired{seq: seq}) })
 		s.queue = append(s.queue, w)
+	case Closed:
+		// Stopping (closed, or a grain handed over): the call never reached
+		// the connection. It is answered as the dead letter it would be a
+		// moment later, so that a caller on another member (an attached
+		// facade) sends it to the actor's next home.
+		s.bounce(ctx.Sender())
 	default:
 		f := *s.final
 		f.Op = messages.CallOp(msg.Name)
@@ -501,8 +507,22 @@ func (s *McpSupervisor) stop() {
 	f := &messages.Failure{Kind: messages.FailureInternal, Op: "session", Message: "connection closed"}
 	s.giveUp.Store(f)
 	s.final = f
+	// Calls waiting for a reconnection were never sent: bounced, like the
+	// calls that arrive from now on.
+	for _, w := range s.queue {
+		w.timer.Stop()
+		s.bounce(w.sender)
+	}
+	s.queue = nil
 	s.failWaiting(f)
 	s.setState(Closed)
+}
+
+// bounce answers a call this supervisor will not serve, and that never
+// reached the server, with protoactor's dead-letter answer: a local plugin
+// fails its calls with it, an attached facade sends the call again.
+func (s *McpSupervisor) bounce(to *actor.PID) {
+	s.reply(to, &actor.DeadLetterResponse{Target: s.self})
 }
 
 // countRestart counts one restart, for Status and for telemetry.

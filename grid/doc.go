@@ -32,8 +32,10 @@
 //     connects to the server anew; the facade refreshes its tools.
 //   - A member leaves gracefully: its grains stop after their calls in
 //     flight finish (plugin.WithDrainTimeout); a call that reaches a grain
-//     that has stopped comes back as a dead letter and is sent to the
-//     grain's new home, so none fails and none is lost.
+//     that is stopping, or has stopped, comes back as a dead letter and is
+//     sent to the grain's new home. None is lost silently; one that reaches
+//     the member in its last instant, as protoactor's remote shuts down,
+//     can fail after the loss grace.
 //   - A caller's cancelled ctx cancels the call on the hosting member's
 //     server.
 package grid

@@ -263,15 +263,32 @@ func (a *attachment) resend(id uint64) {
 		fail(fmt.Sprintf("the connection actor was gone %d times in a row", c.sends))
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	if !c.msg.Deadline.IsZero() {
-		ctx, cancel = context.WithDeadline(context.Background(), c.msg.Deadline)
+		deadline = c.msg.Deadline
 	}
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
-	pid, err := a.current(ctx)
-	if err != nil {
-		fail(err.Error())
-		return
+	// The home the call bounced off is gone, but a cluster may go on
+	// naming it for a moment (a member leaving drains its grains before it
+	// leaves the lookup): look again until the lookup names another.
+	var pid *actor.PID
+	for wait := 50 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+		var err error
+		if pid, err = a.current(ctx); err != nil {
+			fail(err.Error())
+			return
+		}
+		if !pid.Equal(c.to) {
+			break
+		}
+		a.forget(pid)
+		select {
+		case <-ctx.Done():
+			fail(fmt.Sprintf("the connection actor is gone and the locator found no other: %v", ctx.Err()))
+			return
+		case <-time.After(wait):
+		}
 	}
 	r.mu.Lock()
 	c, ok = r.pending[id]
