@@ -385,3 +385,21 @@ func BenchmarkGridHook(b *testing.B) {
 	b.Cleanup(func() { _ = p.Close() })
 	latency(b, benchmarks.PluginHook(p, benchmarks.InstantCall))
 }
+
+// BenchmarkTurn streams one model turn asking for 1, then 4, calls of a
+// 100 ms tool through the client with the plugin registered: the calls of
+// a turn run together, so calls=4 should take about what calls=1 does.
+func BenchmarkTurn(b *testing.B) {
+	p := connectPlugin(b, stdioServer(b))
+	for _, n := range []int{1, 4} {
+		b.Run(fmt.Sprintf("calls=%d", n), func(b *testing.B) {
+			srv := benchmarks.NewScriptedTurn(n, benchmarks.TurnCall)
+			b.Cleanup(srv.Close)
+			s, err := benchmarks.Turn(fmt.Sprintf("%d calls", n), srv, n, p, benchmarks.TurnCall)
+			if err != nil {
+				b.Fatal(err)
+			}
+			latency(b, s)
+		})
+	}
+}

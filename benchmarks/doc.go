@@ -26,7 +26,14 @@
 //   - connect time (spawn or dial, server/discover, every tools/list page) and
 //     the heap, stacks and goroutines each idle connection holds ([Idle];
 //     target over stdio: at most 50 KiB);
-//   - connect with tools/list over 1,000 tools in 10 pages.
+//   - connect with tools/list over 1,000 tools in 10 pages;
+//   - each layer beside the one below: the stdio hook call with tracing on,
+//     a toolbox of 10 servers × 50 tools against one plugin, a hook call
+//     through a cluster grain on another member against a local plugin;
+//   - one model turn through [client.Client], streamed by a scripted
+//     endpoint on loopback ([ScriptedTurn], [Turn]), asking for 4 calls of a
+//     100 ms tool against a turn of 1 call (target: at most 1.2x, which only
+//     calls run together can meet).
 //
 // Every server runs in a child process, so allocation counts and CPU time
 // are the client's alone: [testserver.RunBenchIfChild] must run first in
@@ -38,13 +45,14 @@
 //
 // # Running
 //
-//	go run ./benchmarks/report                            # full run, ~75 s: table on stdout, benchmarks/out/report.{md,svg}
+//	go run ./benchmarks/report                            # full run, about 4 minutes: table on stdout, docs/benchmarks-table.md, benchmarks/out/report.{md,svg}
 //	go run ./benchmarks/report -svg benchmarks/report.svg # also refresh the committed chart
 //	go run ./benchmarks/report -quick                     # smoke test, seconds
 //	go test ./benchmarks -run '^$' -bench . -benchtime 200x
 //
-// benchmarks/out is not committed; benchmarks/report.svg is the chart of the
-// run the README quotes.
+// A full run writes docs/benchmarks-table.md, the one place the measured
+// figures live; benchmarks/out is not committed; benchmarks/report.svg is
+// the chart of the run that page holds.
 //
 // # Profiling
 //

@@ -176,6 +176,9 @@ func (r *Report) Targets() []Target {
 			Met:  x >= 12,
 		})
 	}
+	if t, ok := r.turnTarget(); ok {
+		out = append(out, t)
+	}
 	for _, sc := range []string{ScenarioIdleHTTP, ScenarioIdleStdio} {
 		if row := r.find(sc, SubjectPluginOwnSystem, 0); row != nil && row.Idle != nil {
 			got := fmt.Sprintf("%s and %.1f goroutines per connection", bytesStr(row.Idle.HeapPerConn), row.Idle.GoroutinesPerConn)
@@ -243,6 +246,8 @@ func (r *Report) note(row *Row) string {
 		if one := r.find(row.Scenario, SubjectToolboxOpen1, 0); row.Subject != SubjectToolboxOpen1 && one != nil {
 			return fmt.Sprintf("%.2fx the toolbox of 1 server", float64(row.Latency.P50)/float64(one.Latency.P50))
 		}
+	case ScenarioTurn:
+		return r.turnNote(row)
 	case ScenarioWide:
 		if direct := r.find(row.Scenario, nameDirect, 0); row.Subject == "plugin" && direct != nil {
 			return fmt.Sprintf("p50 %+.1f%%, CPU %+.1f%% vs go-sdk direct", pct(row.Latency.P50, direct.Latency.P50), pct(row.CPUPerOp, direct.CPUPerOp))

@@ -39,12 +39,15 @@ type Config struct {
 	// ToolboxOpenRounds opens, per subject, a toolbox of 1 and of 10 stdio
 	// servers, and a plugin.
 	ToolboxOpenRounds int
+	// TurnRounds streams, per subject, one model turn of 1 and of 4 calls
+	// of a 100 ms tool.
+	TurnRounds int
 	// Progress, if not nil, receives a line per step.
 	Progress io.Writer
 }
 
-// FullConfig is the measurement the README reports; it runs in about 75
-// seconds on two cores.
+// FullConfig is the measurement the benchmarks page of the docs reports;
+// it runs in about 4 minutes on two cores.
 func FullConfig() Config {
 	return Config{
 		PassBatches: 200, PassBatchSize: 10000,
@@ -53,6 +56,7 @@ func FullConfig() Config {
 		InstantFor: 1500 * time.Millisecond, WaitFor: 2 * time.Second, ThroughputRounds: 4,
 		IdleStdio: 16, IdleHTTP: 32,
 		WideRounds: 6, ToolboxOpenRounds: 8,
+		TurnRounds: 20,
 	}
 }
 
@@ -65,6 +69,7 @@ func QuickConfig() Config {
 		InstantFor: 50 * time.Millisecond, WaitFor: 50 * time.Millisecond, ThroughputRounds: 1,
 		IdleStdio: 2, IdleHTTP: 2,
 		WideRounds: 1, ToolboxOpenRounds: 1,
+		TurnRounds: 1,
 	}
 }
 
@@ -126,6 +131,7 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 		{ScenarioToolboxHook, r.toolboxHook},
 		{ScenarioToolboxOpen, r.toolboxOpen},
 		{ScenarioGridHook, r.gridHook},
+		{ScenarioTurn, r.turn},
 	}
 	for _, s := range steps {
 		r.progress("%s", s.name)

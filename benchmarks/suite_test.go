@@ -33,10 +33,11 @@ func TestQuickRun(t *testing.T) {
 		benchmarks.ScenarioInstant, benchmarks.ScenarioWait, benchmarks.ScenarioIdleStdio,
 		benchmarks.ScenarioIdleHTTP, benchmarks.ScenarioWide,
 		benchmarks.ScenarioToolboxPass, benchmarks.ScenarioToolboxHook, benchmarks.ScenarioToolboxOpen,
+		benchmarks.ScenarioTurn,
 	} {
 		assert.NotZero(t, scenarios[sc], sc)
 	}
-	targets := 12
+	targets := 13
 	if !raceEnabled { // the grid's rows need a cluster, which -race cannot run
 		for _, sc := range []string{benchmarks.ScenarioGridHook, benchmarks.ScenarioGridWait} {
 			assert.NotZero(t, scenarios[sc], sc)
@@ -51,6 +52,7 @@ func TestQuickRun(t *testing.T) {
 	assert.Contains(t, md.String(), "| hook call, stdio | plugin hook |")
 	assert.Contains(t, md.String(), "| hook call, stdio | "+benchmarks.SubjectStdioConn+" |")
 	assert.Contains(t, md.String(), "| hook call, stdio | plugin hook, tracing on |")
+	assert.Contains(t, md.String(), "| "+benchmarks.ScenarioTurn+" | "+benchmarks.SubjectTurn4+" |")
 	assert.Contains(t, md.String(), "Targets (reported, not asserted)")
 	assert.True(t, strings.HasPrefix(svg.String(), "<svg"), svg.String())
 	assert.Len(t, rep.Targets(), targets)

@@ -32,12 +32,17 @@
 // tool calls (tool_calls, whose arguments arrive in fragments, several calls
 // told apart by their index). Deltas of one kind come in runs; a block is
 // complete when a delta of another kind or another tool call begins, or
-// when the server sends its finish_reason. Each complete block is one
-// [plugin.Chunk] handed to the hooks, so a plugin always sees a tool call
-// with all its arguments, and the stream waits while the hook runs it.
+// when the server sends its finish_reason. A complete Thinking or Text block
+// is handed to the hooks at once, as a [plugin.Chunk] of its own. Complete
+// tool calls wait for the end of their run (the calls streamed one after
+// another, in practice all the calls of a turn) and are handed over
+// together, in one chunk in the model's order, so a plugin that runs a
+// chunk's calls concurrently (the MCP plugin and the toolbox do) runs the
+// turn's calls at once. A plugin always sees a tool call with all its
+// arguments, and the stream waits while the hooks run.
 //
 // [Result.ThinkingBlocks] counts reasoning deltas, one per delta, which is
-// what SEED.md's example prints as "thinking blocks"; the Thinking blocks in
+// what the mcp example prints as "thinking blocks"; the Thinking blocks in
 // [Result.Blocks] merge each run of them into one.
 //
 // # Sections

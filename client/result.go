@@ -23,7 +23,7 @@ type Result struct {
 	// ThinkingBlocks counts the streamed deltas that carried reasoning text
 	// (the reasoning_content or reasoning field), one per delta. Servers
 	// stream reasoning roughly a token per delta, so this is about the
-	// number of reasoning tokens; it is the number SEED.md's example prints
+	// number of reasoning tokens; it is the number the mcp example prints
 	// as "thinking blocks". The Thinking blocks in Blocks are fewer: each
 	// run of reasoning deltas is merged into one.
 	ThinkingBlocks int

@@ -13,16 +13,22 @@ import (
 //
 //  1. OnRequest, on a copy of req (the caller's request is not modified), so
 //     plugins may add tools or messages;
-//  2. OnStreamChunk, once per complete block, while the stream waits: a
-//     chunk holds one block (a Thinking or Text run, or a ToolCall whose
-//     arguments are complete) and each plugin sees the chunk as the plugins
-//     before it left it;
-//  3. ExecuteLocalTool, offered each ToolCall still in the chunk; the first
-//     plugin that handles it replaces it with its ToolResult;
+//  2. OnStreamChunk, while the stream waits, each plugin seeing the chunk as
+//     the plugins before it left it. A Thinking or Text run is a chunk of
+//     its own as soon as it is complete. ToolCalls wait for the rest of
+//     their run: every call the model streams one after another (in
+//     practice, all the calls of one turn) is handed over in one chunk, in
+//     the model's order, once the run ends (a Thinking or Text delta
+//     begins, or the server sends its finish_reason), so a plugin can run
+//     them concurrently;
+//  3. ExecuteLocalTool, offered each ToolCall still in the chunk, in order;
+//     the first plugin that handles it replaces it with its ToolResult;
 //  4. OnResponseComplete, once, on the final blocks, after the server's
 //     finish_reason.
 //
-// A tool call whose arguments were cut off is never handed to a hook.
+// A tool call whose arguments were cut off is never handed to a hook, and
+// neither are the complete calls of a run the stream broke off (they stay in
+// [Result.Blocks] as ToolCalls: no tool of an unfinished answer runs).
 //
 // Stream returns an error when the request cannot be mapped ([ErrRequest]),
 // the server answers with an HTTP error status ([*StatusError]),
@@ -52,21 +58,53 @@ func (c *Client) Stream(ctx context.Context, req *plugin.Request) (*Result, erro
 	var (
 		res = &Result{}
 		asm assembler
+		// calls is the run of complete ToolCalls not yet handed to the
+		// hooks: they go together, in one chunk, when the run ends.
+		calls []plugin.Block
 	)
-	// deliver runs the chunk hooks on each completed block and keeps what
-	// they leave.
+	// run hands one chunk to the hooks and keeps what they leave.
+	run := func(blocks []plugin.Block) error {
+		out, err := c.runChunk(ctx, blocks)
+		res.Blocks = append(res.Blocks, out...)
+		return err
+	}
+	// runCalls hands the pending run of ToolCalls to the hooks.
+	runCalls := func() error {
+		if len(calls) == 0 {
+			return nil
+		}
+		blocks := calls
+		calls = nil
+		return run(blocks)
+	}
+	// deliver takes the blocks the assembler completed: a Thinking or Text
+	// block goes to the hooks at once (after the calls before it), a
+	// ToolCall joins the pending run.
 	deliver := func(blocks []plugin.Block) error {
 		for _, b := range blocks {
-			out, err := c.runChunk(ctx, b)
-			res.Blocks = append(res.Blocks, out...)
-			if err != nil {
+			if _, ok := b.(plugin.ToolCall); ok {
+				calls = append(calls, b)
+				continue
+			}
+			if err := runCalls(); err != nil {
 				return err
 			}
+			if err := run([]plugin.Block{b}); err != nil {
+				return err
+			}
+		}
+		// A run of calls ends when a block of another kind is open.
+		if asm.open != kindToolCall {
+			return runCalls()
 		}
 		return nil
 	}
 	// finish records what the assembler learnt; it runs on every way out.
+	// Calls still pending were not handed to the hooks: they stay in the
+	// answer as the model made them.
 	finish := func() {
+		res.Blocks = append(res.Blocks, calls...)
+		calls = nil
 		res.ThinkingBlocks = asm.thinkingDeltas
 		res.ToolCalls = asm.calls
 	}
@@ -109,11 +147,11 @@ func (c *Client) Stream(ctx context.Context, req *plugin.Request) (*Result, erro
 	return res, nil
 }
 
-// runChunk runs OnStreamChunk of every plugin on a one-block chunk, then
+// runChunk runs OnStreamChunk of every plugin on a chunk of blocks, then
 // offers each remaining ToolCall to ExecuteLocalTool. It returns the blocks
 // the plugins left, even on error.
-func (c *Client) runChunk(ctx context.Context, b plugin.Block) ([]plugin.Block, error) {
-	chunk := &plugin.Chunk{Blocks: []plugin.Block{b}}
+func (c *Client) runChunk(ctx context.Context, blocks []plugin.Block) ([]plugin.Block, error) {
+	chunk := &plugin.Chunk{Blocks: blocks}
 	for _, p := range c.plugins {
 		if err := p.OnStreamChunk(ctx, chunk); err != nil {
 			return chunk.Blocks, hookError(p, "OnStreamChunk", err)

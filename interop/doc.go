@@ -15,8 +15,11 @@
 // node:http.
 //
 // TestInterop is the matrix; with MCPCONNECTOR_INTEROP_TABLE naming a file
-// it writes the results there as the Markdown table the README shows. A
-// cell an SDK cannot fill says why ("n/a") instead of passing silently.
+// it writes the results there as a Markdown page, the one the docs hold:
+//
+//	MCPCONNECTOR_INTEROP_TABLE=$PWD/docs/interop-table.md go test -count=1 -run TestInterop ./interop/
+//
+// A cell an SDK cannot fill says why ("n/a") instead of passing silently.
 // setup.sh installs the pinned Node.js and packages into interop/.cache
 // with npm; the tests run it when the cache is missing. When Node.js cannot
 // be had, the TypeScript rows say "not run" and why, and with CI=true the

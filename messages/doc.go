@@ -1,9 +1,22 @@
 // Package messages is the protocol the McpConnection actor speaks: plain data
 // structs, nothing else. A message holds strings, numbers, byte slices,
 // json.RawMessage, times, and go-sdk's JSON-serialisable protocol types; never
-// a channel, context or func, so that it can cross a process boundary later.
+// a channel, context or func, so that it can cross a process boundary: each
+// message has a protobuf wire form (wire.proto, the generated Wire* types),
+// which protoactor's remote carries between the members of a cluster, and MCP
+// payloads travel in it as their JSON, losslessly.
 //
 // Each message says who sends it and what reply it gets. Calls carry an ID,
 // chosen by the sender and unique per connection, and a Deadline; a call whose
 // deadline has passed is answered with a failure and never sent to the server.
+// A failure is data too: a [Failure] (its [FailureKind], the operation and a
+// message) travels in the reply, across the wire as well, never as a Go
+// error value.
+//
+// # Sections
+//
+//   - Connecting: [AwaitReady] → [Ready] or [Failure].
+//   - Calling: [CallTool] → [CallToolReply]; [CancelCall]; [CallProgress]
+//     while a call runs; [CallOp] names a call's operation in errors.
+//   - Tool lists: [RefreshTools], [WatchTools], [UnwatchTools].
 package messages

@@ -1,5 +1,5 @@
-// Command mcp is SEED.md's example, end to end: a model calls a tool that an
-// MCP server offers, the server computes the answer, and a second turn
+// Command mcp is the plugin's example, end to end: a model calls a tool that
+// an MCP server offers, the server computes the answer, and a second turn
 // answers from it.
 //
 // It re-executes its own binary with --mcp-add-server as a stdio MCP server

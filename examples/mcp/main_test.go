@@ -28,8 +28,9 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// wantSEEDOutput asserts the lines SEED.md's example prints.
-func wantSEEDOutput(t *testing.T, out string) {
+// wantStory asserts the lines the example prints on the scripted model: the
+// discovered tool, the server's result, then the second turn's reply.
+func wantStory(t *testing.T, out string) {
 	t.Helper()
 	assert.Contains(t, out, "Discovered over stdio, from tools/list:\n  add: Add two numbers and return their sum\n")
 	assert.Contains(t, out, "Turn 1: the model calls the MCP tool, the child process answers\n"+
@@ -42,7 +43,7 @@ func TestRunScripted(t *testing.T) {
 	var out bytes.Buffer
 	require.NoError(t, run(t.Context(), &out, config{baseURL: demomodel.ScriptedTarget}))
 	t.Log("\n" + out.String())
-	wantSEEDOutput(t, out.String())
+	wantStory(t, out.String())
 	assert.Contains(t, out.String(), "built-in scripted endpoint")
 	assert.Contains(t, out.String(), "reply (scripted): The sum of 21 and 21 is 42.")
 	assert.NotContains(t, out.String(), "thinking blocks: 0", "the script streams reasoning on both turns")
@@ -59,7 +60,7 @@ func TestRunFallsBackWhenNothingAnswers(t *testing.T) {
 	first, _, _ := strings.Cut(out.String(), "\n")
 	assert.True(t, strings.HasPrefix(first, "No LLM answered at "+closed+" ("), "got %q", first)
 	assert.Contains(t, first, "scripted")
-	wantSEEDOutput(t, out.String())
+	wantStory(t, out.String())
 }
 
 func TestRunAgainstAGivenServer(t *testing.T) {
@@ -71,7 +72,7 @@ func TestRunAgainstAGivenServer(t *testing.T) {
 	var out bytes.Buffer
 	require.NoError(t, run(t.Context(), &out, config{baseURL: srv.URL + "/v1", model: "my-model"}))
 	assert.True(t, strings.HasPrefix(out.String(), "Model: my-model at "+srv.URL+"/v1\n"), out.String())
-	wantSEEDOutput(t, out.String())
+	wantStory(t, out.String())
 	assert.Contains(t, out.String(), "  reply: The sum of 21 and 21 is 42.")
 }
 
@@ -136,7 +137,7 @@ func TestBinary(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	require.NoError(t, cmd.Run(), "stderr:\n%s", stderr.String())
-	wantSEEDOutput(t, stdout.String())
+	wantStory(t, stdout.String())
 	assert.Empty(t, stderr.String())
 }
 
@@ -157,7 +158,7 @@ func TestRunPrintsSpansAndServesMetrics(t *testing.T) {
 			scraped = string(b)
 		},
 	}))
-	wantSEEDOutput(t, out.String())
+	wantStory(t, out.String())
 	assert.Contains(t, out.String(), "Metrics for Prometheus at http://127.0.0.1:")
 	for _, span := range []string{`"Name": "tools/call add"`, `"Name": "server/discover"`, `"Name": "tools/list"`, `"Name": "mcp connect"`, `"Name": "turn 1"`} {
 		assert.Contains(t, out.String(), span)

@@ -1,13 +1,42 @@
-// Command toolbox is SEED.md's two-turn story with many MCP servers behind
-// one plugin: a [toolbox.Toolbox] opened from an mcp.json, the file Claude
-// Desktop, Claude Code, Cursor, Gemini CLI and VS Code read.
+// Command toolbox opens the MCP servers of an mcp.json (the file Claude
+// Desktop, Claude Code, Cursor, Gemini CLI and VS Code read) as one
+// [toolbox.Toolbox] and tells what is there: point it at your own file to
+// see which servers come up, which fail and why, and what each tool is
+// called and does; call one tool to see what a model would read. With no
+// file it runs a two-turn demo on a bundled one.
 //
-// It reads the mcp.json named by its first argument, or a bundled one
-// (mcp.json beside this file, embedded in the binary); opens every enabled
-// server in parallel with [toolbox.Open]; prints the tools by server, each
-// under its exposed name "<server>__<tool>", and the status of any server
-// that is not ready; then streams two turns through [client.Client] with the
-// toolbox registered as the plugin:
+// Usage:
+//
+//	go run ./examples/toolbox                          # the bundled mcp.json and the demo
+//	go run ./examples/toolbox -config ~/.cursor/mcp.json  # your own: list the servers and tools
+//	go run ./examples/toolbox mcp.json                 # the same, positional
+//	go run ./examples/toolbox -config mcp.json -call github__search_issues -args '{"q":"leak"}'
+//	go run ./examples/toolbox -strict mcp.json         # exit 1 unless every server is ready
+//	go run ./examples/toolbox -h                       # the flags
+//
+// It opens every enabled server in parallel with [toolbox.Open] and prints
+// one aligned line per server: its name, its transport, its state as
+// [plugin.State] prints it (ready, failed, ...; "disabled" for a server the
+// file disables) and, when it is not ready, the reason. Under each ready
+// server come its tools, by exposed name ("<server>__<tool>"), each
+// description indented and wrapped. A server that fails to connect, such as
+// one whose command does not exist, does not stop it: its line says why,
+// and the toolbox keeps retrying it in the background.
+//
+// -call TOOL calls one tool by its exposed name, with -args JSON as its
+// arguments (none by default), through the toolbox's hook as a model's tool
+// call goes, and prints the text the model would read: the rendered result,
+// or the error text.
+//
+// Exit status: 0 when every enabled server is ready or reported with its
+// reason; 1 for a file that cannot be read or parsed, with -strict when an
+// enabled server is not ready, when the -call fails, or when the demo
+// fails; 2 for a command line that makes no sense.
+//
+// # The demo
+//
+// With the bundled file (or with -demo on your own), it then streams two
+// turns through [client.Client] with the toolbox registered as the plugin:
 //
 //   - turn 1 publishes every server's tools and asks "What is 21 + 21? Use
 //     the add tool."; the model calls one of the add tools, the toolbox's
@@ -16,16 +45,6 @@
 //     prints the result and the server;
 //   - turn 2 asks the same question with the server's answer in the prompt
 //     and prints the model's reply.
-//
-// A server that fails to connect, such as one whose command does not exist,
-// does not stop the example: its status line shows the error, its tools are
-// absent, and the toolbox keeps retrying it in the background while the
-// story runs with the other servers' tools.
-//
-// Usage:
-//
-//	go run ./examples/toolbox             # the bundled mcp.json
-//	go run ./examples/toolbox mcp.json    # your own
 //
 // # The bundled mcp.json
 //
@@ -51,7 +70,7 @@
 //
 // # The model
 //
-// It talks to llama-server at http://localhost:1234/v1 by default. The
+// The demo talks to llama-server at http://localhost:1234/v1 by default. The
 // environment retargets it at any OpenAI-compatible server:
 //
 //	CUCA_BASE_URL  base URL of the chat-completions API, e.g. http://localhost:11434/v1;

@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -35,9 +38,17 @@ type config struct {
 	model demomodel.Target
 	// apiKey is CUCA_API_KEY, sent as a bearer token; empty sends none.
 	apiKey string
-	// mcpJSON is the path of the mcp.json to run, the first argument;
-	// empty means the bundled one.
+	// mcpJSON is the path of the mcp.json to run, -config or the first
+	// argument; empty means the bundled one.
 	mcpJSON string
+	// demo runs the two-turn story after the listing: the default for the
+	// bundled file, -demo for a user's.
+	demo bool
+	// strict makes a server that is not ready an error (-strict).
+	strict bool
+	// call, if set, is the exposed name of the one tool to call (-call),
+	// with args (-args) as its arguments, instead of the story.
+	call, args string
 
 	// observe is CUCA_TRACE and CUCA_METRICS_ADDR.
 	observe observe.Config
@@ -54,16 +65,84 @@ func configFromEnv() config {
 	}
 }
 
+// usage is the text of -h, before the flags.
+const usage = `Usage: toolbox [flags] [mcp.json]
+
+Opens every enabled server of an mcp.json (the bundled demo file when none
+is given) as one toolbox and prints one line per server: its name, its
+transport, its state (ready, failed, ...) and, when it is not ready, why;
+under each, its tools by exposed name with their descriptions.
+
+With the bundled file it then runs the two-turn demo: a model (llama-server
+at http://localhost:1234/v1, or a built-in scripted one when nothing answers
+there; CUCA_BASE_URL, CUCA_MODEL and CUCA_API_KEY retarget it) calls an add
+tool through the toolbox, and a second turn answers from the result.
+
+Exit status: 0 when every enabled server is ready or reported with its
+reason; 1 for a file that cannot be read or parsed, with -strict when a
+server is not ready, with -call when the call fails, or when the demo fails;
+2 for bad flags.
+
+Flags:
+`
+
+// parseArgs reads the command line into cfg. For -h it prints the usage to
+// stdout and returns flag.ErrHelp; for a command line that makes no sense it
+// says why on stderr and returns an error.
+func parseArgs(args []string, stdout, stderr io.Writer, cfg *config) error {
+	fs := flag.NewFlagSet("toolbox", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {} // -h prints the usage to stdout; a mistake, a hint to stderr
+	fs.StringVar(&cfg.mcpJSON, "config", "", "the mcp.json to open (or give it as the only argument)")
+	fs.BoolVar(&cfg.strict, "strict", false, "exit 1 when any enabled server is not ready")
+	fs.StringVar(&cfg.call, "call", "", "call this tool (its exposed name, e.g. github__search_issues) and print what the model would read, instead of the demo")
+	fs.StringVar(&cfg.args, "args", "", "the arguments of -call, a JSON object (default none)")
+	demo := fs.Bool("demo", false, "run the two-turn demo on a file of your own too (it needs a tool whose name ends in add)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fmt.Fprint(stdout, usage)
+			fs.PrintDefaults()
+			return err
+		}
+		fmt.Fprintln(stderr, hint)
+		return err
+	}
+	switch rest := fs.Args(); {
+	case len(rest) > 1:
+		return usageError(fs, "at most one mcp.json, got %d arguments", len(rest))
+	case len(rest) == 1 && cfg.mcpJSON != "" && rest[0] != cfg.mcpJSON:
+		return usageError(fs, "two files: -config %s and %s", cfg.mcpJSON, rest[0])
+	case len(rest) == 1:
+		cfg.mcpJSON = rest[0]
+	}
+	if cfg.args != "" && cfg.call == "" {
+		return usageError(fs, "-args needs -call")
+	}
+	cfg.demo = cfg.call == "" && (cfg.mcpJSON == "" || *demo)
+	return nil
+}
+
+// hint follows every complaint about the command line.
+const hint = "Run toolbox -h for the flags."
+
+// errUsage marks a command line that makes no sense: exit status 2.
+var errUsage = errors.New("usage")
+
+func usageError(fs *flag.FlagSet, format string, args ...any) error {
+	fmt.Fprintf(fs.Output(), "toolbox: "+format+"\n", args...)
+	fmt.Fprintln(fs.Output(), hint)
+	return errUsage
+}
+
 func main() {
 	demoserver.ServeAddIfAsked()
-	if len(os.Args) > 2 {
-		fmt.Fprintln(os.Stderr, "usage: toolbox [mcp.json]")
-		os.Exit(2)
-	}
-
 	cfg := configFromEnv()
-	if len(os.Args) == 2 {
-		cfg.mcpJSON = os.Args[1]
+	switch err := parseArgs(os.Args[1:], os.Stdout, os.Stderr, &cfg); {
+	case errors.Is(err, flag.ErrHelp):
+		os.Exit(0)
+	case err != nil:
+		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	err := run(ctx, os.Stdout, cfg)
@@ -74,9 +153,9 @@ func main() {
 	}
 }
 
-// run is the example: open every server of the mcp.json as one toolbox, let
-// the model call an add tool, then ask again with the server's answer in
-// the prompt.
+// run is the example: open every server of the mcp.json as one toolbox and
+// list them; then call the one tool of -call, or let the model call an add
+// tool and ask again with the server's answer in the prompt.
 func run(ctx context.Context, out io.Writer, cfg config) error {
 	stopDemoServers, err := startDemoServers()
 	if err != nil {
@@ -90,11 +169,13 @@ func run(ctx context.Context, out io.Writer, cfg config) error {
 		return err
 	}
 
-	endpoint, err := demomodel.Choose(ctx, out, cfg.model)
-	if err != nil {
-		return err
+	var endpoint *demomodel.Endpoint
+	if cfg.demo {
+		if endpoint, err = demomodel.Choose(ctx, out, cfg.model); err != nil {
+			return err
+		}
+		defer endpoint.Close()
 	}
-	defer endpoint.Close()
 
 	tel, err := observe.Start(cfg.observe, out)
 	if err != nil {
@@ -120,6 +201,17 @@ func run(ctx context.Context, out io.Writer, cfg config) error {
 	}
 
 	printServers(out, source, servers, tb)
+	if cfg.strict {
+		if down := notReady(servers, tb); len(down) > 0 {
+			return fmt.Errorf("-strict: not ready: %s", strings.Join(down, ", "))
+		}
+	}
+	if cfg.call != "" {
+		return callOne(ctx, out, tb, cfg.call, cfg.args)
+	}
+	if !cfg.demo {
+		return nil
+	}
 
 	c, err := client.New(
 		client.WithProvider(client.LlamaCpp),
@@ -185,4 +277,32 @@ func loadServers(path string) (*toolbox.Config, string, error) {
 		return nil, "", err
 	}
 	return servers, path, nil
+}
+
+// callOne calls the tool exposed as name with args through the toolbox's
+// hook, as a model's tool call would go, and prints what the model would
+// read. A name no server exposes, and a call that fails, are errors.
+func callOne(ctx context.Context, out io.Writer, tb *toolbox.Toolbox, name, args string) error {
+	if !tb.HasTool(name) {
+		return fmt.Errorf("-call: no server of the toolbox exposes a tool %q", name)
+	}
+	var raw json.RawMessage
+	if args != "" {
+		raw = json.RawMessage(args)
+	}
+	chunk := &plugin.Chunk{Blocks: []plugin.Block{plugin.ToolCall{ID: "call_1", Name: name, Arguments: raw}}}
+	if err := tb.OnStreamChunk(ctx, chunk); err != nil {
+		return err
+	}
+	res, ok := chunk.Blocks[0].(plugin.ToolResult)
+	if !ok {
+		return fmt.Errorf("-call: the toolbox left %q uncalled", name)
+	}
+	fmt.Fprintln(out)
+	fmt.Fprintf(out, "Called %s: what the model reads\n", name)
+	fmt.Fprintln(out, res.Content)
+	if res.IsError {
+		return fmt.Errorf("-call: %s failed", name)
+	}
+	return nil
 }

@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
@@ -37,12 +40,15 @@ var scripted = demomodel.Target{BaseURL: demomodel.ScriptedTarget}
 
 // bundledServers is the discovery the bundled mcp.json prints.
 const bundledServers = "Discovered from mcp.json (2 servers):\n" +
-	"  local (stdio):\n" +
-	"    local__add: Add two numbers and return their sum\n" +
-	"  remote (http):\n" +
-	"    remote__add: Add two numbers and return their sum\n"
+	"  local   stdio  ready (1 tool)\n" +
+	"    local__add\n" +
+	"      Add two numbers and return their sum\n" +
+	"  remote  http   ready (1 tool)\n" +
+	"    remote__add\n" +
+	"      Add two numbers and return their sum\n"
 
-// wantStory asserts SEED.md's two turns, the tool call answered by server.
+// wantStory asserts the example's two turns (the model calls add, a second
+// turn answers from the result), the tool call answered by server.
 func wantStory(t *testing.T, out, server string) {
 	t.Helper()
 	assert.Contains(t, out, "\n\nTurn 1: the model calls an MCP tool, the toolbox routes the call to its server\n"+
@@ -59,7 +65,7 @@ var (
 
 func TestRunScriptedWithTheBundledFile(t *testing.T) {
 	var out bytes.Buffer
-	require.NoError(t, run(t.Context(), &out, config{model: scripted}))
+	require.NoError(t, run(t.Context(), &out, config{model: scripted, demo: true}))
 	t.Log("\n" + out.String())
 
 	// The whole output, but for the endpoint's port and the number of
@@ -116,7 +122,7 @@ func TestRunFallsBackWhenNothingAnswers(t *testing.T) {
 	require.NoError(t, ln.Close())
 
 	var out bytes.Buffer
-	require.NoError(t, run(t.Context(), &out, config{model: demomodel.Target{DefaultBaseURL: closed}}))
+	require.NoError(t, run(t.Context(), &out, config{model: demomodel.Target{DefaultBaseURL: closed}, demo: true}))
 	first, rest, _ := strings.Cut(out.String(), "\n")
 	assert.True(t, strings.HasPrefix(first, "No LLM answered at "+closed+" ("), "got %q", first)
 	assert.Contains(t, first, "built-in scripted endpoint")
@@ -149,26 +155,163 @@ const userConfig = `{
 // and broken's failure to start.
 func wantUserServers(t *testing.T, out, path string) {
 	t.Helper()
-	_, discovery, ok := strings.Cut(out, "\n\nDiscovered from ")
-	require.True(t, ok, out)
-	discovery, _, _ = strings.Cut(discovery, "\n\n")
-	lines := strings.Split("Discovered from "+discovery, "\n")
+	i := strings.Index(out, "Discovered from ")
+	require.GreaterOrEqual(t, i, 0, out)
+	discovery, _, _ := strings.Cut(out[i:], "\n\n")
+	lines := strings.Split(strings.TrimSuffix(discovery, "\n"), "\n")
 	require.Len(t, lines, 5, discovery)
 	assert.Equal(t, "Discovered from "+path+" (2 servers):", lines[0])
-	assert.Equal(t, "  adder (stdio):", lines[1])
-	assert.Equal(t, "    adder__add: Add two numbers and return their sum", lines[2])
-	assert.Equal(t, "  broken (stdio):", lines[3])
-	assert.True(t, strings.HasPrefix(lines[4], `    status: failed: mcp-connector: io: server "broken" (stdio "/nonexistent/mcp-server"): `), lines[4])
+	assert.Equal(t, "  adder   stdio  ready (1 tool)", lines[1])
+	assert.Equal(t, "    adder__add", lines[2])
+	assert.Equal(t, "      Add two numbers and return their sum", lines[3])
+	assert.True(t, strings.HasPrefix(lines[4], `  broken  stdio  failed: mcp-connector: io: server "broken" (stdio "/nonexistent/mcp-server"): `), lines[4])
 	assert.True(t, strings.HasSuffix(lines[4], ": no such file or directory"), lines[4])
 }
 
-func TestRunWithAUserFileWithABrokenServer(t *testing.T) {
+func TestRunWithAUserFileListsItsServersAndStops(t *testing.T) {
 	path := writeConfig(t, userConfig)
 	var out bytes.Buffer
-	require.NoError(t, run(t.Context(), &out, config{model: scripted, mcpJSON: path}))
+	require.NoError(t, run(t.Context(), &out, config{model: scripted, mcpJSON: path}),
+		"a server reported with its reason is no failure")
 	t.Log("\n" + out.String())
 	wantUserServers(t, out.String(), path)
+	assert.NotContains(t, out.String(), "Model:", "no model for a user's file")
+	assert.NotContains(t, out.String(), "Turn 1")
+}
+
+func TestRunWithAUserFileAndDemo(t *testing.T) {
+	path := writeConfig(t, userConfig)
+	var out bytes.Buffer
+	require.NoError(t, run(t.Context(), &out, config{model: scripted, mcpJSON: path, demo: true}))
+	wantUserServers(t, out.String(), path)
 	wantStory(t, out.String(), "adder")
+}
+
+func TestRunStrict(t *testing.T) {
+	var out bytes.Buffer
+	err := run(t.Context(), &out, config{mcpJSON: writeConfig(t, userConfig), strict: true})
+	require.Error(t, err)
+	assert.Equal(t, "-strict: not ready: broken", err.Error())
+	assert.Contains(t, out.String(), "  broken  stdio  failed: ", "the servers are listed first")
+
+	out.Reset()
+	require.NoError(t, run(t.Context(), &out, config{model: scripted, demo: true, strict: true}),
+		"every bundled server is ready")
+	wantStory(t, out.String(), "local")
+}
+
+func TestRunCall(t *testing.T) {
+	for _, tc := range []struct {
+		name, tool, args string
+		want, err        string
+	}{
+		{"a result", "local__add", `{"a":2,"b":3}`, "\nCalled local__add: what the model reads\n5\n", ""},
+		{"over HTTP", "remote__add", `{"a":40,"b":2}`, "\nCalled remote__add: what the model reads\n42\n", ""},
+		{"arguments that are no object", "local__add", `[1,2]`,
+			"\nCalled local__add: what the model reads\nmcp-connector: validation", "-call: local__add failed"},
+		{"a tool no server exposes", "nowhere__add", "", "", `-call: no server of the toolbox exposes a tool "nowhere__add"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			err := run(t.Context(), &out, config{call: tc.tool, args: tc.args})
+			if tc.err != "" {
+				require.Error(t, err)
+				assert.Equal(t, tc.err, err.Error())
+			} else {
+				require.NoError(t, err)
+			}
+			assert.True(t, strings.HasPrefix(out.String(), bundledServers), out.String())
+			assert.Contains(t, out.String(), tc.want)
+			assert.NotContains(t, out.String(), "Turn 1", "no demo with -call")
+		})
+	}
+}
+
+func TestParseArgs(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want config
+		err  error
+	}{
+		{"nothing: the bundled file and its demo", nil, config{demo: true}, nil},
+		{"a positional file", []string{"my.json"}, config{mcpJSON: "my.json"}, nil},
+		{"-config", []string{"-config", "my.json"}, config{mcpJSON: "my.json"}, nil},
+		{"-config and the same file", []string{"-config", "my.json", "my.json"}, config{mcpJSON: "my.json"}, nil},
+		{"-demo on a user's file", []string{"-demo", "my.json"}, config{mcpJSON: "my.json", demo: true}, nil},
+		{"-strict", []string{"-strict", "-config=my.json"}, config{mcpJSON: "my.json", strict: true}, nil},
+		{"-call", []string{"-call", "s__t", "-args", `{"x":1}`}, config{call: "s__t", args: `{"x":1}`}, nil},
+		{"-h", []string{"-h"}, config{}, flag.ErrHelp},
+		{"two files", []string{"a.json", "b.json"}, config{}, errUsage},
+		{"-config and another file", []string{"-config", "a.json", "b.json"}, config{}, errUsage},
+		{"-args alone", []string{"-args", "{}"}, config{}, errUsage},
+		{"an unknown flag", []string{"-bogus"}, config{}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var cfg config
+			var stdout, stderr bytes.Buffer
+			err := parseArgs(tc.args, &stdout, &stderr, &cfg)
+			switch {
+			case tc.name == "an unknown flag":
+				require.Error(t, err)
+				assert.Contains(t, stderr.String(), "-bogus")
+				return
+			case tc.err != nil:
+				require.ErrorIs(t, err, tc.err)
+				if tc.err == flag.ErrHelp {
+					assert.Contains(t, stdout.String(), "Usage: toolbox [flags] [mcp.json]")
+					assert.Contains(t, stdout.String(), "-config")
+					assert.Empty(t, stderr.String())
+				} else {
+					assert.Contains(t, stderr.String(), "toolbox -h")
+				}
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, cfg)
+		})
+	}
+}
+
+func TestWrap(t *testing.T) {
+	assert.Equal(t, []string{"Add two numbers", "and return", "their sum"}, wrap("Add two numbers and return their sum", 15))
+	assert.Equal(t, []string{"Search issues.", "", "Arguments: q, the", "query; page."},
+		wrap("Search issues.\n\n\n  Arguments:   q, the\n\tquery; page.\n", 18), "paragraphs kept, blank runs once, spaces folded")
+	assert.Equal(t, []string{"short", "averyveryverylongword", "end"}, wrap("short averyveryverylongword end", 10))
+	assert.Nil(t, wrap("  \n ", 10))
+}
+
+// testHTTPServer serves, over stateless Streamable HTTP on loopback, a
+// server with one tool, lookup, described by desc, and returns its URL.
+func testHTTPServer(t *testing.T, desc string) string {
+	t.Helper()
+	s := mcp.NewServer(&mcp.Implementation{Name: "docs", Version: "1.0.0"}, nil)
+	s.AddTool(&mcp.Tool{Name: "lookup", Description: desc, InputSchema: map[string]any{"type": "object"}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "found"}}}, nil
+		})
+	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
+		&mcp.StreamableHTTPOptions{Stateless: true}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func TestMultiLineDescriptionsStayIndented(t *testing.T) {
+	srv := testHTTPServer(t, "Look a thing up.\nArguments:\n  key: what to look up, a string that may be long enough to wrap past the column")
+	servers, err := toolbox.ParseConfig([]byte(`{"mcpServers": {"docs": {"url": "` + srv + `"}}}`))
+	require.NoError(t, err)
+	tb, err := toolbox.Open(t.Context(), servers)
+	require.NoError(t, err)
+	defer tb.Close()
+	var out bytes.Buffer
+	printServers(&out, "mcp.json", servers, tb)
+	assert.Equal(t, "Discovered from mcp.json (1 server):\n"+
+		"  docs  http  ready (1 tool)\n"+
+		"    docs__lookup\n"+
+		"      Look a thing up.\n"+
+		"      Arguments:\n"+
+		"      key: what to look up, a string that may be long enough to wrap past\n"+
+		"      the column\n", out.String())
 }
 
 func TestRunWithAMalformedFile(t *testing.T) {
@@ -187,7 +330,7 @@ func TestRunWhenTheModelCallsAToolNoServerHas(t *testing.T) {
 	var out bytes.Buffer
 	err := run(t.Context(), &out, config{model: demomodel.Target{
 		BaseURL: demomodel.ScriptedTarget, Script: &demomodel.Scripted{Tool: "nowhere__add"},
-	}})
+	}, demo: true})
 	require.Error(t, err)
 	assert.Equal(t, `turn 1: the model called the unknown tool "nowhere__add"`, err.Error())
 	assert.Contains(t, out.String(), "  the model called \"nowhere__add\", which no server of the toolbox offers (arguments {\"a\":21,\"b\":21})\n")
@@ -196,7 +339,7 @@ func TestRunWhenTheModelCallsAToolNoServerHas(t *testing.T) {
 
 // TestBinary builds the example as `go run` would and runs it, with the
 // bundled file and with a user's, so that the real os.Executable re-exec
-// path and the argument are exercised.
+// path, the flags and the exit status are exercised.
 func TestBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the example binary")
@@ -211,19 +354,55 @@ func TestBinary(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, b)
 	}
 	userFile := writeConfig(t, userConfig)
+	badFile := writeConfig(t, `{"mcpServers": {"a": {"command": 42}}}`)
 
 	for _, tc := range []struct {
 		name string
 		args []string
-		want func(t *testing.T, out string)
+		code int
+		want func(t *testing.T, stdout, stderr string)
 	}{
-		{"bundled mcp.json", nil, func(t *testing.T, out string) {
+		{"bundled mcp.json", nil, 0, func(t *testing.T, out, stderr string) {
 			assert.Contains(t, out, "\n\n"+bundledServers+"\n")
 			wantStory(t, out, "local")
+			assert.Empty(t, stderr)
 		}},
-		{"a user's mcp.json", []string{userFile}, func(t *testing.T, out string) {
+		{"a user's mcp.json", []string{userFile}, 0, func(t *testing.T, out, stderr string) {
+			wantUserServers(t, out, userFile)
+			assert.NotContains(t, out, "Turn 1")
+			assert.Empty(t, stderr)
+		}},
+		{"-config and -demo", []string{"-config", userFile, "-demo"}, 0, func(t *testing.T, out, stderr string) {
 			wantUserServers(t, out, userFile)
 			wantStory(t, out, "adder")
+			assert.Empty(t, stderr)
+		}},
+		{"-h", []string{"-h"}, 0, func(t *testing.T, out, stderr string) {
+			assert.True(t, strings.HasPrefix(out, "Usage: toolbox [flags] [mcp.json]\n"), out)
+			for _, f := range []string{"-config", "-call", "-args", "-strict", "-demo"} {
+				assert.Contains(t, out, "\n  "+f)
+			}
+			assert.Empty(t, stderr)
+		}},
+		{"-call", []string{"-config", userFile, "-call", "adder__add", "-args", `{"a":20,"b":22}`}, 0, func(t *testing.T, out, stderr string) {
+			assert.True(t, strings.HasSuffix(out, "\nCalled adder__add: what the model reads\n42\n"), out)
+			assert.Empty(t, stderr)
+		}},
+		{"-strict with a server down", []string{"-strict", userFile}, 1, func(t *testing.T, out, stderr string) {
+			wantUserServers(t, out, userFile)
+			assert.Equal(t, "toolbox example: -strict: not ready: broken\n", stderr)
+		}},
+		{"a file that does not exist", []string{"-config", filepath.Join(t.TempDir(), "none.json")}, 1, func(t *testing.T, out, stderr string) {
+			assert.Empty(t, out)
+			assert.Contains(t, stderr, "none.json: no such file or directory")
+		}},
+		{"a malformed file", []string{badFile}, 1, func(t *testing.T, out, stderr string) {
+			assert.Empty(t, out)
+			assert.Contains(t, stderr, badFile+":1:")
+		}},
+		{"two files", []string{userFile, badFile}, 2, func(t *testing.T, out, stderr string) {
+			assert.Empty(t, out)
+			assert.Contains(t, stderr, "at most one mcp.json")
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -234,10 +413,12 @@ func TestBinary(t *testing.T) {
 			cmd.Env = append(os.Environ(), "CUCA_BASE_URL=scripted")
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			require.NoError(t, cmd.Run(), "stderr:\n%s", stderr.String())
-			assert.Equal(t, 0, cmd.ProcessState.ExitCode())
-			tc.want(t, stdout.String())
-			assert.Empty(t, stderr.String())
+			err := cmd.Run()
+			if tc.code == 0 {
+				require.NoError(t, err, "stderr:\n%s", stderr.String())
+			}
+			assert.Equal(t, tc.code, cmd.ProcessState.ExitCode(), "stderr:\n%s", stderr.String())
+			tc.want(t, stdout.String(), stderr.String())
 		})
 	}
 }
@@ -247,6 +428,7 @@ func TestRunPrintsSpansAndServesMetricsForEveryServer(t *testing.T) {
 	var out bytes.Buffer
 	require.NoError(t, run(t.Context(), &out, config{
 		model:   scripted,
+		demo:    true,
 		observe: observe.Config{Trace: "stdout", MetricsAddr: "127.0.0.1:0"},
 		beforeExit: func(metricsURL string) {
 			resp, err := http.Get(metricsURL)

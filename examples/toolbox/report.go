@@ -5,15 +5,21 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cuca-go/mcpconnector/client"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
 
-// printServers lists the toolbox's tools by server, in the file's servers'
-// name order, and says why a server has none: disabled in the file, or not
-// ready, with its error.
+// descWidth is the column at which tool descriptions wrap.
+const descWidth = 76
+
+// printServers prints one aligned line per server of the file, in name
+// order: its name, its transport, its state as [plugin.State] prints it
+// ("disabled" for a server the file disables) and, when it is not ready,
+// why. Under each ready server, its tools by exposed name, each description
+// indented and wrapped.
 func printServers(out io.Writer, source string, servers *toolbox.Config, tb *toolbox.Toolbox) {
 	names := servers.Names()
 	noun := "servers"
@@ -26,28 +32,87 @@ func printServers(out io.Writer, source string, servers *toolbox.Config, tb *too
 	for _, t := range tb.Tools() {
 		tools[t.Server] = append(tools[t.Server], t)
 	}
+	nameW, typeW := 0, 0
+	for _, name := range names {
+		nameW = max(nameW, len(name))
+		typeW = max(typeW, len(servers.Servers[name].Type))
+	}
 	status := tb.Status()
 	for _, name := range names {
 		s := servers.Servers[name]
-		fmt.Fprintf(out, "  %s (%s):\n", name, s.Type)
-		if s.Disabled {
-			fmt.Fprintln(out, "    disabled in the file")
-			continue
-		}
-		if st := status[name]; st.State != plugin.StateReady {
-			line := "    status: " + st.State.String()
+		state, reason := "disabled", "in the file"
+		if !s.Disabled {
+			st := status[name]
+			state, reason = st.State.String(), ""
 			if st.LastError != nil {
-				line += ": " + st.LastError.Error()
+				reason = st.LastError.Error()
 			}
-			fmt.Fprintln(out, line)
+			if st.State == plugin.StateReady {
+				state, reason = state+" ("+toolCount(len(tools[name]))+")", ""
+			}
 		}
+		line := fmt.Sprintf("  %-*s  %-*s  %s", nameW, name, typeW, s.Type, state)
+		if reason != "" {
+			line += ": " + reason
+		}
+		fmt.Fprintln(out, line)
 		for _, t := range tools[name] {
-			fmt.Fprintf(out, "    %s: %s\n", t.Name, t.Tool.Description)
-		}
-		if len(tools[name]) == 0 && status[name].State == plugin.StateReady {
-			fmt.Fprintln(out, "    no tools")
+			fmt.Fprintf(out, "    %s\n", t.Name)
+			for _, l := range wrap(t.Tool.Description, descWidth-6) {
+				fmt.Fprintf(out, "      %s\n", l)
+			}
 		}
 	}
+}
+
+func toolCount(n int) string {
+	if n == 1 {
+		return "1 tool"
+	}
+	return fmt.Sprintf("%d tools", n)
+}
+
+// notReady names the enabled servers that are not ready.
+func notReady(servers *toolbox.Config, tb *toolbox.Toolbox) []string {
+	var down []string
+	status := tb.Status()
+	for _, name := range tb.Servers() {
+		if status[name].State != plugin.StateReady {
+			down = append(down, name)
+		}
+	}
+	return down
+}
+
+// wrap breaks text into lines of at most width columns, at spaces: each of
+// its own lines is a paragraph whose runs of white space become one space;
+// blank lines are kept, once. A word longer than width has a line of its
+// own.
+func wrap(text string, width int) []string {
+	var out []string
+	blank := false
+	for _, para := range strings.Split(strings.TrimSpace(text), "\n") {
+		words := strings.Fields(para)
+		if len(words) == 0 {
+			if !blank && len(out) > 0 {
+				out = append(out, "")
+			}
+			blank = true
+			continue
+		}
+		blank = false
+		line := words[0]
+		for _, w := range words[1:] {
+			if utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) > width {
+				out = append(out, line)
+				line = w
+				continue
+			}
+			line += " " + w
+		}
+		out = append(out, line)
+	}
+	return out
 }
 
 // toolAnswer prints what became of the model's tool call and returns the MCP

@@ -13,7 +13,7 @@ import (
 )
 
 const (
-	// DefaultModel is the model SEED.md's output came from.
+	// DefaultModel is the model the examples' documented output came from.
 	DefaultModel = "google/gemma-4-12b-qat"
 	// ScriptedTarget as CUCA_BASE_URL forces the built-in scripted endpoint.
 	ScriptedTarget = "scripted"
