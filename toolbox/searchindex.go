@@ -19,7 +19,7 @@ import (
 type searchIndex struct {
 	docs     []int // table index of each document
 	postings map[string][]posting
-	serverOf []int32           // each document's server, numbered
+	serverOf []int32            // each document's server, numbered
 	servers  map[string][]int32 // the servers a keyword names
 }
 
