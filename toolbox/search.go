@@ -454,8 +454,11 @@ func (t *Toolbox) addInstructions(req *plugin.Request) {
 	if b.Len() == 0 {
 		return
 	}
-	msg := plugin.Message{Role: plugin.RoleSystem, Blocks: []plugin.Block{plugin.Text{Text: b.String()}}}
-	req.Messages = slices.Insert(req.Messages, lead, msg)
+	// A new slice: the host's conversation may share req.Messages' array.
+	msgs := make([]plugin.Message, 0, len(req.Messages)+1)
+	msgs = append(msgs, req.Messages[:lead]...)
+	msgs = append(msgs, plugin.Message{Role: plugin.RoleSystem, Blocks: []plugin.Block{plugin.Text{Text: b.String()}}})
+	req.Messages = append(msgs, req.Messages[lead:]...)
 }
 
 // cutInstructions cuts text to MaxInstructionsBytes, marker included, at a
