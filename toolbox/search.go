@@ -481,4 +481,4 @@ type searchTableState struct {
 }
 
 // serverInstructions is what s answered in server/discover.
-func serverInstructions(s *server) string { return "" }
+func serverInstructions(s *server) string { return s.plugin.Instructions() }
