@@ -19,7 +19,9 @@ func TestInstructionsAreWhatServerDiscoverSaid(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s := mcp.NewServer(&mcp.Implementation{Name: "i", Version: "1"}, &mcp.ServerOptions{Instructions: want})
 			s.AddTool(&mcp.Tool{Name: "add", InputSchema: map[string]any{"type": "object"}},
-				func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+				func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					return &mcp.CallToolResult{}, nil
+				})
 			srv := testserver.NewHTTPServer(s)
 			defer srv.Close()
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

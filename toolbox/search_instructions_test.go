@@ -18,7 +18,9 @@ import (
 func instructedEntry(t *testing.T, instructions string) entry {
 	s := mcp.NewServer(&mcp.Implementation{Name: "i", Version: "1"}, &mcp.ServerOptions{Instructions: instructions})
 	s.AddTool(&mcp.Tool{Name: "op", Description: "An operation", InputSchema: map[string]any{"type": "object"}},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
 	srv := testserver.NewHTTPServer(s)
 	t.Cleanup(srv.Close)
 	return entry{"type": "http", "url": srv.URL}
