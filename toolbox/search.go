@@ -58,7 +58,10 @@ const (
 // search lets OnRequest publish the tools and does not add
 // [Toolbox.ToolDefinitions] itself. With it, OnRequest also passes on the
 // servers' instructions as a system message unless
-// [ToolSearch.NoInstructions]. Without this option OnRequest does nothing.
+// [ToolSearch.NoInstructions]. [Toolbox.Tools], [Toolbox.HasTool] and
+// [Toolbox.CallTool] know the servers' tools only, not the search tool; a
+// server tool exposed under the search tool's name is a collision
+// ([ErrNameCollision]). Without this option OnRequest does nothing.
 func WithToolSearch(s ToolSearch) Option {
 	if s.Name == "" {
 		s.Name = DefaultToolSearchName
