@@ -337,20 +337,25 @@ func (t *Toolbox) OnRequest(_ context.Context, req *plugin.Request) error {
 	t.touch()
 	rt := t.routes.Load()
 	st := rt.searchState(t.search)
-	pub := publisher{req: req}
-	for _, d := range req.Tools {
-		pub.have(d.Name)
+	pub := publisher{req: req, seen: make([]bool, len(rt.defs))}
+	if len(req.Tools) > 0 {
+		pub.preset = make(map[string]struct{}, len(req.Tools))
+		for _, d := range req.Tools {
+			pub.preset[d.Name] = struct{}{}
+		}
 	}
 	if !st.deferred {
-		for _, d := range rt.defs {
-			pub.add(d)
+		for i := range rt.defs {
+			pub.add(rt, i)
 		}
 	} else {
-		pub.add(st.def)
-		for _, i := range st.always {
-			pub.add(rt.defs[i])
+		if _, dup := pub.preset[st.def.Name]; !dup {
+			req.Tools = append(req.Tools, st.def)
 		}
-		st.loads(t.search.Name, req.Messages, func(i int) { pub.add(rt.defs[i]) })
+		for _, i := range st.always {
+			pub.add(rt, i)
+		}
+		st.loads(t.search.Name, req.Messages, func(i int) { pub.add(rt, i) })
 	}
 	if !t.search.NoInstructions {
 		t.addInstructions(req)
@@ -358,25 +363,22 @@ func (t *Toolbox) OnRequest(_ context.Context, req *plugin.Request) error {
 	return nil
 }
 
-// publisher adds definitions to a request, each name once.
+// publisher adds a table's definitions to a request, each once, none the
+// request had already.
 type publisher struct {
-	req   *plugin.Request
-	names map[string]struct{}
+	req    *plugin.Request
+	seen   []bool              // by table index
+	preset map[string]struct{} // the names the host put in; nil if none
 }
 
-func (p *publisher) have(name string) {
-	if p.names == nil {
-		p.names = make(map[string]struct{}, len(p.req.Tools)+8)
-	}
-	p.names[name] = struct{}{}
-}
-
-func (p *publisher) add(d plugin.ToolDefinition) {
-	if _, dup := p.names[d.Name]; dup {
+func (p *publisher) add(rt *routeTable, i int) {
+	if p.seen[i] {
 		return
 	}
-	p.have(d.Name)
-	p.req.Tools = append(p.req.Tools, d)
+	p.seen[i] = true
+	if _, dup := p.preset[rt.defs[i].Name]; !dup {
+		p.req.Tools = append(p.req.Tools, rt.defs[i])
+	}
 }
 
 // loads calls yield with the table index of each tool msgs has loaded, in
@@ -439,13 +441,43 @@ func (t *Toolbox) addInstructions(req *plugin.Request) {
 			}
 		}
 	}
-	var b strings.Builder
+	text := t.instructions()
+	if text == "" {
+		return
+	}
+	// A new slice: the host's conversation may share req.Messages' array.
+	msgs := make([]plugin.Message, 0, len(req.Messages)+1)
+	msgs = append(msgs, req.Messages[:lead]...)
+	msgs = append(msgs, plugin.Message{Role: plugin.RoleSystem, Blocks: []plugin.Block{plugin.Text{Text: text}}})
+	req.Messages = append(msgs, req.Messages[lead:]...)
+}
+
+// instructionsText is the system message of the servers' instructions,
+// kept with the instructions it was made from: it is made again only when
+// one of them changes.
+type instructionsText struct {
+	from []string // each server's instructions, in t.names order
+	text string
+}
+
+// instructions returns the system message of the servers' instructions,
+// "" when none has any.
+func (t *Toolbox) instructions() string {
+	var buf [16]string
+	from := buf[:0]
 	for _, name := range t.names {
-		s := t.servers[name]
-		if s.plugin == nil {
-			continue
+		if s := t.servers[name]; s.plugin != nil {
+			from = append(from, serverInstructions(s))
+		} else {
+			from = append(from, "")
 		}
-		text := strings.TrimSpace(serverInstructions(s))
+	}
+	if c := t.instrCache.Load(); c != nil && slices.Equal(c.from, from) {
+		return c.text
+	}
+	var b strings.Builder
+	for i, name := range t.names {
+		text := strings.TrimSpace(from[i])
 		if text == "" {
 			continue
 		}
@@ -454,14 +486,8 @@ func (t *Toolbox) addInstructions(req *plugin.Request) {
 		}
 		fmt.Fprintf(&b, "\n\n## %s\n%s", name, cutInstructions(text))
 	}
-	if b.Len() == 0 {
-		return
-	}
-	// A new slice: the host's conversation may share req.Messages' array.
-	msgs := make([]plugin.Message, 0, len(req.Messages)+1)
-	msgs = append(msgs, req.Messages[:lead]...)
-	msgs = append(msgs, plugin.Message{Role: plugin.RoleSystem, Blocks: []plugin.Block{plugin.Text{Text: b.String()}}})
-	req.Messages = append(msgs, req.Messages[lead:]...)
+	t.instrCache.Store(&instructionsText{from: slices.Clone(from), text: b.String()})
+	return b.String()
 }
 
 // cutInstructions cuts text to MaxInstructionsBytes, marker included, at a

@@ -45,6 +45,8 @@ type Toolbox struct {
 	names   []string           // their names, sorted
 	routes  atomic.Pointer[routeTable]
 	search  *ToolSearch // nil without WithToolSearch
+	// instrCache is the system message of the servers' instructions.
+	instrCache atomic.Pointer[instructionsText]
 
 	mu       sync.Mutex // serialises rebuilds and admissions
 	opened   bool       // Open has built the first table: later changes rebuild
