@@ -61,6 +61,9 @@ type ToolSearchFigures struct {
 	// Found and Asked count, by server, the task phrasings whose tool was
 	// among those a search for the phrasing loaded.
 	Found, Asked map[string]int
+	// HeldOutFound of HeldOutAsked phrasings written after the search was
+	// last tuned had their tool loaded.
+	HeldOutFound, HeldOutAsked int
 }
 
 // Recall is the share of task phrasings whose tool was loaded.
@@ -170,12 +173,25 @@ func MeasureToolSearch(ctx context.Context, rounds, perRound int) (ToolSearchFig
 	if err != nil {
 		return f, err
 	}
+	loads := func(task toolcorpus.Task) bool {
+		return slices.ContainsFunc(tb.Search(task.Task), func(tl toolbox.Tool) bool { return tl.Name == task.Tool })
+	}
 	f.Found, f.Asked = map[string]int{}, map[string]int{}
 	for _, task := range tasks {
 		server, _, _ := strings.Cut(task.Tool, "__")
 		f.Asked[server]++
-		if slices.ContainsFunc(tb.Search(task.Task), func(tl toolbox.Tool) bool { return tl.Name == task.Tool }) {
+		if loads(task) {
 			f.Found[server]++
+		}
+	}
+	heldOut, err := toolcorpus.HeldOutTasks()
+	if err != nil {
+		return f, err
+	}
+	for _, task := range heldOut {
+		f.HeldOutAsked++
+		if loads(task) {
+			f.HeldOutFound++
 		}
 	}
 

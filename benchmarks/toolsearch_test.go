@@ -63,6 +63,8 @@ func ToolSearchTable(f benchmarks.ToolSearchFigures) string {
 		fmt.Fprintf(&b, "  %-12s %2d/%-2d %.2f\n", s, f.Found[s], f.Asked[s], float64(f.Found[s])/float64(f.Asked[s]))
 	}
 	fmt.Fprintf(&b, "  %-12s %.3f\n", "overall", f.Recall())
+	fmt.Fprintf(&b, "  %-12s %d/%d %.3f (phrasings written after tuning)\n", "held-out", f.HeldOutFound, f.HeldOutAsked,
+		float64(f.HeldOutFound)/float64(max(f.HeldOutAsked, 1)))
 	return b.String()
 }
 

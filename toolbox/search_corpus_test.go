@@ -41,12 +41,34 @@ func TestCorpusIsLargeEnough(t *testing.T) {
 }
 
 // TestSearchRecallOnRealToolLists searches each task phrasing as the query
-// and checks that the tool the task needs is among those loaded.
+// and checks that the tool the task needs is among those loaded: on the
+// phrasings the search was tuned with, and on ones written after.
 func TestSearchRecallOnRealToolLists(t *testing.T) {
 	entries, _ := corpusEntries(t)
 	tb := open(t, config(t, entries), toolbox.WithToolSearch(toolbox.ToolSearch{}))
-	tasks, err := toolcorpus.Tasks()
-	require.NoError(t, err)
+	for _, set := range []struct {
+		name  string
+		load  func() ([]toolcorpus.Task, error)
+		floor float64
+	}{
+		// The goal is 0.9; 75 of the 84 tuning phrasings (0.89) are found
+		// today. The floors keep the ranking from getting worse unnoticed.
+		{"tuned", toolcorpus.Tasks, 0.88},
+		{"held-out", toolcorpus.HeldOutTasks, 0.8},
+	} {
+		t.Run(set.name, func(t *testing.T) {
+			tasks, err := set.load()
+			require.NoError(t, err)
+			recall := measureRecall(t, tb, tasks)
+			assert.GreaterOrEqual(t, recall, set.floor)
+		})
+	}
+}
+
+// measureRecall logs and returns the share of tasks whose tool a search
+// for the task loads.
+func measureRecall(t *testing.T, tb *toolbox.Toolbox, tasks []toolcorpus.Task) float64 {
+	t.Helper()
 	found, total := map[string]int{}, map[string]int{}
 	var misses []string
 	for _, task := range tasks {
@@ -80,11 +102,5 @@ func TestSearchRecallOnRealToolLists(t *testing.T) {
 	for _, m := range misses {
 		t.Log("miss:", m)
 	}
-	// The goal is 0.9; 75 of these 84 phrasings (0.89) are found today.
-	// The floor keeps the ranking from getting worse unnoticed.
-	assert.GreaterOrEqual(t, recall, recallFloor)
+	return recall
 }
-
-// recallFloor is the least recall at Results 5 the corpus's phrasings
-// must keep.
-const recallFloor = 0.88

@@ -69,15 +69,22 @@ func Load() ([]Server, error) {
 	return out, nil
 }
 
-// Tasks reads the task phrasings of the corpus.
-func Tasks() ([]Task, error) {
-	b, err := os.ReadFile(filepath.Join(Dir(), "..", "tasks.json"))
+// Tasks reads the task phrasings of the corpus (tasks.json), the ones the
+// search was tuned with.
+func Tasks() ([]Task, error) { return readTasks("tasks.json") }
+
+// HeldOutTasks reads the phrasings written after the search was last tuned
+// (tasks_heldout.json), to tell how much of its recall is fitted to Tasks.
+func HeldOutTasks() ([]Task, error) { return readTasks("tasks_heldout.json") }
+
+func readTasks(file string) ([]Task, error) {
+	b, err := os.ReadFile(filepath.Join(Dir(), "..", file))
 	if err != nil {
 		return nil, err
 	}
 	var out []Task
 	if err := json.Unmarshal(b, &out); err != nil {
-		return nil, fmt.Errorf("toolcorpus: tasks.json: %w", err)
+		return nil, fmt.Errorf("toolcorpus: %s: %w", file, err)
 	}
 	return out, nil
 }
