@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/tiktoken-go/tokenizer"
 
@@ -52,8 +53,11 @@ type ToolSearchFigures struct {
 	// counted).
 	EagerBytes, DeferredBytes   int
 	EagerTokens, DeferredTokens int
-	// SearchTools is how many tools the search scenario's toolbox has.
-	SearchTools int
+	// SearchTools is how many tools the search scenario's toolbox has, and
+	// FirstRequest how long its first OnRequest took, which builds the
+	// search index (again after any change of a tool list).
+	SearchTools  int
+	FirstRequest time.Duration
 	// Search is one search call through OnStreamChunk; OnRequest and Eager
 	// are OnRequest on a conversation of ConversationMessages messages and
 	// its floor.
@@ -201,6 +205,11 @@ func MeasureToolSearch(ctx context.Context, rounds, perRound int) (ToolSearchFig
 	}
 	defer stopBig()
 	f.SearchTools = len(big.Tools())
+	t0 := time.Now()
+	if err := big.OnRequest(ctx, plugin.NewRequest("m")); err != nil {
+		return f, err
+	}
+	f.FirstRequest = time.Since(t0)
 	conv := Conversation(big, tasks, ConversationMessages)
 	res, err := Interleave(ctx, []*Subject{SearchSubject(big, tasks), OnRequestSubject(big, conv), EagerHostSubject(big, conv)}, rounds, perRound, perRound)
 	if err != nil {

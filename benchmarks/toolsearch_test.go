@@ -45,7 +45,7 @@ func ToolSearchTable(f benchmarks.ToolSearchFigures) string {
 	fmt.Fprintf(&b, "  %-36s %8d bytes %7d tokens\n", benchmarks.SubjectEager, f.EagerBytes, f.EagerTokens)
 	fmt.Fprintf(&b, "  %-36s %8d bytes %7d tokens  (%.1f%% fewer bytes, %.1f%% fewer tokens)\n", benchmarks.SubjectDeferred,
 		f.DeferredBytes, f.DeferredTokens, pct, 100*(1-float64(f.DeferredTokens)/float64(f.EagerTokens)))
-	fmt.Fprintf(&b, "%s over %d tools\n", benchmarks.ScenarioToolSearch, f.SearchTools)
+	fmt.Fprintf(&b, "%s over %d tools (first OnRequest, which builds the index: %s)\n", benchmarks.ScenarioToolSearch, f.SearchTools, benchmarks.Dur(f.FirstRequest))
 	row := func(r benchmarks.Result) {
 		fmt.Fprintf(&b, "  %-36s p50 %-9s p99 %-9s %6.0f allocs %8.0f B/op\n", r.Subject, benchmarks.Dur(r.Latency.P50), benchmarks.Dur(r.Latency.P99), r.AllocsPerOp, r.BytesPerOp)
 	}
