@@ -178,7 +178,7 @@ func (t *Toolbox) Search(query string) []Tool {
 		return nil
 	}
 	rt := t.routes.Load()
-	loaded, _ := rt.searchState(t.search).find(rt, query, t.search.Results)
+	loaded, _ := rt.searchState(t.search).find(query, t.search.Results)
 	out := make([]Tool, len(loaded))
 	for i, j := range loaded {
 		out[i] = rt.tools[j]
@@ -188,7 +188,7 @@ func (t *Toolbox) Search(query string) []Tool {
 
 // find answers a query: the table indexes it loads and up to moreMatches
 // further matches.
-func (st *searchTable) find(rt *routeTable, query string, results int) (loaded, more []int) {
+func (st *searchTable) find(query string, results int) (loaded, more []int) {
 	if named := st.named(query); named != nil {
 		return named, nil
 	}
@@ -225,7 +225,7 @@ func (t *Toolbox) answerSearch(rt *routeTable, tc plugin.ToolCall) plugin.ToolRe
 		return out
 	}
 	st := rt.searchState(t.search)
-	loaded, more := st.find(rt, query, t.search.Results)
+	loaded, more := st.find(query, t.search.Results)
 	out.Content = renderSearch(rt, query, loaded, more)
 	return out
 }
