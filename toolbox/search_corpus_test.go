@@ -51,9 +51,10 @@ func TestSearchRecallOnRealToolLists(t *testing.T) {
 		load  func() ([]toolcorpus.Task, error)
 		floor float64
 	}{
-		// The goal is 0.9; 75 of the 84 tuning phrasings (0.89) are found
-		// today. The floors keep the ranking from getting worse unnoticed.
-		{"tuned", toolcorpus.Tasks, 0.88},
+		// The goal is 0.9: 105 of the 116 phrasings the search was tuned
+		// with are found (0.905), 26 of the 32 written after (0.81). The
+		// held-out floor keeps the ranking from getting worse unnoticed.
+		{"tuned", toolcorpus.Tasks, 0.9},
 		{"held-out", toolcorpus.HeldOutTasks, 0.8},
 	} {
 		t.Run(set.name, func(t *testing.T) {

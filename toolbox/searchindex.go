@@ -21,6 +21,7 @@ type searchIndex struct {
 	postings map[string][]posting
 	serverOf []int32            // each document's server, numbered
 	servers  map[string][]int32 // the servers a keyword names
+	nservers int
 }
 
 // posting is one document's weight for a term: its BM25 share.
@@ -65,6 +66,7 @@ func newSearchIndex(rt *routeTable, deferred []int) *searchIndex {
 			keywords(tl.Server, func(k string) { idx.servers[k] = append(idx.servers[k], num) })
 		}
 		idx.serverOf[d] = num
+		idx.nservers = len(serverNum)
 		// The server's own name counts fully; the prefix, shared by all of
 		// the server's tools, only a little: a query naming the server
 		// favours its tools through the boost in rank instead.
@@ -152,7 +154,8 @@ func commonNameWords(rt *routeTable, deferred []int) map[string]map[string]bool 
 // rank returns the table indexes of the limit best matches of query's
 // keywords, best first (ties by table order, which is by exposed name).
 // Each keyword also matches its synonyms, for less; a keyword that names a
-// server raises the scores of that server's tools by half.
+// server raises by half the scores of that server's tools that match
+// another keyword.
 func (idx *searchIndex) rank(query string, limit int) []int {
 	if len(idx.docs) == 0 {
 		return nil
@@ -176,10 +179,13 @@ func (idx *searchIndex) rank(query string, limit int) []int {
 			matched[p.doc] |= 1 << src
 		}
 	}
-	var boost []int32
+	// naming[s] is the set of the query's keywords that name server s.
+	naming := make([]uint32, idx.nservers)
 	for src, k := range direct[:n] {
 		add(k, 1, src)
-		boost = append(boost, idx.servers[k]...)
+		for _, s := range idx.servers[k] {
+			naming[s] |= 1 << src
+		}
 	}
 	var extra [2 * maxQueryKeywords]string
 	m := 0
@@ -198,10 +204,15 @@ func (idx *searchIndex) rank(query string, limit int) []int {
 	for d, s := range scores {
 		if s > 0 {
 			// A tool that matches more of the query's keywords (or their
-			// synonyms) beats one that matches one keyword strongly.
-			s *= float32(bits.OnesCount32(matched[d]))
-			if slices.Contains(boost, idx.serverOf[d]) {
-				s *= serverBoost
+			// synonyms) beats one that matches one keyword strongly. Naming
+			// a tool's server narrows the search to it but selects nothing
+			// by itself: it raises the tools that match something else.
+			own := naming[idx.serverOf[d]]
+			if other := bits.OnesCount32(matched[d] &^ own); other > 0 {
+				s *= float32(other)
+				if own != 0 {
+					s *= serverBoost
+				}
 			}
 			scores[d] = s
 			hits = append(hits, int32(d))
