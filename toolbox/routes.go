@@ -277,8 +277,8 @@ func (t *Toolbox) CallTool(ctx context.Context, name string, args any) *plugin.F
 // result cap). Calls in one
 // chunk run concurrently, whichever servers they go to; the hook returns
 // when all have answered. With [WithToolSearch], a call of the search tool
-// is answered here, with no server round trip. Other blocks pass through untouched, without an
-// actor hop or an allocation. It always returns nil.
+// is answered here, with no server round trip. Other blocks pass through
+// untouched, without an actor hop or an allocation. It always returns nil.
 func (t *Toolbox) OnStreamChunk(ctx context.Context, chunk *plugin.Chunk) error {
 	if chunk == nil {
 		return nil
