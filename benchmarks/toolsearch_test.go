@@ -9,6 +9,7 @@ import (
 
 	"github.com/cuca-go/mcpconnector/benchmarks"
 	"github.com/cuca-go/mcpconnector/internal/toolcorpus"
+	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
 
@@ -83,4 +84,13 @@ func BenchmarkToolSearch(b *testing.B) {
 	b.Run(fmt.Sprintf("search/%d_tools", len(tb.Tools())), func(b *testing.B) { latency(b, benchmarks.SearchSubject(tb, tasks)) })
 	b.Run("onrequest/200_messages", func(b *testing.B) { latency(b, benchmarks.OnRequestSubject(tb, conv)) })
 	b.Run("onrequest/eager_host", func(b *testing.B) { latency(b, benchmarks.EagerHostSubject(tb, conv)) })
+	// With tool search on, a chunk with no call of a known tool still
+	// passes through without an allocation.
+	b.Run("pass_through", func(b *testing.B) {
+		chunk := &plugin.Chunk{Blocks: []plugin.Block{plugin.Text{Text: "calling"}, plugin.ToolCall{ID: "c1", Name: "not_a_tool", Arguments: []byte(`{}`)}}}
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = tb.OnStreamChunk(ctx, chunk)
+		}
+	})
 }
