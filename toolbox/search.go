@@ -15,7 +15,9 @@ import (
 // ToolSearch configures tool search ([WithToolSearch]). The zero value
 // gives the defaults.
 type ToolSearch struct {
-	// Name is the search tool's name; "" means [DefaultToolSearchName].
+	// Name is the search tool's name, 1 to [MaxNameLength] of
+	// [A-Za-z0-9_-] ([Open] fails otherwise); "" means
+	// [DefaultToolSearchName].
 	Name string
 	// Results is how many tools one search loads; zero or negative means
 	// [DefaultToolSearchResults].
@@ -71,6 +73,18 @@ func WithToolSearch(s ToolSearch) Option {
 	}
 	s.Threshold = max(s.Threshold, 0)
 	return func(o *options) { o.search = &s }
+}
+
+// validate checks the search tool's name, which models' APIs restrict as
+// they do any tool's; a nil s is valid.
+func (s *ToolSearch) validate() error {
+	if s == nil {
+		return nil
+	}
+	if len(s.Name) > MaxNameLength || ExposedName("", s.Name) != s.Name {
+		return fmt.Errorf("toolbox: tool search name %q: want 1 to %d of [A-Za-z0-9_-]", s.Name, MaxNameLength)
+	}
+	return nil
 }
 
 // searchRoute is the route of the search tool's name in a table's hooks:

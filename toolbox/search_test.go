@@ -287,6 +287,12 @@ func TestSearchNameTakenByAToolIsACollision(t *testing.T) {
 	require.ErrorIs(t, err, toolbox.ErrNameCollision)
 	assert.Contains(t, err.Error(), `"a__pid" is tool search's name and tool "pid" of server "a"`)
 
+	for _, bad := range []string{"find tools", "find.tools", strings.Repeat("x", 65)} {
+		_, err := toolbox.Open(ctx, cfg, toolbox.WithToolSearch(toolbox.ToolSearch{Name: bad}))
+		require.Error(t, err, bad)
+		assert.Contains(t, err.Error(), "tool search name")
+	}
+
 	tb := open(t, cfg, toolbox.WithToolSearch(toolbox.ToolSearch{Name: "find_tools"}))
 	chunk := &plugin.Chunk{Blocks: []plugin.Block{plugin.ToolCall{ID: "x", Name: "find_tools", Arguments: json.RawMessage(`{"query":"a__pid"}`)}}}
 	require.NoError(t, tb.OnStreamChunk(context.Background(), chunk))

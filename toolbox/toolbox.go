@@ -110,6 +110,9 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 	if o.connectTimeout <= 0 {
 		o.connectTimeout = DefaultConnectTimeout
 	}
+	if err := o.search.validate(); err != nil {
+		return nil, err
+	}
 	t := &Toolbox{system: o.system, logger: o.logger, servers: map[string]*server{}, search: o.search}
 	if t.logger == nil {
 		t.logger = zap.NewNop()
