@@ -97,7 +97,8 @@ type searchTable struct {
 	// deferred is false when every definition fits under the threshold:
 	// then every tool is published and the search tool is not.
 	deferred bool
-	// bytes is the size of every exposed definition's JSON, together.
+	// bytes is the size of every exposed definition's JSON, together;
+	// counted only for a threshold.
 	bytes  int
 	def    plugin.ToolDefinition // the search tool
 	always []int                 // table indexes of never-deferred tools
@@ -106,17 +107,19 @@ type searchTable struct {
 }
 
 // searchState returns rt's search table, building it on first use.
-func (rt *routeTable) searchState(cfg *ToolSearch) *searchTable {
-	rt.searchOnce.Do(func() { rt.search = newSearchTable(rt, cfg) })
+func (rt *routeTable) searchState(cfg *ToolSearch, cache *wordCache) *searchTable {
+	rt.searchOnce.Do(func() { rt.search = newSearchTable(rt, cfg, cache) })
 	return rt.search
 }
 
-func newSearchTable(rt *routeTable, cfg *ToolSearch) *searchTable {
+func newSearchTable(rt *routeTable, cfg *ToolSearch, cache *wordCache) *searchTable {
 	st := &searchTable{pos: make(map[string]int, len(rt.tools))}
 	var deferred []int
 	for i, tl := range rt.tools {
 		st.pos[tl.Name] = i
-		st.bytes += DefinitionBytes(rt.defs[i])
+		if cfg.Threshold > 0 {
+			st.bytes += DefinitionBytes(rt.defs[i])
+		}
 		if rt.byName[tl.Name].server.cfg.AlwaysLoad {
 			st.always = append(st.always, i)
 		} else {
@@ -124,7 +127,7 @@ func newSearchTable(rt *routeTable, cfg *ToolSearch) *searchTable {
 		}
 	}
 	st.deferred = cfg.Threshold == 0 || st.bytes > cfg.Threshold
-	st.index = newSearchIndex(rt, deferred)
+	st.index = newSearchIndex(rt, deferred, cache)
 	st.def = searchDefinition(rt, cfg, deferred)
 	return st
 }
@@ -192,7 +195,7 @@ func (t *Toolbox) Search(query string) []Tool {
 		return nil
 	}
 	rt := t.routes.Load()
-	loaded, _ := rt.searchState(t.search).find(query, t.search.Results)
+	loaded, _ := rt.searchState(t.search, &t.words).find(query, t.search.Results)
 	out := make([]Tool, len(loaded))
 	for i, j := range loaded {
 		out[i] = rt.tools[j]
@@ -238,7 +241,7 @@ func (t *Toolbox) answerSearch(rt *routeTable, tc plugin.ToolCall) plugin.ToolRe
 		out.Content = fmt.Sprintf("%s needs {\"query\": \"...\"}: %s. Give keywords of the task, or exact tool names separated by commas.", t.search.Name, problem)
 		return out
 	}
-	st := rt.searchState(t.search)
+	st := rt.searchState(t.search, &t.words)
 	loaded, more := st.find(query, t.search.Results)
 	out.Content = renderSearch(rt, query, loaded, more)
 	return out
@@ -350,7 +353,7 @@ func (t *Toolbox) OnRequest(_ context.Context, req *plugin.Request) error {
 	}
 	t.touch()
 	rt := t.routes.Load()
-	st := rt.searchState(t.search)
+	st := rt.searchState(t.search, &t.words)
 	pub := publisher{req: req, seen: make([]bool, len(rt.defs))}
 	if len(req.Tools) > 0 {
 		pub.preset = make(map[string]struct{}, len(req.Tools))

@@ -3,12 +3,18 @@ package toolbox
 import (
 	"cmp"
 	"encoding/json"
+	"maps"
 	"math"
 	"math/bits"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cuca-go/mcpconnector/plugin"
 )
 
 // searchIndex ranks deferred tools against a query's keywords with BM25
@@ -43,64 +49,51 @@ const (
 	maxQueryKeywords = 32
 )
 
-func newSearchIndex(rt *routeTable, deferred []int) *searchIndex {
+func newSearchIndex(rt *routeTable, deferred []int, cache *wordCache) *searchIndex {
 	idx := &searchIndex{docs: deferred, postings: map[string][]posting{}, serverOf: make([]int32, len(deferred)), servers: map[string][]int32{}}
+	tws := cache.wordsOf(rt, deferred)
+	common := commonNameWords(rt, deferred, tws)
 	serverNum := map[string]int32{}
-	common := commonNameWords(rt, deferred)
+	var prefixes [][]string // each server's prefix keywords, by number
 	tfs := make([]map[string]float64, len(deferred))
 	lengths := make([]float64, len(deferred))
 	total := 0.0
 	for d, i := range deferred {
-		tf := map[string]float64{}
-		add := func(text string, w float64) {
-			keywords(text, func(k string) {
-				tf[k] += w
-				lengths[d] += w
-			})
-		}
 		tl := rt.tools[i]
 		num, ok := serverNum[tl.Server]
 		if !ok {
 			num = int32(len(serverNum))
 			serverNum[tl.Server] = num
 			keywords(tl.Server, func(k string) { idx.servers[k] = append(idx.servers[k], num) })
+			var pre []string
+			keywords(rt.byName[tl.Name].server.cfg.ToolPrefix(), func(k string) { pre = append(pre, k) })
+			prefixes = append(prefixes, pre)
 		}
 		idx.serverOf[d] = num
-		idx.nservers = len(serverNum)
-		// The server's own name counts fully; the prefix, shared by all of
-		// the server's tools, only a little: a query naming the server
-		// favours its tools through the boost in rank instead.
-		words(tl.Tool.Name, func(w string) {
-			keywords(w, func(k string) {
-				w := float64(weightName)
-				if common[tl.Server][k] {
-					w = weightPrefix
-				}
-				tf[k] += w
-				lengths[d] += w
-			})
-		})
-		add(rt.byName[tl.Name].server.cfg.ToolPrefix(), weightPrefix)
-		title := tl.Tool.Title
-		if title == "" && tl.Tool.Annotations != nil {
-			title = tl.Tool.Annotations.Title
+		tf := make(map[string]float64, len(tws[d]))
+		add := func(k string, w float64) {
+			tf[k] += w
+			lengths[d] += w
 		}
-		add(title, weightTitle)
-		add(rt.defs[i].Description, weightDesc)
-		var schema struct {
-			Properties map[string]struct {
-				Description string `json:"description"`
-			} `json:"properties"`
-		}
-		if json.Unmarshal(rt.defs[i].InputSchema, &schema) == nil {
-			for name, p := range schema.Properties {
-				add(name, weightParamName)
-				add(p.Description, weightParamDesc)
+		for _, fw := range tws[d] {
+			w := fieldWeights[fw.field]
+			if fw.field == fieldName && common[tl.Server][fw.k] {
+				// Shared by most of the server's tools, like a prefix: it
+				// tells them apart from no other.
+				w = weightPrefix
 			}
+			add(fw.k, w)
+		}
+		// The prefix, shared by all of the server's tools, counts only a
+		// little: a query naming the server favours its tools through the
+		// boost in rank instead.
+		for _, k := range prefixes[num] {
+			add(k, weightPrefix)
 		}
 		tfs[d] = tf
 		total += lengths[d]
 	}
+	idx.nservers = len(serverNum)
 	n := float64(len(deferred))
 	avg := total / max(n, 1)
 	df := map[string]int{}
@@ -119,25 +112,110 @@ func newSearchIndex(rt *routeTable, deferred []int) *searchIndex {
 	return idx
 }
 
+// The fields of a tool that a search reads, and what a keyword in each
+// weighs.
+const (
+	fieldName = iota
+	fieldTitle
+	fieldDesc
+	fieldParamName
+	fieldParamDesc
+)
+
+var fieldWeights = [...]float64{
+	fieldName: weightName, fieldTitle: weightTitle, fieldDesc: weightDesc,
+	fieldParamName: weightParamName, fieldParamDesc: weightParamDesc,
+}
+
+// fieldWord is one keyword of a tool and the field it is in.
+type fieldWord struct {
+	k     string
+	field uint8
+}
+
+// toolWords lists the keywords of a tool, field by field: its name (the
+// server's own), title, description, and its parameters' names and
+// descriptions.
+func toolWords(tool *mcp.Tool, def plugin.ToolDefinition) []fieldWord {
+	var out []fieldWord
+	add := func(text string, field uint8) {
+		keywords(text, func(k string) { out = append(out, fieldWord{k, field}) })
+	}
+	add(tool.Name, fieldName)
+	title := tool.Title
+	if title == "" && tool.Annotations != nil {
+		title = tool.Annotations.Title
+	}
+	add(title, fieldTitle)
+	add(def.Description, fieldDesc)
+	var schema struct {
+		Properties map[string]struct {
+			Description string `json:"description"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal(def.InputSchema, &schema) == nil {
+		for _, name := range slices.Sorted(maps.Keys(schema.Properties)) {
+			add(name, fieldParamName)
+			add(schema.Properties[name].Description, fieldParamDesc)
+		}
+	}
+	return out
+}
+
+// wordCache keeps each tool's keywords from one index to the next: a
+// server's tools, shared read-only by its plugin's list, keep their
+// pointers until that list changes, so an index rebuilt because another
+// server came or went reads only what is new.
+type wordCache struct {
+	mu    sync.Mutex
+	words map[*mcp.Tool][]fieldWord
+}
+
+// wordsOf returns the keywords of each deferred tool, reading those it has
+// not seen, and forgets the tools no longer in rt.
+func (c *wordCache) wordsOf(rt *routeTable, deferred []int) [][]fieldWord {
+	out := make([][]fieldWord, len(deferred))
+	if c == nil {
+		for d, i := range deferred {
+			out[d] = toolWords(rt.tools[i].Tool, rt.defs[i])
+		}
+		return out
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	kept := make(map[*mcp.Tool][]fieldWord, len(deferred))
+	for d, i := range deferred {
+		tool := rt.tools[i].Tool
+		ws, ok := c.words[tool]
+		if !ok {
+			ws = toolWords(tool, rt.defs[i])
+		}
+		kept[tool] = ws
+		out[d] = ws
+	}
+	c.words = kept
+	return out
+}
+
 // commonNameWords returns, by server, the keywords found in the names of
 // most of its tools ("git" in git_add, git_commit, ...): like a prefix, they
 // tell the server's tools apart from no other, and count as little.
-func commonNameWords(rt *routeTable, deferred []int) map[string]map[string]bool {
+func commonNameWords(rt *routeTable, deferred []int, tws [][]fieldWord) map[string]map[string]bool {
 	counts := map[string]map[string]int{}
 	tools := map[string]int{}
-	for _, i := range deferred {
-		tl := rt.tools[i]
-		if counts[tl.Server] == nil {
-			counts[tl.Server] = map[string]int{}
+	for d, i := range deferred {
+		server := rt.tools[i].Server
+		if counts[server] == nil {
+			counts[server] = map[string]int{}
 		}
-		tools[tl.Server]++
-		seen := map[string]bool{}
-		keywords(tl.Tool.Name, func(k string) {
-			if !seen[k] {
-				seen[k] = true
-				counts[tl.Server][k]++
+		tools[server]++
+		var seen []string
+		for _, fw := range tws[d] {
+			if fw.field == fieldName && !slices.Contains(seen, fw.k) {
+				seen = append(seen, fw.k)
+				counts[server][fw.k]++
 			}
-		})
+		}
 	}
 	out := map[string]map[string]bool{}
 	for server, ks := range counts {

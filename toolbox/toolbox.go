@@ -47,6 +47,8 @@ type Toolbox struct {
 	search  *ToolSearch // nil without WithToolSearch
 	// instrCache is the system message of the servers' instructions.
 	instrCache atomic.Pointer[instructionsText]
+	// words keeps the tools' search keywords between route tables.
+	words wordCache
 
 	mu       sync.Mutex // serialises rebuilds and admissions
 	opened   bool       // Open has built the first table: later changes rebuild
