@@ -128,7 +128,8 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 	if err != nil {
 		return fail("tools/list", err)
 	}
-	d.ready = &messages.Ready{Tools: tools, ServerInfo: ir.ServerInfo, ProtocolVersion: ir.ProtocolVersion, ToolsTTL: ttl}
+	d.ready = &messages.Ready{Tools: tools, ServerInfo: ir.ServerInfo, ProtocolVersion: ir.ProtocolVersion, ToolsTTL: ttl,
+		Instructions: ir.Instructions}
 	return d, nil
 }
 

@@ -25,6 +25,9 @@ type Ready struct {
 	// smallest positive ttlMs of its tools/list pages); zero when it gave
 	// no such hint.
 	ToolsTTL time.Duration
+	// Instructions is what the server's server/discover answer said about
+	// using it; "" when it said nothing.
+	Instructions string
 }
 
 // CallTool asks the connection to run one tool on the server. Sent by the

@@ -27,7 +27,7 @@ func (m *Ready) Serialize() (remote.RootSerialized, error) {
 	if err != nil {
 		return nil, fmt.Errorf("messages: tools: %w", err)
 	}
-	w := &WireReady{ToolsJson: tools, ProtocolVersion: m.ProtocolVersion, ToolsTtlNanos: int64(m.ToolsTTL)}
+	w := &WireReady{ToolsJson: tools, ProtocolVersion: m.ProtocolVersion, ToolsTtlNanos: int64(m.ToolsTTL), Instructions: m.Instructions}
 	if m.ServerInfo != nil {
 		if w.ServerInfoJson, err = json.Marshal(m.ServerInfo); err != nil {
 			return nil, fmt.Errorf("messages: server info: %w", err)
@@ -38,7 +38,7 @@ func (m *Ready) Serialize() (remote.RootSerialized, error) {
 
 // Deserialize returns the plain message.
 func (w *WireReady) Deserialize() (remote.RootSerializable, error) {
-	m := &Ready{ProtocolVersion: w.ProtocolVersion, ToolsTTL: time.Duration(w.ToolsTtlNanos)}
+	m := &Ready{ProtocolVersion: w.ProtocolVersion, ToolsTTL: time.Duration(w.ToolsTtlNanos), Instructions: w.Instructions}
 	if err := json.Unmarshal(w.ToolsJson, &m.Tools); err != nil {
 		return nil, fmt.Errorf("messages: tools: %w", err)
 	}

@@ -75,6 +75,7 @@ type WireReady struct {
 	ServerInfoJson  []byte                 `protobuf:"bytes,2,opt,name=server_info_json,json=serverInfoJson,proto3" json:"server_info_json,omitempty"` // *mcp.Implementation, or empty
 	ProtocolVersion string                 `protobuf:"bytes,3,opt,name=protocol_version,json=protocolVersion,proto3" json:"protocol_version,omitempty"`
 	ToolsTtlNanos   int64                  `protobuf:"varint,4,opt,name=tools_ttl_nanos,json=toolsTtlNanos,proto3" json:"tools_ttl_nanos,omitempty"` // 0: no hint
+	Instructions    string                 `protobuf:"bytes,5,opt,name=instructions,proto3" json:"instructions,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
 }
@@ -135,6 +136,13 @@ func (x *WireReady) GetToolsTtlNanos() int64 {
 		return x.ToolsTtlNanos
 	}
 	return 0
+}
+
+func (x *WireReady) GetInstructions() string {
+	if x != nil {
+		return x.Instructions
+	}
+	return ""
 }
 
 type WireCallTool struct {
@@ -575,13 +583,14 @@ const file_wire_proto_rawDesc = "" +
 	"\n" +
 	"\n" +
 	"wire.proto\x12\x15mcpconnector.messages\"\x10\n" +
-	"\x0eWireAwaitReady\"\xa7\x01\n" +
+	"\x0eWireAwaitReady\"\xcb\x01\n" +
 	"\tWireReady\x12\x1d\n" +
 	"\n" +
 	"tools_json\x18\x01 \x01(\fR\ttoolsJson\x12(\n" +
 	"\x10server_info_json\x18\x02 \x01(\fR\x0eserverInfoJson\x12)\n" +
 	"\x10protocol_version\x18\x03 \x01(\tR\x0fprotocolVersion\x12&\n" +
-	"\x0ftools_ttl_nanos\x18\x04 \x01(\x03R\rtoolsTtlNanos\"\xe5\x02\n" +
+	"\x0ftools_ttl_nanos\x18\x04 \x01(\x03R\rtoolsTtlNanos\x12\"\n" +
+	"\finstructions\x18\x05 \x01(\tR\finstructions\"\xe5\x02\n" +
 	"\fWireCallTool\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1c\n" +

@@ -67,6 +67,8 @@ type toolSnapshot struct {
 	sorted  []*mcp.Tool
 	byName  map[string]*mcp.Tool
 	initial bool // the empty list before the first connection
+	// instructions is what server/discover said of the server.
+	instructions string
 
 	// WithToolRefresh and a TTL: when a use lists again (unix nanoseconds;
 	// 0: never), and whether it has.
@@ -303,6 +305,11 @@ func (p *McpPlugin) Server() string { return p.server }
 // Tools returns the discovered tools sorted by name. The slice is the
 // caller's; the tools are shared and must not be modified.
 func (p *McpPlugin) Tools() []*mcp.Tool { return slices.Clone(p.snapshot().sorted) }
+
+// Instructions returns what the server's server/discover answer said about
+// using it, as of its latest connection; "" when it said nothing or has not
+// connected yet.
+func (p *McpPlugin) Instructions() string { return p.tools.Load().instructions }
 
 // ToolDefinitions returns the discovered tools, sorted by name, in the form a
 // [Request] publishes them to the model.

@@ -54,6 +54,7 @@ func (s *toolSnapshot) retryLater() {
 // status that says ready again after a reconnection.
 func (p *McpPlugin) storeTools(r *messages.Ready) {
 	s := newToolSnapshot(r.Tools)
+	s.instructions = r.Instructions
 	if p.toolRefresh && r.ToolsTTL > 0 {
 		s.ttl = r.ToolsTTL
 		s.staleAt.Store(time.Now().Add(r.ToolsTTL).UnixNano())

@@ -84,6 +84,9 @@ type ServerConfig struct {
 	// each of this server's results ([plugin.WithMaxResultBytes]); zero
 	// means the file gave none.
 	MaxResultBytes int
+	// AlwaysLoad ("alwaysLoad") keeps this server's tools in every request
+	// when tool search defers the others ([WithToolSearch]).
+	AlwaysLoad bool
 	// Line and Column (1-based, column in characters) locate the entry's
 	// name in the file, for errors about the server found after loading.
 	Line, Column int

@@ -35,9 +35,26 @@
 // server's own. A server whose tool list changes while it runs
 // ([plugin.WithToolRefresh]) has its names checked for collisions again.
 //
+// # Tool search
+//
+// Ten servers put hundreds of tool definitions into every request. With
+// [WithToolSearch] the toolbox publishes the tools itself, in
+// [Toolbox.OnRequest]: one search tool whose description lists the
+// deferred tools by name, plus the tools of servers marked "alwaysLoad" and
+// those the conversation has loaded. The model searches with keywords (or
+// exact names); [Toolbox.OnStreamChunk] answers without a server round
+// trip, loading the best matches, which join the next request. Loads are
+// read back from the conversation's messages, so two conversations never
+// see each other's, and a conversation resumed by another process keeps
+// its own. The servers' instructions go along as one system message.
+//
+//	tb, err := toolbox.Open(ctx, cfg, toolbox.WithToolSearch(toolbox.ToolSearch{}))
+//	// register tb with the client; do not add tb.ToolDefinitions() yourself.
+//
 // # Sections
 //
 //   - Config: [LoadConfig], [ParseConfig], [Config], [ServerConfig], [ConfigError].
 //   - Running: [Open], [Option], [Toolbox].
 //   - Names: [ExposedName], [MaxNameLength], [ErrNameCollision], [ErrUnknownTool].
+//   - Tool search: [WithToolSearch], [ToolSearch], [Toolbox.Search], [Toolbox.OnRequest], [DefinitionBytes].
 package toolbox

@@ -20,6 +20,7 @@ type options struct {
 	logger         *zap.Logger
 	connectTimeout time.Duration
 	cluster        *cluster.Cluster
+	search         *ToolSearch
 }
 
 // DefaultConnectTimeout bounds each server's connection attempt, and so

@@ -197,7 +197,7 @@ func (p *parser) server(e member) (*ServerConfig, error) {
 		}
 	}
 
-	s := &ServerConfig{Name: e.key, Disabled: r.disabled, Timeout: r.timeout, Trust: r.trust, MaxResultBytes: r.maxResultBytes}
+	s := &ServerConfig{Name: e.key, Disabled: r.disabled, Timeout: r.timeout, Trust: r.trust, MaxResultBytes: r.maxResultBytes, AlwaysLoad: r.alwaysLoad}
 	s.Line, s.Column = position(p.data, e.keyOff)
 	cmd := r.str["command"]
 	u, urlField := r.str["url"], "url"
@@ -248,7 +248,7 @@ func (p *parser) server(e member) (*ServerConfig, error) {
 var knownFields = map[string]bool{
 	"type": true, "command": true, "args": true, "env": true, "cwd": true, "url": true, "httpUrl": true,
 	"headers": true, "disabled": true, "timeout": true, "includeTools": true, "excludeTools": true, "prefix": true,
-	"trust": true, "maxResultBytes": true,
+	"trust": true, "maxResultBytes": true, "alwaysLoad": true,
 }
 
 // rawServer is a server entry's known fields as the file writes them,
@@ -261,6 +261,7 @@ type rawServer struct {
 	timeout        time.Duration
 	trust          bool
 	maxResultBytes int
+	alwaysLoad     bool
 }
 
 // decode stores the known field f; a non-empty msg is the error, at off and
@@ -310,12 +311,15 @@ func (r *rawServer) decode(f member) (off int, field, msg string) {
 				r.obj[f.key] = append(r.obj[f.key], located{s: s, key: m.key, off: m.valOff})
 			}
 		}
-	case "disabled", "trust":
+	case "disabled", "trust", "alwaysLoad":
 		switch string(f.val) {
 		case "true":
-			if f.key == "trust" {
+			switch f.key {
+			case "trust":
 				r.trust = true
-			} else {
+			case "alwaysLoad":
+				r.alwaysLoad = true
+			default:
 				r.disabled = true
 			}
 		case "false":

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -30,6 +31,10 @@ type routeTable struct {
 	byName map[string]*route
 	tools  []Tool                  // sorted by exposed name
 	defs   []plugin.ToolDefinition // in the same order
+	// hooks is what OnStreamChunk answers: byName, plus the search tool's
+	// name (searchRoute) when tool search is on.
+	hooks map[string]*route
+	searchTableState
 }
 
 // route is where an exposed name goes: a server, and the tool's own name
@@ -137,6 +142,10 @@ func (t *Toolbox) build(order []*server, lists map[*server]serverTools, prev map
 			}
 			exposed := ExposedName(s.cfg.ToolPrefix(), tool.Name)
 			r := &route{s, tool.Name}
+			if t.search != nil && exposed == t.search.Name {
+				clash = searchCollision(exposed, r)
+				break
+			}
 			other, dup := mine[exposed]
 			if !dup {
 				other, dup = b.rt.byName[exposed]
@@ -169,6 +178,11 @@ func (t *Toolbox) build(order []*server, lists map[*server]serverTools, prev map
 		b.count[s] = len(mine)
 	}
 	sortTable(b.rt)
+	b.rt.hooks = b.rt.byName
+	if t.search != nil {
+		b.rt.hooks = maps.Clone(b.rt.byName)
+		b.rt.hooks[t.search.Name] = searchRoute
+	}
 	return b
 }
 
@@ -207,6 +221,13 @@ func turn(s *server) int {
 		return int(^uint(0) >> 1)
 	}
 	return s.admittedAt
+}
+
+// searchCollision is the error of a tool exposed under the search tool's
+// name.
+func searchCollision(exposed string, r *route) error {
+	return &plugin.Error{Kind: plugin.KindInternal, Server: fmt.Sprintf("server %q", r.server.cfg.Name), Op: "toolbox",
+		Err: fmt.Errorf("%w: %q is tool search's name and tool %q of server %q", ErrNameCollision, exposed, r.tool, r.server.cfg.Name)}
 }
 
 func collision(exposed string, first, second *route) error {
@@ -255,13 +276,15 @@ func (t *Toolbox) CallTool(ctx context.Context, name string, args any) *plugin.F
 // server's plugin gives it ([plugin.Future.ToolResult]: its approval, its
 // result cap). Calls in one
 // chunk run concurrently, whichever servers they go to; the hook returns
-// when all have answered. Other blocks pass through untouched, without an
-// actor hop or an allocation. It always returns nil.
+// when all have answered. With [WithToolSearch], a call of the search tool
+// is answered here, with no server round trip. Other blocks pass through
+// untouched, without an actor hop or an allocation. It always returns nil.
 func (t *Toolbox) OnStreamChunk(ctx context.Context, chunk *plugin.Chunk) error {
 	if chunk == nil {
 		return nil
 	}
-	byName := t.routes.Load().byName
+	rt := t.routes.Load()
+	byName := rt.hooks
 	first := plugin.FirstToolCall(chunk.Blocks, byName)
 	if first < 0 {
 		return nil
@@ -280,6 +303,10 @@ func (t *Toolbox) OnStreamChunk(ctx context.Context, chunk *plugin.Chunk) error 
 		}
 		r, known := byName[tc.Name]
 		if !known {
+			continue
+		}
+		if r == searchRoute {
+			chunk.Blocks[i] = t.answerSearch(rt, tc)
 			continue
 		}
 		// The server's plugin applies its own controls: approval (with the

@@ -44,6 +44,11 @@ type Toolbox struct {
 	servers map[string]*server // the enabled servers, by name
 	names   []string           // their names, sorted
 	routes  atomic.Pointer[routeTable]
+	search  *ToolSearch // nil without WithToolSearch
+	// instrCache is the system message of the servers' instructions.
+	instrCache atomic.Pointer[instructionsText]
+	// words keeps the tools' search keywords between route tables.
+	words wordCache
 
 	mu       sync.Mutex // serialises rebuilds and admissions
 	opened   bool       // Open has built the first table: later changes rebuild
@@ -107,7 +112,10 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 	if o.connectTimeout <= 0 {
 		o.connectTimeout = DefaultConnectTimeout
 	}
-	t := &Toolbox{system: o.system, logger: o.logger, servers: map[string]*server{}}
+	if err := o.search.validate(); err != nil {
+		return nil, err
+	}
+	t := &Toolbox{system: o.system, logger: o.logger, servers: map[string]*server{}, search: o.search}
 	if t.logger == nil {
 		t.logger = zap.NewNop()
 	}

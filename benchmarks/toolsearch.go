@@ -1,0 +1,295 @@
+package benchmarks
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tiktoken-go/tokenizer"
+
+	"github.com/cuca-go/mcpconnector/internal/testserver"
+	"github.com/cuca-go/mcpconnector/internal/toolcorpus"
+	"github.com/cuca-go/mcpconnector/plugin"
+	"github.com/cuca-go/mcpconnector/toolbox"
+)
+
+// Scenarios and subjects of tool search, on the real servers' tool lists
+// of toolbox/testdata/tools.
+const (
+	ScenarioToolSearchRequest = "first request's tool definitions, real tool lists"
+	ScenarioToolSearch        = "tool search, one query"
+	ScenarioToolSearchHook    = "OnRequest, conversation of 200 messages"
+
+	SubjectEager    = "every definition (eager)"
+	SubjectDeferred = "search tool (deferred)"
+	SubjectSearch   = "tool search"
+	SubjectOnReq    = "OnRequest with tool search"
+	// SubjectEagerHost is the floor of OnRequest: a host copying
+	// ToolDefinitions into the request.
+	SubjectEagerHost = "host adds ToolDefinitions (floor)"
+)
+
+// SearchCopies is how many copies of the corpus the search scenario's
+// toolbox serves, each under its own server names: 6 × 189 = 1,134 tools.
+const SearchCopies = 6
+
+// ConversationMessages is the length of the OnRequest scenario's
+// conversation.
+const ConversationMessages = 200
+
+// ToolSearchFigures is what tool search saves in the first request and
+// what it costs, measured in one run.
+type ToolSearchFigures struct {
+	// Tools and Servers count the corpus.
+	Tools, Servers int
+	// EagerBytes and DeferredBytes are the JSON of the definitions in the
+	// first request (name, description, schema; [toolbox.DefinitionBytes])
+	// without and with tool search; the Tokens are the same text in
+	// o200k_base tokens (a provider's own wrapping of tools is not
+	// counted).
+	EagerBytes, DeferredBytes   int
+	EagerTokens, DeferredTokens int
+	// SearchTools is how many tools the search scenario's toolbox has, and
+	// FirstRequest how long its first OnRequest took, which builds the
+	// search index (again after any change of a tool list).
+	SearchTools  int
+	FirstRequest time.Duration
+	// Search is one search call through OnStreamChunk; OnRequest and Eager
+	// are OnRequest on a conversation of ConversationMessages messages and
+	// its floor.
+	Search, OnRequest, Eager Result
+	// Found and Asked count, by server, the task phrasings whose tool was
+	// among those a search for the phrasing loaded.
+	Found, Asked map[string]int
+	// HeldOutFound of HeldOutAsked phrasings written after the search was
+	// last tuned had their tool loaded.
+	HeldOutFound, HeldOutAsked int
+}
+
+// Recall is the share of task phrasings whose tool was loaded.
+func (f ToolSearchFigures) Recall() float64 {
+	found, asked := 0, 0
+	for s, n := range f.Asked {
+		asked += n
+		found += f.Found[s]
+	}
+	if asked == 0 {
+		return 0
+	}
+	return float64(found) / float64(asked)
+}
+
+// CorpusToolbox opens a toolbox of copies of the corpus, each server a
+// go-sdk server over loopback HTTP named "<server>" (one copy) or
+// "<server><k>". stop closes the toolbox and the servers.
+func CorpusToolbox(ctx context.Context, copies int, opts ...toolbox.Option) (tb *toolbox.Toolbox, servers []toolcorpus.Server, stop func(), err error) {
+	servers, err = toolcorpus.Load()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cfg := &toolbox.Config{Servers: map[string]*toolbox.ServerConfig{}}
+	var https []*httptest.Server
+	stop = func() {
+		if tb != nil {
+			_ = tb.Close()
+		}
+		for _, h := range https {
+			h.Close()
+		}
+	}
+	for k := range copies {
+		for _, s := range servers {
+			h := testserver.NewHTTPServer(toolcorpus.NewServer(s))
+			https = append(https, h)
+			name := s.Name
+			if copies > 1 {
+				name = fmt.Sprintf("%s%d", s.Name, k)
+			}
+			cfg.Servers[name] = &toolbox.ServerConfig{Name: name, Type: toolbox.TypeHTTP, URL: h.URL}
+		}
+	}
+	tb, err = toolbox.Open(ctx, cfg, append([]toolbox.Option{toolbox.WithStrict()}, opts...)...)
+	if err != nil {
+		stop()
+		return nil, nil, nil, err
+	}
+	return tb, servers, stop, nil
+}
+
+// DefinitionTokens counts defs as the JSON a request carries, in
+// o200k_base tokens.
+func DefinitionTokens(defs []plugin.ToolDefinition) (int, error) {
+	enc, err := tokenizer.Get(tokenizer.O200kBase)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, d := range defs {
+		b, err := json.Marshal(map[string]any{"name": d.Name, "description": d.Description, "input_schema": d.InputSchema})
+		if err != nil {
+			return 0, err
+		}
+		ids, _, err := enc.Encode(string(b))
+		if err != nil {
+			return 0, err
+		}
+		n += len(ids)
+	}
+	return n, nil
+}
+
+func definitionBytes(defs []plugin.ToolDefinition) int {
+	n := 0
+	for _, d := range defs {
+		n += toolbox.DefinitionBytes(d)
+	}
+	return n
+}
+
+// MeasureToolSearch measures the first request eager and deferred on the
+// corpus, recall on its task phrasings, and, on a toolbox of SearchCopies
+// copies, a search and OnRequest, interleaved in rounds of perRound.
+func MeasureToolSearch(ctx context.Context, rounds, perRound int) (ToolSearchFigures, error) {
+	var f ToolSearchFigures
+	tb, servers, stop, err := CorpusToolbox(ctx, 1, toolbox.WithToolSearch(toolbox.ToolSearch{}))
+	if err != nil {
+		return f, err
+	}
+	defer stop()
+	f.Tools, f.Servers = toolcorpus.Count(servers), len(servers)
+	eager := tb.ToolDefinitions()
+	req := plugin.NewRequest("m").AddMessage(plugin.RoleUser, plugin.Text{Text: "hello"})
+	if err := tb.OnRequest(ctx, req); err != nil {
+		return f, err
+	}
+	f.EagerBytes, f.DeferredBytes = definitionBytes(eager), definitionBytes(req.Tools)
+	if f.EagerTokens, err = DefinitionTokens(eager); err != nil {
+		return f, err
+	}
+	if f.DeferredTokens, err = DefinitionTokens(req.Tools); err != nil {
+		return f, err
+	}
+	tasks, err := toolcorpus.Tasks()
+	if err != nil {
+		return f, err
+	}
+	loads := func(task toolcorpus.Task) bool {
+		return slices.ContainsFunc(tb.Search(task.Task), func(tl toolbox.Tool) bool { return tl.Name == task.Tool })
+	}
+	f.Found, f.Asked = map[string]int{}, map[string]int{}
+	for _, task := range tasks {
+		server, _, _ := strings.Cut(task.Tool, "__")
+		f.Asked[server]++
+		if loads(task) {
+			f.Found[server]++
+		}
+	}
+	heldOut, err := toolcorpus.HeldOutTasks()
+	if err != nil {
+		return f, err
+	}
+	for _, task := range heldOut {
+		f.HeldOutAsked++
+		if loads(task) {
+			f.HeldOutFound++
+		}
+	}
+
+	big, _, stopBig, err := CorpusToolbox(ctx, SearchCopies, toolbox.WithToolSearch(toolbox.ToolSearch{}))
+	if err != nil {
+		return f, err
+	}
+	defer stopBig()
+	f.SearchTools = len(big.Tools())
+	t0 := time.Now()
+	if err := big.OnRequest(ctx, plugin.NewRequest("m")); err != nil {
+		return f, err
+	}
+	f.FirstRequest = time.Since(t0)
+	conv := Conversation(big, tasks, ConversationMessages)
+	res, err := Interleave(ctx, []*Subject{SearchSubject(big, tasks), OnRequestSubject(big, conv), EagerHostSubject(big, conv)}, rounds, perRound, perRound)
+	if err != nil {
+		return f, err
+	}
+	f.Search, f.OnRequest, f.Eager = res[0], res[1], res[2]
+	return f, nil
+}
+
+// SearchSubject searches with each task phrasing in turn, as the model's
+// call of the search tool through OnStreamChunk.
+func SearchSubject(tb *toolbox.Toolbox, tasks []toolcorpus.Task) *Subject {
+	calls := make([]plugin.ToolCall, len(tasks))
+	for i, task := range tasks {
+		args, _ := json.Marshal(map[string]string{"query": task.Task})
+		calls[i] = plugin.ToolCall{ID: fmt.Sprint(i), Name: toolbox.DefaultToolSearchName, Arguments: args}
+	}
+	return &Subject{Name: SubjectSearch, New: func() Op {
+		i := 0
+		chunk := &plugin.Chunk{Blocks: make([]plugin.Block, 1)}
+		return func(ctx context.Context) error {
+			chunk.Blocks[0] = calls[i%len(calls)]
+			i++
+			if err := tb.OnStreamChunk(ctx, chunk); err != nil {
+				return err
+			}
+			if r, ok := chunk.Blocks[0].(plugin.ToolResult); !ok || r.IsError {
+				return fmt.Errorf("search not answered: %#v", chunk.Blocks[0])
+			}
+			return nil
+		}
+	}}
+}
+
+// Conversation is n messages of a session with the toolbox: user turns,
+// searches with the task phrasings and their results, and calls of the
+// tools they loaded with their results.
+func Conversation(tb *toolbox.Toolbox, tasks []toolcorpus.Task, n int) []plugin.Message {
+	var msgs []plugin.Message
+	for i := 0; len(msgs) < n; i++ {
+		task := tasks[i%len(tasks)]
+		msgs = append(msgs, plugin.Message{Role: plugin.RoleUser, Blocks: []plugin.Block{plugin.Text{Text: task.Task}}})
+		args, _ := json.Marshal(map[string]string{"query": task.Task})
+		sc := plugin.ToolCall{ID: fmt.Sprintf("s%d", i), Name: toolbox.DefaultToolSearchName, Arguments: args}
+		chunk := &plugin.Chunk{Blocks: []plugin.Block{sc}}
+		_ = tb.OnStreamChunk(context.Background(), chunk)
+		msgs = append(msgs,
+			plugin.Message{Role: plugin.RoleAssistant, Blocks: []plugin.Block{plugin.Text{Text: "Let me look."}, sc}},
+			plugin.Message{Role: plugin.RoleTool, Blocks: []plugin.Block{chunk.Blocks[0]}})
+		if found := tb.Search(task.Task); len(found) > 0 {
+			call := plugin.ToolCall{ID: fmt.Sprintf("c%d", i), Name: found[0].Name, Arguments: json.RawMessage(`{}`)}
+			msgs = append(msgs,
+				plugin.Message{Role: plugin.RoleAssistant, Blocks: []plugin.Block{call}},
+				plugin.Message{Role: plugin.RoleTool, Blocks: []plugin.Block{plugin.ToolResult{ToolCallID: call.ID, Name: call.Name, Content: "done"}}})
+		}
+	}
+	return slices.Clip(msgs[:n])
+}
+
+// OnRequestSubject runs OnRequest on a fresh request holding conv, as a
+// host does before each turn.
+func OnRequestSubject(tb *toolbox.Toolbox, conv []plugin.Message) *Subject {
+	return &Subject{Name: SubjectOnReq, New: func() Op {
+		req := &plugin.Request{Model: "m"}
+		return func(ctx context.Context) error {
+			req.Messages, req.Tools = conv, req.Tools[:0]
+			return tb.OnRequest(ctx, req)
+		}
+	}}
+}
+
+// EagerHostSubject is what a host without tool search does instead: copy
+// every definition into the request.
+func EagerHostSubject(tb *toolbox.Toolbox, conv []plugin.Message) *Subject {
+	return &Subject{Name: SubjectEagerHost, New: func() Op {
+		req := &plugin.Request{Model: "m"}
+		return func(context.Context) error {
+			req.Messages = conv
+			req.Tools = append(req.Tools[:0], tb.ToolDefinitions()...)
+			return nil
+		}
+	}}
+}

@@ -1,0 +1,88 @@
+//go:build !race
+
+// Built without -race: see main_test.go.
+
+package grid_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cuca-go/mcpconnector/internal/testserver"
+	"github.com/cuca-go/mcpconnector/internal/toolcorpus"
+	"github.com/cuca-go/mcpconnector/plugin"
+	"github.com/cuca-go/mcpconnector/toolbox"
+)
+
+// corpusConfig adds real servers' tool lists, served over loopback HTTP,
+// to the calc server's config.
+func corpusConfig(t *testing.T, names ...string) *toolbox.Config {
+	t.Helper()
+	cfg := calcConfig(t)
+	servers, err := toolcorpus.Load()
+	require.NoError(t, err)
+	for _, s := range servers {
+		for _, name := range names {
+			if s.Name == name {
+				srv := testserver.NewHTTPServer(toolcorpus.NewServer(s))
+				t.Cleanup(srv.Close)
+				cfg.Servers[name] = &toolbox.ServerConfig{Name: name, Type: toolbox.TypeHTTP, URL: srv.URL}
+			}
+		}
+	}
+	require.Len(t, cfg.Servers, len(names)+1)
+	return cfg
+}
+
+// A toolbox of grains searches, publishes and calls as a local one does,
+// with the servers' instructions carried from whichever member hosts them.
+func TestToolboxOfGrainsWithToolSearch(t *testing.T) {
+	cfg := corpusConfig(t, "context7", "everything", "github", "memory")
+	members := startMembers(t, 2, cfg)
+	search := toolbox.WithToolSearch(toolbox.ToolSearch{})
+	local, err := toolbox.Open(context.Background(), cfg, search, toolbox.WithStrict())
+	require.NoError(t, err)
+	defer local.Close()
+
+	// A toolbox on each member: every grain is remote to one of them.
+	for _, m := range members {
+		tb, err := toolbox.Open(context.Background(), cfg, search, toolbox.WithCluster(m), toolbox.WithStrict())
+		require.NoError(t, err)
+		defer tb.Close()
+		for _, server := range []string{"context7", "everything", "github", "memory", "calc"} {
+			assert.Equal(t, local.Plugin(server).Instructions(), tb.Plugin(server).Instructions(), server)
+		}
+		assert.NotEmpty(t, tb.Plugin("everything").Instructions())
+
+		for _, q := range []string{"open a bug ticket on github", "add two numbers", "calc__add, memory__read_graph"} {
+			assert.Equal(t, local.Search(q), tb.Search(q), q)
+		}
+		localReq := plugin.NewRequest("m").AddMessage(plugin.RoleUser, plugin.Text{Text: "hi"})
+		gridReq := plugin.NewRequest("m").AddMessage(plugin.RoleUser, plugin.Text{Text: "hi"})
+		require.NoError(t, local.OnRequest(context.Background(), localReq))
+		require.NoError(t, tb.OnRequest(context.Background(), gridReq))
+		assert.Equal(t, localReq, gridReq, "the same search tool and instructions")
+		require.Len(t, gridReq.Tools, 1)
+		assert.Contains(t, gridReq.Messages[0].Blocks[0].(plugin.Text).Text, "## everything\n")
+
+		// Search, then call what it found, through the grain.
+		sc := plugin.ToolCall{ID: "s", Name: toolbox.DefaultToolSearchName, Arguments: json.RawMessage(`{"query":"calc__add"}`)}
+		chunk := &plugin.Chunk{Blocks: []plugin.Block{sc}}
+		require.NoError(t, tb.OnStreamChunk(context.Background(), chunk))
+		res := chunk.Blocks[0].(plugin.ToolResult)
+		gridReq.Messages = append(gridReq.Messages,
+			plugin.Message{Role: plugin.RoleAssistant, Blocks: []plugin.Block{sc}},
+			plugin.Message{Role: plugin.RoleTool, Blocks: []plugin.Block{res}})
+		gridReq.Tools = nil
+		require.NoError(t, tb.OnRequest(context.Background(), gridReq))
+		require.Len(t, gridReq.Tools, 2)
+		assert.Equal(t, "calc__add", gridReq.Tools[1].Name)
+		chunk = &plugin.Chunk{Blocks: []plugin.Block{plugin.ToolCall{ID: "c", Name: "calc__add", Arguments: json.RawMessage(`{"a":2,"b":3}`)}}}
+		require.NoError(t, tb.OnStreamChunk(context.Background(), chunk))
+		assert.Equal(t, plugin.ToolResult{ToolCallID: "c", Name: "calc__add", Content: "5"}, chunk.Blocks[0])
+	}
+}

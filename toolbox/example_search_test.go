@@ -1,0 +1,77 @@
+package toolbox_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cuca-go/mcpconnector/plugin"
+	"github.com/cuca-go/mcpconnector/toolbox"
+)
+
+// exampleServer serves a few tools over loopback HTTP.
+func exampleServer() *httptest.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "calc", Version: "1"}, nil)
+	for name, desc := range map[string]string{
+		"add":      "Add two numbers and return their sum",
+		"multiply": "Multiply two numbers",
+		"today":    "Today's date",
+	} {
+		s.AddTool(&mcp.Tool{Name: name, Description: desc, InputSchema: map[string]any{"type": "object"}},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "42"}}}, nil
+			})
+	}
+	return httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
+		&mcp.StreamableHTTPOptions{Stateless: true}))
+}
+
+func ExampleWithToolSearch() {
+	srv := exampleServer()
+	defer srv.Close()
+	cfg, _ := toolbox.ParseConfig([]byte(`{"mcpServers":{"calc":{"url":"` + srv.URL + `"}}}`))
+	ctx := context.Background()
+	tb, err := toolbox.Open(ctx, cfg, toolbox.WithToolSearch(toolbox.ToolSearch{}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer tb.Close()
+	names := func(req *plugin.Request) (out []string) {
+		for _, d := range req.Tools {
+			out = append(out, d.Name)
+		}
+		return out
+	}
+
+	// The first request carries the search tool only.
+	conv := []plugin.Message{{Role: plugin.RoleUser, Blocks: []plugin.Block{plugin.Text{Text: "What is 21 + 21?"}}}}
+	req := &plugin.Request{Model: "m", Messages: conv}
+	_ = tb.OnRequest(ctx, req)
+	fmt.Println("turn 1:", names(req))
+
+	// The model searches; the toolbox answers in the stream.
+	search := plugin.ToolCall{ID: "s1", Name: "tool_search", Arguments: json.RawMessage(`{"query":"add numbers"}`)}
+	chunk := &plugin.Chunk{Blocks: []plugin.Block{search}}
+	_ = tb.OnStreamChunk(ctx, chunk)
+	found := chunk.Blocks[0].(plugin.ToolResult)
+	fmt.Print(found.Content)
+
+	// The tools found join the next request.
+	conv = append(conv,
+		plugin.Message{Role: plugin.RoleAssistant, Blocks: []plugin.Block{search}},
+		plugin.Message{Role: plugin.RoleTool, Blocks: []plugin.Block{found}})
+	req = &plugin.Request{Model: "m", Messages: conv}
+	_ = tb.OnRequest(ctx, req)
+	fmt.Println("turn 2:", names(req))
+	// Output:
+	// turn 1: [tool_search]
+	// Loaded 2 tools; call them by name from the next step on:
+	// - calc__add: Add two numbers and return their sum
+	// - calc__multiply: Multiply two numbers
+	// turn 2: [tool_search calc__add calc__multiply]
+}

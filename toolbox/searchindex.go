@@ -1,0 +1,405 @@
+package toolbox
+
+import (
+	"cmp"
+	"encoding/json"
+	"maps"
+	"math"
+	"math/bits"
+	"slices"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cuca-go/mcpconnector/plugin"
+)
+
+// searchIndex ranks deferred tools against a query's keywords with BM25
+// over weighted fields: a term in a tool's name counts more than one in its
+// description. Every posting's share of a score is computed when the index
+// is built, so a query costs a map lookup per keyword and an addition per
+// posting.
+type searchIndex struct {
+	docs     []int // table index of each document
+	postings map[string][]posting
+	serverOf []int32            // each document's server, numbered
+	servers  map[string][]int32 // the servers a keyword names
+	nservers int
+}
+
+// posting is one document's weight for a term: its BM25 share.
+type posting struct {
+	doc int32
+	w   float32
+}
+
+// Field weights: how much one occurrence of a term counts, by where it is.
+const (
+	weightName       = 3
+	weightPrefix     = 0.5
+	serverBoost      = 1.5
+	weightTitle      = 2
+	weightParamName  = 1.5
+	weightDesc       = 1
+	weightParamDesc  = 0.5
+	bm25K1, bm25B    = 1.2, 0.75
+	maxQueryKeywords = 32
+)
+
+func newSearchIndex(rt *routeTable, deferred []int, cache *wordCache) *searchIndex {
+	idx := &searchIndex{docs: deferred, postings: map[string][]posting{}, serverOf: make([]int32, len(deferred)), servers: map[string][]int32{}}
+	tws := cache.wordsOf(rt, deferred)
+	common := commonNameWords(rt, deferred, tws)
+	serverNum := map[string]int32{}
+	var prefixes [][]string // each server's prefix keywords, by number
+	tfs := make([]map[string]float64, len(deferred))
+	lengths := make([]float64, len(deferred))
+	total := 0.0
+	for d, i := range deferred {
+		tl := rt.tools[i]
+		num, ok := serverNum[tl.Server]
+		if !ok {
+			num = int32(len(serverNum))
+			serverNum[tl.Server] = num
+			keywords(tl.Server, func(k string) { idx.servers[k] = append(idx.servers[k], num) })
+			var pre []string
+			keywords(rt.byName[tl.Name].server.cfg.ToolPrefix(), func(k string) { pre = append(pre, k) })
+			prefixes = append(prefixes, pre)
+		}
+		idx.serverOf[d] = num
+		tf := make(map[string]float64, len(tws[d]))
+		add := func(k string, w float64) {
+			tf[k] += w
+			lengths[d] += w
+		}
+		for _, fw := range tws[d] {
+			w := fieldWeights[fw.field]
+			if fw.field == fieldName && common[tl.Server][fw.k] {
+				// Shared by most of the server's tools, like a prefix: it
+				// tells them apart from no other.
+				w = weightPrefix
+			}
+			add(fw.k, w)
+		}
+		// The prefix, shared by all of the server's tools, counts only a
+		// little: a query naming the server favours its tools through the
+		// boost in rank instead.
+		for _, k := range prefixes[num] {
+			add(k, weightPrefix)
+		}
+		tfs[d] = tf
+		total += lengths[d]
+	}
+	idx.nservers = len(serverNum)
+	n := float64(len(deferred))
+	avg := total / max(n, 1)
+	df := map[string]int{}
+	for _, tf := range tfs {
+		for k := range tf {
+			df[k]++
+		}
+	}
+	for d, tf := range tfs {
+		norm := bm25K1 * (1 - bm25B + bm25B*lengths[d]/max(avg, 1))
+		for k, f := range tf {
+			idf := math.Log(1 + (n-float64(df[k])+0.5)/(float64(df[k])+0.5))
+			idx.postings[k] = append(idx.postings[k], posting{int32(d), float32(idf * f * (bm25K1 + 1) / (f + norm))})
+		}
+	}
+	return idx
+}
+
+// The fields of a tool that a search reads, and what a keyword in each
+// weighs.
+const (
+	fieldName = iota
+	fieldTitle
+	fieldDesc
+	fieldParamName
+	fieldParamDesc
+)
+
+var fieldWeights = [...]float64{
+	fieldName: weightName, fieldTitle: weightTitle, fieldDesc: weightDesc,
+	fieldParamName: weightParamName, fieldParamDesc: weightParamDesc,
+}
+
+// fieldWord is one keyword of a tool and the field it is in.
+type fieldWord struct {
+	k     string
+	field uint8
+}
+
+// toolWords lists the keywords of a tool, field by field: its name (the
+// server's own), title, description, and its parameters' names and
+// descriptions.
+func toolWords(tool *mcp.Tool, def plugin.ToolDefinition) []fieldWord {
+	var out []fieldWord
+	add := func(text string, field uint8) {
+		keywords(text, func(k string) { out = append(out, fieldWord{k, field}) })
+	}
+	add(tool.Name, fieldName)
+	title := tool.Title
+	if title == "" && tool.Annotations != nil {
+		title = tool.Annotations.Title
+	}
+	add(title, fieldTitle)
+	add(def.Description, fieldDesc)
+	var schema struct {
+		Properties map[string]struct {
+			Description string `json:"description"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal(def.InputSchema, &schema) == nil {
+		for _, name := range slices.Sorted(maps.Keys(schema.Properties)) {
+			add(name, fieldParamName)
+			add(schema.Properties[name].Description, fieldParamDesc)
+		}
+	}
+	return out
+}
+
+// wordCache keeps each tool's keywords from one index to the next: a
+// server's tools, shared read-only by its plugin's list, keep their
+// pointers until that list changes, so an index rebuilt because another
+// server came or went reads only what is new.
+type wordCache struct {
+	mu    sync.Mutex
+	words map[*mcp.Tool][]fieldWord
+}
+
+// wordsOf returns the keywords of each deferred tool, reading those it has
+// not seen, and forgets the tools no longer in rt.
+func (c *wordCache) wordsOf(rt *routeTable, deferred []int) [][]fieldWord {
+	out := make([][]fieldWord, len(deferred))
+	if c == nil {
+		for d, i := range deferred {
+			out[d] = toolWords(rt.tools[i].Tool, rt.defs[i])
+		}
+		return out
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	kept := make(map[*mcp.Tool][]fieldWord, len(deferred))
+	for d, i := range deferred {
+		tool := rt.tools[i].Tool
+		ws, ok := c.words[tool]
+		if !ok {
+			ws = toolWords(tool, rt.defs[i])
+		}
+		kept[tool] = ws
+		out[d] = ws
+	}
+	c.words = kept
+	return out
+}
+
+// commonNameWords returns, by server, the keywords found in the names of
+// most of its tools ("git" in git_add, git_commit, ...): like a prefix, they
+// tell the server's tools apart from no other, and count as little.
+func commonNameWords(rt *routeTable, deferred []int, tws [][]fieldWord) map[string]map[string]bool {
+	counts := map[string]map[string]int{}
+	tools := map[string]int{}
+	for d, i := range deferred {
+		server := rt.tools[i].Server
+		if counts[server] == nil {
+			counts[server] = map[string]int{}
+		}
+		tools[server]++
+		var seen []string
+		for _, fw := range tws[d] {
+			if fw.field == fieldName && !slices.Contains(seen, fw.k) {
+				seen = append(seen, fw.k)
+				counts[server][fw.k]++
+			}
+		}
+	}
+	out := map[string]map[string]bool{}
+	for server, ks := range counts {
+		out[server] = map[string]bool{}
+		for k, c := range ks {
+			if tools[server] >= 4 && 5*c >= 4*tools[server] {
+				out[server][k] = true
+			}
+		}
+	}
+	return out
+}
+
+// rank returns the table indexes of the limit best matches of query's
+// keywords, best first (ties by table order, which is by exposed name).
+// Each keyword also matches its synonyms, for less; a keyword that names a
+// server raises by half the scores of that server's tools that match
+// another keyword.
+func (idx *searchIndex) rank(query string, limit int) []int {
+	if len(idx.docs) == 0 {
+		return nil
+	}
+	var direct [maxQueryKeywords]string
+	n := 0
+	keywords(query, func(k string) {
+		if n < maxQueryKeywords && !slices.Contains(direct[:n], k) {
+			direct[n] = k
+			n++
+		}
+	})
+	if n == 0 {
+		return nil
+	}
+	scores := make([]float32, len(idx.docs))
+	matched := make([]uint32, len(idx.docs)) // which of the query's keywords each tool matched
+	add := func(k string, w float32, src int) {
+		for _, p := range idx.postings[k] {
+			scores[p.doc] += w * p.w
+			matched[p.doc] |= 1 << src
+		}
+	}
+	// naming[s] is the set of the query's keywords that name server s.
+	naming := make([]uint32, idx.nservers)
+	for src, k := range direct[:n] {
+		add(k, 1, src)
+		for _, s := range idx.servers[k] {
+			naming[s] |= 1 << src
+		}
+	}
+	var extra [2 * maxQueryKeywords]string
+	m := 0
+	for src, k := range direct[:n] {
+		for _, phrase := range synonyms[k] {
+			for _, s := range phrase {
+				if m < len(extra) && !slices.Contains(direct[:n], s) && !slices.Contains(extra[:m], s) {
+					extra[m] = s
+					m++
+					add(s, synonymWeight, src)
+				}
+			}
+		}
+	}
+	var hits []int32
+	for d, s := range scores {
+		if s > 0 {
+			// A tool that matches more of the query's keywords (or their
+			// synonyms) beats one that matches one keyword strongly. Naming
+			// a tool's server narrows the search to it but selects nothing
+			// by itself: it raises the tools that match something else.
+			own := naming[idx.serverOf[d]]
+			if other := bits.OnesCount32(matched[d] &^ own); other > 0 {
+				s *= float32(other)
+				if own != 0 {
+					s *= serverBoost
+				}
+			}
+			scores[d] = s
+			hits = append(hits, int32(d))
+		}
+	}
+	slices.SortFunc(hits, func(a, b int32) int {
+		if c := cmp.Compare(scores[b], scores[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	out := make([]int, 0, min(limit, len(hits)))
+	for _, d := range hits[:min(limit, len(hits))] {
+		out = append(out, idx.docs[d])
+	}
+	return out
+}
+
+// keywords calls yield with each keyword of text: its words split at
+// anything but letters and digits and at camelCase humps, lower-cased,
+// stop words dropped, each reduced to a crude stem so that "pages", "page"
+// and "paging" meet.
+func keywords(text string, yield func(string)) {
+	var buf [64]byte
+	words(text, func(w string) {
+		if len(w) > len(buf) {
+			return
+		}
+		lower := buf[:0]
+		for _, r := range w {
+			lower = utf8.AppendRune(lower, unicode.ToLower(r))
+		}
+		if len(lower) < 2 || stopWords[string(lower)] {
+			return
+		}
+		yield(stem(string(lower)))
+	})
+}
+
+// words splits text at every rune that is not a letter or a digit and
+// before an upper-case letter that follows a lower-case one or starts a
+// word after an acronym ("getHTTPResponse" is get, HTTP, Response).
+func words(text string, yield func(string)) {
+	start := -1
+	var prev, prev2 rune
+	for i, r := range text {
+		alnum := unicode.IsLetter(r) || unicode.IsDigit(r)
+		switch {
+		case !alnum:
+			if start >= 0 {
+				yield(text[start:i])
+				start = -1
+			}
+		case start < 0:
+			start = i
+		case unicode.IsUpper(r) && unicode.IsLower(prev):
+			yield(text[start:i])
+			start = i
+		case unicode.IsLower(r) && unicode.IsUpper(prev) && unicode.IsUpper(prev2) && i-start > 1:
+			// "HTTPResponse": the word began at the last capital.
+			j := i - utf8.RuneLen(prev)
+			yield(text[start:j])
+			start = j
+		}
+		prev2, prev = prev, r
+	}
+	if start >= 0 {
+		yield(text[start:])
+	}
+}
+
+// stem strips common English endings, the same way for queries and tools;
+// it need not make words, only make related ones meet.
+func stem(w string) string {
+	if len(w) <= 3 {
+		return w
+	}
+	switch {
+	case strings.HasSuffix(w, "ies") && len(w) > 4:
+		w = w[:len(w)-3] + "y"
+	case strings.HasSuffix(w, "sses"):
+		w = w[:len(w)-2]
+	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
+		w = w[:len(w)-1]
+	}
+	for _, suf := range []string{"able", "ible", "ize", "ise", "ing", "ion", "ed", "er", "y"} {
+		if strings.HasSuffix(w, suf) && len(w)-len(suf) >= 4 {
+			w = w[:len(w)-len(suf)]
+			if n := len(w); w[n-1] == w[n-2] && !strings.ContainsRune("lsz", rune(w[n-1])) {
+				w = w[:n-1] // "running" → "run"
+			}
+			break
+		}
+	}
+	if strings.HasSuffix(w, "e") && len(w) > 4 {
+		w = w[:len(w)-1]
+	}
+	return w
+}
+
+// stopWords carry no meaning for choosing a tool.
+var stopWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a an the and or of to in on for with by from at as is are was were be been being
+		this that these those it its into onto using use used via your you my me mine i we our us can could would should
+		will shall may might must please want need needs some any all do does did how what which who whom when why have has had
+		there here if then than so just about also only very much many more most such not no nor out up down over under
+		again each few own same too let lets tool tools i'd i'm it's don't something anything thing things one`) {
+		m[w] = true
+	}
+	return m
+}()
