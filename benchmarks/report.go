@@ -30,6 +30,9 @@ type Report struct {
 	// Date is when the run started; Elapsed how long it took.
 	Date    time.Time
 	Elapsed time.Duration
+	// ToolSearch, when measured, is tool search on real tool lists
+	// ([Report.AddToolSearch]).
+	ToolSearch *ToolSearchFigures
 }
 
 // Machine describes this machine: CPU model, cores, OS and Go version.
@@ -179,6 +182,7 @@ func (r *Report) Targets() []Target {
 	if t, ok := r.turnTarget(); ok {
 		out = append(out, t)
 	}
+	out = append(out, r.toolSearchTargets()...)
 	for _, sc := range []string{ScenarioIdleHTTP, ScenarioIdleStdio} {
 		if row := r.find(sc, SubjectPluginOwnSystem, 0); row != nil && row.Idle != nil {
 			got := fmt.Sprintf("%s and %.1f goroutines per connection", bytesStr(row.Idle.HeapPerConn), row.Idle.GoroutinesPerConn)
@@ -269,6 +273,10 @@ func (r *Report) Markdown(w io.Writer) {
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 			row.Scenario, row.Subject, callers, Dur(row.Latency.P50), Dur(row.Latency.P90), Dur(row.Latency.P99), Dur(row.Latency.Max),
 			Dur(row.CPUPerOp), num(row.AllocsPerOp), bytesStr(row.BytesPerOp), rate, r.note(row))
+	}
+	if r.ToolSearch != nil {
+		fmt.Fprintln(w)
+		r.ToolSearch.Markdown(w)
 	}
 	fmt.Fprintf(w, "\nTargets (reported, not asserted):\n\n")
 	for _, t := range r.Targets() {

@@ -42,6 +42,9 @@ type Config struct {
 	// TurnRounds streams, per subject, one model turn of 1 and of 4 calls
 	// of a 100 ms tool.
 	TurnRounds int
+	// SearchRounds rounds of SearchPerRound searches and OnRequests, for
+	// [MeasureToolSearch].
+	SearchRounds, SearchPerRound int
 	// Progress, if not nil, receives a line per step.
 	Progress io.Writer
 }
@@ -56,7 +59,8 @@ func FullConfig() Config {
 		InstantFor: 1500 * time.Millisecond, WaitFor: 2 * time.Second, ThroughputRounds: 4,
 		IdleStdio: 16, IdleHTTP: 32,
 		WideRounds: 6, ToolboxOpenRounds: 8,
-		TurnRounds: 20,
+		TurnRounds:   20,
+		SearchRounds: 10, SearchPerRound: 300,
 	}
 }
 
@@ -69,7 +73,8 @@ func QuickConfig() Config {
 		InstantFor: 50 * time.Millisecond, WaitFor: 50 * time.Millisecond, ThroughputRounds: 1,
 		IdleStdio: 2, IdleHTTP: 2,
 		WideRounds: 1, ToolboxOpenRounds: 1,
-		TurnRounds: 1,
+		TurnRounds:   1,
+		SearchRounds: 1, SearchPerRound: 5,
 	}
 }
 

@@ -3,7 +3,6 @@ package benchmarks_test
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"testing"
 
@@ -20,7 +19,17 @@ func TestToolSearchFigures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Log("\n" + ToolSearchTable(f))
+	rep := &benchmarks.Report{}
+	rep.AddToolSearch(f)
+	var md strings.Builder
+	rep.Markdown(&md)
+	t.Log("\n" + md.String())
+	for _, want := range []string{benchmarks.SubjectSearch, benchmarks.SubjectOnReq, benchmarks.SubjectEagerHost,
+		"| " + benchmarks.SubjectDeferred + " | " + fmt.Sprint(f.DeferredBytes) + " |", "at least 85% fewer bytes than eager"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
 	if f.Tools < 150 || f.Servers < 8 {
 		t.Errorf("corpus of %d tools over %d servers, want at least 150 over 8", f.Tools, f.Servers)
 	}
@@ -36,37 +45,6 @@ func TestToolSearchFigures(t *testing.T) {
 	if r := f.Recall(); r < 0.9 {
 		t.Errorf("recall %.3f", r)
 	}
-}
-
-// ToolSearchTable renders f as rows: scenario, subject, figure.
-func ToolSearchTable(f benchmarks.ToolSearchFigures) string {
-	var b strings.Builder
-	pct := 100 * (1 - float64(f.DeferredBytes)/float64(f.EagerBytes))
-	fmt.Fprintf(&b, "%s (%d tools, %d servers)\n", benchmarks.ScenarioToolSearchRequest, f.Tools, f.Servers)
-	fmt.Fprintf(&b, "  %-36s %8d bytes %7d tokens\n", benchmarks.SubjectEager, f.EagerBytes, f.EagerTokens)
-	fmt.Fprintf(&b, "  %-36s %8d bytes %7d tokens  (%.1f%% fewer bytes, %.1f%% fewer tokens)\n", benchmarks.SubjectDeferred,
-		f.DeferredBytes, f.DeferredTokens, pct, 100*(1-float64(f.DeferredTokens)/float64(f.EagerTokens)))
-	fmt.Fprintf(&b, "%s over %d tools (first OnRequest, which builds the index: %s)\n", benchmarks.ScenarioToolSearch, f.SearchTools, benchmarks.Dur(f.FirstRequest))
-	row := func(r benchmarks.Result) {
-		fmt.Fprintf(&b, "  %-36s p50 %-9s p99 %-9s %6.0f allocs %8.0f B/op\n", r.Subject, benchmarks.Dur(r.Latency.P50), benchmarks.Dur(r.Latency.P99), r.AllocsPerOp, r.BytesPerOp)
-	}
-	row(f.Search)
-	fmt.Fprintf(&b, "%s\n", benchmarks.ScenarioToolSearchHook)
-	row(f.OnRequest)
-	row(f.Eager)
-	var servers []string
-	for s := range f.Asked {
-		servers = append(servers, s)
-	}
-	sort.Strings(servers)
-	fmt.Fprintf(&b, "recall at Results %d\n", toolbox.DefaultToolSearchResults)
-	for _, s := range servers {
-		fmt.Fprintf(&b, "  %-12s %2d/%-2d %.2f\n", s, f.Found[s], f.Asked[s], float64(f.Found[s])/float64(f.Asked[s]))
-	}
-	fmt.Fprintf(&b, "  %-12s %.3f\n", "overall", f.Recall())
-	fmt.Fprintf(&b, "  %-12s %d/%d %.3f (phrasings written after tuning)\n", "held-out", f.HeldOutFound, f.HeldOutAsked,
-		float64(f.HeldOutFound)/float64(max(f.HeldOutAsked, 1)))
-	return b.String()
 }
 
 func BenchmarkToolSearch(b *testing.B) {

@@ -70,7 +70,14 @@ func run(quick bool, outDir, svgPath, docPath string) error {
 	if err != nil {
 		return err
 	}
-	rep.Rows, rep.Elapsed = rows, time.Since(rep.Date)
+	rep.Rows = rows
+	fmt.Fprintln(os.Stderr, "bench: tool search")
+	search, err := benchmarks.MeasureToolSearch(ctx, cfg.SearchRounds, cfg.SearchPerRound)
+	if err != nil {
+		return fmt.Errorf("tool search: %w", err)
+	}
+	rep.AddToolSearch(search)
+	rep.Elapsed = time.Since(rep.Date)
 	rep.Load = load0 + " before, " + benchmarks.LoadAverage() + " after (1 min)"
 
 	var md, chart bytes.Buffer
