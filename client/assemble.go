@@ -7,7 +7,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 
-	"github.com/cuca-go/mcpconnector/plugin"
+	"github.com/cuca-go/mcpconnector/host"
 )
 
 // reasoningFields are the delta fields that carry reasoning text, in order of
@@ -33,18 +33,18 @@ type assembler struct {
 	open blockKind
 	text strings.Builder
 
-	call     plugin.ToolCall
+	call     host.ToolCall
 	callIdx  int64
 	callArgs strings.Builder
 	doneIdx  map[int64]bool
 
 	thinkingDeltas int
-	calls          []plugin.ToolCall
+	calls          []host.ToolCall
 }
 
 // feed consumes one delta and returns the blocks it completed, in order.
-func (a *assembler) feed(d openai.ChatCompletionChunkChoiceDelta) ([]plugin.Block, error) {
-	var done []plugin.Block
+func (a *assembler) feed(d openai.ChatCompletionChunkChoiceDelta) ([]host.Block, error) {
+	var done []host.Block
 	if r := reasoningOf(d); r != "" {
 		a.thinkingDeltas++
 		done = a.switchTo(kindThinking, done)
@@ -63,7 +63,7 @@ func (a *assembler) feed(d openai.ChatCompletionChunkChoiceDelta) ([]plugin.Bloc
 			}
 			a.open = kindToolCall
 			a.callIdx = idx
-			a.call = plugin.ToolCall{}
+			a.call = host.ToolCall{}
 		}
 		if tc.ID != "" {
 			a.call.ID = tc.ID
@@ -92,21 +92,21 @@ func (a *assembler) indexOf(tc openai.ChatCompletionChunkChoiceDeltaToolCall) (i
 
 // flush completes the open block, if any. The stream calls it on a
 // finish_reason.
-func (a *assembler) flush() []plugin.Block {
+func (a *assembler) flush() []host.Block {
 	return a.switchTo(kindNone, nil)
 }
 
 // switchTo completes the open block unless it is of kind k, appending it to
 // done, and leaves a block of kind k open.
-func (a *assembler) switchTo(k blockKind, done []plugin.Block) []plugin.Block {
+func (a *assembler) switchTo(k blockKind, done []host.Block) []host.Block {
 	if a.open == k && k != kindNone {
 		return done
 	}
 	switch a.open {
 	case kindText:
-		done = append(done, plugin.Text{Text: a.text.String()})
+		done = append(done, host.Text{Text: a.text.String()})
 	case kindThinking:
-		done = append(done, plugin.Thinking{Text: a.text.String()})
+		done = append(done, host.Thinking{Text: a.text.String()})
 	case kindToolCall:
 		call := a.call
 		if call.ID == "" {

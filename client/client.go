@@ -9,7 +9,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
-	"github.com/cuca-go/mcpconnector/plugin"
+	"github.com/cuca-go/mcpconnector/host"
 )
 
 // Provider names the kind of server a [Client] talks to. Every provider speaks
@@ -73,7 +73,7 @@ type config struct {
 	baseURL     string
 	model       string
 	apiKey      string
-	plugins     []plugin.Plugin
+	plugins     []host.Plugin
 	httpClient  *http.Client
 	maxRetries  int
 	requestOpts []option.RequestOption
@@ -91,7 +91,7 @@ func WithBaseURL(u string) Option {
 	return func(c *config) { c.baseURL = u }
 }
 
-// WithModel sets the model used when a [plugin.Request] names none. If both
+// WithModel sets the model used when a [host.Request] names none. If both
 // are empty the request carries no model, which llama-server accepts.
 func WithModel(m string) Option {
 	return func(c *config) { c.model = m }
@@ -106,7 +106,7 @@ func WithAPIKey(k string) Option {
 
 // WithPlugin registers a plugin. Plugins run in registration order on every
 // hook. It panics if p is nil, a programmer error.
-func WithPlugin(p plugin.Plugin) Option {
+func WithPlugin(p host.Plugin) Option {
 	if p == nil {
 		panic("client: WithPlugin(nil)")
 	}
@@ -141,7 +141,7 @@ func WithRequestOptions(opts ...option.RequestOption) Option {
 type Client struct {
 	baseURL    string
 	model      string
-	plugins    []plugin.Plugin
+	plugins    []host.Plugin
 	httpClient *http.Client
 	ownsHTTP   bool
 	chat       openai.ChatCompletionService
@@ -202,7 +202,7 @@ func New(opts ...Option) (*Client, error) {
 func (c *Client) BaseURL() string { return c.baseURL }
 
 // Plugins returns the registered plugins in registration order.
-func (c *Client) Plugins() []plugin.Plugin { return append([]plugin.Plugin(nil), c.plugins...) }
+func (c *Client) Plugins() []host.Plugin { return append([]host.Plugin(nil), c.plugins...) }
 
 // CloseIdleConnections closes the idle keep-alive connections of the
 // client's own HTTP transport. It does nothing to an HTTP client given with

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuca-go/mcpconnector/client"
-	"github.com/cuca-go/mcpconnector/plugin"
+	"github.com/cuca-go/mcpconnector/host"
 )
 
 func TestNewConfiguration(t *testing.T) {
@@ -49,23 +49,23 @@ func TestAPIKey(t *testing.T) {
 
 func TestRequestWireFormat(t *testing.T) {
 	srv := newLLMServer(t, streamOf(chunk(content("ok"), "stop")))
-	req := plugin.NewRequest("").
-		AddMessage(plugin.RoleSystem, plugin.Text{Text: "Be brief."}).
-		AddMessage(plugin.RoleUser, plugin.Text{Text: "What is 21 + 21?"}).
-		AddMessage(plugin.RoleAssistant,
-			plugin.Thinking{Text: "I should use the tool."},
-			plugin.Text{Text: "Calling add."},
-			plugin.ToolCall{ID: "call_1", Name: "add", Arguments: []byte(`{"a":21,"b":21}`)},
-			plugin.ToolCall{ID: "call_2", Name: "noargs"}).
-		AddMessage(plugin.RoleTool,
-			plugin.ToolResult{ToolCallID: "call_1", Name: "add", Content: "42"},
-			plugin.ToolResult{ToolCallID: "call_2", Name: "noargs", Content: "boom", IsError: true}).
-		AddTool(plugin.ToolDefinition{
+	req := host.NewRequest("").
+		AddMessage(host.RoleSystem, host.Text{Text: "Be brief."}).
+		AddMessage(host.RoleUser, host.Text{Text: "What is 21 + 21?"}).
+		AddMessage(host.RoleAssistant,
+			host.Thinking{Text: "I should use the tool."},
+			host.Text{Text: "Calling add."},
+			host.ToolCall{ID: "call_1", Name: "add", Arguments: []byte(`{"a":21,"b":21}`)},
+			host.ToolCall{ID: "call_2", Name: "noargs"}).
+		AddMessage(host.RoleTool,
+			host.ToolResult{ToolCallID: "call_1", Name: "add", Content: "42"},
+			host.ToolResult{ToolCallID: "call_2", Name: "noargs", Content: "boom", IsError: true}).
+		AddTool(host.ToolDefinition{
 			Name:        "add",
 			Description: "Add two numbers and return their sum",
 			InputSchema: []byte(`{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]}`),
 		}).
-		AddTool(plugin.ToolDefinition{Name: "noargs"})
+		AddTool(host.ToolDefinition{Name: "noargs"})
 
 	_, err := srv.newClient(t).Stream(t.Context(), req)
 	require.NoError(t, err)
@@ -101,13 +101,13 @@ func TestRequestInvalid(t *testing.T) {
 	})
 	for _, tc := range []struct {
 		name string
-		req  *plugin.Request
+		req  *host.Request
 	}{
-		{"tool call in a user message", plugin.NewRequest("").AddMessage(plugin.RoleUser, plugin.ToolCall{ID: "x", Name: "add"})},
-		{"tool result without id", plugin.NewRequest("").AddMessage(plugin.RoleTool, plugin.ToolResult{Content: "42"})},
-		{"text in a tool message", plugin.NewRequest("").AddMessage(plugin.RoleTool, plugin.Text{Text: "42"})},
-		{"unknown role", plugin.NewRequest("").AddMessage("narrator", plugin.Text{Text: "Once upon a time"})},
-		{"schema not an object", question().AddTool(plugin.ToolDefinition{Name: "add", InputSchema: []byte(`[1,2]`)})},
+		{"tool call in a user message", host.NewRequest("").AddMessage(host.RoleUser, host.ToolCall{ID: "x", Name: "add"})},
+		{"tool result without id", host.NewRequest("").AddMessage(host.RoleTool, host.ToolResult{Content: "42"})},
+		{"text in a tool message", host.NewRequest("").AddMessage(host.RoleTool, host.Text{Text: "42"})},
+		{"unknown role", host.NewRequest("").AddMessage("narrator", host.Text{Text: "Once upon a time"})},
+		{"schema not an object", question().AddTool(host.ToolDefinition{Name: "add", InputSchema: []byte(`[1,2]`)})},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := srv.newClient(t).Stream(t.Context(), tc.req)
@@ -130,12 +130,12 @@ func TestResultMessagesContinueTheConversation(t *testing.T) {
 
 	msgs := res.Messages()
 	require.Len(t, msgs, 2)
-	assert.Equal(t, plugin.Message{Role: plugin.RoleAssistant, Blocks: []plugin.Block{
-		plugin.Text{Text: "Adding."},
-		plugin.ToolCall{ID: "call_1", Name: "add", Arguments: []byte(`{"a":21,"b":21}`)},
+	assert.Equal(t, host.Message{Role: host.RoleAssistant, Blocks: []host.Block{
+		host.Text{Text: "Adding."},
+		host.ToolCall{ID: "call_1", Name: "add", Arguments: []byte(`{"a":21,"b":21}`)},
 	}}, msgs[0], "the executed call is restored")
-	assert.Equal(t, plugin.Message{Role: plugin.RoleTool, Blocks: []plugin.Block{
-		plugin.ToolResult{ToolCallID: "call_1", Name: "add", Content: "42"},
+	assert.Equal(t, host.Message{Role: host.RoleTool, Blocks: []host.Block{
+		host.ToolResult{ToolCallID: "call_1", Name: "add", Content: "42"},
 	}}, msgs[1])
 
 	req.Messages = append(req.Messages, msgs...)

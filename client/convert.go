@@ -9,7 +9,7 @@ import (
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/shared"
 
-	"github.com/cuca-go/mcpconnector/plugin"
+	"github.com/cuca-go/mcpconnector/host"
 )
 
 // emptySchema is the input schema of a tool published without one: an object
@@ -26,7 +26,7 @@ var emptySchema = map[string]any{"type": "object", "properties": map[string]any{
 //     for a user message, since tool results must follow the assistant turn
 //     that called them);
 //   - Thinking blocks are not sent back.
-func toParams(req *plugin.Request, model string) (openai.ChatCompletionNewParams, error) {
+func toParams(req *host.Request, model string) (openai.ChatCompletionNewParams, error) {
 	var p openai.ChatCompletionNewParams
 	if req.Model != "" {
 		model = req.Model
@@ -50,7 +50,7 @@ func toParams(req *plugin.Request, model string) (openai.ChatCompletionNewParams
 	return p, nil
 }
 
-func messageParams(m plugin.Message) ([]openai.ChatCompletionMessageParamUnion, error) {
+func messageParams(m host.Message) ([]openai.ChatCompletionMessageParamUnion, error) {
 	var (
 		texts   []string
 		calls   []openai.ChatCompletionMessageToolCallUnionParam
@@ -58,15 +58,15 @@ func messageParams(m plugin.Message) ([]openai.ChatCompletionMessageParamUnion, 
 	)
 	for _, b := range m.Blocks {
 		switch b := b.(type) {
-		case plugin.Text:
+		case host.Text:
 			texts = append(texts, b.Text)
-		case plugin.Thinking:
-		case plugin.ToolCall:
-			if m.Role != plugin.RoleAssistant {
+		case host.Thinking:
+		case host.ToolCall:
+			if m.Role != host.RoleAssistant {
 				return nil, fmt.Errorf("a ToolCall block belongs in an assistant message")
 			}
 			calls = append(calls, toolCallParam(b))
-		case plugin.ToolResult:
+		case host.ToolResult:
 			if b.ToolCallID == "" {
 				return nil, fmt.Errorf("a ToolResult block needs a ToolCallID")
 			}
@@ -78,17 +78,17 @@ func messageParams(m plugin.Message) ([]openai.ChatCompletionMessageParamUnion, 
 	text := strings.Join(texts, "\n")
 
 	switch m.Role {
-	case plugin.RoleSystem:
+	case host.RoleSystem:
 		if len(results) > 0 {
 			return nil, fmt.Errorf("a ToolResult block does not belong in a system message")
 		}
 		return []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(text)}, nil
-	case plugin.RoleUser:
+	case host.RoleUser:
 		if len(texts) == 0 {
 			return results, nil
 		}
 		return append(results, openai.UserMessage(text)), nil
-	case plugin.RoleAssistant:
+	case host.RoleAssistant:
 		var a openai.ChatCompletionAssistantMessageParam
 		if len(texts) > 0 {
 			a.Content.OfString = param.NewOpt(text)
@@ -96,7 +96,7 @@ func messageParams(m plugin.Message) ([]openai.ChatCompletionMessageParamUnion, 
 		a.ToolCalls = calls
 		out := []openai.ChatCompletionMessageParamUnion{{OfAssistant: &a}}
 		return append(out, results...), nil
-	case plugin.RoleTool:
+	case host.RoleTool:
 		if len(texts) > 0 || len(results) == 0 {
 			return nil, fmt.Errorf("a tool message holds ToolResult blocks only")
 		}
@@ -106,7 +106,7 @@ func messageParams(m plugin.Message) ([]openai.ChatCompletionMessageParamUnion, 
 	}
 }
 
-func toolCallParam(c plugin.ToolCall) openai.ChatCompletionMessageToolCallUnionParam {
+func toolCallParam(c host.ToolCall) openai.ChatCompletionMessageToolCallUnionParam {
 	args := string(c.Arguments)
 	if strings.TrimSpace(args) == "" {
 		args = "{}"
@@ -122,7 +122,7 @@ func toolCallParam(c plugin.ToolCall) openai.ChatCompletionMessageToolCallUnionP
 	}
 }
 
-func toolParam(t plugin.ToolDefinition) (openai.ChatCompletionToolUnionParam, error) {
+func toolParam(t host.ToolDefinition) (openai.ChatCompletionToolUnionParam, error) {
 	schema := emptySchema
 	if len(t.InputSchema) > 0 && string(t.InputSchema) != "null" {
 		schema = nil

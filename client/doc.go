@@ -1,11 +1,11 @@
 // Package client is a small LLM client that streams chat completions from an
 // OpenAI-compatible server (llama.cpp's llama-server, vLLM, Ollama, LM
 // Studio, OpenAI) and runs plugins' hooks around each answer, the host side
-// of the [plugin.Plugin] contract.
+// of the [host.Plugin] contract.
 //
 // It is built on the official openai-go SDK, which speaks the wire format
 // and decodes the server-sent events; this package assembles the streamed
-// deltas into [plugin.Block] values and drives the hooks.
+// deltas into [host.Block] values and drives the hooks.
 //
 //	mcp, err := plugin.ConnectStdio(ctx, "my-mcp-server")
 //	if err != nil { ... }
@@ -18,7 +18,7 @@
 //	)
 //	if err != nil { ... }
 //
-//	req := plugin.NewRequest("").AddMessage(plugin.RoleUser, plugin.Text{Text: "What is 21 + 21?"})
+//	req := host.NewRequest("").AddMessage(host.RoleUser, host.Text{Text: "What is 21 + 21?"})
 //	for _, d := range mcp.ToolDefinitions() {
 //		req.AddTool(d)
 //	}
@@ -33,7 +33,7 @@
 // told apart by their index). Deltas of one kind come in runs; a block is
 // complete when a delta of another kind or another tool call begins, or
 // when the server sends its finish_reason. A complete Thinking or Text block
-// is handed to the hooks at once, as a [plugin.Chunk] of its own. Complete
+// is handed to the hooks at once, as a [host.Chunk] of its own. Complete
 // tool calls wait for the end of their run (the calls streamed one after
 // another, in practice all the calls of a turn) and are handed over
 // together, in one chunk in the model's order, so a plugin that runs a

@@ -7,18 +7,18 @@ import (
 	"net/http/httptest"
 
 	"github.com/cuca-go/mcpconnector/client"
-	"github.com/cuca-go/mcpconnector/plugin"
+	"github.com/cuca-go/mcpconnector/host"
 )
 
 // chunkCounter is a plugin that counts the chunks it sees.
 type chunkCounter struct {
-	plugin.Base
+	host.Base
 	chunks int
 }
 
 func (c *chunkCounter) Name() string { return "chunk-counter" }
 
-func (c *chunkCounter) OnStreamChunk(context.Context, *plugin.Chunk) error {
+func (c *chunkCounter) OnStreamChunk(context.Context, *host.Chunk) error {
 	c.chunks++
 	return nil
 }
@@ -49,9 +49,9 @@ func ExampleClient_Stream() {
 	}
 	defer c.CloseIdleConnections()
 
-	req := plugin.NewRequest("my-model").
-		AddMessage(plugin.RoleUser, plugin.Text{Text: "What is 21 + 21?"}).
-		AddTool(plugin.ToolDefinition{Name: "add", Description: "Add two numbers and return their sum"})
+	req := host.NewRequest("my-model").
+		AddMessage(host.RoleUser, host.Text{Text: "What is 21 + 21?"}).
+		AddTool(host.ToolDefinition{Name: "add", Description: "Add two numbers and return their sum"})
 	res, err := c.Stream(context.Background(), req)
 	if err != nil {
 		panic(err)

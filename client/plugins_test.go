@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/cuca-go/mcpconnector/plugin"
+	"github.com/cuca-go/mcpconnector/host"
 )
 
 // eventLog records hook calls across plugins, in order.
@@ -29,21 +29,21 @@ func (l *eventLog) all() []string {
 
 // recorder is a plugin that logs every hook and what it saw.
 type recorder struct {
-	plugin.Base
+	host.Base
 	name string
 	log  *eventLog
 	// chunks holds a copy of every chunk's blocks as this plugin saw them.
-	chunks [][]plugin.Block
+	chunks [][]host.Block
 	// onChunk, if set, runs after logging and may edit the chunk.
-	onChunk func(ctx context.Context, c *plugin.Chunk) error
+	onChunk func(ctx context.Context, c *host.Chunk) error
 	// onRequest, if set, runs after logging.
-	onRequest func(r *plugin.Request) error
-	resp      *plugin.Response
+	onRequest func(r *host.Request) error
+	resp      *host.Response
 }
 
 func (r *recorder) Name() string { return r.name }
 
-func (r *recorder) OnRequest(_ context.Context, req *plugin.Request) error {
+func (r *recorder) OnRequest(_ context.Context, req *host.Request) error {
 	r.log.add("%s.OnRequest", r.name)
 	if r.onRequest != nil {
 		return r.onRequest(req)
@@ -51,32 +51,32 @@ func (r *recorder) OnRequest(_ context.Context, req *plugin.Request) error {
 	return nil
 }
 
-func (r *recorder) OnStreamChunk(ctx context.Context, c *plugin.Chunk) error {
+func (r *recorder) OnStreamChunk(ctx context.Context, c *host.Chunk) error {
 	for _, b := range c.Blocks {
 		r.log.add("%s.OnStreamChunk %s", r.name, describe(b))
 	}
-	r.chunks = append(r.chunks, append([]plugin.Block(nil), c.Blocks...))
+	r.chunks = append(r.chunks, append([]host.Block(nil), c.Blocks...))
 	if r.onChunk != nil {
 		return r.onChunk(ctx, c)
 	}
 	return nil
 }
 
-func (r *recorder) OnResponseComplete(_ context.Context, resp *plugin.Response) error {
+func (r *recorder) OnResponseComplete(_ context.Context, resp *host.Response) error {
 	r.log.add("%s.OnResponseComplete %s", r.name, resp.FinishReason)
 	r.resp = resp
 	return nil
 }
 
-func describe(b plugin.Block) string {
+func describe(b host.Block) string {
 	switch b := b.(type) {
-	case plugin.Text:
+	case host.Text:
 		return fmt.Sprintf("Text(%q)", b.Text)
-	case plugin.Thinking:
+	case host.Thinking:
 		return fmt.Sprintf("Thinking(%q)", b.Text)
-	case plugin.ToolCall:
+	case host.ToolCall:
 		return fmt.Sprintf("ToolCall(%s %s %s)", b.ID, b.Name, b.Arguments)
-	case plugin.ToolResult:
+	case host.ToolResult:
 		return fmt.Sprintf("ToolResult(%s %s %q err=%v)", b.ToolCallID, b.Name, b.Content, b.IsError)
 	}
 	return fmt.Sprintf("%T", b)
@@ -87,20 +87,20 @@ func describe(b plugin.Block) string {
 // or error text for arguments that are not a JSON object) and lets every
 // other block through.
 type adder struct {
-	plugin.Base
+	host.Base
 	calls int
 }
 
 func (a *adder) Name() string { return "adder" }
 
-func (a *adder) OnStreamChunk(_ context.Context, c *plugin.Chunk) error {
+func (a *adder) OnStreamChunk(_ context.Context, c *host.Chunk) error {
 	for i, b := range c.Blocks {
-		call, ok := b.(plugin.ToolCall)
+		call, ok := b.(host.ToolCall)
 		if !ok || call.Name != "add" {
 			continue
 		}
 		a.calls++
-		res := plugin.ToolResult{ToolCallID: call.ID, Name: call.Name}
+		res := host.ToolResult{ToolCallID: call.ID, Name: call.Name}
 		var args struct{ A, B float64 }
 		if err := json.Unmarshal(call.Arguments, &args); err != nil {
 			res.IsError = true
@@ -115,15 +115,15 @@ func (a *adder) OnStreamChunk(_ context.Context, c *plugin.Chunk) error {
 
 // localRunner handles tool calls named name in ExecuteLocalTool.
 type localRunner struct {
-	plugin.Base
+	host.Base
 	name string
 }
 
 func (l *localRunner) Name() string { return "local" }
 
-func (l *localRunner) ExecuteLocalTool(_ context.Context, call plugin.ToolCall) (plugin.ToolResult, bool, error) {
+func (l *localRunner) ExecuteLocalTool(_ context.Context, call host.ToolCall) (host.ToolResult, bool, error) {
 	if call.Name != l.name {
-		return plugin.ToolResult{}, false, nil
+		return host.ToolResult{}, false, nil
 	}
-	return plugin.ToolResult{Content: "ran " + call.Name}, true, nil
+	return host.ToolResult{Content: "ran " + call.Name}, true, nil
 }

@@ -3,7 +3,7 @@ package client
 import (
 	"strings"
 
-	"github.com/cuca-go/mcpconnector/plugin"
+	"github.com/cuca-go/mcpconnector/host"
 )
 
 // Result is one streamed answer after every hook has run.
@@ -12,11 +12,11 @@ type Result struct {
 	// call that a plugin executed appears as its ToolResult, a tool call no
 	// plugin claimed appears as the ToolCall. Consecutive reasoning deltas
 	// form one Thinking block, consecutive text deltas one Text block.
-	Blocks []plugin.Block
+	Blocks []host.Block
 	// ToolCalls is every tool call the model made, as it streamed them,
 	// before any plugin replaced them. Use it to send a ToolResult back with
 	// the call it answers (see [Result.Messages]).
-	ToolCalls []plugin.ToolCall
+	ToolCalls []host.ToolCall
 	// FinishReason is the server's finish_reason: "stop", "tool_calls",
 	// "length", "content_filter"; empty if the stream was cut short.
 	FinishReason string
@@ -34,7 +34,7 @@ type Result struct {
 func (r *Result) Text() string {
 	var b strings.Builder
 	for _, blk := range r.Blocks {
-		if t, ok := blk.(plugin.Text); ok {
+		if t, ok := blk.(host.Text); ok {
 			b.WriteString(t.Text)
 		}
 	}
@@ -42,10 +42,10 @@ func (r *Result) Text() string {
 }
 
 // ToolResults returns the answer's ToolResult blocks in order.
-func (r *Result) ToolResults() []plugin.ToolResult {
-	var out []plugin.ToolResult
+func (r *Result) ToolResults() []host.ToolResult {
+	var out []host.ToolResult
 	for _, blk := range r.Blocks {
-		if t, ok := blk.(plugin.ToolResult); ok {
+		if t, ok := blk.(host.ToolResult); ok {
 			out = append(out, t)
 		}
 	}
@@ -54,10 +54,10 @@ func (r *Result) ToolResults() []plugin.ToolResult {
 
 // PendingToolCalls returns the ToolCall blocks no plugin executed: unknown
 // tools, for the caller to run or refuse.
-func (r *Result) PendingToolCalls() []plugin.ToolCall {
-	var out []plugin.ToolCall
+func (r *Result) PendingToolCalls() []host.ToolCall {
+	var out []host.ToolCall
 	for _, blk := range r.Blocks {
-		if t, ok := blk.(plugin.ToolCall); ok {
+		if t, ok := blk.(host.ToolCall); ok {
 			out = append(out, t)
 		}
 	}
@@ -69,27 +69,27 @@ func (r *Result) PendingToolCalls() []plugin.ToolCall {
 // call (a call a plugin executed is restored from [Result.ToolCalls]),
 // followed, if any tool ran, by a tool message with the results. Servers
 // require a tool result to follow the assistant turn that called it.
-func (r *Result) Messages() []plugin.Message {
-	calls := make(map[string]plugin.ToolCall, len(r.ToolCalls))
+func (r *Result) Messages() []host.Message {
+	calls := make(map[string]host.ToolCall, len(r.ToolCalls))
 	for _, c := range r.ToolCalls {
 		calls[c.ID] = c
 	}
-	assistant := plugin.Message{Role: plugin.RoleAssistant}
-	tool := plugin.Message{Role: plugin.RoleTool}
+	assistant := host.Message{Role: host.RoleAssistant}
+	tool := host.Message{Role: host.RoleTool}
 	for _, blk := range r.Blocks {
-		res, ok := blk.(plugin.ToolResult)
+		res, ok := blk.(host.ToolResult)
 		if !ok {
 			assistant.Blocks = append(assistant.Blocks, blk)
 			continue
 		}
 		call, found := calls[res.ToolCallID]
 		if !found {
-			call = plugin.ToolCall{ID: res.ToolCallID, Name: res.Name}
+			call = host.ToolCall{ID: res.ToolCallID, Name: res.Name}
 		}
 		assistant.Blocks = append(assistant.Blocks, call)
 		tool.Blocks = append(tool.Blocks, res)
 	}
-	out := []plugin.Message{assistant}
+	out := []host.Message{assistant}
 	if len(tool.Blocks) > 0 {
 		out = append(out, tool)
 	}

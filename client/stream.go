@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/cuca-go/mcpconnector/plugin"
+	"github.com/cuca-go/mcpconnector/host"
 )
 
 // Stream sends req as a streaming chat completion and returns the answer
@@ -37,9 +37,9 @@ import (
 // no sense ([ErrMalformedStream]), or a hook fails ([ErrHook]). Once
 // streaming has begun, the Result assembled so far is returned along with
 // the error, so a caller can see which tools already ran.
-func (c *Client) Stream(ctx context.Context, req *plugin.Request) (*Result, error) {
+func (c *Client) Stream(ctx context.Context, req *host.Request) (*Result, error) {
 	if req == nil {
-		req = plugin.NewRequest("")
+		req = host.NewRequest("")
 	}
 	req = cloneRequest(req)
 	for _, p := range c.plugins {
@@ -60,10 +60,10 @@ func (c *Client) Stream(ctx context.Context, req *plugin.Request) (*Result, erro
 		asm assembler
 		// calls is the run of complete ToolCalls not yet handed to the
 		// hooks: they go together, in one chunk, when the run ends.
-		calls []plugin.Block
+		calls []host.Block
 	)
 	// run hands one chunk to the hooks and keeps what they leave.
-	run := func(blocks []plugin.Block) error {
+	run := func(blocks []host.Block) error {
 		out, err := c.runChunk(ctx, blocks)
 		res.Blocks = append(res.Blocks, out...)
 		return err
@@ -80,16 +80,16 @@ func (c *Client) Stream(ctx context.Context, req *plugin.Request) (*Result, erro
 	// deliver takes the blocks the assembler completed: a Thinking or Text
 	// block goes to the hooks at once (after the calls before it), a
 	// ToolCall joins the pending run.
-	deliver := func(blocks []plugin.Block) error {
+	deliver := func(blocks []host.Block) error {
 		for _, b := range blocks {
-			if _, ok := b.(plugin.ToolCall); ok {
+			if _, ok := b.(host.ToolCall); ok {
 				calls = append(calls, b)
 				continue
 			}
 			if err := runCalls(); err != nil {
 				return err
 			}
-			if err := run([]plugin.Block{b}); err != nil {
+			if err := run([]host.Block{b}); err != nil {
 				return err
 			}
 		}
@@ -137,7 +137,7 @@ func (c *Client) Stream(ctx context.Context, req *plugin.Request) (*Result, erro
 		return res, fmt.Errorf("%w (from %s)", ErrIncompleteStream, c.baseURL)
 	}
 
-	resp := &plugin.Response{Blocks: res.Blocks, FinishReason: res.FinishReason}
+	resp := &host.Response{Blocks: res.Blocks, FinishReason: res.FinishReason}
 	for _, p := range c.plugins {
 		if err := p.OnResponseComplete(ctx, resp); err != nil {
 			return res, hookError(p, "OnResponseComplete", err)
@@ -150,15 +150,15 @@ func (c *Client) Stream(ctx context.Context, req *plugin.Request) (*Result, erro
 // runChunk runs OnStreamChunk of every plugin on a chunk of blocks, then
 // offers each remaining ToolCall to ExecuteLocalTool. It returns the blocks
 // the plugins left, even on error.
-func (c *Client) runChunk(ctx context.Context, blocks []plugin.Block) ([]plugin.Block, error) {
-	chunk := &plugin.Chunk{Blocks: blocks}
+func (c *Client) runChunk(ctx context.Context, blocks []host.Block) ([]host.Block, error) {
+	chunk := &host.Chunk{Blocks: blocks}
 	for _, p := range c.plugins {
 		if err := p.OnStreamChunk(ctx, chunk); err != nil {
 			return chunk.Blocks, hookError(p, "OnStreamChunk", err)
 		}
 	}
 	for i, blk := range chunk.Blocks {
-		call, ok := blk.(plugin.ToolCall)
+		call, ok := blk.(host.ToolCall)
 		if !ok {
 			continue
 		}
@@ -182,18 +182,18 @@ func (c *Client) runChunk(ctx context.Context, blocks []plugin.Block) ([]plugin.
 	return chunk.Blocks, nil
 }
 
-func hookError(p plugin.Plugin, hook string, err error) error {
+func hookError(p host.Plugin, hook string, err error) error {
 	return fmt.Errorf("%w: plugin %q: %s: %w", ErrHook, p.Name(), hook, err)
 }
 
 // cloneRequest copies the request and its slices, so that hooks editing the
 // copy leave the caller's request as it was.
-func cloneRequest(r *plugin.Request) *plugin.Request {
+func cloneRequest(r *host.Request) *host.Request {
 	c := *r
-	c.Messages = make([]plugin.Message, len(r.Messages))
+	c.Messages = make([]host.Message, len(r.Messages))
 	for i, m := range r.Messages {
-		c.Messages[i] = plugin.Message{Role: m.Role, Blocks: append([]plugin.Block(nil), m.Blocks...)}
+		c.Messages[i] = host.Message{Role: m.Role, Blocks: append([]host.Block(nil), m.Blocks...)}
 	}
-	c.Tools = append([]plugin.ToolDefinition(nil), r.Tools...)
+	c.Tools = append([]host.ToolDefinition(nil), r.Tools...)
 	return &c
 }

@@ -12,11 +12,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuca-go/mcpconnector/client"
-	"github.com/cuca-go/mcpconnector/plugin"
+	"github.com/cuca-go/mcpconnector/host"
 )
 
-func question() *plugin.Request {
-	return plugin.NewRequest("").AddMessage(plugin.RoleUser, plugin.Text{Text: "What is 21 + 21?"})
+func question() *host.Request {
+	return host.NewRequest("").AddMessage(host.RoleUser, host.Text{Text: "What is 21 + 21?"})
 }
 
 func TestStreamReasoningAndText(t *testing.T) {
@@ -44,15 +44,15 @@ func TestStreamReasoningAndText(t *testing.T) {
 			res, err := srv.newClient(t, client.WithPlugin(rec)).Stream(t.Context(), question())
 			require.NoError(t, err)
 
-			want := []plugin.Block{
-				plugin.Thinking{Text: "Twenty-one plus twenty-one is 42."},
-				plugin.Text{Text: "The sum is 42."},
+			want := []host.Block{
+				host.Thinking{Text: "Twenty-one plus twenty-one is 42."},
+				host.Text{Text: "The sum is 42."},
 			}
 			assert.Equal(t, want, res.Blocks)
 			assert.Equal(t, "stop", res.FinishReason)
 			assert.Equal(t, 3, res.ThinkingBlocks, "one per reasoning delta")
 			assert.Equal(t, "The sum is 42.", res.Text())
-			assert.Equal(t, [][]plugin.Block{want[:1], want[1:]}, rec.chunks, "one chunk per completed block")
+			assert.Equal(t, [][]host.Block{want[:1], want[1:]}, rec.chunks, "one chunk per completed block")
 		})
 	}
 }
@@ -73,14 +73,14 @@ func TestStreamToolCallArgumentsSplitAcrossDeltas(t *testing.T) {
 	require.NoError(t, err)
 
 	require.Len(t, rec.chunks, 1, "the tool call reaches the hook once, complete")
-	call, ok := rec.chunks[0][0].(plugin.ToolCall)
+	call, ok := rec.chunks[0][0].(host.ToolCall)
 	require.True(t, ok, "got %T", rec.chunks[0][0])
 	assert.Equal(t, "call_1", call.ID)
 	assert.Equal(t, "add", call.Name)
 	assert.JSONEq(t, args, string(call.Arguments))
 	assert.Equal(t, "tool_calls", res.FinishReason)
-	assert.Equal(t, []plugin.Block{call}, res.Blocks, "no plugin ran it: it passes through")
-	assert.Equal(t, []plugin.ToolCall{call}, res.PendingToolCalls())
+	assert.Equal(t, []host.Block{call}, res.Blocks, "no plugin ran it: it passes through")
+	assert.Equal(t, []host.ToolCall{call}, res.PendingToolCalls())
 }
 
 func TestStreamSeveralToolCalls(t *testing.T) {
@@ -116,11 +116,11 @@ func TestStreamSeveralToolCalls(t *testing.T) {
 			require.NoError(t, err)
 
 			assert.Equal(t, 2, add.calls)
-			assert.Equal(t, []plugin.Block{
-				plugin.Text{Text: "Let me compute."},
-				plugin.ToolResult{ToolCallID: "call_a", Name: "add", Content: "3"},
-				plugin.ToolCall{ID: "call_w", Name: "weather", Arguments: []byte(`{"city":"Paris"}`)},
-				plugin.ToolResult{ToolCallID: "call_b", Name: "add", Content: "42"},
+			assert.Equal(t, []host.Block{
+				host.Text{Text: "Let me compute."},
+				host.ToolResult{ToolCallID: "call_a", Name: "add", Content: "3"},
+				host.ToolCall{ID: "call_w", Name: "weather", Arguments: []byte(`{"city":"Paris"}`)},
+				host.ToolResult{ToolCallID: "call_b", Name: "add", Content: "42"},
 			}, res.Blocks, "known tools become results, the unknown tool passes through")
 			assert.Len(t, res.ToolCalls, 3, "the calls as the model made them")
 			assert.Equal(t, []string{"call_a", "call_w", "call_b"},
@@ -165,9 +165,9 @@ func TestStreamExecuteLocalTool(t *testing.T) {
 	))
 	res, err := srv.newClient(t, client.WithPlugin(&localRunner{name: "clock"})).Stream(t.Context(), question())
 	require.NoError(t, err)
-	assert.Equal(t, []plugin.Block{
-		plugin.ToolResult{ToolCallID: "call_1", Name: "clock", Content: "ran clock"},
-		plugin.ToolCall{ID: "call_2", Name: "other", Arguments: []byte(`{}`)},
+	assert.Equal(t, []host.Block{
+		host.ToolResult{ToolCallID: "call_1", Name: "clock", Content: "ran clock"},
+		host.ToolCall{ID: "call_2", Name: "other", Arguments: []byte(`{}`)},
 	}, res.Blocks)
 }
 
@@ -175,13 +175,13 @@ func TestStreamBadToolCalls(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		events  []string
-		want    plugin.Block
+		want    host.Block
 		isError bool
 	}{
 		{
 			name:   "unknown tool passes through",
 			events: []string{chunk(toolDelta(0, "call_1", "rm_rf", `{"path":"/"}`), "tool_calls")},
-			want:   plugin.ToolCall{ID: "call_1", Name: "rm_rf", Arguments: []byte(`{"path":"/"}`)},
+			want:   host.ToolCall{ID: "call_1", Name: "rm_rf", Arguments: []byte(`{"path":"/"}`)},
 		},
 		{
 			name: "malformed arguments become an error result",
@@ -200,7 +200,7 @@ func TestStreamBadToolCalls(t *testing.T) {
 		{
 			name:   "no id and no index get a stable id",
 			events: []string{chunk(`{"tool_calls":[{"function":{"name":"lookup","arguments":"{}"}}]}`, "tool_calls")},
-			want:   plugin.ToolCall{ID: "call_0", Name: "lookup", Arguments: []byte(`{}`)},
+			want:   host.ToolCall{ID: "call_0", Name: "lookup", Arguments: []byte(`{}`)},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -209,7 +209,7 @@ func TestStreamBadToolCalls(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, res.Blocks, 1)
 			if tc.isError {
-				r, ok := res.Blocks[0].(plugin.ToolResult)
+				r, ok := res.Blocks[0].(host.ToolResult)
 				require.True(t, ok, "got %T", res.Blocks[0])
 				assert.True(t, r.IsError)
 				assert.Equal(t, "call_1", r.ToolCallID)
@@ -291,7 +291,7 @@ func TestStreamCutInTheMiddle(t *testing.T) {
 				assert.ErrorIs(t, err, tc.is)
 			}
 			require.NotNil(t, res, "the partial result comes back with the error")
-			assert.Equal(t, []plugin.Block{plugin.Text{Text: "The answer is "}}, res.Blocks)
+			assert.Equal(t, []host.Block{host.Text{Text: "The answer is "}}, res.Blocks)
 			assert.Zero(t, add.calls, "a tool call cut short never runs")
 			assert.Nil(t, rec.resp, "OnResponseComplete does not run")
 		})
@@ -326,13 +326,13 @@ func TestStreamCancelledByContext(t *testing.T) {
 	defer cancel()
 	// The Thinking block completes when the text begins; the hook then
 	// cancels while the server is stalled.
-	rec := &recorder{name: "rec", log: &eventLog{}, onChunk: func(context.Context, *plugin.Chunk) error {
+	rec := &recorder{name: "rec", log: &eventLog{}, onChunk: func(context.Context, *host.Chunk) error {
 		cancel()
 		return nil
 	}}
 	res, err := srv.newClient(t, client.WithPlugin(rec)).Stream(ctx, question())
 	require.ErrorIs(t, err, context.Canceled)
-	assert.Equal(t, []plugin.Block{plugin.Thinking{Text: "thinking..."}}, res.Blocks)
+	assert.Equal(t, []host.Block{host.Thinking{Text: "thinking..."}}, res.Blocks)
 }
 
 func TestStreamHookErrors(t *testing.T) {
@@ -340,7 +340,7 @@ func TestStreamHookErrors(t *testing.T) {
 	srv := newLLMServer(t, streamOf(chunk(content("hi"), "stop")))
 
 	t.Run("OnRequest", func(t *testing.T) {
-		p := &recorder{name: "picky", log: &eventLog{}, onRequest: func(*plugin.Request) error { return boom }}
+		p := &recorder{name: "picky", log: &eventLog{}, onRequest: func(*host.Request) error { return boom }}
 		res, err := srv.newClient(t, client.WithPlugin(p)).Stream(t.Context(), question())
 		require.ErrorIs(t, err, client.ErrHook)
 		require.ErrorIs(t, err, boom)
@@ -348,7 +348,7 @@ func TestStreamHookErrors(t *testing.T) {
 		assert.Nil(t, res)
 	})
 	t.Run("OnStreamChunk", func(t *testing.T) {
-		p := &recorder{name: "picky", log: &eventLog{}, onChunk: func(context.Context, *plugin.Chunk) error { return boom }}
+		p := &recorder{name: "picky", log: &eventLog{}, onChunk: func(context.Context, *host.Chunk) error { return boom }}
 		_, err := srv.newClient(t, client.WithPlugin(p)).Stream(t.Context(), question())
 		require.ErrorIs(t, err, client.ErrHook)
 		require.ErrorIs(t, err, boom)
@@ -358,8 +358,8 @@ func TestStreamHookErrors(t *testing.T) {
 
 func TestStreamOnRequestEditsACopy(t *testing.T) {
 	srv := newLLMServer(t, streamOf(chunk(content("ok"), "stop")))
-	p := &recorder{name: "tools", log: &eventLog{}, onRequest: func(r *plugin.Request) error {
-		r.AddTool(plugin.ToolDefinition{Name: "add", Description: "Add two numbers and return their sum"})
+	p := &recorder{name: "tools", log: &eventLog{}, onRequest: func(r *host.Request) error {
+		r.AddTool(host.ToolDefinition{Name: "add", Description: "Add two numbers and return their sum"})
 		return nil
 	}}
 	c := srv.newClient(t, client.WithPlugin(p))

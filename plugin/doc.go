@@ -1,6 +1,7 @@
-// Package plugin is the host contract of an LLM client ([Plugin], its hooks
-// and content [Block]s) and [McpPlugin], the "mcp-connector" plugin that runs
-// a model's tool calls on one MCP server.
+// Package plugin is [McpPlugin], the "mcp-connector" plugin that runs a
+// model's tool calls on one MCP server. The host contract it implements
+// ([Plugin], its hooks and content [Block]s) lives in package host; plugin
+// keeps its names as aliases.
 //
 // Connect once, publish the tools, register the plugin:
 //

@@ -14,16 +14,19 @@
 // authorization code handler (PKCE, client registration, scope step-up and
 // token refresh); a token obtained elsewhere goes in BearerToken:
 //
-//	h, err := auth.NewAuthorizationCodeHandler(&auth.AuthorizationCodeHandlerConfig{...})
+//	h, err := sdkauth.NewAuthorizationCodeHandler(&sdkauth.AuthorizationCodeHandlerConfig{...})
 //	t := transport.StreamableHTTP{URL: "https://example.com/mcp", OAuthHandler: h}
 //	t := transport.StreamableHTTP{URL: "https://example.com/mcp", BearerToken: token}
 //
-// This package's handlers need no browser and go in OAuthHandler too:
-// [ClientCredentialsJWT] (a service with a private key), [WorkloadIdentity]
-// (a workload with its platform's JWT) and [EnterpriseAuth] (a user signed
-// in to an enterprise IdP). [DPoP] binds the tokens of any handler to a key
-// of the client's. Keys come from a PEM file or a crypto.Signer
-// ([SigningKey]) and appear in no log or error.
+// (sdkauth is go-sdk's auth package.) The handlers of package auth need no
+// browser and go in OAuthHandler too: auth.ClientCredentialsJWT (a service
+// with a private key), auth.WorkloadIdentity (a workload with its
+// platform's JWT) and auth.EnterpriseAuth (a user signed in to an enterprise
+// IdP); auth.DPoP, in [StreamableHTTP.DPoP], binds the tokens of any handler
+// to a key of the client's. OAuthHandler is this package's one hook for
+// authorization: Open runs a handler's Check, if it has one, before the
+// first request. The names these had in this package still compile, as
+// deprecated aliases.
 //
 // # Stdio children
 //

@@ -353,3 +353,23 @@ func TestAnswersReuseTheIDsOfTheCallsWritten(t *testing.T) {
 		assert.Equal(t, want, msg.(*jsonrpc.Response).ID.Raw(), line)
 	}
 }
+
+// BenchmarkDecodeLine decodes the answer to a tools/call as a stdio
+// connection reads it, its line reused (copied out) or owned.
+func BenchmarkDecodeLine(b *testing.B) {
+	line := []byte(`{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"the sum of 21 and 21 is 42"}],"structuredContent":{"sum":42},"isError":false}}`)
+	id, _ := jsonrpc.MakeID(float64(42))
+	for _, owned := range []bool{false, true} {
+		b.Run(map[bool]string{false: "copied", true: "owned"}[owned], func(b *testing.B) {
+			d := lineDecoder{sent: &sentIDs{}}
+			d.sent.remember(id)
+			b.SetBytes(int64(len(line)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if msg, _ := d.decode(line, owned); msg == nil {
+					b.Fatal("no message")
+				}
+			}
+		})
+	}
+}

@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
+	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/auth/extauth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
@@ -55,7 +55,7 @@ const clientMetadataURL = "https://conformance-test.local/client-metadata.json"
 
 // runClientCredentials connects as a service with the client credentials
 // grant (an unscored extension scenario) through go-sdk's extauth handler:
-// any auth.OAuthHandler plugs into transport.StreamableHTTP.
+// any sdkauth.OAuthHandler plugs into transport.StreamableHTTP.
 func runClientCredentials(ctx context.Context, env *scenarioEnv) error {
 	id, _ := env.context["client_id"].(string)
 	secret, _ := env.context["client_secret"].(string)
@@ -98,13 +98,13 @@ func runAuth(ctx context.Context, env *scenarioEnv) error {
 // metadata document, pre-registration, dynamic registration, as the
 // authorization server's metadata allows. client, if not nil, sends the
 // handler's requests (a DPoP's client, which adds proofs to token requests).
-func newOAuthHandler(suiteContext map[string]any, client *http.Client) (*auth.AuthorizationCodeHandler, error) {
-	cfg := &auth.AuthorizationCodeHandlerConfig{
+func newOAuthHandler(suiteContext map[string]any, client *http.Client) (*sdkauth.AuthorizationCodeHandler, error) {
+	cfg := &sdkauth.AuthorizationCodeHandlerConfig{
 		Client:                         client,
 		RedirectURL:                    redirectURL,
 		AuthorizationCodeFetcher:       fetchCode,
-		ClientIDMetadataDocumentConfig: &auth.ClientIDMetadataDocumentConfig{URL: clientMetadataURL},
-		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{
+		ClientIDMetadataDocumentConfig: &sdkauth.ClientIDMetadataDocumentConfig{URL: clientMetadataURL},
+		DynamicClientRegistrationConfig: &sdkauth.DynamicClientRegistrationConfig{
 			Metadata: &oauthex.ClientRegistrationMetadata{
 				RedirectURIs: []string{redirectURL},
 				GrantTypes:   []string{"authorization_code", "refresh_token"},
@@ -123,7 +123,7 @@ func newOAuthHandler(suiteContext map[string]any, client *http.Client) (*auth.Au
 			ClientSecretAuth: &oauthex.ClientSecretAuth{ClientSecret: secret},
 		}
 	}
-	h, err := auth.NewAuthorizationCodeHandler(cfg)
+	h, err := sdkauth.NewAuthorizationCodeHandler(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("oauth handler: %w", err)
 	}
@@ -133,7 +133,7 @@ func newOAuthHandler(suiteContext map[string]any, client *http.Client) (*auth.Au
 // fetchCode plays the user: the suite's authorization server approves at
 // once and redirects to redirectURL with the code, the state and maybe the
 // issuer, which fetchCode reads from the Location header.
-func fetchCode(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
+func fetchCode(ctx context.Context, args *sdkauth.AuthorizationArgs) (*sdkauth.AuthorizationResult, error) {
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, args.URL, nil)
 	if err != nil {
@@ -155,5 +155,5 @@ func fetchCode(ctx context.Context, args *auth.AuthorizationArgs) (*auth.Authori
 	if q.Get("code") == "" {
 		return nil, errors.New("authorization redirect carries no code")
 	}
-	return &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}, nil
+	return &sdkauth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/cuca-go/mcpconnector/auth"
 	"github.com/cuca-go/mcpconnector/transport"
 )
 
@@ -28,9 +29,9 @@ func runClientCredentialsJWT(ctx context.Context, env *scenarioEnv) error {
 	if err := os.WriteFile(keyFile, []byte(pemKey), 0o600); err != nil {
 		return err
 	}
-	return env.callTestTool(ctx, transport.StreamableHTTP{OAuthHandler: &transport.ClientCredentialsJWT{
+	return env.callTestTool(ctx, transport.StreamableHTTP{OAuthHandler: &auth.ClientCredentialsJWT{
 		ClientID: id,
-		Key:      transport.SigningKey{File: keyFile, Algorithm: env.str("signing_algorithm")},
+		Key:      auth.SigningKey{File: keyFile, Algorithm: env.str("signing_algorithm")},
 	}})
 }
 
@@ -40,7 +41,7 @@ func runClientCredentialsJWT(ctx context.Context, env *scenarioEnv) error {
 // at the MCP server's authorization server.
 func runEnterprise(ctx context.Context, env *scenarioEnv) error {
 	idToken := env.str("idp_id_token")
-	return env.callTestTool(ctx, transport.StreamableHTTP{OAuthHandler: &transport.EnterpriseAuth{
+	return env.callTestTool(ctx, transport.StreamableHTTP{OAuthHandler: &auth.EnterpriseAuth{
 		IDToken:      func(context.Context) (string, error) { return idToken, nil },
 		IdPIssuer:    env.str("idp_issuer"),
 		IdPClientID:  env.str("idp_client_id"),
@@ -55,7 +56,7 @@ func runEnterprise(ctx context.Context, env *scenarioEnv) error {
 // one presented once.
 func runWorkloadIdentity(ctx context.Context, env *scenarioEnv) error {
 	jwt := env.str("valid_jwt")
-	return env.callTestTool(ctx, transport.StreamableHTTP{OAuthHandler: &transport.WorkloadIdentity{
+	return env.callTestTool(ctx, transport.StreamableHTTP{OAuthHandler: &auth.WorkloadIdentity{
 		Assertion: func(context.Context) (string, error) { return jwt, nil },
 		ClientID:  env.str("client_id"),
 	}})
@@ -66,7 +67,7 @@ func runWorkloadIdentity(ctx context.Context, env *scenarioEnv) error {
 // handler makes its token requests through the DPoP's HTTP client, and the
 // transport presents the token with a fresh proof on every request.
 func runDPoP(ctx context.Context, env *scenarioEnv) error {
-	dpop := &transport.DPoP{}
+	dpop := &auth.DPoP{}
 	handler, err := newOAuthHandler(env.context, dpop.HTTPClient(nil))
 	if err != nil {
 		return err

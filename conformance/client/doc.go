@@ -11,9 +11,9 @@
 // [plugin.Connect] with a [transport.StreamableHTTP], [plugin.McpPlugin.Tools],
 // [plugin.McpPlugin.CallTool] and the [plugin.McpPlugin.OnStreamChunk] hook,
 // with [transport.StreamableHTTP.OAuthHandler] for the auth/* scenarios (go-sdk's
-// handlers, and this module's [transport.ClientCredentialsJWT],
-// [transport.EnterpriseAuth] and [transport.WorkloadIdentity] for the
-// authorization extensions), [transport.StreamableHTTP.DPoP] for auth/dpop*,
+// handlers, and this module's [auth.ClientCredentialsJWT],
+// [auth.EnterpriseAuth] and [auth.WorkloadIdentity] for the authorization
+// extensions), [transport.StreamableHTTP.DPoP] with an [auth.DPoP] for auth/dpop*,
 // and [plugin.WithInputRequired] for SEP-2322. It exits 1 when the scenario
 // could not be driven; whether the client behaved is for the suite to judge.
 //

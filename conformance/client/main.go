@@ -42,8 +42,8 @@ var scenarios = map[string]run{
 	"http-invalid-tool-headers":        runInvalidToolHeaders,
 	"sep-2322-client-request-state":    runRequestState,
 	"auth/client-credentials-basic":    runClientCredentials,
-	// The unscored authorization extensions, each through its option of
-	// transport.StreamableHTTP (auth_extensions.go).
+	// The unscored authorization extensions, each a handler of package auth
+	// in transport.StreamableHTTP (auth_extensions.go).
 	"auth/client-credentials-jwt":           runClientCredentialsJWT,
 	"auth/enterprise-managed-authorization": runEnterprise,
 	"auth/wif-jwt-bearer":                   runWorkloadIdentity,

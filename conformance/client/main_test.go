@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
+	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -167,10 +167,10 @@ func TestFetchCodeReadsTheRedirectInsteadOfFollowingIt(t *testing.T) {
 		http.Redirect(w, r, redirectURL+"?code=c0de&state=s&iss=http%3A%2F%2Fissuer", http.StatusFound)
 	}))
 	defer srv.Close()
-	res, err := fetchCode(testContext(t), &auth.AuthorizationArgs{URL: srv.URL + "/authorize"})
+	res, err := fetchCode(testContext(t), &sdkauth.AuthorizationArgs{URL: srv.URL + "/authorize"})
 	require.NoError(t, err)
-	assert.Equal(t, &auth.AuthorizationResult{Code: "c0de", State: "s", Iss: "http://issuer"}, res)
+	assert.Equal(t, &sdkauth.AuthorizationResult{Code: "c0de", State: "s", Iss: "http://issuer"}, res)
 
-	_, err = fetchCode(testContext(t), &auth.AuthorizationArgs{URL: srv.URL + "/authorize?deny=1"})
+	_, err = fetchCode(testContext(t), &sdkauth.AuthorizationArgs{URL: srv.URL + "/authorize?deny=1"})
 	assert.ErrorContains(t, err, "access_denied")
 }

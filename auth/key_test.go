@@ -1,4 +1,4 @@
-package transport
+package auth_test
 
 import (
 	"bytes"
@@ -26,6 +26,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
+
+	"github.com/cuca-go/mcpconnector/auth"
+	"github.com/cuca-go/mcpconnector/transport"
 )
 
 func newECKey(t *testing.T, curve elliptic.Curve) *ecdsa.PrivateKey {
@@ -92,24 +95,22 @@ func TestSigningKeyLoadsEachPEMFormAndPicksItsAlgorithm(t *testing.T) {
 	file := func(key any, block string) string { p, _ := keyFile(t, key, block); return p }
 	for _, tc := range []struct {
 		name string
-		key  SigningKey
+		key  auth.SigningKey
 		pub  crypto.PublicKey
 		alg  jose.SignatureAlgorithm
 	}{
-		{"PKCS #8 P-256", SigningKey{File: file(p256, "PRIVATE KEY")}, p256.Public(), jose.ES256},
-		{"SEC 1 P-384", SigningKey{File: file(p384, "EC PRIVATE KEY")}, p384.Public(), jose.ES384},
-		{"PKCS #1 RSA", SigningKey{File: file(rsaKey, "RSA PRIVATE KEY")}, rsaKey.Public(), jose.RS256},
-		{"PKCS #8 RSA as PS256", SigningKey{File: file(rsaKey, "PRIVATE KEY"), Algorithm: "PS256"}, rsaKey.Public(), jose.PS256},
-		{"PKCS #8 Ed25519", SigningKey{File: file(edKey, "PRIVATE KEY")}, edKey.Public(), jose.EdDSA},
-		{"a crypto.Signer, P-521", SigningKey{Signer: p521, KeyID: "k-1"}, p521.Public(), jose.ES512},
+		{"PKCS #8 P-256", auth.SigningKey{File: file(p256, "PRIVATE KEY")}, p256.Public(), jose.ES256},
+		{"SEC 1 P-384", auth.SigningKey{File: file(p384, "EC PRIVATE KEY")}, p384.Public(), jose.ES384},
+		{"PKCS #1 RSA", auth.SigningKey{File: file(rsaKey, "RSA PRIVATE KEY")}, rsaKey.Public(), jose.RS256},
+		{"PKCS #8 RSA as PS256", auth.SigningKey{File: file(rsaKey, "PRIVATE KEY"), Algorithm: "PS256"}, rsaKey.Public(), jose.PS256},
+		{"PKCS #8 Ed25519", auth.SigningKey{File: file(edKey, "PRIVATE KEY")}, edKey.Public(), jose.EdDSA},
+		{"a crypto.Signer, P-521", auth.SigningKey{Signer: p521, KeyID: "k-1"}, p521.Public(), jose.ES512},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			key, err := tc.key.load()
+			alg, _, err := auth.LoadKey(tc.key)
 			require.NoError(t, err)
-			assert.Equal(t, tc.alg, key.alg)
-			signer, err := key.newSigner(signOptions{typ: "JWT"})
-			require.NoError(t, err)
-			token, err := signJWT(signer, jwt.Claims{Subject: "me"})
+			assert.Equal(t, tc.alg, alg)
+			token, err := auth.SignJWT(tc.key, jwt.Claims{Subject: "me"})
 			require.NoError(t, err)
 			parsed, err := jwt.ParseSigned(token, []jose.SignatureAlgorithm{tc.alg})
 			require.NoError(t, err)
@@ -134,22 +135,22 @@ func TestSigningKeyRefusesWhatCannotWorkWithoutQuotingIt(t *testing.T) {
 	secrets := append(append(append(secretsOf(ecPEM, ec), secretsOf(smallPEM, nil)...), secretsOf(garbagePEM, nil)...), secretsOf(encryptedPEM, nil)...)
 	for _, tc := range []struct {
 		name string
-		key  SigningKey
+		key  auth.SigningKey
 		want string
 	}{
-		{"neither source", SigningKey{}, "set File or Signer"},
-		{"both sources", SigningKey{File: ecFile, Signer: ec}, "only one of File and Signer"},
-		{"a symmetric algorithm", SigningKey{Signer: ec, Algorithm: "HS256"}, `unsupported algorithm "HS256"`},
-		{"no algorithm", SigningKey{Signer: ec, Algorithm: "none"}, `unsupported algorithm "none"`},
-		{"an algorithm of another key type", SigningKey{File: ecFile, Algorithm: "RS256"}, "RS256 does not fit a ECDSA P-256 key"},
-		{"a short RSA key", SigningKey{File: smallFile}, "1024 bits"},
-		{"no such file", SigningKey{File: filepath.Join(t.TempDir(), "absent.pem")}, "no such file"},
-		{"no PEM", SigningKey{File: notPEM}, "holds no PEM block"},
-		{"an encrypted key", SigningKey{File: encryptedFile}, `"ENCRYPTED PRIVATE KEY" is not an unencrypted private key`},
-		{"garbage in the block", SigningKey{File: garbageFile}, "signing key file"},
+		{"neither source", auth.SigningKey{}, "set File or Signer"},
+		{"both sources", auth.SigningKey{File: ecFile, Signer: ec}, "only one of File and Signer"},
+		{"a symmetric algorithm", auth.SigningKey{Signer: ec, Algorithm: "HS256"}, `unsupported algorithm "HS256"`},
+		{"no algorithm", auth.SigningKey{Signer: ec, Algorithm: "none"}, `unsupported algorithm "none"`},
+		{"an algorithm of another key type", auth.SigningKey{File: ecFile, Algorithm: "RS256"}, "RS256 does not fit a ECDSA P-256 key"},
+		{"a short RSA key", auth.SigningKey{File: smallFile}, "1024 bits"},
+		{"no such file", auth.SigningKey{File: filepath.Join(t.TempDir(), "absent.pem")}, "no such file"},
+		{"no PEM", auth.SigningKey{File: notPEM}, "holds no PEM block"},
+		{"an encrypted key", auth.SigningKey{File: encryptedFile}, `"ENCRYPTED PRIVATE KEY" is not an unencrypted private key`},
+		{"garbage in the block", auth.SigningKey{File: garbageFile}, "signing key file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := tc.key.load()
+			_, _, err := auth.LoadKey(tc.key)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
 			assertNoSecret(t, err.Error(), secrets)
@@ -163,15 +164,15 @@ func TestNoFormOfAnAuthOptionShowsAKeyOrSecret(t *testing.T) {
 	const clientSecret, idpSecret = "client-secret-3f9a7c21", "idp-secret-8b2e6d44"
 	secrets := append(secretsOf(text, ec), clientSecret, idpSecret)
 	values := map[string]any{
-		"key from a signer":      SigningKey{Signer: ec},
-		"key from a file":        SigningKey{File: file},
-		"client credentials JWT": &ClientCredentialsJWT{ClientID: "svc", Key: SigningKey{Signer: ec}},
-		"enterprise": &EnterpriseAuth{ClientID: "c", ClientSecret: clientSecret, IdPClientID: "i",
+		"key from a signer":      auth.SigningKey{Signer: ec},
+		"key from a file":        auth.SigningKey{File: file},
+		"client credentials JWT": &auth.ClientCredentialsJWT{ClientID: "svc", Key: auth.SigningKey{Signer: ec}},
+		"enterprise": &auth.EnterpriseAuth{ClientID: "c", ClientSecret: clientSecret, IdPClientID: "i",
 			IdPClientSecret: idpSecret, IdPIssuer: "https://idp.example"},
-		"enterprise with a key": &EnterpriseAuth{ClientID: "c", Key: &SigningKey{Signer: ec}},
-		"DPoP":                  &DPoP{Key: &SigningKey{Signer: ec}},
-		"transport": StreamableHTTP{URL: "https://mcp.example/mcp", DPoP: &DPoP{Key: &SigningKey{Signer: ec}},
-			OAuthHandler: &ClientCredentialsJWT{ClientID: "svc", Key: SigningKey{Signer: ec}}},
+		"enterprise with a key": &auth.EnterpriseAuth{ClientID: "c", Key: &auth.SigningKey{Signer: ec}},
+		"DPoP":                  &auth.DPoP{Key: &auth.SigningKey{Signer: ec}},
+		"transport": transport.StreamableHTTP{URL: "https://mcp.example/mcp", DPoP: &auth.DPoP{Key: &auth.SigningKey{Signer: ec}},
+			OAuthHandler: &auth.ClientCredentialsJWT{ClientID: "svc", Key: auth.SigningKey{Signer: ec}}},
 	}
 	for name, v := range values {
 		t.Run(name, func(t *testing.T) {

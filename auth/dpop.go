@@ -1,4 +1,4 @@
-package transport
+package auth
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
-	"github.com/modelcontextprotocol/go-sdk/auth"
+	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"go.uber.org/zap"
 	"golang.org/x/oauth2"
@@ -31,15 +31,15 @@ import (
 // token (ath) and of the body (content_digest). A stolen token is useless
 // without the key.
 //
-// Set it in [StreamableHTTP.DPoP] beside an OAuthHandler. The handler's
-// token requests must carry proofs too, so that the tokens come back bound:
-// the handlers of this package ([ClientCredentialsJWT], [EnterpriseAuth],
-// [WorkloadIdentity]) add them by themselves, and any other handler gets
-// [DPoP.HTTPClient] as its HTTP client, e.g. go-sdk's authorization code
-// handler:
+// Set it in transport.StreamableHTTP.DPoP beside an OAuthHandler, or wire it
+// in yourself with [DPoP.Bind]. The handler's token requests must carry
+// proofs too, so that the tokens come back bound: the handlers of this
+// package ([ClientCredentialsJWT], [EnterpriseAuth], [WorkloadIdentity]) add
+// them by themselves, and any other handler gets [DPoP.HTTPClient] as its
+// HTTP client, e.g. go-sdk's authorization code handler:
 //
-//	d := &transport.DPoP{}
-//	h, err := auth.NewAuthorizationCodeHandler(&auth.AuthorizationCodeHandlerConfig{
+//	d := &auth.DPoP{}
+//	h, err := sdkauth.NewAuthorizationCodeHandler(&sdkauth.AuthorizationCodeHandlerConfig{
 //		Client: d.HTTPClient(nil), // ...
 //	})
 //	t := transport.StreamableHTTP{URL: u, OAuthHandler: h, DPoP: d}
@@ -75,14 +75,16 @@ type DPoP struct {
 // ErrDPoPNonce is wrapped by the error of a request that a server answered
 // with a second use_dpop_nonce challenge right after the retry that carried
 // the nonce it had given.
-var ErrDPoPNonce = errors.New("transport: DPoP: the server refused the nonce it had just given")
+var ErrDPoPNonce = errors.New("auth: DPoP: the server refused the nonce it had just given")
 
-func (d *DPoP) check() error {
+// Check reports a configuration that cannot work, before any request;
+// transport's StreamableHTTP.Open calls it.
+func (d *DPoP) Check() error {
 	if d.Key == nil {
 		return nil
 	}
 	if err := d.Key.check(); err != nil {
-		return fmt.Errorf("transport: DPoP: %w", err)
+		return fmt.Errorf("auth: DPoP: %w", err)
 	}
 	return nil
 }
@@ -360,7 +362,7 @@ func (t *dpopResourceTransport) RoundTrip(req *http.Request) (*http.Response, er
 // server answered with a DPoP challenge of error invalid_dpop_proof (RFC
 // 9449 §7.1), e.g. for a proof it took for a replay. The request is not
 // sent again.
-var ErrDPoPProofRefused = errors.New("transport: DPoP: the server refused the proof")
+var ErrDPoPProofRefused = errors.New("auth: DPoP: the server refused the proof")
 
 // dpopChallenge is the error and error_description of a 401's DPoP
 // challenge (RFC 9449 §7.1), if it has one.
@@ -418,7 +420,7 @@ func (b *boundTokens) has(token string) bool {
 // which of the handler's tokens are DPoP-bound, and hands the DPoP to the
 // handlers of this package through Authorize's context.
 type dpopHandler struct {
-	inner  auth.OAuthHandler
+	inner  sdkauth.OAuthHandler
 	dpop   *DPoP
 	bound  *boundTokens
 	logger *zap.Logger
@@ -467,28 +469,23 @@ func dpopFrom(ctx context.Context) *DPoP {
 	return d
 }
 
-// authChecker is a handler of this package that can tell a configuration
-// that cannot work before the first request.
-type authChecker interface{ check() error }
-
-// wireAuth adds what StreamableHTTP's authorization options need to the
-// client and handler of one connection: a check of this package's handlers,
-// and for DPoP the proof-adding transport and the handler that notes token
-// bindings.
-func (h StreamableHTTP) wireAuth(client *http.Client, oauth auth.OAuthHandler, logger *zap.Logger) (*http.Client, auth.OAuthHandler, error) {
-	if c, ok := oauth.(authChecker); ok {
-		if err := c.check(); err != nil {
-			return nil, nil, err
-		}
+// Bind returns the HTTP client and OAuth handler of one connection whose
+// tokens d binds: a copy of client (nil: a new client with
+// http.DefaultTransport) that presents DPoP-bound tokens with a fresh proof,
+// and oauth wrapped to note which of its tokens are bound and to hand d to
+// the handlers of this package when they grant. transport's StreamableHTTP
+// calls it for its DPoP field; a caller that builds go-sdk's
+// StreamableClientTransport itself can too. It fails when oauth is nil or
+// d's key cannot work.
+func (d *DPoP) Bind(client *http.Client, oauth sdkauth.OAuthHandler, logger *zap.Logger) (*http.Client, sdkauth.OAuthHandler, error) {
+	if oauth == nil {
+		return nil, nil, errors.New("auth: DPoP needs an OAuthHandler, whose tokens it binds")
 	}
-	if h.DPoP == nil {
-		return client, oauth, nil
-	}
-	if h.OAuthHandler == nil {
-		return nil, nil, fmt.Errorf("transport: streamable http %q: DPoP needs an OAuthHandler, whose tokens it binds", h.URL)
-	}
-	if err := h.DPoP.check(); err != nil {
+	if err := d.Check(); err != nil {
 		return nil, nil, err
+	}
+	if client == nil {
+		client = &http.Client{}
 	}
 	if logger == nil {
 		logger = zap.NewNop()
@@ -499,6 +496,6 @@ func (h StreamableHTTP) wireAuth(client *http.Client, oauth auth.OAuthHandler, l
 	if next == nil {
 		next = http.DefaultTransport
 	}
-	c.Transport = &dpopResourceTransport{next: next, dpop: h.DPoP, bound: bound}
-	return &c, &dpopHandler{inner: oauth, dpop: h.DPoP, bound: bound, logger: logger}, nil
+	c.Transport = &dpopResourceTransport{next: next, dpop: d, bound: bound}
+	return &c, &dpopHandler{inner: oauth, dpop: d, bound: bound, logger: logger}, nil
 }

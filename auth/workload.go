@@ -1,4 +1,4 @@
-package transport
+package auth
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
+	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"golang.org/x/oauth2"
 )
 
@@ -19,11 +19,11 @@ import (
 // service account token, a SPIFFE JWT-SVID, a cloud's identity token. The JWT
 // is presented as an RFC 7523 JWT bearer grant; there is no client secret,
 // no key and no registration. Put a pointer to it in
-// [StreamableHTTP.OAuthHandler]:
+// transport.StreamableHTTP.OAuthHandler:
 //
 //	t := transport.StreamableHTTP{
 //		URL: "https://mcp.example.com/mcp",
-//		OAuthHandler: &transport.WorkloadIdentity{
+//		OAuthHandler: &auth.WorkloadIdentity{
 //			AssertionFile: "/var/run/secrets/tokens/mcp-token",
 //		},
 //	}
@@ -59,11 +59,13 @@ type WorkloadIdentity struct {
 	state grantState
 }
 
-var _ auth.OAuthHandler = (*WorkloadIdentity)(nil)
+var _ sdkauth.OAuthHandler = (*WorkloadIdentity)(nil)
 
-func (w *WorkloadIdentity) check() error {
+// Check reports a configuration that cannot work, before any request;
+// transport's StreamableHTTP.Open calls it.
+func (w *WorkloadIdentity) Check() error {
 	if (w.AssertionFile == "") == (w.Assertion == nil) {
-		return errors.New("transport: workload identity: set exactly one of AssertionFile and Assertion")
+		return errors.New("auth: workload identity: set exactly one of AssertionFile and Assertion")
 	}
 	return nil
 }
@@ -77,7 +79,7 @@ func (w *WorkloadIdentity) TokenSource(context.Context) (oauth2.TokenSource, err
 // Authorize runs the grant for the server that answered resp. It closes
 // resp's body.
 func (w *WorkloadIdentity) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
-	if err := w.check(); err != nil {
+	if err := w.Check(); err != nil {
 		closeBody(resp)
 		return err
 	}

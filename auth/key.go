@@ -1,4 +1,4 @@
-package transport
+package auth
 
 import (
 	"crypto"
@@ -70,7 +70,7 @@ func (k SigningKey) GoString() string { return k.String() }
 func (k SigningKey) MarshalJSON() ([]byte, error) { return json.Marshal(k.String()) }
 
 // errNoKey is what a SigningKey with neither a file nor a signer fails with.
-var errNoKey = errors.New("transport: signing key: set File or Signer")
+var errNoKey = errors.New("auth: signing key: set File or Signer")
 
 // check reports a SigningKey that cannot work without touching the key:
 // neither or both sources, or an algorithm JOSE does not name.
@@ -79,10 +79,10 @@ func (k SigningKey) check() error {
 	case k.File == "" && k.Signer == nil:
 		return errNoKey
 	case k.File != "" && k.Signer != nil:
-		return errors.New("transport: signing key: set only one of File and Signer")
+		return errors.New("auth: signing key: set only one of File and Signer")
 	}
 	if k.Algorithm != "" && !slices.Contains(signingAlgorithms, jose.SignatureAlgorithm(k.Algorithm)) {
-		return fmt.Errorf("transport: signing key: unsupported algorithm %q", k.Algorithm)
+		return fmt.Errorf("auth: signing key: unsupported algorithm %q", k.Algorithm)
 	}
 	return nil
 }
@@ -121,16 +121,16 @@ func (k SigningKey) load() (*jwtKey, error) {
 	opaque := cryptosigner.Opaque(signer)
 	algs := opaque.Algs()
 	if len(algs) == 0 {
-		return nil, fmt.Errorf("transport: signing key: unsupported key type %T", signer.Public())
+		return nil, fmt.Errorf("auth: signing key: unsupported key type %T", signer.Public())
 	}
 	if pub, ok := signer.Public().(*rsa.PublicKey); ok && pub.N.BitLen() < 2048 {
-		return nil, fmt.Errorf("transport: signing key: RSA key of %d bits; at least 2048 are needed", pub.N.BitLen())
+		return nil, fmt.Errorf("auth: signing key: RSA key of %d bits; at least 2048 are needed", pub.N.BitLen())
 	}
 	alg := algs[0]
 	if k.Algorithm != "" {
 		alg = jose.SignatureAlgorithm(k.Algorithm)
 		if !slices.Contains(algs, alg) {
-			return nil, fmt.Errorf("transport: signing key: algorithm %s does not fit a %s key", alg, keyKind(signer.Public()))
+			return nil, fmt.Errorf("auth: signing key: algorithm %s does not fit a %s key", alg, keyKind(signer.Public()))
 		}
 	}
 	return &jwtKey{opaque: opaque, alg: alg, kid: k.KeyID}, nil
@@ -140,11 +140,11 @@ func (k SigningKey) load() (*jwtKey, error) {
 func readKeyFile(path string) (crypto.Signer, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("transport: signing key file: %w", err)
+		return nil, fmt.Errorf("auth: signing key file: %w", err)
 	}
 	block, _ := pem.Decode(data)
 	if block == nil {
-		return nil, fmt.Errorf("transport: signing key file %q holds no PEM block", path)
+		return nil, fmt.Errorf("auth: signing key file %q holds no PEM block", path)
 	}
 	var key any
 	switch block.Type {
@@ -155,15 +155,15 @@ func readKeyFile(path string) (crypto.Signer, error) {
 	case "RSA PRIVATE KEY":
 		key, err = x509.ParsePKCS1PrivateKey(block.Bytes)
 	default:
-		return nil, fmt.Errorf("transport: signing key file %q: PEM block %q is not an unencrypted private key", path, block.Type)
+		return nil, fmt.Errorf("auth: signing key file %q: PEM block %q is not an unencrypted private key", path, block.Type)
 	}
 	if err != nil {
 		// x509's messages describe the structure, not the key's bytes.
-		return nil, fmt.Errorf("transport: signing key file %q: %w", path, err)
+		return nil, fmt.Errorf("auth: signing key file %q: %w", path, err)
 	}
 	signer, ok := key.(crypto.Signer)
 	if !ok {
-		return nil, fmt.Errorf("transport: signing key file %q: a %T cannot sign", path, key)
+		return nil, fmt.Errorf("auth: signing key file %q: a %T cannot sign", path, key)
 	}
 	return signer, nil
 }
@@ -198,7 +198,7 @@ func (k *jwtKey) newSigner(opts signOptions) (jose.Signer, error) {
 	}
 	s, err := jose.NewSigner(jose.SigningKey{Algorithm: k.alg, Key: k.opaque}, so)
 	if err != nil {
-		return nil, fmt.Errorf("transport: signing key: %w", err)
+		return nil, fmt.Errorf("auth: signing key: %w", err)
 	}
 	return s, nil
 }
@@ -212,7 +212,7 @@ func signJWT(s jose.Signer, claims ...any) (string, error) {
 	}
 	token, err := b.Serialize()
 	if err != nil {
-		return "", fmt.Errorf("transport: signing a JWT: %w", err)
+		return "", fmt.Errorf("auth: signing a JWT: %w", err)
 	}
 	return token, nil
 }
@@ -222,7 +222,7 @@ func signJWT(s jose.Signer, claims ...any) (string, error) {
 func newEphemeralKey() (*jwtKey, error) {
 	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return nil, fmt.Errorf("transport: DPoP key: %w", err)
+		return nil, fmt.Errorf("auth: DPoP key: %w", err)
 	}
 	return &jwtKey{opaque: cryptosigner.Opaque(priv), alg: jose.ES256}, nil
 }

@@ -1,4 +1,4 @@
-package transport
+package auth_test
 
 import (
 	"context"
@@ -21,6 +21,8 @@ import (
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cuca-go/mcpconnector/auth"
 )
 
 // This file is the loopback authorization server and protected MCP server
@@ -168,8 +170,8 @@ func (a *testAS) token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch grant := r.PostForm.Get("grant_type"); {
-	case grant == grantClientCredentials && slices.Contains(a.grantTypes, grant):
-	case grant == grantJWTBearer && slices.Contains(a.grantTypes, grant):
+	case grant == auth.GrantClientCredentials && slices.Contains(a.grantTypes, grant):
+	case grant == auth.GrantJWTBearer && slices.Contains(a.grantTypes, grant):
 		if _, err := a.verifyJWT(r.PostForm.Get("assertion"), a.assertionKey, a.issuer(), false); err != nil {
 			oauthError(w, http.StatusBadRequest, "invalid_grant", err.Error())
 			return
@@ -209,7 +211,7 @@ func (a *testAS) token(w http.ResponseWriter, r *http.Request) {
 func (a *testAS) authenticateClient(w http.ResponseWriter, r *http.Request) bool {
 	switch {
 	case a.clientKey != nil:
-		if r.PostForm.Get("client_assertion_type") != clientAssertionJWT {
+		if r.PostForm.Get("client_assertion_type") != auth.ClientAssertionJWT {
 			oauthError(w, http.StatusUnauthorized, "invalid_client", "no client assertion")
 			return false
 		}
@@ -410,4 +412,9 @@ func (a *testAS) checkProofFor(w http.ResponseWriter, proof, method, target, tok
 		return fail("invalid_dpop_proof", "no thumbprint")
 	}
 	return base64.RawURLEncoding.EncodeToString(thumb), true
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(v)
 }

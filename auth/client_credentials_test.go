@@ -1,4 +1,4 @@
-package transport
+package auth_test
 
 import (
 	"context"
@@ -16,13 +16,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
+
+	"github.com/cuca-go/mcpconnector/auth"
+	"github.com/cuca-go/mcpconnector/transport"
 )
 
 // pingWith connects over tr (opened with logger) at MCP 2026-07-28 and
 // calls "ping" calls times. Like the plugin's connection, it keeps go-sdk's
 // fallback to a legacy initialize off the wire and returns the error of
 // server/discover instead.
-func pingWith(t *testing.T, tr StreamableHTTP, logger *zap.Logger, calls int) error {
+func pingWith(t *testing.T, tr transport.StreamableHTTP, logger *zap.Logger, calls int) error {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -66,34 +69,34 @@ func pingWith(t *testing.T, tr StreamableHTTP, logger *zap.Logger, calls int) er
 
 // clientCredentialsAS is a testAS for the client credentials grant with
 // private_key_jwt, checking assertions with key's public half.
-func clientCredentialsAS(t *testing.T, key *SigningKey) *testAS {
+func clientCredentialsAS(t *testing.T, key *auth.SigningKey) *testAS {
 	a := newTestAS(t)
-	a.grantTypes = []string{grantClientCredentials}
+	a.grantTypes = []string{auth.GrantClientCredentials}
 	a.authMethods = []string{"private_key_jwt"}
-	loaded, err := key.load()
+	_, pub, err := auth.LoadKey(*key)
 	require.NoError(t, err)
-	a.clientKey = loaded.opaque.Public().Key
+	a.clientKey = pub
 	return a
 }
 
 func TestClientCredentialsJWTAuthenticatesWithAFreshAssertionPerGrant(t *testing.T) {
 	ec := newECKey(t, elliptic.P256())
 	file, _ := keyFile(t, ec, "PRIVATE KEY")
-	key := SigningKey{File: file}
+	key := auth.SigningKey{File: file}
 	a := clientCredentialsAS(t, &key)
 	a.signingAlgs = []string{"ES256"}
 	a.expiresIn = 1 // oauth2 takes a token this short-lived as expired: every request runs the grant again
 
-	h := &ClientCredentialsJWT{ClientID: a.clientID, Key: key, Scopes: []string{"mcp:tools"}}
-	require.NoError(t, pingWith(t, StreamableHTTP{URL: a.resource(), OAuthHandler: h}, nil, 2))
+	h := &auth.ClientCredentialsJWT{ClientID: a.clientID, Key: key, Scopes: []string{"mcp:tools"}}
+	require.NoError(t, pingWith(t, transport.StreamableHTTP{URL: a.resource(), OAuthHandler: h}, nil, 2))
 
 	tokens, _, _ := a.calls()
 	require.GreaterOrEqual(t, len(tokens), 2, "the expired token was replaced by another grant")
 	jtis := map[string]bool{}
 	for _, c := range tokens {
 		f := c.form
-		assert.Equal(t, grantClientCredentials, f.Get("grant_type"))
-		assert.Equal(t, clientAssertionJWT, f.Get("client_assertion_type"))
+		assert.Equal(t, auth.GrantClientCredentials, f.Get("grant_type"))
+		assert.Equal(t, auth.ClientAssertionJWT, f.Get("client_assertion_type"))
 		assert.Equal(t, a.resource(), f.Get("resource"), "RFC 8707 resource")
 		assert.Equal(t, "mcp:tools", f.Get("scope"))
 		assert.False(t, f.Has("client_id"), "the assertion's sub names the client")
@@ -116,9 +119,9 @@ func TestClientCredentialsJWTAuthenticatesWithAFreshAssertionPerGrant(t *testing
 func TestClientCredentialsJWTSignsWithACryptoSigner(t *testing.T) {
 	rsaKey, err := rsa.GenerateKey(rand.Reader, 2048)
 	require.NoError(t, err)
-	key := SigningKey{Signer: rsaKey, Algorithm: "PS256", KeyID: "2026-11"}
+	key := auth.SigningKey{Signer: rsaKey, Algorithm: "PS256", KeyID: "2026-11"}
 	a := clientCredentialsAS(t, &key)
-	require.NoError(t, pingWith(t, StreamableHTTP{URL: a.resource(), OAuthHandler: &ClientCredentialsJWT{ClientID: a.clientID, Key: key}}, nil, 1))
+	require.NoError(t, pingWith(t, transport.StreamableHTTP{URL: a.resource(), OAuthHandler: &auth.ClientCredentialsJWT{ClientID: a.clientID, Key: key}}, nil, 1))
 	tokens, _, _ := a.calls()
 	require.Len(t, tokens, 1)
 	parsed, err := jwt.ParseSigned(tokens[0].form.Get("client_assertion"), []jose.SignatureAlgorithm{jose.PS256})
@@ -131,7 +134,7 @@ func TestClientCredentialsJWTEndsInAClearErrorWithoutRetrying(t *testing.T) {
 	ec, other := newECKey(t, elliptic.P256()), newECKey(t, elliptic.P256())
 	file, pemText := keyFile(t, ec, "PRIVATE KEY")
 	secrets := secretsOf(pemText, ec)
-	key := SigningKey{File: file}
+	key := auth.SigningKey{File: file}
 	for _, tc := range []struct {
 		name     string
 		setup    func(a *testAS)
@@ -139,11 +142,11 @@ func TestClientCredentialsJWTEndsInAClearErrorWithoutRetrying(t *testing.T) {
 		check    func(t *testing.T, err error)
 	}{
 		{"the server knows another key", func(a *testAS) { a.clientKey = other.Public() }, 1, func(t *testing.T, err error) {
-			var te *TokenError
+			var te *auth.TokenError
 			require.ErrorAs(t, err, &te)
 			assert.Equal(t, "invalid_client", te.Code)
 			assert.Equal(t, http.StatusUnauthorized, te.StatusCode)
-			assert.Equal(t, grantClientCredentials, te.GrantType)
+			assert.Equal(t, auth.GrantClientCredentials, te.GrantType)
 			assert.Contains(t, te.Description, "bad signature")
 		}},
 		{"the server takes no private_key_jwt", func(a *testAS) { a.authMethods = []string{"client_secret_basic"} }, 0, func(t *testing.T, err error) {
@@ -161,20 +164,20 @@ func TestClientCredentialsJWTEndsInAClearErrorWithoutRetrying(t *testing.T) {
 				_, _ = w.Write([]byte("<html><body>maintenance</body></html>"))
 			}
 		}, 1, func(t *testing.T, err error) {
-			assert.ErrorIs(t, err, ErrBadTokenResponse)
+			assert.ErrorIs(t, err, auth.ErrBadTokenResponse)
 			assert.NotContains(t, err.Error(), "maintenance")
 		}},
 		{"the token endpoint answers JSON without a token", func(a *testAS) {
 			a.tokenAnswer = func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, map[string]any{"token_type": "Bearer"}) }
 		}, 1, func(t *testing.T, err error) {
-			assert.ErrorIs(t, err, ErrBadTokenResponse)
+			assert.ErrorIs(t, err, auth.ErrBadTokenResponse)
 		}},
 		{"the token endpoint answers a token of an unknown type", func(a *testAS) {
 			a.tokenAnswer = func(w http.ResponseWriter, _ *http.Request) {
 				writeJSON(w, map[string]any{"access_token": "t", "token_type": "MAC"})
 			}
 		}, 1, func(t *testing.T, err error) {
-			assert.ErrorIs(t, err, ErrBadTokenResponse)
+			assert.ErrorIs(t, err, auth.ErrBadTokenResponse)
 			assert.ErrorContains(t, err, `token_type "MAC"`)
 		}},
 		{"the token endpoint fails with a page", func(a *testAS) {
@@ -182,7 +185,7 @@ func TestClientCredentialsJWTEndsInAClearErrorWithoutRetrying(t *testing.T) {
 				http.Error(w, "upstream exploded: stack trace follows", http.StatusBadGateway)
 			}
 		}, 1, func(t *testing.T, err error) {
-			var te *TokenError
+			var te *auth.TokenError
 			require.ErrorAs(t, err, &te)
 			assert.Equal(t, http.StatusBadGateway, te.StatusCode)
 			assert.Empty(t, te.Code)
@@ -192,7 +195,7 @@ func TestClientCredentialsJWTEndsInAClearErrorWithoutRetrying(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			a := clientCredentialsAS(t, &key)
 			tc.setup(a)
-			err := pingWith(t, StreamableHTTP{URL: a.resource(), OAuthHandler: &ClientCredentialsJWT{ClientID: a.clientID, Key: key}}, nil, 1)
+			err := pingWith(t, transport.StreamableHTTP{URL: a.resource(), OAuthHandler: &auth.ClientCredentialsJWT{ClientID: a.clientID, Key: key}}, nil, 1)
 			require.Error(t, err)
 			t.Log(err)
 			tc.check(t, err)
@@ -209,20 +212,20 @@ func TestClientCredentialsJWTEndsInAClearErrorWithoutRetrying(t *testing.T) {
 func TestAuthOptionsAreCheckedAtOpen(t *testing.T) {
 	ec := newECKey(t, elliptic.P256())
 	for name, tc := range map[string]struct {
-		tr   StreamableHTTP
+		tr   transport.StreamableHTTP
 		want string
 	}{
-		"client credentials without a client id": {StreamableHTTP{OAuthHandler: &ClientCredentialsJWT{Key: SigningKey{Signer: ec}}}, "empty ClientID"},
-		"client credentials without a key":       {StreamableHTTP{OAuthHandler: &ClientCredentialsJWT{ClientID: "c"}}, "set File or Signer"},
-		"workload identity without a JWT":        {StreamableHTTP{OAuthHandler: &WorkloadIdentity{}}, "exactly one of AssertionFile and Assertion"},
-		"enterprise with nothing":                {StreamableHTTP{OAuthHandler: &EnterpriseAuth{}}, "missing IDToken, IdPIssuer or IdPTokenEndpoint, IdPClientID, ClientID"},
-		"enterprise with a secret and a key": {StreamableHTTP{OAuthHandler: &EnterpriseAuth{
+		"client credentials without a client id": {transport.StreamableHTTP{OAuthHandler: &auth.ClientCredentialsJWT{Key: auth.SigningKey{Signer: ec}}}, "empty ClientID"},
+		"client credentials without a key":       {transport.StreamableHTTP{OAuthHandler: &auth.ClientCredentialsJWT{ClientID: "c"}}, "set File or Signer"},
+		"workload identity without a JWT":        {transport.StreamableHTTP{OAuthHandler: &auth.WorkloadIdentity{}}, "exactly one of AssertionFile and Assertion"},
+		"enterprise with nothing":                {transport.StreamableHTTP{OAuthHandler: &auth.EnterpriseAuth{}}, "missing IDToken, IdPIssuer or IdPTokenEndpoint, IdPClientID, ClientID"},
+		"enterprise with a secret and a key": {transport.StreamableHTTP{OAuthHandler: &auth.EnterpriseAuth{
 			IDToken: func(context.Context) (string, error) { return "", nil }, IdPIssuer: "https://idp", IdPClientID: "i",
-			ClientID: "c", ClientSecret: "s", Key: &SigningKey{Signer: ec}}}, "at most one of ClientSecret and Key"},
-		"DPoP without a handler":   {StreamableHTTP{DPoP: &DPoP{}}, "DPoP needs an OAuthHandler"},
-		"DPoP with a bearer token": {StreamableHTTP{DPoP: &DPoP{}, BearerToken: "t"}, "DPoP needs an OAuthHandler"},
-		"DPoP with a bad key": {StreamableHTTP{DPoP: &DPoP{Key: &SigningKey{Signer: ec, Algorithm: "HS256"}},
-			OAuthHandler: &WorkloadIdentity{AssertionFile: "/x"}}, "unsupported algorithm"},
+			ClientID: "c", ClientSecret: "s", Key: &auth.SigningKey{Signer: ec}}}, "at most one of ClientSecret and Key"},
+		"DPoP without a handler":   {transport.StreamableHTTP{DPoP: &auth.DPoP{}}, "DPoP needs an OAuthHandler"},
+		"DPoP with a bearer token": {transport.StreamableHTTP{DPoP: &auth.DPoP{}, BearerToken: "t"}, "DPoP needs an OAuthHandler"},
+		"DPoP with a bad key": {transport.StreamableHTTP{DPoP: &auth.DPoP{Key: &auth.SigningKey{Signer: ec, Algorithm: "HS256"}},
+			OAuthHandler: &auth.WorkloadIdentity{AssertionFile: "/x"}}, "unsupported algorithm"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			tc.tr.URL = "http://127.0.0.1:1/mcp"
@@ -235,13 +238,13 @@ func TestAuthOptionsAreCheckedAtOpen(t *testing.T) {
 
 func TestAGrantAsksForMoreScopesOnInsufficientScopeAndStopsOnAPlain403(t *testing.T) {
 	ec := newECKey(t, elliptic.P256())
-	key := SigningKey{Signer: ec}
+	key := auth.SigningKey{Signer: ec}
 	for name, configured := range map[string][]string{"discovered scopes": nil, "configured scopes": {"mcp:read"}} {
 		t.Run("step-up with "+name, func(t *testing.T) {
 			a := clientCredentialsAS(t, &key)
 			a.requiredScope = "mcp:admin"
-			h := &ClientCredentialsJWT{ClientID: a.clientID, Key: key, Scopes: configured}
-			require.NoError(t, pingWith(t, StreamableHTTP{URL: a.resource(), OAuthHandler: h}, nil, 1))
+			h := &auth.ClientCredentialsJWT{ClientID: a.clientID, Key: key, Scopes: configured}
+			require.NoError(t, pingWith(t, transport.StreamableHTTP{URL: a.resource(), OAuthHandler: h}, nil, 1))
 			tokens, _, _ := a.calls()
 			require.Len(t, tokens, 2, "the first grant, then one with the scope the server asked for")
 			first := "mcp:tools"
@@ -255,8 +258,8 @@ func TestAGrantAsksForMoreScopesOnInsufficientScopeAndStopsOnAPlain403(t *testin
 	t.Run("forbidden", func(t *testing.T) {
 		a := clientCredentialsAS(t, &key)
 		a.forbid = true
-		h := &ClientCredentialsJWT{ClientID: a.clientID, Key: key}
-		err := pingWith(t, StreamableHTTP{URL: a.resource(), OAuthHandler: h}, nil, 1)
+		h := &auth.ClientCredentialsJWT{ClientID: a.clientID, Key: key}
+		err := pingWith(t, transport.StreamableHTTP{URL: a.resource(), OAuthHandler: h}, nil, 1)
 		require.Error(t, err)
 		assert.ErrorContains(t, err, "refused the request (HTTP 403) for a reason more scopes would not fix")
 		tokens, _, _ := a.calls()

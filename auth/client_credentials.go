@@ -1,4 +1,4 @@
-package transport
+package auth
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
+	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"golang.org/x/oauth2"
 )
 
@@ -17,13 +17,13 @@ import (
 // client credentials grant (MCP's OAuth client credentials extension,
 // SEP-1046), with the client authenticated by a JWT it signs with its private
 // key (private_key_jwt, RFC 7523 §2.2) rather than by a shared secret. Put a
-// pointer to it in [StreamableHTTP.OAuthHandler]:
+// pointer to it in transport.StreamableHTTP.OAuthHandler:
 //
 //	t := transport.StreamableHTTP{
 //		URL: "https://mcp.example.com/mcp",
-//		OAuthHandler: &transport.ClientCredentialsJWT{
+//		OAuthHandler: &auth.ClientCredentialsJWT{
 //			ClientID: "reports-service",
-//			Key:      transport.SigningKey{File: "/etc/mcp/client-key.pem"},
+//			Key:      auth.SigningKey{File: "/etc/mcp/client-key.pem"},
 //		},
 //	}
 //
@@ -53,15 +53,16 @@ type ClientCredentialsJWT struct {
 	state grantState
 }
 
-var _ auth.OAuthHandler = (*ClientCredentialsJWT)(nil)
+var _ sdkauth.OAuthHandler = (*ClientCredentialsJWT)(nil)
 
-// check reports a configuration that cannot work, before any request.
-func (c *ClientCredentialsJWT) check() error {
+// Check reports a configuration that cannot work, before any request;
+// transport's StreamableHTTP.Open calls it.
+func (c *ClientCredentialsJWT) Check() error {
 	if c.ClientID == "" {
-		return errors.New("transport: client credentials: empty ClientID")
+		return errors.New("auth: client credentials: empty ClientID")
 	}
 	if err := c.Key.check(); err != nil {
-		return fmt.Errorf("transport: client credentials: %w", err)
+		return fmt.Errorf("auth: client credentials: %w", err)
 	}
 	return nil
 }
@@ -75,7 +76,7 @@ func (c *ClientCredentialsJWT) TokenSource(context.Context) (oauth2.TokenSource,
 // Authorize runs the grant for the server that answered resp (a 401, or a
 // 403 asking for more scopes). It closes resp's body.
 func (c *ClientCredentialsJWT) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
-	if err := c.check(); err != nil {
+	if err := c.Check(); err != nil {
 		closeBody(resp)
 		return err
 	}

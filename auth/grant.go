@@ -1,4 +1,4 @@
-package transport
+package auth
 
 import (
 	"context"
@@ -47,7 +47,7 @@ type TokenError struct {
 
 func (e *TokenError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "transport: token endpoint %s refused the %s grant (HTTP %d", e.Endpoint, e.GrantType, e.StatusCode)
+	fmt.Fprintf(&b, "auth: token endpoint %s refused the %s grant (HTTP %d", e.Endpoint, e.GrantType, e.StatusCode)
 	if e.Code != "" {
 		fmt.Fprintf(&b, ", %s", e.Code)
 	}
@@ -60,7 +60,7 @@ func (e *TokenError) Error() string {
 
 // ErrBadTokenResponse is wrapped by the error of a token request whose answer
 // was a success status but no token response: not JSON, or no access_token.
-var ErrBadTokenResponse = errors.New("transport: the token endpoint's answer is not a token response")
+var ErrBadTokenResponse = errors.New("auth: the token endpoint's answer is not a token response")
 
 // Grant types and token types of the handlers in this package.
 const (
@@ -102,10 +102,10 @@ func discoverTarget(ctx context.Context, client *http.Client, req *http.Request,
 		break
 	}
 	if prm == nil {
-		return nil, fmt.Errorf("transport: no protected resource metadata for %s (%v)", resource, lastErr)
+		return nil, fmt.Errorf("auth: no protected resource metadata for %s (%v)", resource, lastErr)
 	}
 	if len(prm.AuthorizationServers) == 0 {
-		return nil, fmt.Errorf("transport: the protected resource metadata of %s names no authorization server", resource)
+		return nil, fmt.Errorf("auth: the protected resource metadata of %s names no authorization server", resource)
 	}
 	meta, err := fetchAuthServerMeta(ctx, client, prm.AuthorizationServers[0])
 	if err != nil {
@@ -166,25 +166,25 @@ func challengeError(challenges []oauthex.Challenge) string {
 // require PKCE support, which no grant here uses.
 func fetchAuthServerMeta(ctx context.Context, client *http.Client, issuer string) (*oauthex.AuthServerMeta, error) {
 	if err := httpsOrLoopback(issuer); err != nil {
-		return nil, fmt.Errorf("transport: authorization server %q: %w", issuer, err)
+		return nil, fmt.Errorf("auth: authorization server %q: %w", issuer, err)
 	}
 	for _, u := range authServerMetadataURLs(issuer) {
 		meta, found, err := getAuthServerMeta(ctx, client, u)
 		if err != nil {
-			return nil, fmt.Errorf("transport: authorization server metadata %s: %w", u, err)
+			return nil, fmt.Errorf("auth: authorization server metadata %s: %w", u, err)
 		}
 		if !found {
 			continue
 		}
 		if strings.TrimSuffix(meta.Issuer, "/") != strings.TrimSuffix(issuer, "/") {
-			return nil, fmt.Errorf("transport: authorization server metadata %s names issuer %q, not %q", u, meta.Issuer, issuer)
+			return nil, fmt.Errorf("auth: authorization server metadata %s names issuer %q, not %q", u, meta.Issuer, issuer)
 		}
 		if err := httpsOrLoopback(meta.TokenEndpoint); err != nil {
-			return nil, fmt.Errorf("transport: authorization server %s: token_endpoint %q: %w", issuer, meta.TokenEndpoint, err)
+			return nil, fmt.Errorf("auth: authorization server %s: token_endpoint %q: %w", issuer, meta.TokenEndpoint, err)
 		}
 		return meta, nil
 	}
-	return nil, fmt.Errorf("transport: authorization server %s publishes no metadata", issuer)
+	return nil, fmt.Errorf("auth: authorization server %s publishes no metadata", issuer)
 }
 
 // authServerMetadataURLs are the well-known metadata URLs of issuer.
@@ -359,9 +359,9 @@ func requestTokenOnce(ctx context.Context, client *http.Client, r tokenRequest) 
 		return nil, &TokenError{Endpoint: r.endpoint, GrantType: grant, StatusCode: status,
 			Code: re.ErrorCode, Description: truncate(re.ErrorDescription, 200)}
 	case errors.As(err, &ue):
-		return nil, fmt.Errorf("transport: token request to %s: %w", r.endpoint, ue.Err)
+		return nil, fmt.Errorf("auth: token request to %s: %w", r.endpoint, ue.Err)
 	case ctx.Err() != nil:
-		return nil, fmt.Errorf("transport: token request to %s: %w", r.endpoint, ctx.Err())
+		return nil, fmt.Errorf("auth: token request to %s: %w", r.endpoint, ctx.Err())
 	}
 	// What is left are oauth2's parse failures of a success answer; their
 	// text quotes at most a character of it.
@@ -393,17 +393,17 @@ func (r tokenRequest) authMethod() string {
 // issuer identifier, valid for a minute, never used twice.
 func clientAssertion(ca clientAuth, meta *oauthex.AuthServerMeta) (string, error) {
 	if meta == nil || meta.Issuer == "" {
-		return "", errors.New("transport: private_key_jwt needs the authorization server's metadata for the assertion's audience")
+		return "", errors.New("auth: private_key_jwt needs the authorization server's metadata for the assertion's audience")
 	}
 	if methods := meta.TokenEndpointAuthMethodsSupported; len(methods) > 0 && !slices.Contains(methods, "private_key_jwt") {
-		return "", fmt.Errorf("transport: authorization server %s does not accept private_key_jwt (it lists %s)", meta.Issuer, strings.Join(methods, ", "))
+		return "", fmt.Errorf("auth: authorization server %s does not accept private_key_jwt (it lists %s)", meta.Issuer, strings.Join(methods, ", "))
 	}
 	key, err := ca.key.load()
 	if err != nil {
 		return "", err
 	}
 	if algs := meta.TokenEndpointAuthSigningAlgValuesSupported; len(algs) > 0 && !slices.Contains(algs, string(key.alg)) {
-		return "", fmt.Errorf("transport: authorization server %s accepts client assertions signed with %s, not %s", meta.Issuer, strings.Join(algs, ", "), key.alg)
+		return "", fmt.Errorf("auth: authorization server %s accepts client assertions signed with %s, not %s", meta.Issuer, strings.Join(algs, ", "), key.alg)
 	}
 	signer, err := key.newSigner(signOptions{})
 	if err != nil {
@@ -424,7 +424,7 @@ func clientAssertion(ca clientAuth, meta *oauthex.AuthServerMeta) (string, error
 // list it does publish, before any credential is sent there.
 func checkGrantSupported(meta *oauthex.AuthServerMeta, grant string) error {
 	if len(meta.GrantTypesSupported) > 0 && !slices.Contains(meta.GrantTypesSupported, grant) {
-		return fmt.Errorf("transport: authorization server %s does not offer the %s grant (it lists %s)",
+		return fmt.Errorf("auth: authorization server %s does not offer the %s grant (it lists %s)",
 			meta.Issuer, grant, strings.Join(meta.GrantTypesSupported, ", "))
 	}
 	return nil
@@ -471,7 +471,7 @@ type grantEnv struct {
 	dpop        bool
 }
 
-// grantState is the auth.OAuthHandler state the grants share: the current
+// grantState is the sdkauth.OAuthHandler state the grants share: the current
 // token source and the scopes last asked for (kept for step-up).
 type grantState struct {
 	mu     sync.Mutex
@@ -553,7 +553,7 @@ func (r *regrant) Token() (*oauth2.Token, error) {
 	return tok, nil
 }
 
-// grantError names the handler whose grant failed: "transport: <handler>:
+// grantError names the handler whose grant failed: "auth: <handler>:
 // <cause>", the cause's own package prefix dropped.
 type grantError struct {
 	handler string
@@ -561,7 +561,7 @@ type grantError struct {
 }
 
 func (e *grantError) Error() string {
-	return "transport: " + e.handler + ": " + strings.TrimPrefix(e.err.Error(), "transport: ")
+	return "auth: " + e.handler + ": " + strings.TrimPrefix(e.err.Error(), "auth: ")
 }
 
 func (e *grantError) Unwrap() error { return e.err }

@@ -1,4 +1,4 @@
-package transport
+package auth_test
 
 import (
 	"context"
@@ -15,6 +15,9 @@ import (
 	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cuca-go/mcpconnector/auth"
+	"github.com/cuca-go/mcpconnector/transport"
 )
 
 // issueJWT signs claims with key, as a workload platform or an IdP would.
@@ -48,7 +51,7 @@ func workloadJWT(t *testing.T, key *ecdsa.PrivateKey, audience string, ttl time.
 
 func workloadAS(t *testing.T, platform *ecdsa.PrivateKey) *testAS {
 	a := newTestAS(t)
-	a.grantTypes = []string{grantJWTBearer}
+	a.grantTypes = []string{auth.GrantJWTBearer}
 	a.authMethods = []string{"none"}
 	a.assertionKey = platform.Public()
 	return a
@@ -62,8 +65,8 @@ func TestWorkloadIdentityPresentsThePlatformJWTAndRereadsItsFile(t *testing.T) {
 	first := workloadJWT(t, platform, a.issuer(), time.Hour)
 	require.NoError(t, os.WriteFile(file, []byte(first+"\n"), 0o600))
 
-	h := &WorkloadIdentity{AssertionFile: file}
-	tr := StreamableHTTP{URL: a.resource(), OAuthHandler: h}
+	h := &auth.WorkloadIdentity{AssertionFile: file}
+	tr := transport.StreamableHTTP{URL: a.resource(), OAuthHandler: h}
 	require.NoError(t, pingWith(t, tr, nil, 1))
 	rotated := workloadJWT(t, platform, a.issuer(), time.Hour)
 	require.NoError(t, os.WriteFile(file, []byte(rotated), 0o600))
@@ -72,7 +75,7 @@ func TestWorkloadIdentityPresentsThePlatformJWTAndRereadsItsFile(t *testing.T) {
 	tokens, _, _ := a.calls()
 	require.GreaterOrEqual(t, len(tokens), 2)
 	for _, c := range tokens {
-		assert.Equal(t, grantJWTBearer, c.form.Get("grant_type"))
+		assert.Equal(t, auth.GrantJWTBearer, c.form.Get("grant_type"))
 		assert.Equal(t, a.resource(), c.form.Get("resource"))
 		assert.False(t, c.form.Has("client_id"), "no ClientID configured, none sent")
 		assert.False(t, c.form.Has("client_assertion"))
@@ -102,17 +105,17 @@ func TestWorkloadIdentityRefusalsAreFinal(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			a := workloadAS(t, platform)
 			assertion := tc.jwt(a)
-			h := &WorkloadIdentity{
+			h := &auth.WorkloadIdentity{
 				Assertion: func(context.Context) (string, error) { return assertion, nil },
 				ClientID:  "reporter", Scopes: tc.scopes,
 			}
-			err := pingWith(t, StreamableHTTP{URL: a.resource(), OAuthHandler: h}, nil, 1)
+			err := pingWith(t, transport.StreamableHTTP{URL: a.resource(), OAuthHandler: h}, nil, 1)
 			require.Error(t, err)
 			t.Log(err)
-			var te *TokenError
+			var te *auth.TokenError
 			require.ErrorAs(t, err, &te)
 			assert.Equal(t, tc.code, te.Code)
-			assert.Equal(t, grantJWTBearer, te.GrantType)
+			assert.Equal(t, auth.GrantJWTBearer, te.GrantType)
 			assert.Contains(t, te.Description, tc.describe)
 			assert.NotContains(t, err.Error(), assertion, "the JWT is a credential: never in an error")
 
@@ -125,7 +128,7 @@ func TestWorkloadIdentityRefusalsAreFinal(t *testing.T) {
 
 func TestWorkloadIdentityWithoutAJWTSendsNothing(t *testing.T) {
 	platform := newECKey(t, elliptic.P256())
-	for name, h := range map[string]*WorkloadIdentity{
+	for name, h := range map[string]*auth.WorkloadIdentity{
 		"a missing file":      {AssertionFile: filepath.Join(t.TempDir(), "absent")},
 		"an empty JWT":        {Assertion: func(context.Context) (string, error) { return " \n", nil }},
 		"not a JWT":           {Assertion: func(context.Context) (string, error) { return "opaque-secret", nil }},
@@ -133,9 +136,9 @@ func TestWorkloadIdentityWithoutAJWTSendsNothing(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			a := workloadAS(t, platform)
-			err := pingWith(t, StreamableHTTP{URL: a.resource(), OAuthHandler: h}, nil, 1)
+			err := pingWith(t, transport.StreamableHTTP{URL: a.resource(), OAuthHandler: h}, nil, 1)
 			require.Error(t, err)
-			assert.Contains(t, err.Error(), "transport: workload identity: workload JWT")
+			assert.Contains(t, err.Error(), "auth: workload identity: workload JWT")
 			assert.NotContains(t, err.Error(), "opaque-secret")
 			tokens, _, _ := a.calls()
 			assert.Empty(t, tokens)

@@ -1,4 +1,4 @@
-package transport
+package auth
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
+	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
 )
@@ -29,7 +29,7 @@ import (
 //
 // The MCP server's authorization server and resource identifier are
 // discovered on its 401 (RFC 9728, RFC 8414); they are the token exchange's
-// audience and resource. Put a pointer to it in [StreamableHTTP.OAuthHandler].
+// audience and resource. Put a pointer to it in transport.StreamableHTTP.OAuthHandler.
 // Either step's refusal fails the request with a [*TokenError]; nothing is
 // retried. go-sdk's extauth.EnterpriseHandler does the same with both
 // servers configured by hand and the client secret always in the request
@@ -76,9 +76,11 @@ type EnterpriseAuth struct {
 	state grantState
 }
 
-var _ auth.OAuthHandler = (*EnterpriseAuth)(nil)
+var _ sdkauth.OAuthHandler = (*EnterpriseAuth)(nil)
 
-func (e *EnterpriseAuth) check() error {
+// Check reports a configuration that cannot work, before any request;
+// transport's StreamableHTTP.Open calls it.
+func (e *EnterpriseAuth) Check() error {
 	var missing []string
 	if e.IDToken == nil {
 		missing = append(missing, "IDToken")
@@ -93,14 +95,14 @@ func (e *EnterpriseAuth) check() error {
 		missing = append(missing, "ClientID")
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("transport: enterprise authorization: missing %s", strings.Join(missing, ", "))
+		return fmt.Errorf("auth: enterprise authorization: missing %s", strings.Join(missing, ", "))
 	}
 	if e.Key != nil {
 		if e.ClientSecret != "" {
-			return errors.New("transport: enterprise authorization: set at most one of ClientSecret and Key")
+			return errors.New("auth: enterprise authorization: set at most one of ClientSecret and Key")
 		}
 		if err := e.Key.check(); err != nil {
-			return fmt.Errorf("transport: enterprise authorization: %w", err)
+			return fmt.Errorf("auth: enterprise authorization: %w", err)
 		}
 	}
 	return nil
@@ -115,7 +117,7 @@ func (e *EnterpriseAuth) TokenSource(context.Context) (oauth2.TokenSource, error
 // Authorize runs both steps for the server that answered resp. It closes
 // resp's body.
 func (e *EnterpriseAuth) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
-	if err := e.check(); err != nil {
+	if err := e.Check(); err != nil {
 		closeBody(resp)
 		return err
 	}

@@ -1,4 +1,4 @@
-package transport
+package auth_test
 
 import (
 	"context"
@@ -19,6 +19,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cuca-go/mcpconnector/auth"
+	"github.com/cuca-go/mcpconnector/transport"
 )
 
 // testIdP is an enterprise identity provider: it issues the user's ID
@@ -125,15 +128,15 @@ func issueJWTFromHandler(key *ecdsa.PrivateKey, typ string, claims ...any) strin
 func enterpriseSetup(t *testing.T) (*testIdP, *testAS) {
 	a := newTestAS(t)
 	a.clientID, a.clientSecret = "mcp-client", "mcp-client-secret-5d1c"
-	a.grantTypes = []string{grantJWTBearer}
+	a.grantTypes = []string{auth.GrantJWTBearer}
 	a.authMethods = []string{"client_secret_basic"}
 	idp := newTestIdP(t, a.clientID)
 	a.assertionKey = idp.key.Public()
 	return idp, a
 }
 
-func (idp *testIdP) handler(a *testAS, idToken string) *EnterpriseAuth {
-	return &EnterpriseAuth{
+func (idp *testIdP) handler(a *testAS, idToken string) *auth.EnterpriseAuth {
+	return &auth.EnterpriseAuth{
 		IDToken:     func(context.Context) (string, error) { return idToken, nil },
 		IdPIssuer:   idp.srv.URL,
 		IdPClientID: idp.clientID,
@@ -144,7 +147,7 @@ func (idp *testIdP) handler(a *testAS, idToken string) *EnterpriseAuth {
 func TestEnterpriseAuthExchangesTheIDTokenForAnIDJAGAndThatForAToken(t *testing.T) {
 	idp, a := enterpriseSetup(t)
 	idToken := idp.idToken(t, time.Hour)
-	require.NoError(t, pingWith(t, StreamableHTTP{URL: a.resource(), OAuthHandler: idp.handler(a, idToken)}, nil, 2))
+	require.NoError(t, pingWith(t, transport.StreamableHTTP{URL: a.resource(), OAuthHandler: idp.handler(a, idToken)}, nil, 2))
 
 	exchanges := idp.calls()
 	require.Len(t, exchanges, 1)
@@ -157,7 +160,7 @@ func TestEnterpriseAuthExchangesTheIDTokenForAnIDJAGAndThatForAToken(t *testing.
 	tokens, _, _ := a.calls()
 	require.Len(t, tokens, 1)
 	g := tokens[0]
-	assert.Equal(t, grantJWTBearer, g.form.Get("grant_type"))
+	assert.Equal(t, auth.GrantJWTBearer, g.form.Get("grant_type"))
 	assert.Equal(t, a.resource(), g.form.Get("resource"))
 	id, secret, ok := (&http.Request{Header: g.header}).BasicAuth()
 	require.True(t, ok, "client_secret_basic, as the server lists")
@@ -173,7 +176,7 @@ func TestEnterpriseAuthAuthenticatesAsTheServerLists(t *testing.T) {
 	t.Run("client_secret_post", func(t *testing.T) {
 		idp, a := enterpriseSetup(t)
 		a.authMethods = []string{"client_secret_post"}
-		require.NoError(t, pingWith(t, StreamableHTTP{URL: a.resource(), OAuthHandler: idp.handler(a, idp.idToken(t, time.Hour))}, nil, 1))
+		require.NoError(t, pingWith(t, transport.StreamableHTTP{URL: a.resource(), OAuthHandler: idp.handler(a, idp.idToken(t, time.Hour))}, nil, 1))
 		tokens, _, _ := a.calls()
 		require.Len(t, tokens, 1)
 		assert.Empty(t, tokens[0].header.Get("Authorization"))
@@ -184,11 +187,11 @@ func TestEnterpriseAuthAuthenticatesAsTheServerLists(t *testing.T) {
 		ec := newECKey(t, elliptic.P256())
 		a.authMethods, a.clientSecret, a.clientKey = []string{"private_key_jwt"}, "", ec.Public()
 		h := idp.handler(a, idp.idToken(t, time.Hour))
-		h.ClientSecret, h.Key = "", &SigningKey{Signer: ec}
-		require.NoError(t, pingWith(t, StreamableHTTP{URL: a.resource(), OAuthHandler: h}, nil, 1))
+		h.ClientSecret, h.Key = "", &auth.SigningKey{Signer: ec}
+		require.NoError(t, pingWith(t, transport.StreamableHTTP{URL: a.resource(), OAuthHandler: h}, nil, 1))
 		tokens, _, _ := a.calls()
 		require.Len(t, tokens, 1)
-		assert.Equal(t, clientAssertionJWT, tokens[0].form.Get("client_assertion_type"))
+		assert.Equal(t, auth.ClientAssertionJWT, tokens[0].form.Get("client_assertion_type"))
 		assert.NotEmpty(t, tokens[0].form.Get("assertion"))
 	})
 }
@@ -204,7 +207,7 @@ func TestEnterpriseAuthRefusalsAreFinalAndQuoteNoToken(t *testing.T) {
 	}{
 		{"the ID token expired", func(idp *testIdP, _ *testAS) string { return idp.idToken(t, -time.Minute) }, 1, 0,
 			func(t *testing.T, idp *testIdP, _ *testAS, err error) {
-				var te *TokenError
+				var te *auth.TokenError
 				require.ErrorAs(t, err, &te)
 				assert.Equal(t, "invalid_grant", te.Code)
 				assert.Equal(t, idp.srv.URL+"/oauth2/token", te.Endpoint, "the error names the IdP")
@@ -216,14 +219,14 @@ func TestEnterpriseAuthRefusalsAreFinalAndQuoteNoToken(t *testing.T) {
 			}
 			return idp.idToken(t, time.Hour)
 		}, 1, 0, func(t *testing.T, _ *testIdP, _ *testAS, err error) {
-			assert.ErrorIs(t, err, ErrBadTokenResponse)
+			assert.ErrorIs(t, err, auth.ErrBadTokenResponse)
 			assert.ErrorContains(t, err, "not an ID-JAG")
 		}, false},
 		{"the authorization server trusts another IdP", func(idp *testIdP, a *testAS) string {
 			a.assertionKey = newECKey(t, elliptic.P256()).Public()
 			return idp.idToken(t, time.Hour)
 		}, 1, 1, func(t *testing.T, _ *testIdP, a *testAS, err error) {
-			var te *TokenError
+			var te *auth.TokenError
 			require.ErrorAs(t, err, &te)
 			assert.Equal(t, "invalid_grant", te.Code)
 			assert.Equal(t, a.tokenEndpoint(), te.Endpoint)
@@ -232,7 +235,7 @@ func TestEnterpriseAuthRefusalsAreFinalAndQuoteNoToken(t *testing.T) {
 			a.clientSecret = "another-secret"
 			return idp.idToken(t, time.Hour)
 		}, 1, 1, func(t *testing.T, _ *testIdP, _ *testAS, err error) {
-			var te *TokenError
+			var te *auth.TokenError
 			require.ErrorAs(t, err, &te)
 			assert.Equal(t, "invalid_client", te.Code)
 			assert.NotContains(t, err.Error(), "mcp-client-secret-5d1c")
@@ -250,7 +253,7 @@ func TestEnterpriseAuthRefusalsAreFinalAndQuoteNoToken(t *testing.T) {
 			if tc.idTokenFailed {
 				h.IDToken = func(context.Context) (string, error) { return "", errors.New("session ended") }
 			}
-			err := pingWith(t, StreamableHTTP{URL: a.resource(), OAuthHandler: h}, nil, 1)
+			err := pingWith(t, transport.StreamableHTTP{URL: a.resource(), OAuthHandler: h}, nil, 1)
 			require.Error(t, err)
 			t.Log(err)
 			tc.check(t, idp, a, err)

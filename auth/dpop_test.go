@@ -1,4 +1,4 @@
-package transport
+package auth_test
 
 import (
 	"context"
@@ -19,6 +19,9 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 	"golang.org/x/oauth2"
+
+	"github.com/cuca-go/mcpconnector/auth"
+	"github.com/cuca-go/mcpconnector/transport"
 )
 
 // proofOf decodes a DPoP proof's header key and claims (the server of these
@@ -34,22 +37,22 @@ func proofOf(t *testing.T, proof string) (*jose.JSONWebKey, map[string]any) {
 
 // dpopAS is a client credentials authorization server that binds tokens
 // to the DPoP key of the token request's proof.
-func dpopAS(t *testing.T) (*testAS, *ClientCredentialsJWT) {
+func dpopAS(t *testing.T) (*testAS, *auth.ClientCredentialsJWT) {
 	ec := newECKey(t, elliptic.P256())
-	key := SigningKey{Signer: ec}
+	key := auth.SigningKey{Signer: ec}
 	a := clientCredentialsAS(t, &key)
 	a.dpopAlgs = []string{"ES256"}
-	return a, &ClientCredentialsJWT{ClientID: a.clientID, Key: key}
+	return a, &auth.ClientCredentialsJWT{ClientID: a.clientID, Key: key}
 }
 
 func TestDPoPBindsTheTokenAndProvesEveryRequestAfresh(t *testing.T) {
 	proofKey := newECKey(t, elliptic.P384())
 	file, _ := keyFile(t, proofKey, "EC PRIVATE KEY")
-	for name, d := range map[string]*DPoP{"a key of its own": {}, "a key from a file": {Key: &SigningKey{File: file}}} {
+	for name, d := range map[string]*auth.DPoP{"a key of its own": {}, "a key from a file": {Key: &auth.SigningKey{File: file}}} {
 		t.Run(name, func(t *testing.T) {
 			a, h := dpopAS(t)
 			a.dpopAlgs = []string{"ES256", "ES384"}
-			require.NoError(t, pingWith(t, StreamableHTTP{URL: a.resource(), OAuthHandler: h, DPoP: d}, nil, 3))
+			require.NoError(t, pingWith(t, transport.StreamableHTTP{URL: a.resource(), OAuthHandler: h, DPoP: d}, nil, 3))
 
 			tokens, mcpCalls, replays := a.calls()
 			require.Len(t, tokens, 1)
@@ -85,7 +88,7 @@ func TestDPoPBindsTheTokenAndProvesEveryRequestAfresh(t *testing.T) {
 func TestDPoPAnswersEachNonceChallengeWithExactlyOneRetry(t *testing.T) {
 	a, h := dpopAS(t)
 	a.tokenNonce, a.resourceNonce = "as-nonce-1", "rs-nonce-1"
-	require.NoError(t, pingWith(t, StreamableHTTP{URL: a.resource(), OAuthHandler: h, DPoP: &DPoP{}}, nil, 3))
+	require.NoError(t, pingWith(t, transport.StreamableHTTP{URL: a.resource(), OAuthHandler: h, DPoP: &auth.DPoP{}}, nil, 3))
 
 	tokens, mcpCalls, replays := a.calls()
 	require.Len(t, tokens, 2, "the token request, then once more with the nonce")
@@ -114,20 +117,20 @@ func TestDPoPNonceThatIsNeverAcceptedEndsAfterOneRetry(t *testing.T) {
 	t.Run("at the token endpoint", func(t *testing.T) {
 		a, h := dpopAS(t)
 		a.tokenNonce, a.rotateNonce = "as-nonce", true
-		err := pingWith(t, StreamableHTTP{URL: a.resource(), OAuthHandler: h, DPoP: &DPoP{}}, nil, 1)
+		err := pingWith(t, transport.StreamableHTTP{URL: a.resource(), OAuthHandler: h, DPoP: &auth.DPoP{}}, nil, 1)
 		require.Error(t, err)
 		t.Log(err)
-		assert.ErrorIs(t, err, ErrDPoPNonce)
+		assert.ErrorIs(t, err, auth.ErrDPoPNonce)
 		tokens, _, _ := a.calls()
 		assert.Len(t, tokens, 2)
 	})
 	t.Run("at the MCP server", func(t *testing.T) {
 		a, h := dpopAS(t)
 		a.resourceNonce, a.rotateNonce = "rs-nonce", true
-		err := pingWith(t, StreamableHTTP{URL: a.resource(), OAuthHandler: h, DPoP: &DPoP{}}, nil, 1)
+		err := pingWith(t, transport.StreamableHTTP{URL: a.resource(), OAuthHandler: h, DPoP: &auth.DPoP{}}, nil, 1)
 		require.Error(t, err)
 		t.Log(err)
-		assert.ErrorIs(t, err, ErrDPoPNonce)
+		assert.ErrorIs(t, err, auth.ErrDPoPNonce)
 		tokens, mcpCalls, _ := a.calls()
 		assert.Len(t, tokens, 1, "no new grant for a nonce")
 		assert.Len(t, mcpCalls, 2, "the request with the token, and one retry")
@@ -137,10 +140,10 @@ func TestDPoPNonceThatIsNeverAcceptedEndsAfterOneRetry(t *testing.T) {
 func TestDPoPProofRefusedAsAReplayEndsTheRequest(t *testing.T) {
 	a, h := dpopAS(t)
 	a.refuseProofs = true
-	err := pingWith(t, StreamableHTTP{URL: a.resource(), OAuthHandler: h, DPoP: &DPoP{}}, nil, 1)
+	err := pingWith(t, transport.StreamableHTTP{URL: a.resource(), OAuthHandler: h, DPoP: &auth.DPoP{}}, nil, 1)
 	require.Error(t, err)
 	t.Log(err)
-	assert.ErrorIs(t, err, ErrDPoPProofRefused)
+	assert.ErrorIs(t, err, auth.ErrDPoPProofRefused)
 	assert.ErrorContains(t, err, "jti replayed")
 	tokens, mcpCalls, _ := a.calls()
 	assert.Len(t, tokens, 1, "another token, bound to the same key, would not help")
@@ -149,12 +152,12 @@ func TestDPoPProofRefusedAsAReplayEndsTheRequest(t *testing.T) {
 
 func TestDPoPWithAServerThatIssuesBearerTokensSendsBearerAndWarnsOnce(t *testing.T) {
 	ec := newECKey(t, elliptic.P256())
-	key := SigningKey{Signer: ec}
+	key := auth.SigningKey{Signer: ec}
 	a := clientCredentialsAS(t, &key)
 	a.expiresIn = 1 // a new token for every request: the warning still comes once
 	core, logs := observer.New(zapcore.DebugLevel)
-	h := &ClientCredentialsJWT{ClientID: a.clientID, Key: key}
-	require.NoError(t, pingWith(t, StreamableHTTP{URL: a.resource(), OAuthHandler: h, DPoP: &DPoP{}}, zap.New(core), 2))
+	h := &auth.ClientCredentialsJWT{ClientID: a.clientID, Key: key}
+	require.NoError(t, pingWith(t, transport.StreamableHTTP{URL: a.resource(), OAuthHandler: h, DPoP: &auth.DPoP{}}, zap.New(core), 2))
 
 	_, mcpCalls, _ := a.calls()
 	require.NotEmpty(t, mcpCalls)
@@ -185,18 +188,18 @@ func TestDPoPHTTPClientProvesTokenRequestsOnly(t *testing.T) {
 		writeJSON(w, map[string]any{})
 	}))
 	defer srv.Close()
-	d := &DPoP{}
+	d := &auth.DPoP{}
 	c := d.HTTPClient(nil)
 	assert.Same(t, c, d.HTTPClient(c), "wrapping twice adds nothing")
 
 	post := func(path, contentType, body string) {
 		resp, err := c.Post(srv.URL+path, contentType, strings.NewReader(body))
 		require.NoError(t, err)
-		closeBody(resp)
+		auth.CloseBody(resp)
 	}
 	resp, err := c.Get(srv.URL + "/.well-known/oauth-authorization-server")
 	require.NoError(t, err)
-	closeBody(resp)
+	auth.CloseBody(resp)
 	post("/register", "application/json", `{"redirect_uris":["http://127.0.0.1/cb"]}`)
 	post("/form", "application/x-www-form-urlencoded", "a=b")
 	post("/token", "application/x-www-form-urlencoded", "grant_type=authorization_code&code=c")
@@ -236,7 +239,7 @@ func TestDPoPHTTPClientAnswersATokenEndpointNonceOnce(t *testing.T) {
 			defer srv.Close()
 			// As go-sdk's authorization code handler sends its token request.
 			cfg := &oauth2.Config{ClientID: "c", Endpoint: oauth2.Endpoint{TokenURL: srv.URL + "/token", AuthStyle: oauth2.AuthStyleInParams}}
-			ctx := context.WithValue(context.Background(), oauth2.HTTPClient, (&DPoP{}).HTTPClient(nil))
+			ctx := context.WithValue(context.Background(), oauth2.HTTPClient, (&auth.DPoP{}).HTTPClient(nil))
 			tok, err := cfg.Exchange(ctx, "code-1")
 			mu.Lock()
 			defer mu.Unlock()
@@ -247,11 +250,27 @@ func TestDPoPHTTPClientAnswersATokenEndpointNonceOnce(t *testing.T) {
 			assert.Equal(t, "n-1", second["nonce"])
 			if rotate {
 				require.Error(t, err)
-				assert.ErrorIs(t, err, ErrDPoPNonce)
+				assert.ErrorIs(t, err, auth.ErrDPoPNonce)
 				return
 			}
 			require.NoError(t, err)
 			assert.Equal(t, "DPoP", tok.TokenType)
 		})
 	}
+}
+
+func TestDPoPBindNeedsAHandlerAndAWorkingKey(t *testing.T) {
+	_, _, err := (&auth.DPoP{}).Bind(nil, nil, nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "DPoP needs an OAuthHandler")
+
+	h := &auth.WorkloadIdentity{Assertion: func(context.Context) (string, error) { return "", nil }}
+	_, _, err = (&auth.DPoP{Key: &auth.SigningKey{}}).Bind(nil, h, nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "set File or Signer")
+
+	c, bound, err := (&auth.DPoP{}).Bind(nil, h, nil)
+	require.NoError(t, err)
+	assert.NotNil(t, c.Transport, "the client presents bound tokens with proofs")
+	assert.NotSame(t, h, bound, "the handler is wrapped to note bindings")
 }
