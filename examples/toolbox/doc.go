@@ -11,6 +11,7 @@
 //	go run ./examples/toolbox -config ~/.cursor/mcp.json  # your own: list the servers and tools
 //	go run ./examples/toolbox mcp.json                 # the same, positional
 //	go run ./examples/toolbox -config mcp.json -call github__search_issues -args '{"q":"leak"}'
+//	go run ./examples/toolbox -tool-search             # the demo with tool search
 //	go run ./examples/toolbox -strict mcp.json         # exit 1 unless every server is ready
 //	go run ./examples/toolbox -h                       # the flags
 //
@@ -45,6 +46,13 @@
 //     prints the result and the server;
 //   - turn 2 asks the same question with the server's answer in the prompt
 //     and prints the model's reply.
+//
+// With -tool-search the toolbox is opened with [toolbox.WithToolSearch]:
+// the demo's first request carries only the search tool ("tool_search";
+// the host adds no definitions itself, the toolbox's OnRequest does), the
+// model searches for "add two numbers", the example prints the search's
+// answer (the tools it loaded), and on the second turn the request carries
+// the search tool plus the tools found, and the model calls add.
 //
 // # The bundled mcp.json
 //

@@ -49,6 +49,9 @@ type config struct {
 	// call, if set, is the exposed name of the one tool to call (-call),
 	// with args (-args) as its arguments, instead of the story.
 	call, args string
+	// toolSearch opens the toolbox with tool search (-tool-search): the
+	// demo's first request carries only the search tool.
+	toolSearch bool
 
 	// observe is CUCA_TRACE and CUCA_METRICS_ADDR.
 	observe observe.Config
@@ -72,6 +75,10 @@ Opens every enabled server of an mcp.json (the bundled demo file when none
 is given) as one toolbox and prints one line per server: its name, its
 transport, its state (ready, failed, ...) and, when it is not ready, why;
 under each, its tools by exposed name with their descriptions.
+
+With -tool-search the toolbox defers its tools behind one search tool:
+the demo's first request carries only that tool, the model searches, and
+the tools it found join the second request, where it calls add.
 
 With the bundled file it then runs the two-turn demo: a model (llama-server
 at http://localhost:1234/v1, or a built-in scripted one when nothing answers
@@ -97,6 +104,7 @@ func parseArgs(args []string, stdout, stderr io.Writer, cfg *config) error {
 	fs.BoolVar(&cfg.strict, "strict", false, "exit 1 when any enabled server is not ready")
 	fs.StringVar(&cfg.call, "call", "", "call this tool (its exposed name, e.g. github__search_issues) and print what the model would read, instead of the demo")
 	fs.StringVar(&cfg.args, "args", "", "the arguments of -call, a JSON object (default none)")
+	fs.BoolVar(&cfg.toolSearch, "tool-search", false, "defer the tools behind one search tool: the demo's model searches first, then calls what it found")
 	demo := fs.Bool("demo", false, "run the two-turn demo on a file of your own too (it needs a tool whose name ends in add)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -189,7 +197,11 @@ func run(ctx context.Context, out io.Writer, cfg config) error {
 	// A server that fails to connect does not fail Open: Status reports it
 	// and it keeps being retried while the story runs. The telemetry
 	// options reach every server's plugin.
-	tb, err := toolbox.Open(ctx, servers, toolbox.WithPluginOptions(tel.Options...))
+	opts := []toolbox.Option{toolbox.WithPluginOptions(tel.Options...)}
+	if cfg.toolSearch {
+		opts = append(opts, toolbox.WithToolSearch(toolbox.ToolSearch{}))
+	}
+	tb, err := toolbox.Open(ctx, servers, opts...)
 	if err != nil {
 		return fmt.Errorf("open the toolbox: %w", err)
 	}
@@ -213,6 +225,9 @@ func run(ctx context.Context, out io.Writer, cfg config) error {
 		return nil
 	}
 
+	if cfg.toolSearch {
+		return searchStory(ctx, out, endpoint, cfg.apiKey, tb)
+	}
 	c, err := client.New(
 		client.WithProvider(client.LlamaCpp),
 		client.WithBaseURL(endpoint.BaseURL),
