@@ -94,7 +94,9 @@ type ServerConfig struct {
 	Lazy bool
 	// StopWhenIdle ("stopWhenIdle", a duration such as "10m") stops a lazy
 	// server after that long without calls; the next call starts it again.
-	// Zero means never; it needs "lazy": true.
+	// Zero means never; it needs "lazy": true. Idle time counts from the
+	// end of the latest call through the hooks, and from the start of the
+	// latest [Toolbox.CallTool].
 	StopWhenIdle time.Duration
 	// Line and Column (1-based, column in characters) locate the entry's
 	// name in the file, for errors about the server found after loading.

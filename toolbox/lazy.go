@@ -121,6 +121,7 @@ func (t *Toolbox) startLazy(s *server, done chan struct{}, n int) {
 		t.logger.Info("mcp server started on first use", zap.String("server", name))
 		s.p.Store(p)
 		_ = p.WaitReady(ctx)
+		s.lastUse.Store(time.Now().UnixNano()) // idle from now, not from the call that started it
 		t.serverChanged()
 	}
 	s.startMu.Lock()
@@ -154,7 +155,9 @@ func (t *Toolbox) callable(ctx context.Context, r *route) (*plugin.McpPlugin, er
 }
 
 // used records a call's start on a lazy server with stopWhenIdle and arms
-// its timer.
+// its timer. Calls through the hook also count while under way; a call
+// through CallTool counts when it starts (its Future is the caller's), so
+// stopWhenIdle should be longer than such a call.
 func (t *Toolbox) used(s *server) {
 	if !s.lazy || s.cfg.StopWhenIdle <= 0 {
 		return

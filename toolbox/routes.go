@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
@@ -354,6 +355,7 @@ func (t *Toolbox) OnStreamChunk(ctx context.Context, chunk *plugin.Chunk) error 
 		out.Name = c.name
 		chunk.Blocks[c.i] = out
 		if c.s.lazy {
+			c.s.lastUse.Store(time.Now().UnixNano())
 			c.s.inflight.Add(-1)
 		}
 	}
