@@ -120,7 +120,9 @@ func (t *Toolbox) startLazy(s *server, done chan struct{}, n int) {
 	if p != nil {
 		t.logger.Info("mcp server started on first use", zap.String("server", name))
 		s.p.Store(p)
-		_ = p.WaitReady(ctx)
+		if t.opts.cluster == nil {
+			_ = p.WaitReady(ctx) // Attach has waited already
+		}
 		s.lastUse.Store(time.Now().UnixNano()) // idle from now, not from the call that started it
 		t.serverChanged()
 	}
