@@ -135,12 +135,16 @@ func (t *Toolbox) startLazy(s *server, done chan struct{}, n int) {
 	}
 }
 
-// callable returns the plugin to call tool on, starting a lazy server: a
-// tool its real list no longer has fails with [ErrUnknownTool], naming it.
-func (t *Toolbox) callable(ctx context.Context, r *route) (*plugin.McpPlugin, error) {
+// callable returns the plugin to call r (found in table rt) on, starting
+// a lazy server. When the table has changed since (a lazy server's start
+// replaced its manifest's list with the real one), r is checked against
+// the new one: a tool the server no longer has fails with
+// [ErrUnknownTool], naming it, and one that pinning now holds out with
+// [plugin.ErrDenied].
+func (t *Toolbox) callable(ctx context.Context, rt *routeTable, r *route) (*plugin.McpPlugin, error) {
 	s := r.server
 	p := s.plugin()
-	if p != nil && !s.lazy {
+	if p != nil && t.routes.Load() == rt {
 		return p, nil
 	}
 	if p == nil {
@@ -149,11 +153,15 @@ func (t *Toolbox) callable(ctx context.Context, r *route) (*plugin.McpPlugin, er
 			return nil, err
 		}
 	}
-	if p.Status().State == plugin.StateReady && !p.HasTool(r.tool) {
-		return nil, &plugin.Error{Kind: plugin.KindInternal, Server: fmt.Sprintf("server %q", s.cfg.Name), Op: messages.CallOp(r.tool),
-			Err: fmt.Errorf("%w: server %q, started since its manifest was written, no longer has tool %q", ErrUnknownTool, s.cfg.Name, r.tool)}
+	rt = t.routes.Load()
+	if now := rt.byName[r.name]; now != nil && now.server == s && now.tool == r.tool {
+		return p, nil
 	}
-	return p, nil
+	if d := rt.denied[r.name]; d != nil && d.server == s {
+		return nil, d.deny
+	}
+	return nil, &plugin.Error{Kind: plugin.KindInternal, Server: fmt.Sprintf("server %q", s.cfg.Name), Op: messages.CallOp(r.name),
+		Err: fmt.Errorf("%w: server %q, started since its manifest was written, no longer has tool %q", ErrUnknownTool, s.cfg.Name, r.tool)}
 }
 
 // used records a call's start on a lazy server with stopWhenIdle and arms

@@ -239,9 +239,21 @@ func TestPinnedLazyServerIsCheckedBeforeAndAfterItStarts(t *testing.T) {
 	require.NoError(t, open(t, config(t, map[string]entry{"c": counted(t, log, "1", entry{"lazy": true})}), pinned...).Close())
 	tb := open(t, config(t, map[string]entry{"c": counted(t, log, "2", entry{"lazy": true})}), pinned...)
 	assert.Equal(t, []string{"c__add", "c__echo"}, exposed(tb), "the manifest's list is the pinned one")
-	require.NoError(t, tb.Start(t.Context(), "c"))
+	// The call that starts it finds echo changed: it is not sent.
+	chunk := &plugin.Chunk{Blocks: []plugin.Block{plugin.ToolCall{ID: "k", Name: "c__echo", Arguments: []byte(`{"text":"hi"}`)}}}
+	require.NoError(t, tb.OnStreamChunk(t.Context(), chunk))
+	res := chunk.Blocks[0].(plugin.ToolResult)
+	assert.True(t, res.IsError)
+	assert.Contains(t, res.Content, "changed since it was pinned (description)")
 	assert.Equal(t, []string{"c__add"}, exposed(tb), "the real list changed echo")
 	_, err := echo(t, tb, "c__echo")
+	require.ErrorIs(t, err, toolbox.ErrToolChanged)
+
+	// The same through CallTool, on a fresh start.
+	tb2 := open(t, config(t, map[string]entry{"c": counted(t, log, "2", entry{"lazy": true})}), pinned...)
+	assert.Equal(t, plugin.StateNotStarted, tb2.Status()["c"].State)
+	_, err = echo(t, tb2, "c__echo")
+	require.ErrorIs(t, err, plugin.ErrDenied)
 	require.ErrorIs(t, err, toolbox.ErrToolChanged)
 }
 

@@ -33,10 +33,10 @@ type HeldTool struct {
 	Changed []string
 }
 
-// why says what happened to the tool.
+// why says what happened to the tool, after its name.
 func (h HeldTool) why() string {
 	if h.New {
-		return "new since the tools were pinned"
+		return "is new since the tools were pinned"
 	}
 	return "changed since it was pinned (" + strings.Join(h.Changed, ", ") + ")"
 }
@@ -44,7 +44,7 @@ func (h HeldTool) why() string {
 // err is the error of a call to the held tool.
 func (h HeldTool) err() error {
 	return &plugin.Error{Kind: plugin.KindDenied, Server: fmt.Sprintf("server %q", h.Server), Op: messages.CallOp(h.Exposed),
-		Err: fmt.Errorf("%w: tool %q of server %q is %s; held out until the host accepts it", ErrToolChanged, h.Tool, h.Server, h.why())}
+		Err: fmt.Errorf("%w: tool %q of server %q %s; held out until the host accepts it", ErrToolChanged, h.Tool, h.Server, h.why())}
 }
 
 // pinState is a server's manifest and what pinning holds out of it; under

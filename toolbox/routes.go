@@ -47,7 +47,8 @@ type routeTable struct {
 type route struct {
 	server *server
 	tool   string
-	deny   error // a tool pinning holds out: every call fails with it
+	name   string // the exposed name
+	deny   error  // a tool pinning holds out: every call fails with it
 }
 
 func (r *routeTable) definitions() []plugin.ToolDefinition { return r.defs }
@@ -140,7 +141,7 @@ func (t *Toolbox) build(order []*server, lists map[*server]serverTools, prev map
 				continue
 			}
 			exposed := ExposedName(s.cfg.ToolPrefix(), tool.Name)
-			r := &route{server: s, tool: tool.Name}
+			r := &route{server: s, tool: tool.Name, name: exposed}
 			if t.search != nil && exposed == t.search.Name {
 				clash = searchCollision(exposed, r)
 				break
@@ -173,7 +174,7 @@ func (t *Toolbox) build(order []*server, lists map[*server]serverTools, prev map
 			b.rt.byName[name] = r
 		}
 		for _, h := range lists[s].held {
-			b.rt.denied[h.Exposed] = &route{server: s, tool: h.Tool, deny: h.err()}
+			b.rt.denied[h.Exposed] = &route{server: s, tool: h.Tool, name: h.Exposed, deny: h.err()}
 		}
 		b.rt.tools = append(b.rt.tools, tools...)
 		b.rt.defs = append(b.rt.defs, defs...)
@@ -281,7 +282,7 @@ func (t *Toolbox) CallTool(ctx context.Context, name string, args any) *plugin.F
 		return plugin.FailedFuture(&plugin.Error{Kind: plugin.KindInternal, Op: messages.CallOp(name), Err: ErrUnknownTool})
 	}
 	t.used(r.server)
-	p, err := t.callable(ctx, r)
+	p, err := t.callable(ctx, rt, r)
 	if err != nil {
 		return plugin.FailedFuture(err)
 	}
@@ -340,7 +341,7 @@ func (t *Toolbox) OnStreamChunk(ctx context.Context, chunk *plugin.Chunk) error 
 			}
 		}
 		var f *plugin.Future
-		if p, err := t.callable(ctx, r); err != nil {
+		if p, err := t.callable(ctx, rt, r); err != nil {
 			f = plugin.FailedFuture(err)
 		} else {
 			// The server's plugin applies its own controls: approval (with

@@ -376,6 +376,7 @@ func TestBinary(t *testing.T) {
 	}
 	userFile := writeConfig(t, userConfig)
 	badFile := writeConfig(t, `{"mcpServers": {"a": {"command": 42}}}`)
+	manifests := t.TempDir() // shared by the -lazy and -pin runs, in order
 
 	for _, tc := range []struct {
 		name string
@@ -403,9 +404,43 @@ func TestBinary(t *testing.T) {
 			assert.Contains(t, out, searchStoryOutput)
 			assert.Empty(t, stderr)
 		}},
+		{"-lazy, first run: no manifest yet, so every server starts", []string{"-lazy", "-pin", "-manifests", manifests}, 0, func(t *testing.T, out, stderr string) {
+			assert.Contains(t, out, "\n\n"+bundledServers+"\n")
+			wantStory(t, out, "local")
+			assert.True(t, strings.HasSuffix(out, "\nAfter the run: local ready, remote ready\n"), out)
+			assert.Empty(t, stderr)
+		}},
+		{"-lazy, second run: no child until the call", []string{"-lazy", "-pin", "-manifests", manifests}, 0, func(t *testing.T, out, stderr string) {
+			assert.Contains(t, out, "  local   stdio  not started (1 tool from its manifest)\n"+
+				"    local__add\n      Add two numbers and return their sum\n")
+			// The HTTP server's URL changes with every run: a new entry.
+			assert.Contains(t, out, "  remote  http   ready (1 tool)\n")
+			wantStory(t, out, "local")
+			assert.True(t, strings.HasSuffix(out, "\nAfter the run: local ready, remote ready\n"), out)
+			assert.Empty(t, stderr)
+		}},
+		{"-lazy -pin with a changed tool: the call that starts it is denied", []string{"-lazy", "-pin", "-changed", "-manifests", manifests}, 1, func(t *testing.T, out, stderr string) {
+			assert.Contains(t, out, "  local   stdio  not started (1 tool from its manifest)\n")
+			assert.Contains(t, out, `tool error from the MCP server: "mcp-connector: denied: `)
+			assert.Contains(t, stderr, `tool "add" of server "local" changed since it was pinned (description)`)
+		}},
+		{"-pin with a changed tool: held out", []string{"-pin", "-changed", "-manifests", manifests}, 0, func(t *testing.T, out, stderr string) {
+			assert.Contains(t, out, "  local   stdio  ready (0 tools)\n"+
+				"    local__add  held out: changed since it was pinned (description)\n")
+			assert.NotContains(t, out, "ssh")
+			wantStory(t, out, "remote")
+			assert.Empty(t, stderr)
+		}},
+		{"-lazy -pin with a changed tool known from its manifest: never started", []string{"-lazy", "-pin", "-changed", "-manifests", manifests}, 0, func(t *testing.T, out, stderr string) {
+			assert.Contains(t, out, "  local   stdio  not started (0 tools from its manifest)\n"+
+				"    local__add  held out: changed since it was pinned (description)\n")
+			wantStory(t, out, "remote")
+			assert.True(t, strings.HasSuffix(out, "\nAfter the run: local not started, remote ready\n"), out)
+			assert.Empty(t, stderr)
+		}},
 		{"-h", []string{"-h"}, 0, func(t *testing.T, out, stderr string) {
 			assert.True(t, strings.HasPrefix(out, "Usage: toolbox [flags] [mcp.json]\n"), out)
-			for _, f := range []string{"-config", "-call", "-args", "-strict", "-demo", "-tool-search"} {
+			for _, f := range []string{"-config", "-call", "-args", "-strict", "-demo", "-tool-search", "-lazy", "-pin", "-changed", "-manifests"} {
 				assert.Contains(t, out, "\n  "+f)
 			}
 			assert.Empty(t, stderr)
