@@ -38,7 +38,8 @@ type manifest struct {
 	CacheScope string `json:"cacheScope,omitempty"`
 	// Tools are the definitions as the server sent them, sorted by name.
 	Tools []*mcp.Tool `json:"tools"`
-	// Digests holds each listed tool's digest, by the tool's own name.
+	// Digests holds each listed tool's digest, by the tool's own name
+	// (without its parts: only pins need those).
 	Digests map[string]toolDigest `json:"digests"`
 	// Pins are the tools trusted on first use or by AcceptTools, by name;
 	// nil when nothing is pinned.
@@ -49,7 +50,7 @@ type manifest struct {
 // all of them, and one per part, so that a change can say what changed.
 type toolDigest struct {
 	Digest string            `json:"digest"`
-	Parts  map[string]string `json:"parts"`
+	Parts  map[string]string `json:"parts,omitempty"`
 }
 
 // pinnedParts are the members of a tool's JSON that a pin covers.
@@ -155,9 +156,17 @@ func (m *manifestStore) load(sc *ServerConfig) (*manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	var mf manifest
-	if err := json.Unmarshal(raw, &mf); err != nil {
+	var file struct {
+		manifest
+		Tools []storedTool `json:"tools"`
+	}
+	if err := json.Unmarshal(raw, &file); err != nil {
 		return nil, fmt.Errorf("toolbox: manifest %s: %w", m.path(entry), err)
+	}
+	mf := file.manifest
+	mf.Tools = make([]*mcp.Tool, len(file.Tools))
+	for i, st := range file.Tools {
+		mf.Tools[i] = st.tool()
 	}
 	switch {
 	case mf.Version != manifestVersion:
@@ -166,11 +175,34 @@ func (m *manifestStore) load(sc *ServerConfig) (*manifest, error) {
 		return nil, fmt.Errorf("toolbox: manifest %s: written for another entry", m.path(entry))
 	}
 	for _, tool := range mf.Tools {
-		if tool == nil || tool.Name == "" {
+		if tool.Name == "" {
 			return nil, fmt.Errorf("toolbox: manifest %s: a tool without a name", m.path(entry))
 		}
 	}
 	return &mf, nil
+}
+
+// storedTool is a tool as a manifest keeps it, read without decoding its
+// schemas: a lazy server's tools are published from the manifest as they
+// are, and ~20 servers' schemas decoded into maps would cost most of Open.
+type storedTool struct {
+	Name         string               `json:"name"`
+	Title        string               `json:"title,omitempty"`
+	Description  string               `json:"description,omitempty"`
+	InputSchema  json.RawMessage      `json:"inputSchema,omitempty"`
+	OutputSchema json.RawMessage      `json:"outputSchema,omitempty"`
+	Annotations  *mcp.ToolAnnotations `json:"annotations,omitempty"`
+}
+
+func (st storedTool) tool() *mcp.Tool {
+	t := &mcp.Tool{Name: st.Name, Title: st.Title, Description: st.Description, Annotations: st.Annotations}
+	if len(st.InputSchema) > 0 {
+		t.InputSchema = st.InputSchema
+	}
+	if len(st.OutputSchema) > 0 {
+		t.OutputSchema = st.OutputSchema
+	}
+	return t
 }
 
 // save writes mf atomically, mode 0600: a temporary file in the same
@@ -179,7 +211,13 @@ func (m *manifestStore) load(sc *ServerConfig) (*manifest, error) {
 func (m *manifestStore) save(mf *manifest) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	raw, err := json.MarshalIndent(mf, "", "  ")
+	// Compact: reading it back is most of a lazy Open.
+	listed := *mf
+	listed.Digests = make(map[string]toolDigest, len(mf.Digests))
+	for name, d := range mf.Digests {
+		listed.Digests[name] = toolDigest{Digest: d.Digest}
+	}
+	raw, err := json.Marshal(&listed)
 	if err != nil {
 		return err
 	}

@@ -90,6 +90,13 @@ func (t *Toolbox) loadManifest(s *server) {
 		t.logger.Warn("mcp server manifest ignored", zap.String("server", s.cfg.Name), zap.Error(err))
 	default:
 		s.mf = mf
+		// The digests it keeps spare digesting its tools at Open.
+		s.digests = make(map[*mcp.Tool]toolDigest, len(mf.Tools))
+		for _, tool := range mf.Tools {
+			if d, ok := mf.Digests[tool.Name]; ok && d.Digest != "" {
+				s.digests[tool] = d
+			}
+		}
 	}
 }
 
@@ -115,6 +122,10 @@ func (t *Toolbox) currentTools(s *server) (tools []*mcp.Tool, defs []plugin.Tool
 
 // definitionOf is tool as a plugin publishes it.
 func definitionOf(tool *mcp.Tool) plugin.ToolDefinition {
+	if raw, ok := tool.InputSchema.(json.RawMessage); ok && len(raw) > 0 {
+		// A manifest's, read as it was written (valid JSON).
+		return plugin.ToolDefinition{Name: tool.Name, Description: tool.Description, InputSchema: raw}
+	}
 	schema, err := json.Marshal(tool.InputSchema)
 	if err != nil || string(schema) == "null" {
 		schema = json.RawMessage(`{"type":"object"}`)
@@ -129,6 +140,17 @@ func (s *server) digestOf(tool *mcp.Tool) toolDigest {
 	}
 	if s.digests == nil {
 		s.digests = map[*mcp.Tool]toolDigest{}
+	}
+	d := digestTool(tool)
+	s.digests[tool] = d
+	return d
+}
+
+// fullDigest is digestOf with the parts, which a digest read from a
+// manifest's list lacks.
+func (s *server) fullDigest(tool *mcp.Tool) toolDigest {
+	if d := s.digestOf(tool); d.Parts != nil {
+		return d
 	}
 	d := digestTool(tool)
 	s.digests[tool] = d
@@ -160,7 +182,10 @@ func (t *Toolbox) toolsOf(s *server) serverTools {
 	}
 	firstPins := t.pinned && pins == nil && (real || s.mf != nil)
 	if firstPins {
-		pins = digests
+		pins = make(map[string]toolDigest, len(tools))
+		for _, tool := range tools {
+			pins[tool.Name] = s.fullDigest(tool)
+		}
 		t.logger.Info("mcp server tools pinned on first use", zap.String("server", s.cfg.Name), zap.Int("tools", len(digests)))
 	}
 	if (real && (s.mf == nil || !sameDigests(s.mf.Digests, digests))) || firstPins {
@@ -188,7 +213,7 @@ func (t *Toolbox) toolsOf(s *server) serverTools {
 		case !ok:
 			h.New = true
 		case pin.Digest != d.Digest:
-			h.Changed = changedParts(pin, d)
+			h.Changed = changedParts(pin, digestTool(tool)) // with its parts
 		default:
 			kept = append(kept, tool)
 			continue
@@ -258,7 +283,7 @@ func (t *Toolbox) AcceptTools(server string) error {
 	tools, _, real := t.currentTools(s)
 	digests := make(map[string]toolDigest, len(tools))
 	for _, tool := range tools {
-		digests[tool.Name] = s.digestOf(tool)
+		digests[tool.Name] = s.fullDigest(tool)
 	}
 	mf := newManifest(s.cfg, tools, digests, digests)
 	if !real && s.mf != nil {
