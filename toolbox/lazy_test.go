@@ -350,3 +350,16 @@ func TestManifestBadInput(t *testing.T) {
 		assert.ErrorIs(t, err, os.ErrNotExist)
 	})
 }
+
+// A tool added while the server runs (a list change) is held out too.
+func TestPinnedToolsHoldOutAToolAddedWhileRunning(t *testing.T) {
+	tb := open(t, config(t, map[string]entry{"c": controlsEntry(t)}), toolbox.WithManifestDir(t.TempDir()), toolbox.WithPinnedTools(),
+		toolbox.WithPluginOptions(plugin.WithToolRefresh()))
+	assert.Equal(t, "added fresh", call(t, tb, "c__add_tool", map[string]any{"name": "fresh"}))
+	require.Eventually(t, func() bool { return len(tb.HeldTools()) == 1 }, 10*time.Second, 5*time.Millisecond)
+	assert.Equal(t, []toolbox.HeldTool{{Server: "c", Tool: "fresh", Exposed: "c__fresh", New: true}}, tb.HeldTools())
+	assert.False(t, tb.HasTool("c__fresh"))
+	require.NoError(t, tb.AcceptTools("c"))
+	assert.True(t, tb.HasTool("c__fresh"))
+	assert.Empty(t, tb.HeldTools())
+}
