@@ -68,6 +68,10 @@ func (t *Toolbox) ensureStarted(ctx context.Context, s *server) (*plugin.McpPlug
 	}
 	if s.starting == nil {
 		s.starting = make(chan struct{})
+		if t.closed.Load() {
+			s.startMu.Unlock()
+			return nil, &plugin.Error{Kind: plugin.KindInternal, Server: fmt.Sprintf("server %q", s.cfg.Name), Op: "start", Err: errors.New("toolbox: closed")}
+		}
 		s.starts++
 		go t.startLazy(s, s.starting, s.starts)
 	}
@@ -110,16 +114,20 @@ func (t *Toolbox) startLazy(s *server, done chan struct{}, n int) {
 		}
 		p, err = t.startLocal(name, s.cfg, actorName)
 	}
-	if p != nil && t.closed.Load() {
-		_ = p.Close()
-		p, err = nil, &plugin.Error{Kind: plugin.KindInternal, Server: fmt.Sprintf("server %q", name), Op: "start", Err: errors.New("toolbox: closed")}
+	if p != nil {
+		s.p.Store(p)
+		// Close closes what it finds; what it may have missed is closed here.
+		if t.closed.Load() {
+			s.p.CompareAndSwap(p, nil)
+			_ = p.Close()
+			p, err = nil, &plugin.Error{Kind: plugin.KindInternal, Server: fmt.Sprintf("server %q", name), Op: "start", Err: errors.New("toolbox: closed")}
+		}
 	}
 	t.mu.Lock()
 	s.startErr = err
 	t.mu.Unlock()
 	if p != nil {
 		t.logger.Info("mcp server started on first use", zap.String("server", name))
-		s.p.Store(p)
 		if t.opts.cluster == nil {
 			_ = p.WaitReady(ctx) // Attach has waited already
 		}
@@ -207,6 +215,14 @@ func (t *Toolbox) idleCheck(s *server) {
 	t.mu.Unlock()
 	_ = p.Close()
 	t.serverChanged() // its manifest's tools again
+}
+
+// startUnderWay returns the channel a start under way closes when it ends,
+// nil if none is; at Close, after closed is set, no other start begins.
+func (s *server) startUnderWay() chan struct{} {
+	s.startMu.Lock()
+	defer s.startMu.Unlock()
+	return s.starting
 }
 
 // stopIdleTimer stops s's idle timer, at Close.

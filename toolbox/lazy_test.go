@@ -363,3 +363,17 @@ func TestPinnedToolsHoldOutAToolAddedWhileRunning(t *testing.T) {
 	assert.True(t, tb.HasTool("c__fresh"))
 	assert.Empty(t, tb.HeldTools())
 }
+
+// Close while a lazy server starts: the start ends, its child is closed,
+// and nothing outlives Close (goleak checks at the end).
+func TestCloseDuringALazyStart(t *testing.T) {
+	dir, log := t.TempDir(), filepath.Join(t.TempDir(), "starts")
+	cfg := config(t, map[string]entry{"c": counted(t, log, "1", entry{"lazy": true})})
+	require.NoError(t, open(t, cfg, toolbox.WithManifestDir(dir)).Close())
+	tb := open(t, cfg, toolbox.WithManifestDir(dir))
+	called := make(chan error, 1)
+	go func() { _, err := echo(t, tb, "c__echo"); called <- err }()
+	require.NoError(t, tb.Close())
+	<-called // answered, one way or the other
+	assert.NotEqual(t, plugin.StateReady, tb.Status()["c"].State)
+}

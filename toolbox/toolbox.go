@@ -363,6 +363,11 @@ func (t *Toolbox) Close() error {
 			}
 		}
 		wg.Wait()
+		for _, s := range t.servers {
+			if done := s.startUnderWay(); done != nil {
+				<-done // it closes what it started
+			}
+		}
 		_ = t.system.Root.StopFuture(t.pid).Wait()
 		t.routes.Store(&routeTable{})
 		if t.ownSystem {
