@@ -303,7 +303,8 @@ func (t *Toolbox) Name() string { return Name }
 func (t *Toolbox) Servers() []string { return append([]string(nil), t.names...) }
 
 // Plugin returns the plugin of server, or nil when the toolbox has no such
-// server or could not start it (see [Toolbox.Status]).
+// server, could not start it (see [Toolbox.Status]), or it is a lazy
+// server that has not started (see [Toolbox.Start]).
 func (t *Toolbox) Plugin(server string) *plugin.McpPlugin {
 	if s := t.servers[server]; s != nil {
 		return s.plugin()
