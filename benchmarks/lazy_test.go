@@ -96,6 +96,27 @@ func BenchmarkLazyFirstCall(b *testing.B) {
 			b.StartTimer()
 		}
 	})
+	b.Run("eager_open_and_call", func(b *testing.B) {
+		// The same start paid at Open instead: Open of one eager server
+		// and its first call, both timed.
+		cfg := benchmarks.ToolboxConfig(1, stdioServer(b))
+		ctx := context.Background()
+		b.ReportAllocs()
+		for b.Loop() {
+			tb, err := toolbox.Open(ctx, cfg, toolbox.WithStrict())
+			if err != nil {
+				b.Fatal(err)
+			}
+			chunk := &plugin.Chunk{Blocks: []plugin.Block{plugin.ToolCall{ID: "c1", Name: "s00__add", Arguments: []byte(`{"a":1,"b":2}`)}}}
+			_ = tb.OnStreamChunk(ctx, chunk)
+			b.StopTimer()
+			if res, ok := chunk.Blocks[0].(plugin.ToolResult); !ok || res.IsError {
+				b.Fatalf("first call: %+v", chunk.Blocks[0])
+			}
+			_ = tb.Close()
+			b.StartTimer()
+		}
+	})
 	b.Run("connect_floor", func(b *testing.B) {
 		// What a start costs at least: one plugin connected, no toolbox.
 		srv := stdioServer(b)
