@@ -169,7 +169,7 @@ func (t *Toolbox) callable(ctx context.Context, rt *routeTable, r *route) (*plug
 		return nil, d.deny
 	}
 	return nil, &plugin.Error{Kind: plugin.KindInternal, Server: fmt.Sprintf("server %q", s.cfg.Name), Op: messages.CallOp(r.name),
-		Err: fmt.Errorf("%w: server %q, started since its manifest was written, no longer has tool %q", ErrUnknownTool, s.cfg.Name, r.tool)}
+		Err: fmt.Errorf("%w: server %q no longer has tool %q (its list changed since the call was routed)", ErrUnknownTool, s.cfg.Name, r.tool)}
 }
 
 // used records a call's start on a lazy server with stopWhenIdle and arms
