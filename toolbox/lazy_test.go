@@ -377,3 +377,20 @@ func TestCloseDuringALazyStart(t *testing.T) {
 	<-called // answered, one way or the other
 	assert.NotEqual(t, plugin.StateReady, tb.Status()["c"].State)
 }
+
+// Tool search finds a lazy server's tools from its manifest; calling what
+// it found starts the server.
+func TestToolSearchOverALazyServer(t *testing.T) {
+	dir, log := t.TempDir(), filepath.Join(t.TempDir(), "starts")
+	cfg := config(t, map[string]entry{"c": counted(t, log, "1", entry{"lazy": true})})
+	require.NoError(t, open(t, cfg, toolbox.WithManifestDir(dir)).Close())
+	tb := open(t, cfg, toolbox.WithManifestDir(dir), toolbox.WithToolSearch(toolbox.ToolSearch{}))
+	found := tb.Search("echo the text back")
+	require.NotEmpty(t, found)
+	assert.Equal(t, "c__echo", found[0].Name)
+	assert.Equal(t, 1, countserver.Starts(t, log), "searching starts nothing")
+	got, err := echo(t, tb, "c__echo")
+	require.NoError(t, err)
+	assert.Equal(t, "hi", got)
+	assert.Equal(t, 2, countserver.Starts(t, log))
+}
