@@ -119,6 +119,8 @@ const (
 	Reconnecting
 	Failed
 	Closed
+	// NotStarted is a connection not started yet (a toolbox's lazy server).
+	NotStarted
 )
 
 func (s State) String() string {
@@ -131,6 +133,8 @@ func (s State) String() string {
 		return "reconnecting"
 	case Failed:
 		return "failed"
+	case NotStarted:
+		return "not started"
 	default:
 		return "closed"
 	}

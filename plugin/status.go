@@ -18,6 +18,10 @@ const (
 	StateReconnecting = actors.Reconnecting
 	StateFailed       = actors.Failed
 	StateClosed       = actors.Closed
+	// StateNotStarted is a server that a toolbox has not started yet: a
+	// lazy one, whose tools are known from its manifest. A plugin itself
+	// is never in it.
+	StateNotStarted = actors.NotStarted
 )
 
 // Status is what [McpPlugin.Status] reports.

@@ -87,6 +87,17 @@ type ServerConfig struct {
 	// AlwaysLoad ("alwaysLoad") keeps this server's tools in every request
 	// when tool search defers the others ([WithToolSearch]).
 	AlwaysLoad bool
+	// Lazy ("lazy") leaves the server unstarted at Open when a manifest of
+	// its tools is on disk ([WithManifestDir]): its tools are exposed from
+	// the manifest and the first call of one of them (or [Toolbox.Start])
+	// starts it. Without a manifest it starts at Open, to learn its tools.
+	Lazy bool
+	// StopWhenIdle ("stopWhenIdle", a duration such as "10m") stops a lazy
+	// server after that long without calls; the next call starts it again.
+	// Zero means never; it needs "lazy": true. Idle time counts from the
+	// end of the latest call through the hooks, and from the start of the
+	// latest [Toolbox.CallTool].
+	StopWhenIdle time.Duration
 	// Line and Column (1-based, column in characters) locate the entry's
 	// name in the file, for errors about the server found after loading.
 	Line, Column int

@@ -51,10 +51,38 @@
 //	tb, err := toolbox.Open(ctx, cfg, toolbox.WithToolSearch(toolbox.ToolSearch{}))
 //	// register tb with the client; do not add tb.ToolDefinitions() yourself.
 //
+// # Manifests, lazy servers and pinned tools
+//
+// [WithManifestDir] keeps each server's last tool list on disk, one file
+// per entry (named by a digest of its type, command, args, url and the
+// names of its env variables and headers), written atomically, mode 0600.
+// A server marked "lazy": true is then not started by Open once its
+// manifest exists: its tools are exposed from the manifest and its status
+// is [plugin.StateNotStarted]; the first call of one of them (or
+// [Toolbox.Start]) starts it, once however many calls arrive together, and
+// its real list replaces the manifest's. "stopWhenIdle": "10m" stops it
+// again after that long without calls. In a clustered toolbox
+// ([WithCluster]) a lazy server's grain is activated by the first call.
+//
+// [WithPinnedTools] trusts each server's first tool list and holds out, from
+// then on, any tool whose description, title, schemas or annotations
+// differ from its pin, and any new tool: they are not exposed, a call fails
+// with [plugin.ErrDenied] wrapping [ErrToolChanged], and [Toolbox.Status]
+// and [Toolbox.HeldTools] say what changed. [Toolbox.AcceptTools] pins the
+// current list. With lazy servers or pins and no [WithManifestDir], the
+// manifests go to [DefaultManifestDir].
+//
+//	tb, err := toolbox.Open(ctx, cfg, toolbox.WithPinnedTools())
+//	for _, h := range tb.HeldTools() {
+//		fmt.Printf("%s changed: %v\n", h.Exposed, h.Changed) // ask the user, then tb.AcceptTools(h.Server)
+//	}
+//
 // # Sections
 //
 //   - Config: [LoadConfig], [ParseConfig], [Config], [ServerConfig], [ConfigError].
 //   - Running: [Open], [Option], [Toolbox].
 //   - Names: [ExposedName], [MaxNameLength], [ErrNameCollision], [ErrUnknownTool].
 //   - Tool search: [WithToolSearch], [ToolSearch], [Toolbox.Search], [Toolbox.OnRequest], [DefinitionBytes].
+//   - Lazy servers and pins: [WithManifestDir], [DefaultManifestDir], [Toolbox.Start], [WithPinnedTools],
+//     [Toolbox.HeldTools], [HeldTool], [Toolbox.AcceptTools], [ErrToolChanged], [ErrUnknownServer].
 package toolbox

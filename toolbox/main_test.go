@@ -5,11 +5,13 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/cuca-go/mcpconnector/internal/countserver"
 	"github.com/cuca-go/mcpconnector/internal/testserver"
 )
 
 func TestMain(m *testing.M) {
 	testserver.RunIfChild()
+	countserver.RunIfChild()
 	goleak.VerifyTestMain(m,
 		// Closing a toolbox may send Stop to a server's actor that has
 		// just stopped (the ToolboxActor stops its children before it has

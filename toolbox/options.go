@@ -21,6 +21,8 @@ type options struct {
 	connectTimeout time.Duration
 	cluster        *cluster.Cluster
 	search         *ToolSearch
+	manifestDir    string
+	pinned         bool
 }
 
 // DefaultConnectTimeout bounds each server's connection attempt, and so
@@ -76,4 +78,32 @@ func WithConnectTimeout(d time.Duration) Option {
 // the toolbox again to pick it up). The actor system is c's.
 func WithCluster(c *cluster.Cluster) Option {
 	return func(o *options) { o.cluster = c }
+}
+
+// WithManifestDir keeps, in dir, one manifest per server: its last tool
+// list (the definitions as the server sent them, when they were listed, a
+// digest of each tool) and, with [WithPinnedTools], its pins. A file is
+// named after a digest of the server's entry (type, command, args, url and
+// the names, never the values, of its env variables and headers), so an
+// entry that changes its command does not use the old file; files are
+// written atomically with mode 0600, and a corrupt or unreadable one is
+// ignored with a warning. Without it no file is written, unless a server
+// is "lazy" or tools are pinned: then dir is [DefaultManifestDir]. A dir
+// that cannot be created fails [Open] with [plugin.ErrIO] naming it.
+func WithManifestDir(dir string) Option {
+	return func(o *options) { o.manifestDir = dir }
+}
+
+// WithPinnedTools pins each server's tools, trusting the first list seen
+// (as ssh trusts a host key on first use). From then on, whenever the
+// server's tools are listed (start, restart, list_changed, TTL refresh), a
+// tool whose description, title, input or output schema or annotations
+// differ from its pin, and a tool the pin does not have, is held out: not
+// exposed, and a call to it fails with [plugin.ErrDenied] (wrapping
+// [ErrToolChanged]) saying it changed since it was pinned. Held tools are
+// logged at warn and reported by [Toolbox.Status] and [Toolbox.HeldTools];
+// [Toolbox.AcceptTools] pins the current list. Removed tools disappear.
+// Pins live in the servers' manifests (see [WithManifestDir]).
+func WithPinnedTools() Option {
+	return func(o *options) { o.pinned = true }
 }

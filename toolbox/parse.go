@@ -197,8 +197,12 @@ func (p *parser) server(e member) (*ServerConfig, error) {
 		}
 	}
 
-	s := &ServerConfig{Name: e.key, Disabled: r.disabled, Timeout: r.timeout, Trust: r.trust, MaxResultBytes: r.maxResultBytes, AlwaysLoad: r.alwaysLoad}
+	s := &ServerConfig{Name: e.key, Disabled: r.disabled, Timeout: r.timeout, Trust: r.trust, MaxResultBytes: r.maxResultBytes, AlwaysLoad: r.alwaysLoad,
+		Lazy: r.lazy, StopWhenIdle: r.stopWhenIdle}
 	s.Line, s.Column = position(p.data, e.keyOff)
+	if r.stopWhenIdle > 0 && !r.lazy {
+		return fail(r.idleOff, "stopWhenIdle", `needs "lazy": true`)
+	}
 	cmd := r.str["command"]
 	u, urlField := r.str["url"], "url"
 	if h := r.str["httpUrl"]; h != nil {
@@ -248,7 +252,7 @@ func (p *parser) server(e member) (*ServerConfig, error) {
 var knownFields = map[string]bool{
 	"type": true, "command": true, "args": true, "env": true, "cwd": true, "url": true, "httpUrl": true,
 	"headers": true, "disabled": true, "timeout": true, "includeTools": true, "excludeTools": true, "prefix": true,
-	"trust": true, "maxResultBytes": true, "alwaysLoad": true,
+	"trust": true, "maxResultBytes": true, "alwaysLoad": true, "lazy": true, "stopWhenIdle": true,
 }
 
 // rawServer is a server entry's known fields as the file writes them,
@@ -262,6 +266,9 @@ type rawServer struct {
 	trust          bool
 	maxResultBytes int
 	alwaysLoad     bool
+	lazy           bool
+	stopWhenIdle   time.Duration
+	idleOff        int // where stopWhenIdle is
 }
 
 // decode stores the known field f; a non-empty msg is the error, at off and
@@ -311,7 +318,7 @@ func (r *rawServer) decode(f member) (off int, field, msg string) {
 				r.obj[f.key] = append(r.obj[f.key], located{s: s, key: m.key, off: m.valOff})
 			}
 		}
-	case "disabled", "trust", "alwaysLoad":
+	case "disabled", "trust", "alwaysLoad", "lazy":
 		switch string(f.val) {
 		case "true":
 			switch f.key {
@@ -319,6 +326,8 @@ func (r *rawServer) decode(f member) (off int, field, msg string) {
 				r.trust = true
 			case "alwaysLoad":
 				r.alwaysLoad = true
+			case "lazy":
+				r.lazy = true
 			default:
 				r.disabled = true
 			}
@@ -326,6 +335,19 @@ func (r *rawServer) decode(f member) (off int, field, msg string) {
 		default:
 			return f.valOff, f.key, "must be true or false"
 		}
+	case "stopWhenIdle":
+		text, ok := jsonString(f.val)
+		if !ok {
+			return f.valOff, f.key, `must be a duration such as "10m"`
+		}
+		d, err := time.ParseDuration(text)
+		switch {
+		case err != nil:
+			return f.valOff, f.key, `must be a duration such as "10m" or "90s"`
+		case d <= 0:
+			return f.valOff, f.key, "must be positive"
+		}
+		r.stopWhenIdle, r.idleOff = d, f.valOff
 	case "maxResultBytes":
 		var n float64
 		switch err := json.Unmarshal(f.val, &n); {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
@@ -32,8 +34,11 @@ type routeTable struct {
 	tools  []Tool                  // sorted by exposed name
 	defs   []plugin.ToolDefinition // in the same order
 	// hooks is what OnStreamChunk answers: byName, plus the search tool's
-	// name (searchRoute) when tool search is on.
+	// name (searchRoute) when tool search is on, plus the tools pinning
+	// holds out (routes with deny set).
 	hooks map[string]*route
+	// denied are the tools pinning holds out, by exposed name.
+	denied map[string]*route
 	searchTableState
 }
 
@@ -42,6 +47,8 @@ type routeTable struct {
 type route struct {
 	server *server
 	tool   string
+	name   string // the exposed name
+	deny   error  // a tool pinning holds out: every call fails with it
 }
 
 func (r *routeTable) definitions() []plugin.ToolDefinition { return r.defs }
@@ -67,7 +74,7 @@ func (t *Toolbox) openTable() error {
 func (t *Toolbox) rebuild(opening bool) []error {
 	order := make([]*server, 0, len(t.servers))
 	for _, name := range t.names {
-		if s := t.servers[name]; s.plugin != nil {
+		if s := t.servers[name]; s.plugin() != nil || s.lazy {
 			order = append(order, s)
 		}
 	}
@@ -78,7 +85,7 @@ func (t *Toolbox) rebuild(opening bool) []error {
 	})
 	lists := make(map[*server]serverTools, len(order))
 	for _, s := range order {
-		lists[s] = toolsOf(s)
+		lists[s] = t.toolsOf(s)
 	}
 	prev := t.routes.Load().byName
 	yield := map[*server]error{}
@@ -94,21 +101,14 @@ func (t *Toolbox) rebuild(opening bool) []error {
 }
 
 // serverTools is one server's tools and their definitions, by name, read
-// once per rebuild.
+// once per rebuild (see Toolbox.toolsOf), and the tools pinning holds out.
+// The tools and the definitions are two reads of the plugin's list, which
+// may change between them: a tool without a definition is left for the
+// rebuild that the change brings.
 type serverTools struct {
 	tools []*mcp.Tool
 	defs  map[string]plugin.ToolDefinition
-}
-
-// toolsOf reads s's tools. The tools and the definitions are two reads of
-// the plugin's list, which may change between them: a tool without a
-// definition is left for the rebuild that the change brings.
-func toolsOf(s *server) serverTools {
-	st := serverTools{tools: s.plugin.Tools(), defs: map[string]plugin.ToolDefinition{}}
-	for _, d := range s.plugin.ToolDefinitions() {
-		st.defs[d.Name] = d
-	}
-	return st
+	held  map[string]HeldTool
 }
 
 // built is one attempt at a table: the table, each server's collision (nil
@@ -124,7 +124,7 @@ type built struct {
 }
 
 func (t *Toolbox) build(order []*server, lists map[*server]serverTools, prev map[string]*route, yield map[*server]error) built {
-	b := built{rt: &routeTable{byName: map[string]*route{}}, clash: map[*server]error{}, count: map[*server]int{}}
+	b := built{rt: &routeTable{byName: map[string]*route{}, denied: map[string]*route{}}, clash: map[*server]error{}, count: map[*server]int{}}
 	for _, s := range order {
 		if err := yield[s]; err != nil {
 			b.clash[s] = err
@@ -141,7 +141,7 @@ func (t *Toolbox) build(order []*server, lists map[*server]serverTools, prev map
 				continue
 			}
 			exposed := ExposedName(s.cfg.ToolPrefix(), tool.Name)
-			r := &route{s, tool.Name}
+			r := &route{server: s, tool: tool.Name, name: exposed}
 			if t.search != nil && exposed == t.search.Name {
 				clash = searchCollision(exposed, r)
 				break
@@ -173,15 +173,22 @@ func (t *Toolbox) build(order []*server, lists map[*server]serverTools, prev map
 		for name, r := range mine {
 			b.rt.byName[name] = r
 		}
+		for _, h := range lists[s].held {
+			b.rt.denied[h.Exposed] = &route{server: s, tool: h.Tool, name: h.Exposed, deny: h.err()}
+		}
 		b.rt.tools = append(b.rt.tools, tools...)
 		b.rt.defs = append(b.rt.defs, defs...)
 		b.count[s] = len(mine)
 	}
 	sortTable(b.rt)
+	maps.DeleteFunc(b.rt.denied, func(name string, _ *route) bool { return b.rt.byName[name] != nil })
 	b.rt.hooks = b.rt.byName
-	if t.search != nil {
+	if t.search != nil || len(b.rt.denied) > 0 {
 		b.rt.hooks = maps.Clone(b.rt.byName)
-		b.rt.hooks[t.search.Name] = searchRoute
+		maps.Copy(b.rt.hooks, b.rt.denied)
+		if t.search != nil {
+			b.rt.hooks[t.search.Name] = searchRoute
+		}
 	}
 	return b
 }
@@ -203,7 +210,7 @@ func (t *Toolbox) commit(b built, order []*server, opening bool) {
 				zap.String("server", s.cfg.Name), zap.Int("tools", b.count[s]))
 		}
 		s.heldOut = nil
-		if s.admittedAt == 0 && (b.count[s] > 0 || s.plugin.Status().State == plugin.StateReady) {
+		if p := s.plugin(); s.admittedAt == 0 && (b.count[s] > 0 || p != nil && p.Status().State == plugin.StateReady) {
 			t.admitted++
 			s.admittedAt = t.admitted
 			if !opening {
@@ -258,16 +265,28 @@ func sortTable(rt *routeTable) {
 	rt.tools, rt.defs = tools, defs
 }
 
-// CallTool starts a call of the tool exposed as name and returns at once;
-// args are as for [plugin.McpPlugin.CallTool]. A name no server exposes
-// fails with [plugin.ErrInternal] wrapping [ErrUnknownTool] and reaches no
-// server.
+// CallTool starts a call of the tool exposed as name and returns at once
+// (but for a lazy server's first call, which waits for it to start); args
+// are as for [plugin.McpPlugin.CallTool]. A name no server exposes fails
+// with [plugin.ErrInternal] wrapping [ErrUnknownTool] and reaches no
+// server, as does a tool a lazy server no longer has once started; a tool
+// [WithPinnedTools] holds out fails with [plugin.ErrDenied] wrapping
+// [ErrToolChanged].
 func (t *Toolbox) CallTool(ctx context.Context, name string, args any) *plugin.Future {
-	r, ok := t.routes.Load().byName[name]
+	rt := t.routes.Load()
+	r, ok := rt.byName[name]
 	if !ok {
+		if d := rt.denied[name]; d != nil {
+			return plugin.FailedFuture(d.deny)
+		}
 		return plugin.FailedFuture(&plugin.Error{Kind: plugin.KindInternal, Op: messages.CallOp(name), Err: ErrUnknownTool})
 	}
-	return r.server.plugin.CallTool(ctx, r.tool, args)
+	t.used(r.server)
+	p, err := t.callable(ctx, rt, r)
+	if err != nil {
+		return plugin.FailedFuture(err)
+	}
+	return p.CallTool(ctx, r.tool, args)
 }
 
 // OnStreamChunk replaces every [plugin.ToolCall] whose name is an exposed
@@ -293,6 +312,7 @@ func (t *Toolbox) OnStreamChunk(ctx context.Context, chunk *plugin.Chunk) error 
 		i    int
 		name string
 		f    *plugin.Future
+		s    *server
 	}
 	var buf [4]pending // most chunks call one tool; no allocation for up to four
 	calls := buf[:0]
@@ -305,19 +325,59 @@ func (t *Toolbox) OnStreamChunk(ctx context.Context, chunk *plugin.Chunk) error 
 		if !known {
 			continue
 		}
-		if r == searchRoute {
+		switch {
+		case r == searchRoute:
 			chunk.Blocks[i] = t.answerSearch(rt, tc)
 			continue
+		case r.deny != nil:
+			chunk.Blocks[i] = plugin.ToolResult{ToolCallID: tc.ID, Name: tc.Name, Content: r.deny.Error(), IsError: true}
+			continue
 		}
-		// The server's plugin applies its own controls: approval (with the
-		// block's ID), progress, the result cap.
-		f := r.server.plugin.StartToolCall(ctx, plugin.ToolCall{ID: tc.ID, Name: r.tool, Arguments: tc.Arguments})
-		calls = append(calls, pending{i, tc.Name, f})
+		if r.server.lazy {
+			t.used(r.server)
+			r.server.inflight.Add(1)
+			if r.server.plugin() == nil {
+				t.startForChunk(ctx, chunk.Blocks[i:], byName, r)
+			}
+		}
+		var f *plugin.Future
+		if p, err := t.callable(ctx, rt, r); err != nil {
+			f = plugin.FailedFuture(err)
+		} else {
+			// The server's plugin applies its own controls: approval (with
+			// the block's ID), progress, the result cap.
+			f = p.StartToolCall(ctx, plugin.ToolCall{ID: tc.ID, Name: r.tool, Arguments: tc.Arguments})
+		}
+		calls = append(calls, pending{i, tc.Name, f, r.server})
 	}
 	for _, c := range calls {
 		out := c.f.ToolResult(ctx)
+		out.ToolCallID = chunk.Blocks[c.i].(plugin.ToolCall).ID
 		out.Name = c.name
 		chunk.Blocks[c.i] = out
+		if c.s.lazy {
+			c.s.lastUse.Store(time.Now().UnixNano())
+			c.s.inflight.Add(-1)
+		}
 	}
 	return nil
+}
+
+// startForChunk starts, in parallel, every lazy server that the calls of
+// blocks (the first of them is r's) need and that has not started, and
+// waits for them (each bounded by the connect timeout and ctx).
+func (t *Toolbox) startForChunk(ctx context.Context, blocks []plugin.Block, byName map[string]*route, r *route) {
+	need := map[*server]bool{r.server: true}
+	for _, b := range blocks {
+		if tc, ok := b.(plugin.ToolCall); ok {
+			if o := byName[tc.Name]; o != nil && o != searchRoute && o.deny == nil && o.server.lazy && o.server.plugin() == nil {
+				need[o.server] = true
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for s := range need {
+		wg.Go(func() { _, _ = t.ensureStarted(ctx, s) })
+	}
+	wg.Wait()
 }

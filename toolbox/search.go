@@ -483,7 +483,7 @@ func (t *Toolbox) instructions() string {
 	var buf [16]string
 	from := buf[:0]
 	for _, name := range t.names {
-		if s := t.servers[name]; s.plugin != nil {
+		if s := t.servers[name]; s.plugin() != nil {
 			from = append(from, serverInstructions(s))
 		} else {
 			from = append(from, "")
@@ -527,4 +527,9 @@ type searchTableState struct {
 }
 
 // serverInstructions is what s answered in server/discover.
-func serverInstructions(s *server) string { return s.plugin.Instructions() }
+func serverInstructions(s *server) string {
+	if p := s.plugin(); p != nil {
+		return p.Instructions()
+	}
+	return ""
+}

@@ -50,6 +50,13 @@ type Toolbox struct {
 	// words keeps the tools' search keywords between route tables.
 	words wordCache
 
+	// opts are Open's options, kept to start lazy servers later.
+	opts options
+	// store keeps the servers' manifests; nil when none are kept.
+	store *manifestStore
+	// pinned is WithPinnedTools.
+	pinned bool
+
 	mu       sync.Mutex // serialises rebuilds and admissions
 	opened   bool       // Open has built the first table: later changes rebuild
 	admitted int        // how many servers have been admitted so far
@@ -60,16 +67,27 @@ type Toolbox struct {
 
 // server is one enabled server of the toolbox.
 type server struct {
-	cfg    *ServerConfig
-	plugin *plugin.McpPlugin // nil when the server could not be started
-	// startErr is why the server was never started (its transport is not
-	// supported); such a server stays failed.
-	startErr error
+	cfg *ServerConfig
+	// p is the server's plugin: nil when the server could not be started,
+	// and for a lazy server until it starts (and again once it stopped
+	// when idle).
+	p atomic.Pointer[plugin.McpPlugin]
+	// lazy: started on first call, its tools exposed from its manifest
+	// until then.
+	lazy bool
+	lazyState
 
 	// Under Toolbox.mu:
+	// startErr is why the server was never started (its transport is not
+	// supported); such a server stays failed.
+	startErr   error
 	admittedAt int   // 0 until its tools first entered the table; then its turn
 	heldOut    error // a name collision that keeps its tools out, or nil
+	pinState
 }
+
+// plugin returns the server's plugin, nil if it has none (yet).
+func (s *server) plugin() *plugin.McpPlugin { return s.p.Load() }
 
 // NamedTransport returns t named after the server's entry in the file, so
 // that logs and errors say which server: `server "github" (stdio "npx")`.
@@ -115,9 +133,12 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 	if err := o.search.validate(); err != nil {
 		return nil, err
 	}
-	t := &Toolbox{system: o.system, logger: o.logger, servers: map[string]*server{}, search: o.search}
+	t := &Toolbox{system: o.system, logger: o.logger, servers: map[string]*server{}, search: o.search, opts: o, pinned: o.pinned}
 	if t.logger == nil {
 		t.logger = zap.NewNop()
+	}
+	if err := t.openStore(cfg, &o); err != nil {
+		return nil, err
 	}
 	if o.cluster != nil {
 		t.system = o.cluster.ActorSystem
@@ -144,14 +165,16 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 		s := &server{cfg: sc}
 		t.servers[name] = s
 		t.names = append(t.names, name)
+		t.loadManifest(s)
+		if s.lazy = sc.Lazy && s.mf != nil; s.lazy {
+			continue // started by its first call
+		}
 		if o.cluster != nil {
 			continue // attached below, all at once
 		}
-		tr, err := sc.Transport()
-		if err == nil {
-			s.plugin, err = plugin.Start(serverTransport{name, tr}, t.pluginOptions(name, sc, &o)...)
-		} else {
-			err = &plugin.Error{Kind: plugin.KindNotSupported, Server: fmt.Sprintf("server %q", name), Op: "connect", Err: err}
+		p, err := t.startLocal(name, sc, name)
+		if p != nil {
+			s.p.Store(p)
 		}
 		if err != nil {
 			s.startErr = err
@@ -165,16 +188,20 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 	for i, name := range t.names {
 		s := t.servers[name]
 		switch {
+		case s.lazy:
 		case o.cluster != nil:
 			wg.Go(func() {
-				s.plugin, errs[i] = plugin.Attach(ctx, o.cluster.ActorSystem, fmt.Sprintf("server %q (%s grain)", name, actors.GrainKind),
-					actors.LocateGrain(o.cluster, name), t.pluginOptions(name, s.cfg, &o)...)
+				var p *plugin.McpPlugin
+				p, errs[i] = t.attach(ctx, name, s.cfg)
+				if p != nil {
+					s.p.Store(p)
+				}
 				if errs[i] != nil {
 					s.startErr = errs[i]
 				}
 			})
-		case s.plugin != nil:
-			wg.Go(func() { errs[i] = s.plugin.WaitReady(ctx) })
+		case s.plugin() != nil:
+			wg.Go(func() { errs[i] = s.plugin().WaitReady(ctx) })
 		}
 	}
 	wg.Wait()
@@ -194,6 +221,24 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 		return nil, err
 	}
 	return t, nil
+}
+
+// startLocal starts the server name of sc under the ToolboxActor, its
+// actor named actorName, and returns at once (the connection comes up in
+// the background).
+func (t *Toolbox) startLocal(name string, sc *ServerConfig, actorName string) (*plugin.McpPlugin, error) {
+	tr, err := sc.Transport()
+	if err != nil {
+		return nil, &plugin.Error{Kind: plugin.KindNotSupported, Server: fmt.Sprintf("server %q", name), Op: "connect", Err: err}
+	}
+	return plugin.Start(serverTransport{name, tr}, t.pluginOptions(actorName, sc, &t.opts)...)
+}
+
+// attach reaches the server's grain in the cluster, activating it.
+func (t *Toolbox) attach(ctx context.Context, name string, sc *ServerConfig) (*plugin.McpPlugin, error) {
+	c := t.opts.cluster
+	return plugin.Attach(ctx, c.ActorSystem, fmt.Sprintf("server %q (%s grain)", name, actors.GrainKind),
+		actors.LocateGrain(c, name), t.pluginOptions(name, sc, &t.opts)...)
 }
 
 // pluginOptions are the options of one server's plugin: the host's, then
@@ -258,15 +303,20 @@ func (t *Toolbox) Name() string { return Name }
 func (t *Toolbox) Servers() []string { return append([]string(nil), t.names...) }
 
 // Plugin returns the plugin of server, or nil when the toolbox has no such
-// server or could not start it (see [Toolbox.Status]).
+// server, could not start it (see [Toolbox.Status]), or it is a lazy
+// server that has not started (see [Toolbox.Start]).
 func (t *Toolbox) Plugin(server string) *plugin.McpPlugin {
 	if s := t.servers[server]; s != nil {
-		return s.plugin
+		return s.plugin()
 	}
 	return nil
 }
 
-// Status reports each enabled server's health. A server whose tools are
+// Status reports each enabled server's health. A lazy server that has not
+// started (or stopped when idle) is [plugin.StateNotStarted]. With
+// [WithPinnedTools], a server some of whose tools are held out has an
+// error wrapping [ErrToolChanged] as LastError, naming them and what
+// changed, while its State stays as it is. A server whose tools are
 // held out by a name collision is reported failed with that collision
 // (wrapping [ErrNameCollision]) even while its connection is up; one whose
 // transport is not supported is failed with [plugin.ErrNotSupported].
@@ -275,15 +325,24 @@ func (t *Toolbox) Status() map[string]plugin.Status {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for name, s := range t.servers {
+		p := s.plugin()
 		switch {
 		case s.startErr != nil:
 			out[name] = plugin.Status{State: plugin.StateFailed, LastError: s.startErr}
+		case p == nil && t.closed.Load():
+			out[name] = plugin.Status{State: plugin.StateClosed}
+		case p == nil:
+			out[name] = plugin.Status{State: plugin.StateNotStarted, LastError: s.heldTools()}
 		case s.heldOut != nil && !t.closed.Load():
-			st := s.plugin.Status()
+			st := p.Status()
 			st.State, st.LastError = plugin.StateFailed, s.heldOut
 			out[name] = st
 		default:
-			out[name] = s.plugin.Status()
+			st := p.Status()
+			if held := s.heldTools(); held != nil && st.State == plugin.StateReady {
+				st.LastError = held
+			}
+			out[name] = st
 		}
 	}
 	return out
@@ -298,11 +357,18 @@ func (t *Toolbox) Close() error {
 		t.closed.Store(true)
 		var wg sync.WaitGroup
 		for _, s := range t.servers {
-			if s.plugin != nil {
-				wg.Go(func() { _ = s.plugin.Close() })
+			s.stopIdleTimer()
+			// A lazy start under way sees closed and closes its plugin.
+			if p := s.plugin(); p != nil {
+				wg.Go(func() { _ = p.Close() })
 			}
 		}
 		wg.Wait()
+		for _, s := range t.servers {
+			if done := s.startUnderWay(); done != nil {
+				<-done // it closes what it started
+			}
+		}
 		_ = t.system.Root.StopFuture(t.pid).Wait()
 		t.routes.Store(&routeTable{})
 		if t.ownSystem {
@@ -323,8 +389,8 @@ func (t *Toolbox) Tools() []Tool {
 // host publishes stay live even for servers the model has not called.
 func (t *Toolbox) touch() {
 	for _, s := range t.servers {
-		if s.plugin != nil {
-			s.plugin.HasTool("")
+		if p := s.plugin(); p != nil {
+			p.HasTool("")
 		}
 	}
 }

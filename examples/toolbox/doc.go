@@ -11,6 +11,9 @@
 //	go run ./examples/toolbox -config ~/.cursor/mcp.json  # your own: list the servers and tools
 //	go run ./examples/toolbox mcp.json                 # the same, positional
 //	go run ./examples/toolbox -config mcp.json -call github__search_issues -args '{"q":"leak"}'
+//	go run ./examples/toolbox -tool-search             # the demo with tool search
+//	go build -o tb ./examples/toolbox && ./tb -lazy    # twice: the second run starts no child until the call
+//	./tb -pin && ./tb -pin -changed                    # a pinned tool that changes is held out
 //	go run ./examples/toolbox -strict mcp.json         # exit 1 unless every server is ready
 //	go run ./examples/toolbox -h                       # the flags
 //
@@ -45,6 +48,38 @@
 //     prints the result and the server;
 //   - turn 2 asks the same question with the server's answer in the prompt
 //     and prints the model's reply.
+//
+// With -tool-search the toolbox is opened with [toolbox.WithToolSearch]:
+// the demo's first request carries only the search tool ("tool_search";
+// the host adds no definitions itself, the toolbox's OnRequest does), the
+// model searches for "add two numbers", the example prints the search's
+// answer (the tools it loaded), and on the second turn the request carries
+// the search tool plus the tools found, and the model calls add.
+//
+// # Lazy servers and pinned tools
+//
+// -manifests DIR keeps each server's tool list in DIR ([toolbox.WithManifestDir];
+// without it, the user's cache directory when -lazy or -pin is given). -lazy
+// makes every server lazy: a run with no manifest yet starts them all, to
+// learn their tools; the next run starts none of those whose entry is
+// unchanged, prints them "not started" with their tools from the manifest,
+// and the model's call of local__add starts the stdio server then ("After
+// the run" says which servers ran). The bundled HTTP server listens on a
+// new port each run, which makes it a new entry every time, so it always
+// starts. A manifest is keyed by the entry's command, which for the bundled
+// file is this executable: build it once (go build), since go run puts the
+// binary somewhere new each time.
+//
+// -pin pins the tools on first use ([toolbox.WithPinnedTools]). -changed
+// makes the bundled stdio server change its add tool's description (the
+// bundled file passes MCP_DEMO_CHANGED_DESCRIPTION to it, empty unless
+// -changed sets it; only the value changes, so the entry stays the same):
+// with -pin, local__add is then printed "held out: changed since it was
+// pinned (description)", it is not offered to the model, which calls
+// remote__add instead, and a call to it would be denied. With -lazy too,
+// the first run that sees the change is the call that starts the server:
+// that call is denied (and the demo fails with the reason); later runs know
+// from the manifest and never start it.
 //
 // # The bundled mcp.json
 //

@@ -49,6 +49,14 @@ type config struct {
 	// call, if set, is the exposed name of the one tool to call (-call),
 	// with args (-args) as its arguments, instead of the story.
 	call, args string
+	// toolSearch opens the toolbox with tool search (-tool-search): the
+	// demo's first request carries only the search tool.
+	toolSearch bool
+	// manifestDir keeps the servers' tool lists (-manifests); lazy makes
+	// every server lazy (-lazy); pin pins their tools (-pin); changed makes
+	// the bundled stdio server change its add tool's description (-changed).
+	manifestDir        string
+	lazy, pin, changed bool
 
 	// observe is CUCA_TRACE and CUCA_METRICS_ADDR.
 	observe observe.Config
@@ -72,6 +80,15 @@ Opens every enabled server of an mcp.json (the bundled demo file when none
 is given) as one toolbox and prints one line per server: its name, its
 transport, its state (ready, failed, ...) and, when it is not ready, why;
 under each, its tools by exposed name with their descriptions.
+
+With -tool-search the toolbox defers its tools behind one search tool:
+the demo's first request carries only that tool, the model searches, and
+the tools it found join the second request, where it calls add.
+
+-manifests DIR keeps the servers' tool lists; -lazy starts a server whose
+list is kept only when a tool of it is called; -pin holds out tools that
+change after their first run (-changed makes the bundled stdio server
+change one).
 
 With the bundled file it then runs the two-turn demo: a model (llama-server
 at http://localhost:1234/v1, or a built-in scripted one when nothing answers
@@ -97,6 +114,11 @@ func parseArgs(args []string, stdout, stderr io.Writer, cfg *config) error {
 	fs.BoolVar(&cfg.strict, "strict", false, "exit 1 when any enabled server is not ready")
 	fs.StringVar(&cfg.call, "call", "", "call this tool (its exposed name, e.g. github__search_issues) and print what the model would read, instead of the demo")
 	fs.StringVar(&cfg.args, "args", "", "the arguments of -call, a JSON object (default none)")
+	fs.BoolVar(&cfg.toolSearch, "tool-search", false, "defer the tools behind one search tool: the demo's model searches first, then calls what it found")
+	fs.StringVar(&cfg.manifestDir, "manifests", "", "keep each server's tool list in this directory (default: the user's cache directory when -lazy or -pin is given)")
+	fs.BoolVar(&cfg.lazy, "lazy", false, "make every server lazy: once its tools are in a manifest, it starts only when a tool of it is called")
+	fs.BoolVar(&cfg.pin, "pin", false, "pin the servers' tools on first use and hold out any tool that changes later")
+	fs.BoolVar(&cfg.changed, "changed", false, "make the bundled stdio server change its add tool's description, as a server that turns on its users would")
 	demo := fs.Bool("demo", false, "run the two-turn demo on a file of your own too (it needs a tool whose name ends in add)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -163,8 +185,13 @@ func run(ctx context.Context, out io.Writer, cfg config) error {
 	}
 	defer stopDemoServers()
 
+	unset, err := setChanged(cfg.changed)
+	if err != nil {
+		return err
+	}
 	// The file first, so that a mistake in it is the only thing said.
 	servers, source, err := loadServers(cfg.mcpJSON)
+	unset()
 	if err != nil {
 		return err
 	}
@@ -189,7 +216,12 @@ func run(ctx context.Context, out io.Writer, cfg config) error {
 	// A server that fails to connect does not fail Open: Status reports it
 	// and it keeps being retried while the story runs. The telemetry
 	// options reach every server's plugin.
-	tb, err := toolbox.Open(ctx, servers, toolbox.WithPluginOptions(tel.Options...))
+	opts := []toolbox.Option{toolbox.WithPluginOptions(tel.Options...)}
+	if cfg.toolSearch {
+		opts = append(opts, toolbox.WithToolSearch(toolbox.ToolSearch{}))
+	}
+	opts = append(opts, lifecycleOptions(cfg, servers)...)
+	tb, err := toolbox.Open(ctx, servers, opts...)
 	if err != nil {
 		return fmt.Errorf("open the toolbox: %w", err)
 	}
@@ -213,6 +245,12 @@ func run(ctx context.Context, out io.Writer, cfg config) error {
 		return nil
 	}
 
+	if cfg.lazy {
+		defer printAfter(out, servers, tb)
+	}
+	if cfg.toolSearch {
+		return searchStory(ctx, out, endpoint, cfg.apiKey, tb)
+	}
 	c, err := client.New(
 		client.WithProvider(client.LlamaCpp),
 		client.WithBaseURL(endpoint.BaseURL),

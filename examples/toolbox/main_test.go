@@ -84,6 +84,26 @@ func TestRunScriptedWithTheBundledFile(t *testing.T) {
 	wantStory(t, out.String(), "local")
 }
 
+// searchStoryOutput is the demo with -tool-search: the first request
+// carries the search tool only, the second the tools it loaded too.
+const searchStoryOutput = "\n\nTurn 1: the request carries only the search tool; the model searches\n" +
+	"  tools in the request: tool_search\n" +
+	"  tool_search answered:\n" +
+	"    Loaded 2 tools; call them by name from the next step on:\n" +
+	"    - local__add: Add two numbers and return their sum\n" +
+	"    - remote__add: Add two numbers and return their sum\n" +
+	"\n" +
+	"Turn 2: the tools it found join the request; the model calls add\n" +
+	"  tools in the request: tool_search, local__add, remote__add\n" +
+	"  tool result from the MCP server: \"42\" (server \"local\")\n"
+
+func TestRunScriptedWithToolSearch(t *testing.T) {
+	var out bytes.Buffer
+	require.NoError(t, run(t.Context(), &out, config{model: scripted, demo: true, toolSearch: true}))
+	t.Log("\n" + out.String())
+	assert.True(t, strings.HasSuffix(out.String(), searchStoryOutput), out.String())
+}
+
 func TestBothBundledServersAdd(t *testing.T) {
 	stop, err := startDemoServers()
 	require.NoError(t, err)
@@ -239,6 +259,7 @@ func TestParseArgs(t *testing.T) {
 		{"-config", []string{"-config", "my.json"}, config{mcpJSON: "my.json"}, nil},
 		{"-config and the same file", []string{"-config", "my.json", "my.json"}, config{mcpJSON: "my.json"}, nil},
 		{"-demo on a user's file", []string{"-demo", "my.json"}, config{mcpJSON: "my.json", demo: true}, nil},
+		{"-tool-search", []string{"-tool-search"}, config{demo: true, toolSearch: true}, nil},
 		{"-strict", []string{"-strict", "-config=my.json"}, config{mcpJSON: "my.json", strict: true}, nil},
 		{"-call", []string{"-call", "s__t", "-args", `{"x":1}`}, config{call: "s__t", args: `{"x":1}`}, nil},
 		{"-h", []string{"-h"}, config{}, flag.ErrHelp},
@@ -355,6 +376,7 @@ func TestBinary(t *testing.T) {
 	}
 	userFile := writeConfig(t, userConfig)
 	badFile := writeConfig(t, `{"mcpServers": {"a": {"command": 42}}}`)
+	manifests := t.TempDir() // shared by the -lazy and -pin runs, in order
 
 	for _, tc := range []struct {
 		name string
@@ -377,9 +399,48 @@ func TestBinary(t *testing.T) {
 			wantStory(t, out, "adder")
 			assert.Empty(t, stderr)
 		}},
+		{"-tool-search", []string{"-tool-search"}, 0, func(t *testing.T, out, stderr string) {
+			assert.Contains(t, out, "\n\n"+bundledServers+"\n")
+			assert.Contains(t, out, searchStoryOutput)
+			assert.Empty(t, stderr)
+		}},
+		{"-lazy, first run: no manifest yet, so every server starts", []string{"-lazy", "-pin", "-manifests", manifests}, 0, func(t *testing.T, out, stderr string) {
+			assert.Contains(t, out, "\n\n"+bundledServers+"\n")
+			wantStory(t, out, "local")
+			assert.True(t, strings.HasSuffix(out, "\nAfter the run: local ready, remote ready\n"), out)
+			assert.Empty(t, stderr)
+		}},
+		{"-lazy, second run: no child until the call", []string{"-lazy", "-pin", "-manifests", manifests}, 0, func(t *testing.T, out, stderr string) {
+			assert.Contains(t, out, "  local   stdio  not started (1 tool from its manifest)\n"+
+				"    local__add\n      Add two numbers and return their sum\n")
+			// The HTTP server's URL changes with every run: a new entry.
+			assert.Contains(t, out, "  remote  http   ready (1 tool)\n")
+			wantStory(t, out, "local")
+			assert.True(t, strings.HasSuffix(out, "\nAfter the run: local ready, remote ready\n"), out)
+			assert.Empty(t, stderr)
+		}},
+		{"-lazy -pin with a changed tool: the call that starts it is denied", []string{"-lazy", "-pin", "-changed", "-manifests", manifests}, 1, func(t *testing.T, out, stderr string) {
+			assert.Contains(t, out, "  local   stdio  not started (1 tool from its manifest)\n")
+			assert.Contains(t, out, `tool error from the MCP server: "mcp-connector: denied: `)
+			assert.Contains(t, stderr, `tool "add" of server "local" changed since it was pinned (description)`)
+		}},
+		{"-pin with a changed tool: held out", []string{"-pin", "-changed", "-manifests", manifests}, 0, func(t *testing.T, out, stderr string) {
+			assert.Contains(t, out, "  local   stdio  ready (0 tools)\n"+
+				"    local__add  held out: changed since it was pinned (description)\n")
+			assert.NotContains(t, out, "ssh")
+			wantStory(t, out, "remote")
+			assert.Empty(t, stderr)
+		}},
+		{"-lazy -pin with a changed tool known from its manifest: never started", []string{"-lazy", "-pin", "-changed", "-manifests", manifests}, 0, func(t *testing.T, out, stderr string) {
+			assert.Contains(t, out, "  local   stdio  not started (0 tools from its manifest)\n"+
+				"    local__add  held out: changed since it was pinned (description)\n")
+			wantStory(t, out, "remote")
+			assert.True(t, strings.HasSuffix(out, "\nAfter the run: local not started, remote ready\n"), out)
+			assert.Empty(t, stderr)
+		}},
 		{"-h", []string{"-h"}, 0, func(t *testing.T, out, stderr string) {
 			assert.True(t, strings.HasPrefix(out, "Usage: toolbox [flags] [mcp.json]\n"), out)
-			for _, f := range []string{"-config", "-call", "-args", "-strict", "-demo"} {
+			for _, f := range []string{"-config", "-call", "-args", "-strict", "-demo", "-tool-search", "-lazy", "-pin", "-changed", "-manifests"} {
 				assert.Contains(t, out, "\n  "+f)
 			}
 			assert.Empty(t, stderr)

@@ -37,6 +37,10 @@ func printServers(out io.Writer, source string, servers *toolbox.Config, tb *too
 		nameW = max(nameW, len(name))
 		typeW = max(typeW, len(servers.Servers[name].Type))
 	}
+	held := map[string][]toolbox.HeldTool{}
+	for _, h := range tb.HeldTools() {
+		held[h.Server] = append(held[h.Server], h)
+	}
 	status := tb.Status()
 	for _, name := range names {
 		s := servers.Servers[name]
@@ -47,8 +51,12 @@ func printServers(out io.Writer, source string, servers *toolbox.Config, tb *too
 			if st.LastError != nil {
 				reason = st.LastError.Error()
 			}
-			if st.State == plugin.StateReady {
+			switch st.State {
+			case plugin.StateReady:
 				state, reason = state+" ("+toolCount(len(tools[name]))+")", ""
+			case plugin.StateNotStarted:
+				// A lazy server: its tools are known from its manifest.
+				state, reason = state+" ("+toolCount(len(tools[name]))+" from its manifest)", ""
 			}
 		}
 		line := fmt.Sprintf("  %-*s  %-*s  %s", nameW, name, typeW, s.Type, state)
@@ -62,7 +70,18 @@ func printServers(out io.Writer, source string, servers *toolbox.Config, tb *too
 				fmt.Fprintf(out, "      %s\n", l)
 			}
 		}
+		for _, h := range held[name] {
+			fmt.Fprintf(out, "    %s  held out: %s\n", h.Exposed, heldWhy(h))
+		}
 	}
+}
+
+// heldWhy says why pinning holds a tool out.
+func heldWhy(h toolbox.HeldTool) string {
+	if h.New {
+		return "new since the tools were pinned"
+	}
+	return "changed since it was pinned (" + strings.Join(h.Changed, ", ") + ")"
 }
 
 func toolCount(n int) string {

@@ -24,6 +24,11 @@ const ScriptedModelName = "scripted"
 //   - offered an add tool (the first tool whose name ends in "add": "add"
 //     itself, or "local__add" as a toolbox exposes it) and asked
 //     "What is X + Y?", it calls that tool with {"a":X,"b":Y};
+//   - offered no add tool but a tool search (a tool named "tool_search", as
+//     a toolbox with tool search publishes it), it calls that with
+//     {"query":"add two numbers"}; the search's answer (a tool message
+//     starting "Loaded ") is not an answer to the question, so on the next
+//     turn, offered the add tool the search loaded, it calls that;
 //   - given the tool's answer, in a tool message or quoted in the prompt as
 //     `answered "N"`, it replies "The sum of X and Y is N." — built from
 //     that answer, never computed itself.
@@ -37,6 +42,13 @@ type Scripted struct {
 	// call turn, for tests of malformed arguments.
 	ArgFragments []string
 }
+
+// SearchToolName is the tool search the script calls when no add tool is
+// offered: the default name of a toolbox's tool search.
+const SearchToolName = "tool_search"
+
+// searchLoaded starts a tool search's answer that loaded tools.
+const searchLoaded = "Loaded "
 
 var (
 	sumQuestion  = regexp.MustCompile(`(-?\d+(?:\.\d+)?)\s*\+\s*(-?\d+(?:\.\d+)?)`)
@@ -97,16 +109,18 @@ func (m *Scripted) chat(w http.ResponseWriter, r *http.Request) {
 				answer = a[1]
 			}
 		case "tool":
-			answer = text
+			if !strings.HasPrefix(text, searchLoaded) {
+				answer = text
+			}
 		}
 	}
 	// A toolbox publishes add under an exposed name such as "local__add".
-	offered := ""
+	offered, search := "", false
 	for _, t := range req.Tools {
-		if strings.HasSuffix(t.Function.Name, "add") {
+		if offered == "" && strings.HasSuffix(t.Function.Name, "add") {
 			offered = t.Function.Name
-			break
 		}
+		search = search || t.Function.Name == SearchToolName
 	}
 	tool := m.Tool
 	if tool == "" {
@@ -128,6 +142,10 @@ func (m *Scripted) chat(w http.ResponseWriter, r *http.Request) {
 			args = []string{`{"a":` + nums[1] + `,`, `"b":` + nums[2] + `}`}
 		}
 		s.toolCall("call_scripted_1", tool, args)
+		s.delta(map[string]any{}, "tool_calls")
+	case search && nums != nil:
+		s.reasoning("No add tool is loaded yet, but I can search for one.")
+		s.toolCall("call_scripted_search", SearchToolName, []string{`{"query":`, `"add two numbers"}`})
 		s.delta(map[string]any{}, "tool_calls")
 	default:
 		s.content("I am a scripted model: I can only add two numbers with the add tool.")

@@ -1,0 +1,236 @@
+package toolbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/cuca-go/mcpconnector/messages"
+	"github.com/cuca-go/mcpconnector/plugin"
+)
+
+// lazyState is how a lazy server starts on first call and stops when idle.
+type lazyState struct {
+	startMu  sync.Mutex
+	starting chan struct{} // closed when the start under way ends; nil if none
+	starts   int           // how many times it was started, to name its actor
+	idle     *time.Timer   // the stopWhenIdle timer, nil if none
+
+	lastUse  atomic.Int64 // unix nanoseconds of the latest call's start
+	inflight atomic.Int64 // hook calls under way
+}
+
+// ErrUnknownServer is wrapped by the error of [Toolbox.Start] and
+// [Toolbox.AcceptTools] for a name that is no enabled server.
+var ErrUnknownServer = errors.New("toolbox: no such server")
+
+// Start starts the lazy server now, as its first call would, and waits
+// until it is ready or its connect timeout (or ctx) ends. A server that is
+// not lazy, or already started, is left as it is. Once up, its tool list
+// replaces the manifest's.
+func (t *Toolbox) Start(ctx context.Context, server string) error {
+	s := t.servers[server]
+	if s == nil {
+		return fmt.Errorf("%w: %q", ErrUnknownServer, server)
+	}
+	p, err := t.ensureStarted(ctx, s)
+	if err != nil {
+		return err
+	}
+	return p.WaitReady(ctx)
+}
+
+// ensureStarted returns s's plugin, starting it if s is lazy and has none:
+// one start at a time, which every caller that arrives meanwhile waits
+// for, bounded by the connect timeout and its own ctx.
+func (t *Toolbox) ensureStarted(ctx context.Context, s *server) (*plugin.McpPlugin, error) {
+	if p := s.plugin(); p != nil {
+		return p, nil
+	}
+	if !s.lazy {
+		t.mu.Lock()
+		err := s.startErr
+		t.mu.Unlock()
+		if err == nil {
+			err = errors.New("toolbox: the server was not started")
+		}
+		return nil, err
+	}
+	s.startMu.Lock()
+	if p := s.plugin(); p != nil {
+		s.startMu.Unlock()
+		return p, nil
+	}
+	if s.starting == nil {
+		s.starting = make(chan struct{})
+		if t.closed.Load() {
+			s.startMu.Unlock()
+			return nil, &plugin.Error{Kind: plugin.KindInternal, Server: fmt.Sprintf("server %q", s.cfg.Name), Op: "start", Err: errors.New("toolbox: closed")}
+		}
+		s.starts++
+		go t.startLazy(s, s.starting, s.starts)
+	}
+	done := s.starting
+	s.startMu.Unlock()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return nil, &plugin.Error{Kind: plugin.KindInternal, Server: fmt.Sprintf("server %q", s.cfg.Name), Op: "start",
+			Err: fmt.Errorf("toolbox: waiting for the lazy server to start: %w", context.Cause(ctx))}
+	}
+	if p := s.plugin(); p != nil {
+		return p, nil
+	}
+	t.mu.Lock()
+	err := s.startErr
+	t.mu.Unlock()
+	if err == nil {
+		err = &plugin.Error{Kind: plugin.KindInternal, Server: fmt.Sprintf("server %q", s.cfg.Name), Op: "start", Err: errors.New("toolbox: closed")}
+	}
+	return nil, err
+}
+
+// startLazy starts s (the n-th time) and waits, at most the connect
+// timeout, for its first connection; its status handler then rebuilds the
+// table with the real list. A server whose connection fails keeps its
+// plugin, whose supervisor retries as for any server.
+func (t *Toolbox) startLazy(s *server, done chan struct{}, n int) {
+	name := s.cfg.Name
+	ctx, cancel := context.WithTimeout(context.Background(), t.opts.connectTimeout)
+	defer cancel()
+	var p *plugin.McpPlugin
+	var err error
+	if t.opts.cluster != nil {
+		p, err = t.attach(ctx, name, s.cfg)
+	} else {
+		actorName := name
+		if n > 1 {
+			actorName = fmt.Sprintf("%s~%d", name, n) // the stopped one's name may linger
+		}
+		p, err = t.startLocal(name, s.cfg, actorName)
+	}
+	if p != nil {
+		s.p.Store(p)
+		// Close closes what it finds; what it may have missed is closed here.
+		if t.closed.Load() {
+			s.p.CompareAndSwap(p, nil)
+			_ = p.Close()
+			p, err = nil, &plugin.Error{Kind: plugin.KindInternal, Server: fmt.Sprintf("server %q", name), Op: "start", Err: errors.New("toolbox: closed")}
+		}
+	}
+	t.mu.Lock()
+	s.startErr = err
+	t.mu.Unlock()
+	if p != nil {
+		t.logger.Info("mcp server started on first use", zap.String("server", name))
+		if t.opts.cluster == nil {
+			_ = p.WaitReady(ctx) // Attach has waited already
+		}
+		s.lastUse.Store(time.Now().UnixNano()) // idle from now, not from the call that started it
+		t.serverChanged()
+	}
+	s.startMu.Lock()
+	s.starting = nil
+	s.startMu.Unlock()
+	close(done)
+	if err != nil {
+		t.logger.Warn("mcp server did not start", zap.String("server", name), zap.Error(err))
+	}
+}
+
+// callable returns the plugin to call r (found in table rt) on, starting
+// a lazy server. When the table has changed since (a lazy server's start
+// replaced its manifest's list with the real one), r is checked against
+// the new one: a tool the server no longer has fails with
+// [ErrUnknownTool], naming it, and one that pinning now holds out with
+// [plugin.ErrDenied].
+func (t *Toolbox) callable(ctx context.Context, rt *routeTable, r *route) (*plugin.McpPlugin, error) {
+	s := r.server
+	p := s.plugin()
+	if p != nil && t.routes.Load() == rt {
+		return p, nil
+	}
+	if p == nil {
+		var err error
+		if p, err = t.ensureStarted(ctx, s); err != nil {
+			return nil, err
+		}
+	}
+	rt = t.routes.Load()
+	if now := rt.byName[r.name]; now != nil && now.server == s && now.tool == r.tool {
+		return p, nil
+	}
+	if d := rt.denied[r.name]; d != nil && d.server == s {
+		return nil, d.deny
+	}
+	return nil, &plugin.Error{Kind: plugin.KindInternal, Server: fmt.Sprintf("server %q", s.cfg.Name), Op: messages.CallOp(r.name),
+		Err: fmt.Errorf("%w: server %q no longer has tool %q (its list changed since the call was routed)", ErrUnknownTool, s.cfg.Name, r.tool)}
+}
+
+// used records a call's start on a lazy server with stopWhenIdle and arms
+// its timer. Calls through the hook also count while under way; a call
+// through CallTool counts when it starts (its Future is the caller's), so
+// stopWhenIdle should be longer than such a call.
+func (t *Toolbox) used(s *server) {
+	if !s.lazy || s.cfg.StopWhenIdle <= 0 {
+		return
+	}
+	s.lastUse.Store(time.Now().UnixNano())
+	s.startMu.Lock()
+	defer s.startMu.Unlock()
+	if s.idle == nil && !t.closed.Load() {
+		s.idle = time.AfterFunc(s.cfg.StopWhenIdle, func() { t.idleCheck(s) })
+	}
+}
+
+// idleCheck stops s if no call started for stopWhenIdle and none is under
+// way; otherwise it looks again when the idle time would end.
+func (t *Toolbox) idleCheck(s *server) {
+	s.startMu.Lock()
+	if t.closed.Load() || s.idle == nil {
+		s.startMu.Unlock()
+		return
+	}
+	since := time.Since(time.Unix(0, s.lastUse.Load()))
+	if since < s.cfg.StopWhenIdle || s.inflight.Load() > 0 || s.starting != nil {
+		wait := max(s.cfg.StopWhenIdle-since, time.Millisecond)
+		s.idle.Reset(wait)
+		s.startMu.Unlock()
+		return
+	}
+	s.idle = nil
+	p := s.p.Swap(nil)
+	s.startMu.Unlock()
+	if p == nil {
+		return
+	}
+	t.logger.Info("mcp server stopped: idle", zap.String("server", s.cfg.Name), zap.Duration("stopWhenIdle", s.cfg.StopWhenIdle))
+	t.mu.Lock()
+	s.everReady = false
+	t.mu.Unlock()
+	_ = p.Close()
+	t.serverChanged() // its manifest's tools again
+}
+
+// startUnderWay returns the channel a start under way closes when it ends,
+// nil if none is; at Close, after closed is set, no other start begins.
+func (s *server) startUnderWay() chan struct{} {
+	s.startMu.Lock()
+	defer s.startMu.Unlock()
+	return s.starting
+}
+
+// stopIdleTimer stops s's idle timer, at Close.
+func (s *server) stopIdleTimer() {
+	s.startMu.Lock()
+	defer s.startMu.Unlock()
+	if s.idle != nil {
+		s.idle.Stop()
+		s.idle = nil
+	}
+}
