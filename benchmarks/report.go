@@ -182,6 +182,7 @@ func (r *Report) Targets() []Target {
 	if t, ok := r.turnTarget(); ok {
 		out = append(out, t)
 	}
+	out = append(out, r.lazyTargets()...)
 	out = append(out, r.toolSearchTargets()...)
 	for _, sc := range []string{ScenarioIdleHTTP, ScenarioIdleStdio} {
 		if row := r.find(sc, SubjectPluginOwnSystem, 0); row != nil && row.Idle != nil {

@@ -137,6 +137,7 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 		{ScenarioToolboxOpen, r.toolboxOpen},
 		{ScenarioGridHook, r.gridHook},
 		{ScenarioTurn, r.turn},
+		{ScenarioLazyOpen, r.lazy},
 	}
 	for _, s := range steps {
 		r.progress("%s", s.name)
