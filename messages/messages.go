@@ -2,10 +2,11 @@ package messages
 
 import (
 	"encoding/json"
-	"strconv"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cuca-go/mcpconnector/transport"
 )
 
 // AwaitReady asks a connection for its tools. Sent by the facade once after
@@ -49,6 +50,10 @@ type CallTool struct {
 	// the call then carries a progress token whether or not Progress is
 	// set. Deadline stays the hard limit.
 	IdleTimeout time.Duration
+	// Limit names what set Deadline, for the failure that says it passed:
+	// "the caller's deadline", "the call timeout of 5m0s". Empty: "the
+	// call's deadline".
+	Limit string
 	// TraceContext is the caller's OpenTelemetry context as W3C fields
 	// (traceparent, tracestate, baggage), so that the connection's span of
 	// the call is the caller span's child across the actor hop, even from
@@ -109,23 +114,23 @@ const (
 )
 
 // Failure is an error as data: what kind, what was being done, and why.
+// Why is kept as data too (Cause and the fields beside it), so that the
+// error a caller gets from it matches errors.Is and errors.As as the
+// original did, on this member or another: see [Failure.Unwrap].
 type Failure struct {
 	Kind FailureKind
 	// Op is the operation, e.g. `tools/call "add"` or "connect".
 	Op string
 	// Message says what happened, with the server's stderr tail when known.
 	Message string
-}
-
-// CallOp is the Op of a failed tools/call of tool: `tools/call "add"`.
-// Every layer names a call's operation with it.
-func CallOp(tool string) string { return "tools/call " + strconv.Quote(tool) }
-
-func (f *Failure) Error() string {
-	if f.Op == "" {
-		return f.Message
-	}
-	return f.Op + ": " + f.Message
+	// Cause says why, as data; empty when nothing more is known than
+	// Message.
+	Cause FailureCause
+	// RPC is the server's JSON-RPC error, when Cause is [CauseServerError].
+	RPC *RPCError
+	// Token is the token endpoint's refusal, when Cause is
+	// [CauseTokenRefused].
+	Token *transport.TokenError
 }
 
 // IgnoreDeadLetterLogging marks a reply whose caller may have given up
