@@ -13,23 +13,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cuca-go/mcpconnector/messages"
-	"github.com/cuca-go/mcpconnector/transport"
 )
 
 // classify turns go-sdk's answer to a tools/call into a reply. Results that
 // ask for more rounds (SEP-2322 input_required, SEP-2663 task) are not driven
 // further: they are NotSupported.
-func classify(msg *messages.CallTool, res *mcp.CallToolResult, err error, tail transport.StderrTail) *messages.CallToolReply {
-	if err != nil {
-		text := err.Error()
-		if brokenTransport(err) {
-			text = withTail("connection lost: "+text, tail)
-		}
-		if errors.Is(err, context.DeadlineExceeded) {
-			text = "deadline exceeded: " + text
-		}
-		return callFailure(msg, messages.FailureInternal, text)
-	}
+func classify(msg *messages.CallTool, res *mcp.CallToolResult) *messages.CallToolReply {
 	if res == nil {
 		return callFailure(msg, messages.FailureInternal, "server returned no result")
 	}

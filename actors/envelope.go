@@ -3,10 +3,13 @@ package actors
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cuca-go/mcpconnector/transport"
 )
 
 // envelopeKeys are the _meta keys of the envelope MCP 2026-07-28 puts on
@@ -56,8 +59,10 @@ type envelopeConn struct {
 	envelope atomic.Pointer[map[string]json.RawMessage]
 }
 
-// Write sends msg, a notification with the envelope added.
+// Write sends msg, a notification with the envelope added. A call's
+// write is noted in its sendState, when its ctx has one.
 func (c *envelopeConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	var st *atomic.Int32
 	if req, ok := msg.(*jsonrpc.Request); ok {
 		if req.IsCall() {
 			if c.traced {
@@ -66,11 +71,45 @@ func (c *envelopeConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			if c.envelope.Load() == nil {
 				c.learn(req.Params)
 			}
+			if st, _ = ctx.Value(sendStateKey{}).(*atomic.Int32); st != nil {
+				st.Store(sendAttempted)
+			}
 		} else if env := c.envelope.Load(); env != nil {
 			msg = enveloped(req, *env)
 		}
 	}
-	return c.Connection.Write(ctx, msg)
+	err := c.Connection.Write(ctx, msg)
+	if err != nil && st != nil && errors.Is(err, transport.ErrNotSent) {
+		st.Store(sendFailed)
+	}
+	return err
+}
+
+// A tool call's sendState says whether its request went to the transport:
+// a call whose session ends before it was handed over, or whose transport
+// says it was not sent, never reached the server and may wait for the
+// next session. The call's context carries it (callContext).
+const (
+	sendNotAttempted int32 = iota
+	sendAttempted          // handed to the transport: the server may have it
+	sendFailed             // the transport could not send it
+)
+
+type sendStateKey struct{}
+
+// callContext is a call's context, carrying its sendState without an
+// allocation of its own: it lives inside the call.
+type callContext struct {
+	context.Context
+	state *atomic.Int32
+}
+
+// Value returns the call's sendState for sendStateKey.
+func (c *callContext) Value(key any) any {
+	if key == (sendStateKey{}) {
+		return c.state
+	}
+	return c.Context.Value(key)
 }
 
 // learn keeps the envelope of a request's params, if they carry one.

@@ -39,6 +39,8 @@ type McpPlugin struct {
 	logger      *zap.Logger
 	callTimeout time.Duration // for calls whose ctx has no deadline; 0: none
 	toolTimeout time.Duration // for every call; 0: none
+	// The limits as a failure names them, written once.
+	callTimeoutLimit, toolTimeoutLimit string
 
 	tel    *actors.Telemetry // nil unless WithTracerProvider or WithMeterProvider
 	router *callRouter       // where every tool call's reply arrives
@@ -210,6 +212,8 @@ func newFacade(server string, o *options) *McpPlugin {
 	if o.callTimeoutSet {
 		p.callTimeout = o.callTimeout
 	}
+	p.callTimeoutLimit = "the call timeout of " + p.callTimeout.String() + " (WithCallTimeout)"
+	p.toolTimeoutLimit = "the tool timeout of " + p.toolTimeout.String() + " (WithToolTimeout)"
 	// Call IDs start at a random point: facades on several members may
 	// call one connection (a cluster grain), which keys calls by ID.
 	p.nextID.Store(rand.Uint64() >> 1)
@@ -371,13 +375,13 @@ func (p *McpPlugin) send(ctx context.Context, f *Future, args json.RawMessage) e
 		msg.TraceContext = p.tel.Inject(ctx)
 	}
 	if d, ok := ctx.Deadline(); ok {
-		msg.Deadline = d
+		msg.Deadline, msg.Limit = d, "the caller's deadline"
 	} else if p.callTimeout > 0 {
-		msg.Deadline = time.Now().Add(p.callTimeout)
+		msg.Deadline, msg.Limit = time.Now().Add(p.callTimeout), p.callTimeoutLimit
 	}
 	if p.toolTimeout > 0 {
 		if d := time.Now().Add(p.toolTimeout); msg.Deadline.IsZero() || d.Before(msg.Deadline) {
-			msg.Deadline = d
+			msg.Deadline, msg.Limit = d, p.toolTimeoutLimit
 		}
 	}
 	if ce := p.logger.Check(zap.DebugLevel, "mcp tools/call"); ce != nil {

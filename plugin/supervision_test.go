@@ -91,7 +91,7 @@ func TestKilledServerIsRestartedAndNothingRunsTwice(t *testing.T) {
 
 	_, err := inflight.Await(ctx)
 	require.ErrorIs(t, err, plugin.ErrInternal, "the call in flight fails at once")
-	assert.Contains(t, err.Error(), "connection lost")
+	assert.ErrorIs(t, err, plugin.ErrConnectionLost)
 
 	// The next call succeeds on a new process.
 	awaitRestarts(t, p, 1)

@@ -173,7 +173,12 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	} else {
 		c.wbuf = nil
 	}
-	return err
+	if err != nil {
+		// The pipe is closed at the child's end: it exited, or closed its
+		// stdin, and reads nothing more, a part of this line included.
+		return fmt.Errorf("%w: %w", ErrNotSent, err)
+	}
+	return nil
 }
 
 // Close ends the server: it closes stdin, which asks the server to exit;

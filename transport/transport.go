@@ -23,6 +23,12 @@ type McpTransport interface {
 // WebSocket binding.
 var ErrNotSupported = errors.New("transport: not supported")
 
+// ErrNotSent marks the failure of a message that never left this process,
+// so the server cannot have seen it: a stdio child whose stdin is closed
+// (it exited), an HTTP endpoint where nothing accepted the connection. A
+// call that fails so may be sent again on a new session.
+var ErrNotSent = errors.New("transport: message not sent")
+
 // SpawnError reports that a stdio child process could not be started: the
 // command was not found, is not executable, or the fork failed.
 type SpawnError struct {
