@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 	"go.uber.org/zap/exp/zapslog"
@@ -102,14 +103,7 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 	// on notifications too, which no sending middleware sees.
 	session, err := client.Connect(ctx, envelopeTransport{Transport: tr, traced: cfg.Telemetry != nil}, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
-		if errors.Is(err, errLegacyRefused) {
-			cause := "server/discover failed"
-			if discoverErr != nil {
-				cause += ": " + discoverErr.Error()
-			}
-			err = fmt.Errorf("%s; %w", cause, errLegacyRefused)
-		}
-		return nil, transportFailure("connect", err, tail)
+		return nil, connectFailure(ctx, cfg, err, discoverErr, tr, tail)
 	}
 	d := &dialed{session: session, tail: tail}
 	fail := func(op string, err error) (*dialed, *messages.Failure) {
@@ -122,7 +116,9 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 		if ir != nil {
 			got = ir.ProtocolVersion
 		}
-		return fail("server/discover", fmt.Errorf("server negotiated protocol %q, this client speaks only %q", got, ProtocolVersion))
+		_ = session.Close()
+		return nil, &messages.Failure{Kind: messages.FailureInternal, Op: "server/discover", Cause: messages.CauseProtocolVersion,
+			Message: fmt.Sprintf("server negotiated protocol %q; this client speaks only MCP %s", got, ProtocolVersion)}
 	}
 	tools, ttl, err := listTools(ctx, session, cfg.Logger)
 	if err != nil {
@@ -214,6 +210,78 @@ func listTools(ctx context.Context, s *mcp.ClientSession, logger *zap.Logger) (t
 		seenCursor[res.NextCursor] = true
 		cursor = res.NextCursor
 	}
+}
+
+// exitWait bounds the wait for a child's exit status after its output
+// ended: a child that closed stdout is usually gone a moment later.
+const exitWait = 200 * time.Millisecond
+
+// connectFailure says, in its own words, why Connect failed with err
+// (discoverErr: how server/discover failed, if it did): the server does not
+// speak 2026-07-28 (the only failure that mentions the version), the
+// command could not be started, the child exited before answering (its exit
+// status), no answer within the connect timeout, or the transport failed.
+func connectFailure(ctx context.Context, cfg *ConnectionConfig, err, discoverErr error, tr mcp.Transport, tail transport.StderrTail) *messages.Failure {
+	if errors.Is(err, errLegacyRefused) {
+		// go-sdk falls back to initialize whenever server/discover fails;
+		// only the server's own refusal is about the version.
+		if discoverErr == nil {
+			return versionFailure("its server/discover offers no MCP " + ProtocolVersion)
+		}
+		if refusesDiscover(discoverErr) {
+			return versionFailure("it answered server/discover with " + discoverErr.Error())
+		}
+		err = discoverErr
+	}
+	var spawn *transport.SpawnError
+	switch {
+	case errors.As(err, &spawn):
+		return &messages.Failure{Kind: messages.FailureIO, Op: "connect", Cause: messages.CauseNotStarted, Message: err.Error()}
+	case errors.Is(err, transport.ErrNotSupported):
+		return &messages.Failure{Kind: messages.FailureNotSupported, Op: "connect", Message: err.Error()}
+	case errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded):
+		return connectTimeout(cfg, tail)
+	}
+	if ce, ok := tr.(transport.ChildExit); ok {
+		if st := ce.ChildExit(exitWait); st != "" {
+			return &messages.Failure{Kind: messages.FailureInternal, Op: "connect",
+				Message: withTail("the server exited before answering server/discover ("+st+")", tail)}
+		}
+	}
+	f := &messages.Failure{Kind: messages.FailureInternal, Op: "connect",
+		Message: withTail("server/discover failed: "+err.Error(), tail)}
+	return f.CauseOf(err)
+}
+
+// connectTimeout is the failure of a server that did not answer within the
+// connect timeout.
+func connectTimeout(cfg *ConnectionConfig, tail transport.StderrTail) *messages.Failure {
+	return &messages.Failure{Kind: messages.FailureInternal, Op: "connect", Cause: messages.CauseDeadline,
+		Message: withTail(fmt.Sprintf("no answer within the connect timeout of %s", cfg.ConnectTimeout), tail)}
+}
+
+// versionFailure is the failure of a server that does not speak MCP
+// 2026-07-28; why says how it showed.
+func versionFailure(why string) *messages.Failure {
+	return &messages.Failure{Kind: messages.FailureInternal, Op: "connect", Cause: messages.CauseProtocolVersion,
+		Message: "the server does not implement MCP " + ProtocolVersion + " (" + why +
+			"); it may speak only older revisions, and this client speaks only MCP " + ProtocolVersion}
+}
+
+// refusesDiscover reports whether err is the server's JSON-RPC refusal of
+// server/discover: method not found, invalid params, or an unsupported
+// protocol version. go-sdk's own codes for a broken connection, and the
+// transport's answer in place of an HTTP error status, are no refusal.
+func refusesDiscover(err error) bool {
+	var re *jsonrpc.Error
+	if !errors.As(err, &re) {
+		return false
+	}
+	switch re.Code {
+	case jsonrpc.CodeMethodNotFound, jsonrpc.CodeInvalidParams, mcp.CodeUnsupportedProtocolVersion:
+		return true
+	}
+	return false
 }
 
 // transportFailure classifies err: a child that could not be spawned is IO,

@@ -340,24 +340,51 @@ func (c *McpConnection) checkDrain() {
 	time.AfterFunc(5*time.Millisecond, func() { system.Root.Send(self, &drainTick{}) })
 }
 
+// startDial runs one connection attempt. Its outcome comes as a dialDone;
+// at the connect timeout that is a failure at once, whatever the attempt
+// is still doing: stopping a child that ignores its closed stdin takes its
+// TerminateTimeout, which goes on in the background (shutdown waits).
 func (c *McpConnection) startDial() {
 	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.ConnectTimeout)
 	c.cancelDial = cancel
-	c.wg.Add(1)
+	type outcome struct {
+		d       *dialed
+		failure *messages.Failure
+	}
+	done := make(chan outcome, 1)
+	c.wg.Add(2)
+	go func() {
+		defer c.wg.Done()
+		d, failure := dial(ctx, &c.cfg, c.hooks(), c.peer)
+		done <- outcome{d, failure}
+	}()
 	go func() {
 		defer c.wg.Done()
 		defer cancel()
-		d, failure := dial(ctx, &c.cfg, c.hooks(), c.peer)
-		if d != nil {
+		var o outcome
+		select {
+		case o = <-done:
+		case <-ctx.Done():
+			select {
+			case o = <-done: // it finished as the time ran out
+			default:
+				c.system.Root.Send(c.self, &dialDone{by: c, failure: connectTimeout(&c.cfg, nil)})
+				if o = <-done; o.d != nil {
+					_ = o.d.session.Close()
+				}
+				return
+			}
+		}
+		if o.d != nil {
 			c.dialMu.Lock()
 			if c.stopped {
 				c.dialMu.Unlock()
-				_ = d.session.Close()
+				_ = o.d.session.Close()
 				return
 			}
 			c.dialMu.Unlock()
 		}
-		c.system.Root.Send(c.self, &dialDone{by: c, d: d, failure: failure})
+		c.system.Root.Send(c.self, &dialDone{by: c, d: o.d, failure: o.failure})
 	}()
 }
 

@@ -476,8 +476,9 @@ func (s *McpSupervisor) onWaitExpired(seq uint64) {
 				cause = s.status.LastFailure.Message
 			}
 			s.reply(w.sender, &messages.CallToolReply{ID: w.msg.ID, Failure: &messages.Failure{
-				Kind: messages.FailureInternal, Op: messages.CallOp(w.msg.Name),
-				Message: "no connection within the reconnection wait: " + cause,
+				Kind: messages.FailureInternal, Op: messages.CallOp(w.msg.Name), Cause: messages.CauseDeadline,
+				Message: fmt.Sprintf("deadline exceeded: no connection within the reconnection wait of %s (WithReconnectWait) or %s: %s",
+					s.cfg.ReconnectWait, limitOf(w.msg), cause),
 			}})
 			return
 		}

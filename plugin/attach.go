@@ -235,7 +235,7 @@ func (a *attachment) lost(who *actor.PID) {
 			r.mu.Unlock()
 			if ok && c.to.Equal(who) {
 				c.ch <- &messages.CallToolReply{ID: id, Failure: &messages.Failure{
-					Kind: messages.FailureInternal, Op: messages.CallOp(c.msg.Name),
+					Kind: messages.FailureInternal, Op: messages.CallOp(c.msg.Name), Cause: messages.CauseConnectionLost,
 					Message: fmt.Sprintf("call in flight when the member hosting the connection (%s) was lost; no answer within %s", who.Address, a.grace),
 				}}
 			}

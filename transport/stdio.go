@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -96,6 +97,7 @@ type stdioTransport struct {
 	td     time.Duration
 	logger *zap.Logger
 	stderr *stderrTail
+	conn   atomic.Pointer[stdioConn] // once connected
 }
 
 // Connect starts the child in a process group of its own and returns our
@@ -106,7 +108,25 @@ func (t *stdioTransport) Connect(context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, &SpawnError{Command: t.cfg.Command, Err: err}
 	}
+	t.conn.Store(conn)
 	return conn, nil
+}
+
+// ChildExit says how the child exited, waiting up to wait for it.
+func (t *stdioTransport) ChildExit(wait time.Duration) string {
+	c := t.conn.Load()
+	if c == nil {
+		return ""
+	}
+	return c.exitStatus(wait)
+}
+
+// ChildExit is implemented by the transports [Stdio.Open] returns: once
+// the server's output has ended, it says how the child exited ("exit
+// status 3", "killed by signal SIGKILL"), waiting up to wait for the exit;
+// "" when the child still runs, or when that cannot be told.
+type ChildExit interface {
+	ChildExit(wait time.Duration) string
 }
 
 // StderrTail returns the child's last stderr lines, oldest first.
