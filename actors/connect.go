@@ -45,6 +45,9 @@ type dialed struct {
 type sessionHooks struct {
 	progress     func(*mcp.ProgressNotificationParams)
 	toolsChanged func(*mcp.ClientSession)
+	// opened, if set, is given the attempt's transport once it is open,
+	// so that an attempt past its time can be aborted.
+	opened func(mcp.Transport)
 }
 
 // dial is one connection attempt, recorded as a connect span (whose
@@ -75,6 +78,9 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 		return nil, transportFailure("connect", err, nil)
 	}
 	tail, _ := tr.(transport.StderrTail)
+	if hooks.opened != nil {
+		hooks.opened(tr)
+	}
 
 	client := mcp.NewClient(cfg.ClientInfo, clientOptions(cfg, hooks))
 	if len(cfg.Roots) > 0 {

@@ -342,8 +342,9 @@ func (c *McpConnection) checkDrain() {
 
 // startDial runs one connection attempt. Its outcome comes as a dialDone;
 // at the connect timeout that is a failure at once, whatever the attempt
-// is still doing: stopping a child that ignores its closed stdin takes its
-// TerminateTimeout, which goes on in the background (shutdown waits).
+// is still doing. The attempt is then aborted (a stdio child is killed: a
+// server that ignores its closed stdin would cost its TerminateTimeout
+// twice over), and ends in the background; shutdown waits for it.
 func (c *McpConnection) startDial() {
 	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.ConnectTimeout)
 	c.cancelDial = cancel
@@ -352,10 +353,17 @@ func (c *McpConnection) startDial() {
 		failure *messages.Failure
 	}
 	done := make(chan outcome, 1)
+	var opened atomic.Pointer[transport.Aborter]
+	hooks := c.hooks()
+	hooks.opened = func(tr mcp.Transport) {
+		if a, ok := tr.(transport.Aborter); ok {
+			opened.Store(&a)
+		}
+	}
 	c.wg.Add(2)
 	go func() {
 		defer c.wg.Done()
-		d, failure := dial(ctx, &c.cfg, c.hooks(), c.peer)
+		d, failure := dial(ctx, &c.cfg, hooks, c.peer)
 		done <- outcome{d, failure}
 	}()
 	go func() {
@@ -369,6 +377,9 @@ func (c *McpConnection) startDial() {
 			case o = <-done: // it finished as the time ran out
 			default:
 				c.system.Root.Send(c.self, &dialDone{by: c, failure: connectTimeout(&c.cfg, nil)})
+				if a := opened.Load(); a != nil {
+					(*a).Abort() // a server that has not answered in time has nothing to save
+				}
 				if o = <-done; o.d != nil {
 					_ = o.d.session.Close()
 				}

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -119,6 +120,22 @@ func (t *stdioTransport) ChildExit(wait time.Duration) string {
 		return ""
 	}
 	return c.exitStatus(wait)
+}
+
+// Abort kills the child's process group at once, if it was started: for
+// an attempt that ran out of time, whose server has nothing to save. Close
+// still reaps it.
+func (t *stdioTransport) Abort() {
+	if c := t.conn.Load(); c != nil {
+		_ = signalGroup(c.cmd, syscall.SIGKILL)
+	}
+}
+
+// Aborter is implemented by the transports [Stdio.Open] returns: Abort
+// ends a connection attempt that ran out of time without the grace Close
+// gives a server (a closed stdin, then SIGTERM, each waited for).
+type Aborter interface {
+	Abort()
 }
 
 // ChildExit is implemented by the transports [Stdio.Open] returns: once
