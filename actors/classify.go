@@ -57,9 +57,27 @@ func brokenTransport(err error) bool {
 		errors.As(err, &uerr) || errors.As(err, &nerr)
 }
 
-// codeRejectedByTransport is go-sdk's JSON-RPC code for a message its
-// transport could not send ("rejected by transport").
-const codeRejectedByTransport = -32005
+// go-sdk's own JSON-RPC codes for a connection that is ending or a
+// message its transport could not send: no server sent them.
+const (
+	codeClientClosing       = -32003
+	codeServerClosing       = -32004
+	codeRejectedByTransport = -32005
+)
+
+// causeOf is f with why err happened as data (messages.Failure.CauseOf),
+// where go-sdk's own codes of a broken connection count as no answer of
+// the server's.
+func causeOf(f *messages.Failure, err error) *messages.Failure {
+	f.CauseOf(err)
+	if f.Cause == messages.CauseServerError {
+		switch f.RPC.Code {
+		case codeClientClosing, codeServerClosing, codeRejectedByTransport:
+			f.Cause, f.RPC = messages.CauseNone, nil
+		}
+	}
+	return f
+}
 
 func resultType(res *mcp.CallToolResult) string {
 	b, err := json.Marshal(res)

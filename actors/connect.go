@@ -256,7 +256,7 @@ func connectFailure(ctx context.Context, cfg *ConnectionConfig, err, discoverErr
 	}
 	f := &messages.Failure{Kind: messages.FailureInternal, Op: "connect",
 		Message: withTail("server/discover failed: "+err.Error(), tail)}
-	return f.CauseOf(err)
+	return causeOf(f, err)
 }
 
 // connectTimeout is the failure of a server that did not answer within the

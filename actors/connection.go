@@ -598,13 +598,13 @@ func (c *McpConnection) callFailed(ctx context.Context, s *mcp.ClientSession, ta
 			c.system.Root.RequestWithCustomSender(c.parent, msg, cl.sender)
 			return nil
 		}
-		f := (&messages.Failure{Kind: messages.FailureInternal, Message: withTail("connection lost: "+err.Error(), tail)}).CauseOf(err)
+		f := causeOf(&messages.Failure{Kind: messages.FailureInternal, Message: withTail("connection lost: "+err.Error(), tail)}, err)
 		if f.Cause == messages.CauseNone {
 			f.Cause = messages.CauseConnectionLost
 		}
 		return failCall(msg, f)
 	}
-	return failCall(msg, (&messages.Failure{Kind: messages.FailureInternal, Message: err.Error()}).CauseOf(err))
+	return failCall(msg, causeOf(&messages.Failure{Kind: messages.FailureInternal, Message: err.Error()}, err))
 }
 
 // limitOf names the limit that set msg's deadline.

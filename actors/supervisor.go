@@ -29,6 +29,12 @@ type SupervisorConfig struct {
 	// RestartWindow is the sliding window MaxRestarts counts in; zero means
 	// one minute.
 	RestartWindow time.Duration
+	// CoolDown is how long the breaker stays open once the restart budget
+	// is spent, before one reconnection is tried; each failed try doubles
+	// it up to MaxCoolDown, and a success closes the breaker. Zero means
+	// 30s; MaxCoolDown zero means 5 minutes.
+	CoolDown    time.Duration
+	MaxCoolDown time.Duration
 	// ReconnectWait is how long a call that arrives while reconnecting may
 	// wait for the connection (its own deadline may end the wait first);
 	// zero means 10s.
@@ -92,6 +98,15 @@ func (c SupervisorConfig) withDefaults() SupervisorConfig {
 	if c.ReconnectWait <= 0 {
 		c.ReconnectWait = 10 * time.Second
 	}
+	if c.CoolDown <= 0 {
+		c.CoolDown = 30 * time.Second
+	}
+	if c.MaxCoolDown <= 0 {
+		c.MaxCoolDown = 5 * time.Minute
+	}
+	if c.MaxCoolDown < c.CoolDown {
+		c.MaxCoolDown = c.CoolDown
+	}
 	return c
 }
 
@@ -139,7 +154,25 @@ type McpSupervisor struct {
 	restarts []time.Time // restart times inside the window
 	backoff  *time.Timer
 	watchers toolWatchers // WatchTools senders: facades elsewhere
+
+	// The breaker: open once the restart budget is spent, until the
+	// cool-down passes; then half-open for one reconnection.
+	breaker  breakerState
+	coolDown time.Duration // the next cool-down; CoolDown until a try fails
+	// Reconnect senders, answered by the next ready session or failure.
+	reconnectWaiters []*actor.PID
 }
+
+// breakerState is where the breaker is, named as circuit breakers name
+// their states: closed (restarts within the budget), open (calls fail at
+// once until the cool-down passes), half-open (one reconnection on trial).
+type breakerState int
+
+const (
+	breakerClosed breakerState = iota
+	breakerOpen
+	breakerHalfOpen
+)
 
 type waitingCall struct {
 	seq    uint64
@@ -152,9 +185,11 @@ type waitingCall struct {
 type (
 	restartChild struct{}
 	waitExpired  struct{ seq uint64 }
+	coolDownOver struct{}
 )
 
 func (*restartChild) IgnoreDeadLetterLogging() {}
+func (*coolDownOver) IgnoreDeadLetterLogging() {}
 func (*waitExpired) IgnoreDeadLetterLogging()  {}
 
 func newSupervisor(cfg SupervisorConfig) *McpSupervisor {
@@ -202,6 +237,14 @@ func (s *McpSupervisor) Receive(ctx actor.Context) {
 			s.sup.RestartChildren(s.child)
 			s.system.Root.RequestWithCustomSender(s.child, &messages.AwaitReady{}, s.self)
 		}
+	case *coolDownOver:
+		s.backoff = nil
+		if s.breaker == breakerOpen {
+			s.breaker = breakerHalfOpen
+			s.tryAgain()
+		}
+	case *messages.Reconnect:
+		s.onReconnect(ctx)
 	case *waitExpired:
 		s.onWaitExpired(msg.seq)
 	case *actor.Stopping:
@@ -262,8 +305,13 @@ func (s *McpSupervisor) server() string {
 }
 
 // HandleFailure is the strategy for the child: it runs on this actor's
-// goroutine when the child fails, and decides between a restart after
-// backoff and giving up.
+// goroutine when the child fails, and decides what the failure is worth.
+// A failure that no retry can mend (a server that does not speak
+// 2026-07-28, a command that cannot be started, a transport that cannot
+// work) is final until the host asks again ([messages.Reconnect]). Any
+// other is retried after backoff within the restart budget, whether the
+// server was up or never came up; once the budget is spent the breaker
+// opens, and after its cool-down one reconnection is tried.
 func (s *McpSupervisor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor, child *actor.PID,
 	_ *actor.RestartStatistics, reason any, _ any) {
 	s.sup = sup
@@ -275,22 +323,33 @@ func (s *McpSupervisor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor
 		f = &messages.Failure{Kind: messages.FailureInternal, Op: "connection", Message: fmt.Sprintf("connection actor failed: %v", reason)}
 	}
 	s.status.LastFailure = f
-	if s.ready == nil && (s.status.State == Connecting || s.retrying) {
-		if !s.cfg.RetryConnect || f.Kind == messages.FailureNotSupported {
-			// The first connection never came up: that is Connect's error,
-			// not a reason to loop (nor is a transport that cannot work).
-			s.abandon(child, f)
-			return
-		}
-		s.retryFirst(f)
+	s.answerReconnects(f)
+	if permanent(f) {
+		s.cfg.Connection.Logger.Warn("mcp connection failed; not retried until asked",
+			zap.String("server", s.server()), zap.String("cause", f.Error()))
+		s.abandon(child, f)
+		return
+	}
+	first := s.ready == nil && (s.status.State == Connecting || s.retrying)
+	if first && !s.cfg.RetryConnect {
+		// The first connection never came up: that is Connect's error,
+		// not a reason to loop.
+		s.abandon(child, f)
 		return
 	}
 	now := time.Now()
+	if s.breaker == breakerHalfOpen {
+		s.openBreaker(child, f, now)
+		return
+	}
 	s.restarts = slices.DeleteFunc(s.restarts, func(t time.Time) bool { return now.Sub(t) > s.cfg.RestartWindow })
 	if s.cfg.MaxRestarts >= 0 && len(s.restarts) >= s.cfg.MaxRestarts {
-		g := *f
-		g.Message = fmt.Sprintf("gave up after %d restarts in %s; last failure: %s", len(s.restarts), s.cfg.RestartWindow, f.Message)
-		s.abandon(child, &g)
+		s.openBreaker(child, f, now)
+		return
+	}
+	s.restarts = append(s.restarts, now)
+	if first {
+		s.retryFirst(f)
 		return
 	}
 	s.failures++
@@ -298,7 +357,6 @@ func (s *McpSupervisor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor
 	s.cfg.Connection.Logger.Warn("mcp connection failed; restarting",
 		zap.String("server", s.server()), zap.String("cause", f.Error()),
 		zap.Duration("backoff", d), zap.Int("attempt", s.failures))
-	s.restarts = append(s.restarts, now)
 	if s.lostAt.IsZero() {
 		s.lostAt = now
 	}
@@ -307,8 +365,106 @@ func (s *McpSupervisor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor
 	s.backoff = time.AfterFunc(d, func() { s.system.Root.Send(s.self, &restartChild{}) })
 }
 
+// permanent reports whether no restart can mend f: the server does not
+// speak 2026-07-28, its command cannot be started, or the transport cannot
+// work at all.
+func permanent(f *messages.Failure) bool {
+	return f.Cause == messages.CauseProtocolVersion || f.Kind == messages.FailureIO || f.Kind == messages.FailureNotSupported
+}
+
+// openBreaker stops restarting after the budget is spent (or a half-open
+// try failed): the child rests as a tombstone, calls fail at once with f's
+// cause and when the next try is, and after the cool-down one
+// reconnection is tried. Each failed try doubles the cool-down.
+func (s *McpSupervisor) openBreaker(child *actor.PID, f *messages.Failure, now time.Time) {
+	if s.coolDown == 0 {
+		s.coolDown = s.cfg.CoolDown
+	} else if s.breaker == breakerHalfOpen {
+		s.coolDown = min(2*s.coolDown, s.cfg.MaxCoolDown)
+	}
+	n, span := len(s.restarts), time.Duration(0)
+	if n > 0 {
+		span = now.Sub(s.restarts[0])
+	}
+	next := now.Add(s.coolDown)
+	g := *f
+	g.CircuitOpen = true
+	if s.breaker == breakerHalfOpen {
+		g.Message = fmt.Sprintf("circuit open: the reconnection after the cool-down failed too; next try at %s (in %s); last failure: %s",
+			next.UTC().Format(time.TimeOnly), s.coolDown, f.Message)
+	} else {
+		g.Message = fmt.Sprintf("circuit open: %d restarts failed within %s; next try at %s (in %s); last failure: %s",
+			n, span.Round(time.Millisecond), next.UTC().Format(time.TimeOnly), s.coolDown, f.Message)
+	}
+	s.breaker = breakerOpen
+	s.cfg.Connection.Logger.Warn("mcp connection failed; circuit open",
+		zap.String("server", s.server()), zap.String("cause", f.Error()), zap.Duration("cool_down", s.coolDown))
+	s.abandon(child, &g)
+	s.backoff = time.AfterFunc(s.coolDown, func() { s.system.Root.Send(s.self, &coolDownOver{}) })
+}
+
+// tryAgain restarts the tombstone child as a connection that dials: after
+// a cool-down, or when the host asks.
+func (s *McpSupervisor) tryAgain() {
+	s.giveUp.Store(nil)
+	s.final = nil
+	if s.ready == nil {
+		s.retrying = s.cfg.RetryConnect
+		s.setState(Connecting)
+	} else {
+		if s.lostAt.IsZero() {
+			s.lostAt = time.Now()
+		}
+		s.setState(Reconnecting)
+	}
+	s.countRestart()
+	s.sup.RestartChildren(s.child)
+	s.system.Root.RequestWithCustomSender(s.child, &messages.AwaitReady{}, s.self)
+}
+
+// onReconnect answers the host's request for a new try: a failed
+// connection (final, or waiting for its cool-down) dials again at once,
+// with its restart budget and cool-down as new; the sender hears of the
+// outcome. A connection that is up, or on its way, is left as it is.
+func (s *McpSupervisor) onReconnect(ctx actor.Context) {
+	switch {
+	case s.status.State == Ready:
+		ctx.Respond(s.ready)
+		return
+	case s.status.State == Closed:
+		ctx.Respond(s.final)
+		return
+	case s.child == nil || s.sup == nil:
+		// Never failed yet (or a grain before its identity): wait with
+		// the first connection.
+		if s.status.State == Failed {
+			ctx.Respond(s.final)
+			return
+		}
+	case s.status.State == Failed:
+		if s.backoff != nil {
+			s.backoff.Stop()
+			s.backoff = nil
+		}
+		s.breaker, s.coolDown = breakerClosed, 0
+		s.restarts, s.failures = nil, 0
+		s.tryAgain()
+	}
+	if ctx.Sender() != nil {
+		s.reconnectWaiters = append(s.reconnectWaiters, ctx.Sender())
+	}
+}
+
+// answerReconnects answers every Reconnect sender with msg.
+func (s *McpSupervisor) answerReconnects(msg any) {
+	for _, w := range s.reconnectWaiters {
+		s.system.Root.Send(w, msg)
+	}
+	s.reconnectWaiters = nil
+}
+
 // retryFirst answers the waiters of a first connection that failed and
-// tries again after backoff, for as long as it takes.
+// tries again after backoff.
 func (s *McpSupervisor) retryFirst(f *messages.Failure) {
 	s.retrying = true
 	for _, w := range s.waiters {
@@ -358,6 +514,11 @@ func (s *McpSupervisor) onReady(r *messages.Ready) {
 	s.ready = r
 	s.retrying = false
 	s.failures = 0
+	if s.breaker != breakerClosed {
+		s.breaker, s.coolDown = breakerClosed, 0
+		s.restarts = nil
+	}
+	s.answerReconnects(r)
 	if t := s.cfg.Connection.Telemetry; t != nil && !s.lostAt.IsZero() {
 		t.recordReconnection(peerOf(s.cfg.Connection.Transport), s.lostAt)
 	}
@@ -516,6 +677,7 @@ func (s *McpSupervisor) stop() {
 	}
 	s.queue = nil
 	s.failWaiting(f)
+	s.answerReconnects(f)
 	s.setState(Closed)
 }
 

@@ -45,10 +45,6 @@ const (
 	// child exited before answering; no restart helps until the host asks
 	// again. Matches nothing.
 	CauseNotStarted FailureCause = "not_started"
-	// CauseCircuitOpen: the restart budget is spent and the connection
-	// waits for its cool-down; the message says until when. Matches
-	// [ErrCircuitOpen].
-	CauseCircuitOpen FailureCause = "circuit_open"
 )
 
 // Sentinels a [Failure] matches with errors.Is, by its Cause.
@@ -58,7 +54,7 @@ var (
 	// ErrProtocolVersion: the server does not speak MCP 2026-07-28.
 	ErrProtocolVersion = errors.New("protocol version not supported")
 	// ErrCircuitOpen: the connection is failed and waits for its
-	// cool-down before it tries again.
+	// cool-down before it tries again ([Failure.CircuitOpen]).
 	ErrCircuitOpen = errors.New("circuit open")
 )
 
@@ -82,10 +78,18 @@ func (f *Failure) Error() string {
 
 // Unwrap returns the errors the failure's Cause stands for: a sentinel
 // (context.DeadlineExceeded, context.Canceled, [ErrConnectionLost],
-// [ErrProtocolVersion], transport.ErrMessageTooLarge, [ErrCircuitOpen]) or
-// a rebuilt *jsonrpc.Error or *transport.TokenError, so that errors.Is and
-// errors.As see through a failure that crossed the wire.
+// [ErrProtocolVersion], transport.ErrMessageTooLarge) or a rebuilt
+// *jsonrpc.Error or *transport.TokenError, so that errors.Is and errors.As
+// see through a failure that crossed the wire; and [ErrCircuitOpen] too
+// when CircuitOpen is set.
 func (f *Failure) Unwrap() []error {
+	if !f.CircuitOpen {
+		return f.causes()
+	}
+	return append(f.causes(), ErrCircuitOpen)
+}
+
+func (f *Failure) causes() []error {
 	switch f.Cause {
 	case CauseDeadline:
 		return []error{context.DeadlineExceeded}
@@ -97,8 +101,6 @@ func (f *Failure) Unwrap() []error {
 		return []error{ErrProtocolVersion}
 	case CauseMessageTooLarge:
 		return []error{transport.ErrMessageTooLarge}
-	case CauseCircuitOpen:
-		return []error{ErrCircuitOpen}
 	case CauseServerError:
 		if f.RPC != nil {
 			return []error{&jsonrpc.Error{Code: f.RPC.Code, Message: f.RPC.Message, Data: f.RPC.Data}}

@@ -93,6 +93,14 @@ type RefreshTools struct{}
 // is not added twice, and one on a member that dies is dropped.
 type WatchTools struct{}
 
+// Reconnect asks a supervisor to try its failed connection again now: one
+// that will not be retried by itself (a server that did not speak
+// 2026-07-28, a command that could not start) or whose breaker is open
+// after its restart budget was spent. The budget and the cool-down start
+// anew. Sent by the host through its facade. Reply: [*Ready] once a
+// session is ready (at once when one is), or the [*Failure] of the try.
+type Reconnect struct{}
+
 // UnwatchTools ends the sender's [WatchTools]. No reply.
 type UnwatchTools struct{}
 
@@ -131,6 +139,10 @@ type Failure struct {
 	// Token is the token endpoint's refusal, when Cause is
 	// [CauseTokenRefused].
 	Token *transport.TokenError
+	// CircuitOpen: the restart budget is spent and the connection waits
+	// for its cool-down (the message says until when); Cause stays the
+	// last failure's. Matches [ErrCircuitOpen].
+	CircuitOpen bool
 }
 
 // IgnoreDeadLetterLogging marks a reply whose caller may have given up
@@ -162,3 +174,6 @@ func (*RefreshTools) IgnoreDeadLetterLogging() {}
 
 // IgnoreDeadLetterLogging: see [RefreshTools.IgnoreDeadLetterLogging].
 func (*WatchTools) IgnoreDeadLetterLogging() {}
+
+// IgnoreDeadLetterLogging: see [RefreshTools.IgnoreDeadLetterLogging].
+func (*Reconnect) IgnoreDeadLetterLogging() {}

@@ -142,6 +142,12 @@ func (*WatchTools) Serialize() (remote.RootSerialized, error) { return &WireWatc
 func (*WireWatchTools) Deserialize() (remote.RootSerializable, error) { return &WatchTools{}, nil }
 
 // Serialize returns the wire form.
+func (*Reconnect) Serialize() (remote.RootSerialized, error) { return &WireReconnect{}, nil }
+
+// Deserialize returns the plain message.
+func (*WireReconnect) Deserialize() (remote.RootSerializable, error) { return &Reconnect{}, nil }
+
+// Serialize returns the wire form.
 func (*UnwatchTools) Serialize() (remote.RootSerialized, error) { return &WireUnwatchTools{}, nil }
 
 // Deserialize returns the plain message.
@@ -154,7 +160,7 @@ func (f *Failure) Serialize() (remote.RootSerialized, error) { return f.wire(), 
 func (w *WireFailure) Deserialize() (remote.RootSerializable, error) { return w.plain(), nil }
 
 func (f *Failure) wire() *WireFailure {
-	w := &WireFailure{Kind: string(f.Kind), Op: f.Op, Message: f.Message, Cause: string(f.Cause)}
+	w := &WireFailure{Kind: string(f.Kind), Op: f.Op, Message: f.Message, Cause: string(f.Cause), CircuitOpen: f.CircuitOpen}
 	if r := f.RPC; r != nil {
 		w.Rpc = &WireRPCError{Code: r.Code, Message: r.Message, Data: r.Data}
 	}
@@ -166,7 +172,7 @@ func (f *Failure) wire() *WireFailure {
 }
 
 func (w *WireFailure) plain() *Failure {
-	f := &Failure{Kind: FailureKind(w.Kind), Op: w.Op, Message: w.Message, Cause: FailureCause(w.Cause)}
+	f := &Failure{Kind: FailureKind(w.Kind), Op: w.Op, Message: w.Message, Cause: FailureCause(w.Cause), CircuitOpen: w.CircuitOpen}
 	if r := w.Rpc; r != nil {
 		f.RPC = &RPCError{Code: r.Code, Message: r.Message}
 		if len(r.Data) > 0 {

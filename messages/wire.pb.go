@@ -413,6 +413,42 @@ func (*WireUnwatchTools) Descriptor() ([]byte, []int) {
 	return file_wire_proto_rawDescGZIP(), []int{6}
 }
 
+type WireReconnect struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WireReconnect) Reset() {
+	*x = WireReconnect{}
+	mi := &file_wire_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WireReconnect) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WireReconnect) ProtoMessage() {}
+
+func (x *WireReconnect) ProtoReflect() protoreflect.Message {
+	mi := &file_wire_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WireReconnect.ProtoReflect.Descriptor instead.
+func (*WireReconnect) Descriptor() ([]byte, []int) {
+	return file_wire_proto_rawDescGZIP(), []int{7}
+}
+
 type WireCallToolReply struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Id            uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -424,7 +460,7 @@ type WireCallToolReply struct {
 
 func (x *WireCallToolReply) Reset() {
 	*x = WireCallToolReply{}
-	mi := &file_wire_proto_msgTypes[7]
+	mi := &file_wire_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -436,7 +472,7 @@ func (x *WireCallToolReply) String() string {
 func (*WireCallToolReply) ProtoMessage() {}
 
 func (x *WireCallToolReply) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[7]
+	mi := &file_wire_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -449,7 +485,7 @@ func (x *WireCallToolReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireCallToolReply.ProtoReflect.Descriptor instead.
 func (*WireCallToolReply) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{7}
+	return file_wire_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *WireCallToolReply) GetId() uint64 {
@@ -482,7 +518,7 @@ type WireCancelCall struct {
 
 func (x *WireCancelCall) Reset() {
 	*x = WireCancelCall{}
-	mi := &file_wire_proto_msgTypes[8]
+	mi := &file_wire_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -494,7 +530,7 @@ func (x *WireCancelCall) String() string {
 func (*WireCancelCall) ProtoMessage() {}
 
 func (x *WireCancelCall) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[8]
+	mi := &file_wire_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -507,7 +543,7 @@ func (x *WireCancelCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireCancelCall.ProtoReflect.Descriptor instead.
 func (*WireCancelCall) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{8}
+	return file_wire_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *WireCancelCall) GetId() uint64 {
@@ -525,13 +561,14 @@ type WireFailure struct {
 	Cause         string                 `protobuf:"bytes,4,opt,name=cause,proto3" json:"cause,omitempty"` // FailureCause; empty: none
 	Rpc           *WireRPCError          `protobuf:"bytes,5,opt,name=rpc,proto3" json:"rpc,omitempty"`     // with cause "server_error"
 	Token         *WireTokenError        `protobuf:"bytes,6,opt,name=token,proto3" json:"token,omitempty"` // with cause "token_refused"
+	CircuitOpen   bool                   `protobuf:"varint,7,opt,name=circuit_open,json=circuitOpen,proto3" json:"circuit_open,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *WireFailure) Reset() {
 	*x = WireFailure{}
-	mi := &file_wire_proto_msgTypes[9]
+	mi := &file_wire_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -543,7 +580,7 @@ func (x *WireFailure) String() string {
 func (*WireFailure) ProtoMessage() {}
 
 func (x *WireFailure) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[9]
+	mi := &file_wire_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -556,7 +593,7 @@ func (x *WireFailure) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireFailure.ProtoReflect.Descriptor instead.
 func (*WireFailure) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{9}
+	return file_wire_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *WireFailure) GetKind() string {
@@ -601,6 +638,13 @@ func (x *WireFailure) GetToken() *WireTokenError {
 	return nil
 }
 
+func (x *WireFailure) GetCircuitOpen() bool {
+	if x != nil {
+		return x.CircuitOpen
+	}
+	return false
+}
+
 // The server's JSON-RPC error object.
 type WireRPCError struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -613,7 +657,7 @@ type WireRPCError struct {
 
 func (x *WireRPCError) Reset() {
 	*x = WireRPCError{}
-	mi := &file_wire_proto_msgTypes[10]
+	mi := &file_wire_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -625,7 +669,7 @@ func (x *WireRPCError) String() string {
 func (*WireRPCError) ProtoMessage() {}
 
 func (x *WireRPCError) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[10]
+	mi := &file_wire_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -638,7 +682,7 @@ func (x *WireRPCError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireRPCError.ProtoReflect.Descriptor instead.
 func (*WireRPCError) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{10}
+	return file_wire_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *WireRPCError) GetCode() int64 {
@@ -676,7 +720,7 @@ type WireTokenError struct {
 
 func (x *WireTokenError) Reset() {
 	*x = WireTokenError{}
-	mi := &file_wire_proto_msgTypes[11]
+	mi := &file_wire_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -688,7 +732,7 @@ func (x *WireTokenError) String() string {
 func (*WireTokenError) ProtoMessage() {}
 
 func (x *WireTokenError) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[11]
+	mi := &file_wire_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -701,7 +745,7 @@ func (x *WireTokenError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireTokenError.ProtoReflect.Descriptor instead.
 func (*WireTokenError) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{11}
+	return file_wire_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *WireTokenError) GetEndpoint() string {
@@ -771,21 +815,23 @@ const file_wire_proto_rawDesc = "" +
 	"\amessage\x18\x04 \x01(\tR\amessage\"\x12\n" +
 	"\x10WireRefreshTools\"\x10\n" +
 	"\x0eWireWatchTools\"\x12\n" +
-	"\x10WireUnwatchTools\"\x82\x01\n" +
+	"\x10WireUnwatchTools\"\x0f\n" +
+	"\rWireReconnect\"\x82\x01\n" +
 	"\x11WireCallToolReply\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x1f\n" +
 	"\vresult_json\x18\x02 \x01(\fR\n" +
 	"resultJson\x12<\n" +
 	"\afailure\x18\x03 \x01(\v2\".mcpconnector.messages.WireFailureR\afailure\" \n" +
 	"\x0eWireCancelCall\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\x04R\x02id\"\xd5\x01\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\"\xf8\x01\n" +
 	"\vWireFailure\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x0e\n" +
 	"\x02op\x18\x02 \x01(\tR\x02op\x12\x18\n" +
 	"\amessage\x18\x03 \x01(\tR\amessage\x12\x14\n" +
 	"\x05cause\x18\x04 \x01(\tR\x05cause\x125\n" +
 	"\x03rpc\x18\x05 \x01(\v2#.mcpconnector.messages.WireRPCErrorR\x03rpc\x12;\n" +
-	"\x05token\x18\x06 \x01(\v2%.mcpconnector.messages.WireTokenErrorR\x05token\"P\n" +
+	"\x05token\x18\x06 \x01(\v2%.mcpconnector.messages.WireTokenErrorR\x05token\x12!\n" +
+	"\fcircuit_open\x18\a \x01(\bR\vcircuitOpen\"P\n" +
 	"\fWireRPCError\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\x03R\x04code\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x12\n" +
@@ -811,7 +857,7 @@ func file_wire_proto_rawDescGZIP() []byte {
 	return file_wire_proto_rawDescData
 }
 
-var file_wire_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_wire_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
 var file_wire_proto_goTypes = []any{
 	(*WireAwaitReady)(nil),    // 0: mcpconnector.messages.WireAwaitReady
 	(*WireReady)(nil),         // 1: mcpconnector.messages.WireReady
@@ -820,18 +866,19 @@ var file_wire_proto_goTypes = []any{
 	(*WireRefreshTools)(nil),  // 4: mcpconnector.messages.WireRefreshTools
 	(*WireWatchTools)(nil),    // 5: mcpconnector.messages.WireWatchTools
 	(*WireUnwatchTools)(nil),  // 6: mcpconnector.messages.WireUnwatchTools
-	(*WireCallToolReply)(nil), // 7: mcpconnector.messages.WireCallToolReply
-	(*WireCancelCall)(nil),    // 8: mcpconnector.messages.WireCancelCall
-	(*WireFailure)(nil),       // 9: mcpconnector.messages.WireFailure
-	(*WireRPCError)(nil),      // 10: mcpconnector.messages.WireRPCError
-	(*WireTokenError)(nil),    // 11: mcpconnector.messages.WireTokenError
-	nil,                       // 12: mcpconnector.messages.WireCallTool.TraceContextEntry
+	(*WireReconnect)(nil),     // 7: mcpconnector.messages.WireReconnect
+	(*WireCallToolReply)(nil), // 8: mcpconnector.messages.WireCallToolReply
+	(*WireCancelCall)(nil),    // 9: mcpconnector.messages.WireCancelCall
+	(*WireFailure)(nil),       // 10: mcpconnector.messages.WireFailure
+	(*WireRPCError)(nil),      // 11: mcpconnector.messages.WireRPCError
+	(*WireTokenError)(nil),    // 12: mcpconnector.messages.WireTokenError
+	nil,                       // 13: mcpconnector.messages.WireCallTool.TraceContextEntry
 }
 var file_wire_proto_depIdxs = []int32{
-	12, // 0: mcpconnector.messages.WireCallTool.trace_context:type_name -> mcpconnector.messages.WireCallTool.TraceContextEntry
-	9,  // 1: mcpconnector.messages.WireCallToolReply.failure:type_name -> mcpconnector.messages.WireFailure
-	10, // 2: mcpconnector.messages.WireFailure.rpc:type_name -> mcpconnector.messages.WireRPCError
-	11, // 3: mcpconnector.messages.WireFailure.token:type_name -> mcpconnector.messages.WireTokenError
+	13, // 0: mcpconnector.messages.WireCallTool.trace_context:type_name -> mcpconnector.messages.WireCallTool.TraceContextEntry
+	10, // 1: mcpconnector.messages.WireCallToolReply.failure:type_name -> mcpconnector.messages.WireFailure
+	11, // 2: mcpconnector.messages.WireFailure.rpc:type_name -> mcpconnector.messages.WireRPCError
+	12, // 3: mcpconnector.messages.WireFailure.token:type_name -> mcpconnector.messages.WireTokenError
 	4,  // [4:4] is the sub-list for method output_type
 	4,  // [4:4] is the sub-list for method input_type
 	4,  // [4:4] is the sub-list for extension type_name
@@ -850,7 +897,7 @@ func file_wire_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_wire_proto_rawDesc), len(file_wire_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   13,
+			NumMessages:   14,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -125,12 +125,14 @@ func TestFailureCausesSurviveTheWire(t *testing.T) {
 	for cause, is := range map[messages.FailureCause]error{
 		messages.CauseConnectionLost:  messages.ErrConnectionLost,
 		messages.CauseProtocolVersion: messages.ErrProtocolVersion,
-		messages.CauseCircuitOpen:     messages.ErrCircuitOpen,
 	} {
 		f := roundTrip(t, &messages.Failure{Kind: messages.FailureInternal, Cause: cause}).(*messages.Failure)
 		assert.ErrorIs(t, f, is, "cause %q", cause)
 		assert.NotErrorIs(t, f, context.DeadlineExceeded)
 	}
+	open := roundTrip(t, &messages.Failure{Kind: messages.FailureInternal, Cause: messages.CauseConnectionLost, CircuitOpen: true}).(*messages.Failure)
+	assert.ErrorIs(t, open, messages.ErrCircuitOpen)
+	assert.ErrorIs(t, open, messages.ErrConnectionLost, "an open breaker keeps the last cause")
 	plain := &messages.Failure{Kind: messages.FailureInternal, Message: "boom"}
 	assert.Nil(t, plain.CauseOf(errors.New("boom")).Unwrap(), "an error of no known cause matches nothing")
 

@@ -42,6 +42,8 @@ type McpPlugin struct {
 	// The limits as a failure names them, written once.
 	callTimeoutLimit, toolTimeoutLimit string
 
+	unsupervised bool // WithoutSupervision: nothing reconnects
+
 	tel    *actors.Telemetry // nil unless WithTracerProvider or WithMeterProvider
 	router *callRouter       // where every tool call's reply arrives
 	att    *attachment       // set for a facade over an actor it did not spawn
@@ -139,13 +141,17 @@ func Connect(ctx context.Context, t transport.McpTransport, opts ...Option) (*Mc
 // Start spawns the plugin's actors for t and returns at once, without
 // waiting for the server; [McpPlugin.WaitReady] waits for the first
 // outcome. Unlike [Connect], a first connection that fails is not final:
-// the supervisor keeps trying with the backoff of [WithBackoff], for as long
-// as it takes and outside the restart budget, and the plugin's tools appear
-// when the server comes up. Until then [McpPlugin.Tools] is empty, Status is
+// the supervisor keeps trying with the backoff of [WithBackoff], within the
+// restart budget and then once per cool-down of the breaker
+// ([WithBreakerCoolDown]), and the plugin's tools appear when the server
+// comes up. Until then [McpPlugin.Tools] is empty, Status is
 // [StateConnecting] and then [StateFailed] with the last error, and calls
-// fail at once. A transport that cannot work ([ErrNotSupported]) is not
-// retried, and neither is anything under [WithoutSupervision]. The error is
-// for a nil transport or a failed [WithSpawn].
+// fail at once. What no retry mends is not retried until
+// [McpPlugin.Reconnect]: a server that does not speak 2026-07-28
+// ([ErrProtocolVersion]), a command that cannot start ([ErrIO]), a
+// transport that cannot work ([ErrNotSupported]); and nothing is under
+// [WithoutSupervision]. The error is for a nil transport or a failed
+// [WithSpawn].
 func Start(t transport.McpTransport, opts ...Option) (*McpPlugin, error) {
 	return start(t, true, opts)
 }
@@ -160,6 +166,7 @@ func start(t transport.McpTransport, retryConnect bool, opts []Option) (*McpPlug
 	conn := o.connectionConfig(t)
 	storeTools := p.storeTools
 	var props *actor.Props
+	p.unsupervised = o.unsupervised
 	if o.unsupervised {
 		conn.OnReady = storeTools
 		conn.OnStatus = func(st actors.State, f *messages.Failure) {
@@ -270,6 +277,8 @@ func (o *options) supervisorConfig(conn actors.ConnectionConfig) actors.Supervis
 		MaxRestarts:    o.maxRestarts,
 		RestartWindow:  o.restartWindow,
 		ReconnectWait:  o.reconnectWait,
+		CoolDown:       o.coolDown,
+		MaxCoolDown:    o.maxCoolDown,
 	}
 }
 
@@ -295,6 +304,47 @@ func (p *McpPlugin) WaitReady(ctx context.Context) error {
 		return p.failure(m)
 	default:
 		return &Error{Kind: KindInternal, Server: p.server, Op: "connect", Err: fmt.Errorf("%w: %T", errUnexpectedReply, msg)}
+	}
+}
+
+// Reconnect asks for a new connection now, when the plugin is failed: a
+// server that is not retried by itself (it does not speak 2026-07-28,
+// [ErrProtocolVersion], or its command could not start, [ErrIO]) is
+// started again, and one whose breaker is open ([ErrCircuitOpen]) tries
+// without waiting for its cool-down; the restart budget and the cool-down
+// start anew. It returns nil once a session is ready (at once when one
+// is), else the [*Error] of the try or of ctx. Under [WithoutSupervision]
+// nothing reconnects: it fails with [ErrNotSupported].
+func (p *McpPlugin) Reconnect(ctx context.Context) error {
+	if p.closed.Load() {
+		return &Error{Kind: KindInternal, Server: p.server, Op: "reconnect", Err: errors.New("plugin is closed")}
+	}
+	if p.unsupervised {
+		return &Error{Kind: KindNotSupported, Server: p.server, Op: "reconnect", Err: errors.New("the plugin runs without supervision")}
+	}
+	to := p.pid
+	if p.att != nil {
+		var err error
+		if to, err = p.att.current(ctx); err != nil {
+			return &Error{Kind: KindInternal, Server: p.server, Op: "reconnect", Err: err}
+		}
+	}
+	r := newReplyProcess(p.system)
+	p.system.Root.RequestWithCustomSender(to, &messages.Reconnect{}, r.pid)
+	msg, err := r.wait(ctx)
+	if err != nil {
+		return &Error{Kind: KindInternal, Server: p.server, Op: "reconnect", Err: err}
+	}
+	switch m := msg.(type) {
+	case *messages.Ready:
+		if p.att != nil {
+			p.storeTools(m)
+		}
+		return nil
+	case *messages.Failure:
+		return p.failure(m)
+	default:
+		return &Error{Kind: KindInternal, Server: p.server, Op: "reconnect", Err: fmt.Errorf("%w: %T", errUnexpectedReply, msg)}
 	}
 }
 
