@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -82,7 +85,8 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 		hooks.opened(tr)
 	}
 
-	client := mcp.NewClient(cfg.ClientInfo, clientOptions(cfg, hooks))
+	log := cfg.Logger.With(zap.String("mcp_server", transport.LabelOf(cfg.Transport)))
+	client := mcp.NewClient(cfg.ClientInfo, clientOptions(cfg, log, hooks))
 	if len(cfg.Roots) > 0 {
 		client.AddRoots(cfg.Roots...)
 	}
@@ -126,7 +130,7 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 		return nil, &messages.Failure{Kind: messages.FailureInternal, Op: "server/discover", Cause: messages.CauseProtocolVersion,
 			Message: fmt.Sprintf("server negotiated protocol %q; this client speaks only MCP %s", got, ProtocolVersion)}
 	}
-	tools, ttl, err := listTools(ctx, session, cfg.Logger)
+	tools, ttl, err := listTools(ctx, session, log)
 	if err != nil {
 		return fail("tools/list", err)
 	}
@@ -138,7 +142,7 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 // go-sdk's automatic multi-round-trip handling, so input_required surfaces.
 // The hooks go before handlers of the same notifications in
 // cfg.ClientOptions, which still run.
-func clientOptions(cfg *ConnectionConfig, hooks sessionHooks) *mcp.ClientOptions {
+func clientOptions(cfg *ConnectionConfig, log *zap.Logger, hooks sessionHooks) *mcp.ClientOptions {
 	var opts mcp.ClientOptions
 	if cfg.ClientOptions != nil {
 		opts = *cfg.ClientOptions
@@ -150,7 +154,7 @@ func clientOptions(cfg *ConnectionConfig, hooks sessionHooks) *mcp.ClientOptions
 		opts.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}
 	}
 	if opts.Logger == nil {
-		opts.Logger = slog.New(zapslog.NewHandler(cfg.Logger.Core()))
+		opts.Logger = slog.New(zapslog.NewHandler(log.Core()))
 	}
 	if h := hooks.progress; h != nil {
 		theirs := opts.ProgressNotificationHandler
@@ -305,13 +309,47 @@ func transportFailure(op string, err error, tail transport.StderrTail) *messages
 	return &messages.Failure{Kind: kind, Op: op, Message: withTail(err.Error(), tail)}
 }
 
+// An error carries at most the last tailLines lines of the server's
+// stderr, at most tailBytes of them: the whole tail goes to the logger at
+// debug level instead (McpConnection.logTail).
+const (
+	tailLines = 3
+	tailBytes = 512
+)
+
 func withTail(msg string, tail transport.StderrTail) string {
 	if tail == nil {
 		return msg
 	}
-	lines := tail.StderrTail()
-	if len(lines) == 0 {
-		return msg
+	if t := shortTail(tail.StderrTail()); t != "" {
+		return msg + " (server stderr: " + t + ")"
 	}
-	return msg + " (server stderr: " + strings.Join(lines, " | ") + ")"
+	return msg
+}
+
+// escapeSequence matches ANSI escape sequences: CSI (colours, cursor
+// moves), OSC (titles, links) and two-byte escapes.
+var escapeSequence = regexp.MustCompile(`\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-_])`)
+
+// shortTail is the last non-blank lines of a stderr tail, without control
+// sequences, joined with " | " and cut from the front to tailBytes.
+func shortTail(lines []string) string {
+	var keep []string
+	for i := len(lines) - 1; i >= 0 && len(keep) < tailLines; i-- {
+		l := strings.TrimSpace(strings.Map(func(r rune) rune {
+			if unicode.IsControl(r) {
+				return ' '
+			}
+			return r
+		}, escapeSequence.ReplaceAllString(lines[i], "")))
+		if l != "" {
+			keep = append(keep, l)
+		}
+	}
+	slices.Reverse(keep)
+	s := strings.Join(keep, " | ")
+	if len(s) > tailBytes {
+		s = "…" + strings.ToValidUTF8(s[len(s)-tailBytes+len("…"):], "")
+	}
+	return s
 }

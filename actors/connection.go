@@ -140,6 +140,7 @@ func (s State) String() string {
 // Its protocol is [messages]: AwaitReady, CallTool, CancelCall.
 type McpConnection struct {
 	cfg    ConnectionConfig
+	log    *zap.Logger // cfg.Logger, naming the server as "mcp_server"
 	self   *actor.PID
 	system *actor.ActorSystem
 
@@ -241,6 +242,7 @@ type (
 		by      *McpConnection // the instance that dialed: a restart makes a new one
 		d       *dialed
 		failure *messages.Failure
+		tail    transport.StderrTail // the attempt's child's stderr, if any
 	}
 	sessionEnded struct {
 		session *mcp.ClientSession
@@ -259,8 +261,20 @@ type (
 	toolList struct{ ready *messages.Ready }
 )
 
+// logTail logs the whole stderr tail at debug level: errors carry only
+// its last lines.
+func (c *McpConnection) logTail(tail transport.StderrTail) {
+	if tail == nil {
+		return
+	}
+	if ce := c.log.Check(zap.DebugLevel, "mcp server stderr tail"); ce != nil {
+		ce.Write(zap.Strings("lines", tail.StderrTail()))
+	}
+}
+
 func newConnection(cfg ConnectionConfig) *McpConnection {
-	c := &McpConnection{cfg: cfg, inflight: map[uint64]*call{}, pruneAt: 64, tokens: map[string]*call{}}
+	c := &McpConnection{cfg: cfg, inflight: map[uint64]*call{}, pruneAt: 64, tokens: map[string]*call{},
+		log: cfg.Logger.With(zap.String("mcp_server", transport.LabelOf(cfg.Transport)))}
 	if cfg.Telemetry != nil {
 		c.peer = peerOf(cfg.Transport)
 	}
@@ -353,12 +367,15 @@ func (c *McpConnection) startDial() {
 		failure *messages.Failure
 	}
 	done := make(chan outcome, 1)
-	var opened atomic.Pointer[transport.Aborter]
+	var opened atomic.Pointer[mcp.Transport]
 	hooks := c.hooks()
-	hooks.opened = func(tr mcp.Transport) {
-		if a, ok := tr.(transport.Aborter); ok {
-			opened.Store(&a)
+	hooks.opened = func(tr mcp.Transport) { opened.Store(&tr) }
+	tailOf := func() transport.StderrTail {
+		if tr := opened.Load(); tr != nil {
+			t, _ := (*tr).(transport.StderrTail)
+			return t
 		}
+		return nil
 	}
 	c.wg.Add(2)
 	go func() {
@@ -376,9 +393,11 @@ func (c *McpConnection) startDial() {
 			select {
 			case o = <-done: // it finished as the time ran out
 			default:
-				c.system.Root.Send(c.self, &dialDone{by: c, failure: connectTimeout(&c.cfg, nil)})
-				if a := opened.Load(); a != nil {
-					(*a).Abort() // a server that has not answered in time has nothing to save
+				c.system.Root.Send(c.self, &dialDone{by: c, failure: connectTimeout(&c.cfg, tailOf()), tail: tailOf()})
+				if tr := opened.Load(); tr != nil {
+					if a, ok := (*tr).(transport.Aborter); ok {
+						a.Abort() // a server that has not answered in time has nothing to save
+					}
 				}
 				if o = <-done; o.d != nil {
 					_ = o.d.session.Close()
@@ -395,7 +414,7 @@ func (c *McpConnection) startDial() {
 			}
 			c.dialMu.Unlock()
 		}
-		c.system.Root.Send(c.self, &dialDone{by: c, d: o.d, failure: o.failure})
+		c.system.Root.Send(c.self, &dialDone{by: c, d: o.d, failure: o.failure, tail: tailOf()})
 	}()
 }
 
@@ -407,6 +426,7 @@ func (c *McpConnection) onDialDone(msg *dialDone) {
 		return
 	}
 	if msg.failure != nil {
+		c.logTail(msg.tail)
 		c.fail(msg.failure)
 		return
 	}
@@ -414,8 +434,7 @@ func (c *McpConnection) onDialDone(msg *dialDone) {
 	c.session, c.tail, c.ready = msg.d.session, msg.d.tail, msg.d.ready
 	c.sessionStart = time.Now()
 	c.repeatable = repeatableTools(&c.cfg, c.ready.Tools)
-	c.cfg.Logger.Info("mcp connected",
-		zap.String("server", c.cfg.Transport.String()), zap.Int("tools", len(c.ready.Tools)))
+	c.log.Info("mcp connected", zap.Int("tools", len(c.ready.Tools)))
 	c.watch(c.session)
 	for _, w := range c.waiters {
 		c.system.Root.Send(w, c.ready)
@@ -642,7 +661,8 @@ func (c *McpConnection) onSessionEnded(msg *sessionEnded) {
 		why += ": " + elideServerBytes(msg.err.Error())
 	}
 	f := &messages.Failure{Kind: messages.FailureInternal, Op: "session", Message: withTail(why, c.tail), Cause: messages.CauseConnectionLost}
-	c.cfg.Logger.Warn("mcp session ended", zap.String("server", c.cfg.Transport.String()), zap.String("cause", f.Message))
+	c.log.Warn("mcp session ended", zap.String("cause", f.Message))
+	c.logTail(c.tail)
 	c.fail(f)
 }
 

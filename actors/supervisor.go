@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/messages"
+	"github.com/cuca-go/mcpconnector/transport"
 )
 
 // SupervisorConfig configures an [McpSupervisor]. Zero durations and counts
@@ -134,6 +135,7 @@ func NewSupervisorProps(cfg SupervisorConfig) *actor.Props {
 // unless RetryIdempotent allows it for their tool.
 type McpSupervisor struct {
 	cfg    SupervisorConfig
+	logger *zap.Logger // see log
 	self   *actor.PID
 	system *actor.ActorSystem
 	child  *actor.PID
@@ -276,6 +278,7 @@ func (s *McpSupervisor) onClusterInit(ctx actor.Context, msg *cluster.ClusterIni
 	conn.giveUp = &s.giveUp
 	conn.restarts = &s.restartCount
 	s.cfg.Connection = conn
+	s.logger = nil // named now
 	s.startChild(ctx)
 }
 
@@ -291,17 +294,22 @@ func (s *McpSupervisor) drain() {
 		if ok {
 			left = d.left
 		}
-		s.cfg.Connection.Logger.Warn("mcp connection stopping with calls still in flight",
-			zap.String("server", s.server()), zap.Int("left", left), zap.Error(err))
+		s.log().Warn("mcp connection stopping with calls still in flight",
+			zap.Int("left", left), zap.Error(err))
 	}
 }
 
-// server names the server in logs; a grain knows it only after ClusterInit.
-func (s *McpSupervisor) server() string {
-	if s.cfg.Connection.Transport == nil {
-		return "(grain before its identity)"
+// log is the connection's logger, naming the server as "mcp_server"; a
+// grain knows it only after ClusterInit.
+func (s *McpSupervisor) log() *zap.Logger {
+	if s.logger == nil {
+		label := "(grain before its identity)"
+		if s.cfg.Connection.Transport != nil {
+			label = transport.LabelOf(s.cfg.Connection.Transport)
+		}
+		s.logger = s.cfg.Connection.Logger.With(zap.String("mcp_server", label))
 	}
-	return s.cfg.Connection.Transport.String()
+	return s.logger
 }
 
 // HandleFailure is the strategy for the child: it runs on this actor's
@@ -325,8 +333,8 @@ func (s *McpSupervisor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor
 	s.status.LastFailure = f
 	s.answerReconnects(f)
 	if permanent(f) {
-		s.cfg.Connection.Logger.Warn("mcp connection failed; not retried until asked",
-			zap.String("server", s.server()), zap.String("cause", f.Error()))
+		s.log().Warn("mcp connection failed; not retried until asked",
+			zap.String("cause", f.Error()))
 		s.abandon(child, f)
 		return
 	}
@@ -354,8 +362,8 @@ func (s *McpSupervisor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor
 	}
 	s.failures++
 	d := s.backoffFor(s.failures)
-	s.cfg.Connection.Logger.Warn("mcp connection failed; restarting",
-		zap.String("server", s.server()), zap.String("cause", f.Error()),
+	s.log().Warn("mcp connection failed; restarting",
+		zap.String("cause", f.Error()),
 		zap.Duration("backoff", d), zap.Int("attempt", s.failures))
 	if s.lostAt.IsZero() {
 		s.lostAt = now
@@ -397,8 +405,8 @@ func (s *McpSupervisor) openBreaker(child *actor.PID, f *messages.Failure, now t
 			n, span.Round(time.Millisecond), next.UTC().Format(time.TimeOnly), s.coolDown, f.Message)
 	}
 	s.breaker = breakerOpen
-	s.cfg.Connection.Logger.Warn("mcp connection failed; circuit open",
-		zap.String("server", s.server()), zap.String("cause", f.Error()), zap.Duration("cool_down", s.coolDown))
+	s.log().Warn("mcp connection failed; circuit open",
+		zap.String("cause", f.Error()), zap.Duration("cool_down", s.coolDown))
 	s.abandon(child, &g)
 	s.backoff = time.AfterFunc(s.coolDown, func() { s.system.Root.Send(s.self, &coolDownOver{}) })
 }
@@ -473,8 +481,8 @@ func (s *McpSupervisor) retryFirst(f *messages.Failure) {
 	s.waiters = nil
 	s.failures++
 	d := s.backoffFor(s.failures)
-	s.cfg.Connection.Logger.Warn("mcp server not up; retrying",
-		zap.String("server", s.server()), zap.String("cause", f.Error()),
+	s.log().Warn("mcp server not up; retrying",
+		zap.String("cause", f.Error()),
 		zap.Duration("backoff", d), zap.Int("attempt", s.failures))
 	s.countRestart()
 	s.setState(Failed)
@@ -561,8 +569,7 @@ func (s *McpSupervisor) logToolChanges(old, cur *messages.Ready) {
 		removed = append(removed, name)
 	}
 	slices.Sort(removed)
-	s.cfg.Connection.Logger.Info("mcp connection restored",
-		zap.String("server", s.server()),
+	s.log().Info("mcp connection restored",
 		zap.Int("tools", len(cur.Tools)), zap.Strings("added", added), zap.Strings("removed", removed))
 }
 

@@ -31,9 +31,23 @@ type Stdio struct {
 	// again after SIGTERM, before escalating; and how long what the server
 	// started may outlive it before SIGKILL. Zero or negative means 2s.
 	TerminateTimeout time.Duration
-	// StderrLines is how many of the child's last stderr lines are kept for
-	// errors. Zero means 20; negative keeps none.
+	// StderrLines is how many of the child's last stderr lines are kept.
+	// The last 3 of them (at most 512 bytes, control sequences removed) go
+	// into errors; the whole tail goes to the logger at debug level when a
+	// connection fails. Zero means 20; negative keeps none.
 	StderrLines int
+	// Label names the server in logs, e.g. the key of its mcp.json entry;
+	// empty means String(). The stderr lines of the child are logged with
+	// it as "mcp_server".
+	Label string
+}
+
+// ServerLabel returns Label, or String() when Label is empty.
+func (s Stdio) ServerLabel() string {
+	if s.Label != "" {
+		return s.Label
+	}
+	return s.String()
 }
 
 // NewStdio returns a Stdio transport for command with args.
@@ -81,7 +95,7 @@ func (s Stdio) Open(logger *zap.Logger) (mcp.Transport, error) {
 	if td <= 0 {
 		td = 2 * time.Second
 	}
-	logger = logger.With(zap.String("mcp_server", s.String()))
+	logger = logger.With(zap.String("mcp_server", s.ServerLabel()))
 	return &stdioTransport{
 		cfg:    s,
 		path:   path,
