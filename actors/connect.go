@@ -111,7 +111,7 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 
 	// go-sdk puts the _meta envelope on requests; envelopeTransport puts it
 	// on notifications too, which no sending middleware sees.
-	session, err := client.Connect(ctx, envelopeTransport{Transport: tr, traced: cfg.Telemetry != nil}, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
+	session, err := client.Connect(ctx, envelopeTransport{Transport: tr, traced: cfg.Telemetry != nil, progress: hooks.progress}, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
 		return nil, connectFailure(ctx, cfg, err, discoverErr, tr, tail)
 	}
@@ -156,15 +156,8 @@ func clientOptions(cfg *ConnectionConfig, log *zap.Logger, hooks sessionHooks) *
 	if opts.Logger == nil {
 		opts.Logger = slog.New(zapslog.NewHandler(log.Core()))
 	}
-	if h := hooks.progress; h != nil {
-		theirs := opts.ProgressNotificationHandler
-		opts.ProgressNotificationHandler = func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
-			h(req.Params)
-			if theirs != nil {
-				theirs(ctx, req)
-			}
-		}
-	}
+	// Progress for our calls is taken as it is read (envelopeConn.Read);
+	// a ProgressNotificationHandler of cfg.ClientOptions still runs.
 	if h := hooks.toolsChanged; h != nil && cfg.ToolRefresh {
 		// go-sdk opens a subscriptions/listen stream (SEP-2575) for this
 		// handler when the server declares tools.listChanged.

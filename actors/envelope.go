@@ -39,6 +39,9 @@ type envelopeTransport struct {
 	// traced: the requests written carry a client span in their ctx, which
 	// learns its jsonrpc.request.id here.
 	traced bool
+	// progress, if set, is given every notifications/progress as it is
+	// read (see envelopeConn.Read).
+	progress func(*mcp.ProgressNotificationParams)
 }
 
 // Connect connects the wrapped transport and wraps its connection.
@@ -47,17 +50,41 @@ func (t envelopeTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &envelopeConn{Connection: conn, traced: t.traced}, nil
+	return &envelopeConn{Connection: conn, traced: t.traced, progress: t.progress}, nil
 }
 
-// envelopeConn puts the envelope on each notification written to it.
+// envelopeConn puts the envelope on each notification written to it, and
+// hands each progress notification read from it to progress before the
+// next message is read.
 type envelopeConn struct {
 	mcp.Connection
-	traced bool
+	traced   bool
+	progress func(*mcp.ProgressNotificationParams)
 	// envelope holds the envelope's keys as they went out on the first
 	// request; nil until then.
 	envelope atomic.Pointer[map[string]json.RawMessage]
 }
+
+// Read returns the next message. A notifications/progress is first handed
+// to progress, on this goroutine: go-sdk would deliver it on a goroutine
+// of its own, where the result that the server sent after it can overtake
+// it. Read in the order the server sent them, every progress of a call
+// reaches its caller before the call's result does. Other messages cost a
+// type switch.
+func (c *envelopeConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if c.progress != nil {
+		if req, ok := msg.(*jsonrpc.Request); ok && req.Method == methodProgress && !req.IsCall() {
+			var p mcp.ProgressNotificationParams
+			if json.Unmarshal(req.Params, &p) == nil {
+				c.progress(&p)
+			}
+		}
+	}
+	return msg, err
+}
+
+const methodProgress = "notifications/progress"
 
 // Write sends msg, a notification with the envelope added. A call's
 // write is noted in its sendState, when its ctx has one.
