@@ -40,7 +40,8 @@ type ConnectionConfig struct {
 	// EscalateFailures makes the connection fail (panic, for its parent's
 	// supervisor strategy to decide) when connecting fails or the session
 	// ends, after failing its calls in flight. Without it the connection
-	// stays up, answering every later call with the cause (SEED.md).
+	// stays up, answering every later call with the cause (a failed call
+	// becomes the result's text; nothing reconnects).
 	EscalateFailures bool
 	// RetryIdempotent hands calls in flight when the session ends back to
 	// the parent, to run again after reconnection, when their tool is

@@ -242,7 +242,7 @@ func TestEveryCallCarriesAProgressTokenOnlyWhenAsked(t *testing.T) {
 	leakCheck(t)
 	tr := testserver.Controls(t, testserver.ControlsOptions{})
 	plain := connect(t, tr)
-	assert.Equal(t, "null", callText(t, plain, "token", nil), "no token by default, as SEED.md")
+	assert.Equal(t, "null", callText(t, plain, "token", nil), "no token by default: a call carries only what the protocol asks")
 	for name, opt := range map[string]plugin.Option{
 		"progress":     plugin.WithProgress(func(plugin.Progress) {}),
 		"idle timeout": plugin.WithIdleTimeout(time.Minute),

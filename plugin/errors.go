@@ -7,7 +7,9 @@ import (
 	"github.com/cuca-go/mcpconnector/messages"
 )
 
-// Kind classifies an [Error], mirroring the variants of SEED.md's PluginError.
+// Kind classifies an [Error], mirroring the variants of the plugin
+// contract's PluginError (Io, NotSupported, Validation, Internal), and
+// Denied for a call the host refused.
 type Kind int
 
 // The kinds of [Error].

@@ -45,7 +45,8 @@ func WithToolTimeout(d time.Duration) Option {
 }
 
 // WithoutSupervision turns reconnection off: when the session ends, every
-// later call fails with [ErrInternal] naming the cause, as SEED.md describes.
+// later call fails with [ErrInternal] naming the cause: a failed call
+// becomes the result's text, and nothing reconnects.
 func WithoutSupervision() Option {
 	return func(o *options) { o.unsupervised = true }
 }
