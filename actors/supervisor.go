@@ -163,6 +163,9 @@ type McpSupervisor struct {
 	coolDown time.Duration // the next cool-down; CoolDown until a try fails
 	// Reconnect senders, answered by the next ready session or failure.
 	reconnectWaiters []*actor.PID
+	// callers are the facades on other members that sent calls to this
+	// grain, told of its hand-over when it stops.
+	callers map[callerKey]*actor.PID
 }
 
 // breakerState is where the breaker is, named as circuit breakers name
@@ -252,7 +255,39 @@ func (s *McpSupervisor) Receive(ctx actor.Context) {
 	case *actor.Stopping:
 		s.drain()
 		s.stop()
+	case *actor.Stopped:
+		s.handOver()
 	}
+}
+
+// callerKey is a facade's reply process: a PID without its RequestId.
+type callerKey struct{ address, id string }
+
+// noteCaller remembers the facade on another member that sent a call to
+// this grain, to tell it of the hand-over.
+func (s *McpSupervisor) noteCaller(sender *actor.PID) {
+	if s.cfg.ForIdentity == nil || sender == nil || sender.Address == s.system.Address() {
+		return
+	}
+	k := callerKey{sender.Address, sender.Id}
+	if _, ok := s.callers[k]; ok {
+		return
+	}
+	if s.callers == nil {
+		s.callers = map[callerKey]*actor.PID{}
+	}
+	s.callers[k] = &actor.PID{Address: sender.Address, Id: sender.Id}
+}
+
+// handOver tells every facade elsewhere that sent calls to this grain that
+// it has stopped, after its connection (a child, stopped before this)
+// answered everything it received: what they still wait for from it never
+// reached the server. The message follows those answers on the wire.
+func (s *McpSupervisor) handOver() {
+	for _, pid := range s.callers {
+		s.system.Root.RequestWithCustomSender(pid, &messages.HandedOver{}, s.self)
+	}
+	s.callers = nil
 }
 
 func (s *McpSupervisor) startChild(ctx actor.Context) {
@@ -591,6 +626,7 @@ func (s *McpSupervisor) onAwaitReady(ctx actor.Context) {
 }
 
 func (s *McpSupervisor) onCallTool(ctx actor.Context, msg *messages.CallTool) {
+	s.noteCaller(ctx.Sender())
 	if s.retrying {
 		// No session has ever been up: nothing says one will be soon.
 		f := *s.status.LastFailure

@@ -101,6 +101,14 @@ type WatchTools struct{}
 // session is ready (at once when one is), or the [*Failure] of the try.
 type Reconnect struct{}
 
+// HandedOver is sent by a supervisor that has stopped (a grain whose
+// member leaves, or that moves) to each facade on another member that sent
+// it calls, once every call it received has been answered or bounced and
+// its connection is closed: whatever the facade still waits for from it
+// never reached its connection, and may be sent to the next home. No
+// reply.
+type HandedOver struct{}
+
 // UnwatchTools ends the sender's [WatchTools]. No reply.
 type UnwatchTools struct{}
 
@@ -177,3 +185,6 @@ func (*WatchTools) IgnoreDeadLetterLogging() {}
 
 // IgnoreDeadLetterLogging: see [RefreshTools.IgnoreDeadLetterLogging].
 func (*Reconnect) IgnoreDeadLetterLogging() {}
+
+// IgnoreDeadLetterLogging: a facade closed meanwhile waits for nothing.
+func (*HandedOver) IgnoreDeadLetterLogging() {}

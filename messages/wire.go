@@ -148,6 +148,12 @@ func (*Reconnect) Serialize() (remote.RootSerialized, error) { return &WireRecon
 func (*WireReconnect) Deserialize() (remote.RootSerializable, error) { return &Reconnect{}, nil }
 
 // Serialize returns the wire form.
+func (*HandedOver) Serialize() (remote.RootSerialized, error) { return &WireHandedOver{}, nil }
+
+// Deserialize returns the plain message.
+func (*WireHandedOver) Deserialize() (remote.RootSerializable, error) { return &HandedOver{}, nil }
+
+// Serialize returns the wire form.
 func (*UnwatchTools) Serialize() (remote.RootSerialized, error) { return &WireUnwatchTools{}, nil }
 
 // Deserialize returns the plain message.

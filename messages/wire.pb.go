@@ -449,6 +449,42 @@ func (*WireReconnect) Descriptor() ([]byte, []int) {
 	return file_wire_proto_rawDescGZIP(), []int{7}
 }
 
+type WireHandedOver struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WireHandedOver) Reset() {
+	*x = WireHandedOver{}
+	mi := &file_wire_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WireHandedOver) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WireHandedOver) ProtoMessage() {}
+
+func (x *WireHandedOver) ProtoReflect() protoreflect.Message {
+	mi := &file_wire_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WireHandedOver.ProtoReflect.Descriptor instead.
+func (*WireHandedOver) Descriptor() ([]byte, []int) {
+	return file_wire_proto_rawDescGZIP(), []int{8}
+}
+
 type WireCallToolReply struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Id            uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -460,7 +496,7 @@ type WireCallToolReply struct {
 
 func (x *WireCallToolReply) Reset() {
 	*x = WireCallToolReply{}
-	mi := &file_wire_proto_msgTypes[8]
+	mi := &file_wire_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -472,7 +508,7 @@ func (x *WireCallToolReply) String() string {
 func (*WireCallToolReply) ProtoMessage() {}
 
 func (x *WireCallToolReply) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[8]
+	mi := &file_wire_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -485,7 +521,7 @@ func (x *WireCallToolReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireCallToolReply.ProtoReflect.Descriptor instead.
 func (*WireCallToolReply) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{8}
+	return file_wire_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *WireCallToolReply) GetId() uint64 {
@@ -518,7 +554,7 @@ type WireCancelCall struct {
 
 func (x *WireCancelCall) Reset() {
 	*x = WireCancelCall{}
-	mi := &file_wire_proto_msgTypes[9]
+	mi := &file_wire_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -530,7 +566,7 @@ func (x *WireCancelCall) String() string {
 func (*WireCancelCall) ProtoMessage() {}
 
 func (x *WireCancelCall) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[9]
+	mi := &file_wire_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -543,7 +579,7 @@ func (x *WireCancelCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireCancelCall.ProtoReflect.Descriptor instead.
 func (*WireCancelCall) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{9}
+	return file_wire_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *WireCancelCall) GetId() uint64 {
@@ -568,7 +604,7 @@ type WireFailure struct {
 
 func (x *WireFailure) Reset() {
 	*x = WireFailure{}
-	mi := &file_wire_proto_msgTypes[10]
+	mi := &file_wire_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -580,7 +616,7 @@ func (x *WireFailure) String() string {
 func (*WireFailure) ProtoMessage() {}
 
 func (x *WireFailure) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[10]
+	mi := &file_wire_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -593,7 +629,7 @@ func (x *WireFailure) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireFailure.ProtoReflect.Descriptor instead.
 func (*WireFailure) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{10}
+	return file_wire_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *WireFailure) GetKind() string {
@@ -657,7 +693,7 @@ type WireRPCError struct {
 
 func (x *WireRPCError) Reset() {
 	*x = WireRPCError{}
-	mi := &file_wire_proto_msgTypes[11]
+	mi := &file_wire_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -669,7 +705,7 @@ func (x *WireRPCError) String() string {
 func (*WireRPCError) ProtoMessage() {}
 
 func (x *WireRPCError) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[11]
+	mi := &file_wire_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -682,7 +718,7 @@ func (x *WireRPCError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireRPCError.ProtoReflect.Descriptor instead.
 func (*WireRPCError) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{11}
+	return file_wire_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *WireRPCError) GetCode() int64 {
@@ -720,7 +756,7 @@ type WireTokenError struct {
 
 func (x *WireTokenError) Reset() {
 	*x = WireTokenError{}
-	mi := &file_wire_proto_msgTypes[12]
+	mi := &file_wire_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -732,7 +768,7 @@ func (x *WireTokenError) String() string {
 func (*WireTokenError) ProtoMessage() {}
 
 func (x *WireTokenError) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[12]
+	mi := &file_wire_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -745,7 +781,7 @@ func (x *WireTokenError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireTokenError.ProtoReflect.Descriptor instead.
 func (*WireTokenError) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{12}
+	return file_wire_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *WireTokenError) GetEndpoint() string {
@@ -816,7 +852,8 @@ const file_wire_proto_rawDesc = "" +
 	"\x10WireRefreshTools\"\x10\n" +
 	"\x0eWireWatchTools\"\x12\n" +
 	"\x10WireUnwatchTools\"\x0f\n" +
-	"\rWireReconnect\"\x82\x01\n" +
+	"\rWireReconnect\"\x10\n" +
+	"\x0eWireHandedOver\"\x82\x01\n" +
 	"\x11WireCallToolReply\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x1f\n" +
 	"\vresult_json\x18\x02 \x01(\fR\n" +
@@ -857,7 +894,7 @@ func file_wire_proto_rawDescGZIP() []byte {
 	return file_wire_proto_rawDescData
 }
 
-var file_wire_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
+var file_wire_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
 var file_wire_proto_goTypes = []any{
 	(*WireAwaitReady)(nil),    // 0: mcpconnector.messages.WireAwaitReady
 	(*WireReady)(nil),         // 1: mcpconnector.messages.WireReady
@@ -867,18 +904,19 @@ var file_wire_proto_goTypes = []any{
 	(*WireWatchTools)(nil),    // 5: mcpconnector.messages.WireWatchTools
 	(*WireUnwatchTools)(nil),  // 6: mcpconnector.messages.WireUnwatchTools
 	(*WireReconnect)(nil),     // 7: mcpconnector.messages.WireReconnect
-	(*WireCallToolReply)(nil), // 8: mcpconnector.messages.WireCallToolReply
-	(*WireCancelCall)(nil),    // 9: mcpconnector.messages.WireCancelCall
-	(*WireFailure)(nil),       // 10: mcpconnector.messages.WireFailure
-	(*WireRPCError)(nil),      // 11: mcpconnector.messages.WireRPCError
-	(*WireTokenError)(nil),    // 12: mcpconnector.messages.WireTokenError
-	nil,                       // 13: mcpconnector.messages.WireCallTool.TraceContextEntry
+	(*WireHandedOver)(nil),    // 8: mcpconnector.messages.WireHandedOver
+	(*WireCallToolReply)(nil), // 9: mcpconnector.messages.WireCallToolReply
+	(*WireCancelCall)(nil),    // 10: mcpconnector.messages.WireCancelCall
+	(*WireFailure)(nil),       // 11: mcpconnector.messages.WireFailure
+	(*WireRPCError)(nil),      // 12: mcpconnector.messages.WireRPCError
+	(*WireTokenError)(nil),    // 13: mcpconnector.messages.WireTokenError
+	nil,                       // 14: mcpconnector.messages.WireCallTool.TraceContextEntry
 }
 var file_wire_proto_depIdxs = []int32{
-	13, // 0: mcpconnector.messages.WireCallTool.trace_context:type_name -> mcpconnector.messages.WireCallTool.TraceContextEntry
-	10, // 1: mcpconnector.messages.WireCallToolReply.failure:type_name -> mcpconnector.messages.WireFailure
-	11, // 2: mcpconnector.messages.WireFailure.rpc:type_name -> mcpconnector.messages.WireRPCError
-	12, // 3: mcpconnector.messages.WireFailure.token:type_name -> mcpconnector.messages.WireTokenError
+	14, // 0: mcpconnector.messages.WireCallTool.trace_context:type_name -> mcpconnector.messages.WireCallTool.TraceContextEntry
+	11, // 1: mcpconnector.messages.WireCallToolReply.failure:type_name -> mcpconnector.messages.WireFailure
+	12, // 2: mcpconnector.messages.WireFailure.rpc:type_name -> mcpconnector.messages.WireRPCError
+	13, // 3: mcpconnector.messages.WireFailure.token:type_name -> mcpconnector.messages.WireTokenError
 	4,  // [4:4] is the sub-list for method output_type
 	4,  // [4:4] is the sub-list for method input_type
 	4,  // [4:4] is the sub-list for extension type_name
@@ -897,7 +935,7 @@ func file_wire_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_wire_proto_rawDesc), len(file_wire_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   14,
+			NumMessages:   15,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

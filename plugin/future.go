@@ -192,6 +192,9 @@ type pendingCall struct {
 	to    *actor.PID
 	req   uint32
 	sends int
+	// resending: a goroutine is sending the call to the actor's next home;
+	// another reason to resend it (a bounce, a hand-over) is the same one.
+	resending bool
 }
 
 func newCallRouter(system *actor.ActorSystem, att *attachment) *callRouter {
@@ -223,15 +226,20 @@ func (r *callRouter) expectAt(f *Future, msg *messages.CallTool, to *actor.PID) 
 	}
 	id, ch := f.id, f.ch
 	r.mu.Lock()
-	r.nextReq++
-	if r.nextReq == 0 {
-		r.nextReq = 1 // 0 means "no request" to protoactor
-	}
-	req := r.nextReq
+	req := r.newReq()
 	r.pending[id] = pendingCall{ch: ch, f: f, msg: msg, to: to, req: req, sends: 1}
 	r.byReq[req] = id
 	r.mu.Unlock()
 	return r.sender(req)
+}
+
+// newReq is a fresh RequestId, not 0; called with r.mu held.
+func (r *callRouter) newReq() uint32 {
+	r.nextReq++
+	if r.nextReq == 0 {
+		r.nextReq = 1 // 0 means "no request" to protoactor
+	}
+	return r.nextReq
 }
 
 func (r *callRouter) sender(req uint32) *actor.PID {
@@ -282,8 +290,12 @@ func (r *callRouter) resolve(id uint64, msg any) {
 // pending call gets it; an attached facade sends the bounced call (which
 // never reached the actor) to wherever the actor lives now.
 func (r *callRouter) SendUserMessage(pid *actor.PID, message any) {
-	_, msg, _ := actor.UnwrapEnvelope(message)
+	_, msg, sender := actor.UnwrapEnvelope(message)
 	switch m := msg.(type) {
+	case *messages.HandedOver:
+		if r.att != nil && sender != nil {
+			go r.att.handedOver(sender)
+		}
 	case *messages.CallToolReply:
 		r.resolve(m.ID, m)
 	case *messages.CallProgress:
