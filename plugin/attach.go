@@ -116,7 +116,7 @@ func Attach(ctx context.Context, system *actor.ActorSystem, server string, locat
 	}
 	o := applyOptions(opts)
 	o.system = system
-	p := newFacade(server, o)
+	p := newFacade(server, server, o)
 	p.att = &attachment{p: p, locate: locate, grace: DefaultLossGrace}
 	p.att.ctx, p.att.cancel = context.WithCancel(context.Background())
 	if o.lossGrace > 0 {
@@ -189,10 +189,10 @@ func (a *attachment) current(ctx context.Context) (*actor.PID, error) {
 			ctx, cancel := context.WithTimeout(a.ctx, 30*time.Second)
 			defer cancel()
 			if err := a.refresh(ctx, pid); err != nil {
-				a.p.logger.Warn("mcp connection relocated; its tools could not be listed", zap.String("server", a.p.server), zap.Error(err))
+				a.p.logger.Warn("mcp connection relocated; its tools could not be listed", zap.Error(err))
 				return
 			}
-			a.p.logger.Info("mcp connection relocated", zap.String("server", a.p.server), zap.String("address", pid.Address))
+			a.p.logger.Info("mcp connection relocated", zap.String("address", pid.Address))
 			a.p.setState(StateReady, nil)
 		}()
 	}
@@ -253,7 +253,7 @@ func (a *attachment) lost(who *actor.PID) {
 	}
 	a.markGone(who.Address)
 	a.p.logger.Warn("mcp connection lost; calls in flight get a grace period",
-		zap.String("server", a.p.server), zap.String("address", who.Address), zap.Duration("grace", a.grace))
+		zap.String("address", who.Address), zap.Duration("grace", a.grace))
 	a.p.setState(StateReconnecting, errors.New("the member hosting the connection is gone: "+who.Address))
 	r := a.p.router
 	r.mu.Lock()

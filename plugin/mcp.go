@@ -161,7 +161,7 @@ func start(t transport.McpTransport, retryConnect bool, opts []Option) (*McpPlug
 		return nil, &Error{Kind: KindInternal, Op: "connect", Err: errors.New("nil transport")}
 	}
 	o := applyOptions(opts)
-	p := newFacade(t.String(), o)
+	p := newFacade(t.String(), transport.LabelOf(t), o)
 	notify := p.notify
 	conn := o.connectionConfig(t)
 	storeTools := p.storeTools
@@ -206,14 +206,19 @@ func applyOptions(opts []Option) *options {
 	return o
 }
 
-// newFacade is a plugin with no actor yet: its actor system, logger, call
-// bounds, an empty tool list, state connecting.
-func newFacade(server string, o *options) *McpPlugin {
+// newFacade is a plugin with no actor yet: its actor system, logger (its
+// lines name the server by label, as "mcp_server"), call bounds, an empty
+// tool list, state connecting.
+func newFacade(server, label string, o *options) *McpPlugin {
 	loggerGiven := o.logger != nil
 	if !loggerGiven {
 		o.logger = zap.NewNop()
 	}
-	p := &McpPlugin{server: server, logger: o.logger, system: o.system, done: make(chan struct{}),
+	logger := o.logger
+	if loggerGiven {
+		logger = logger.With(zap.String("mcp_server", label))
+	}
+	p := &McpPlugin{server: server, logger: logger, system: o.system, done: make(chan struct{}),
 		callTimeout: DefaultCallTimeout, toolTimeout: o.toolTimeout, controls: o.controls,
 		tel: o.telemetry}
 	if o.callTimeoutSet {

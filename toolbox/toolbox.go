@@ -176,7 +176,7 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 	for i, err := range errs {
 		if err != nil {
 			t.logger.Warn("mcp server did not connect",
-				zap.String("server", t.names[i]), zap.Error(err))
+				zap.String("mcp_server", t.names[i]), zap.Error(err))
 			failures = append(failures, err)
 		}
 	}
