@@ -25,7 +25,8 @@ type SupervisorConfig struct {
 	// MaxBackoff caps the doubling wait between restarts; zero means 10s.
 	MaxBackoff time.Duration
 	// MaxRestarts is how many restarts RestartWindow may hold before the
-	// supervisor gives up; zero means 5, negative means never give up.
+	// breaker opens (see CoolDown); zero means 5, negative means the
+	// breaker never opens.
 	MaxRestarts int
 	// RestartWindow is the sliding window MaxRestarts counts in; zero means
 	// one minute.
@@ -129,10 +130,14 @@ func NewSupervisorProps(cfg SupervisorConfig) *actor.Props {
 
 // McpSupervisor is the parent of one [McpConnection] and the front door to
 // it. It forwards calls while the connection is ready, queues them in order
-// while it reconnects, and restarts a failed connection with exponential
-// backoff and jitter, within a restart budget. Calls in flight when the
-// session died have already failed in the child; they are never re-sent
-// unless RetryIdempotent allows it for their tool.
+// while it reconnects (and the calls its child never sent), and restarts a
+// failed connection with exponential backoff and jitter, within a restart
+// budget; past it a breaker opens, and one reconnection is tried after each
+// cool-down. What no restart mends (a server that does not speak
+// 2026-07-28, a command that cannot start) is not retried until
+// [messages.Reconnect]. Calls in flight when the session died have already
+// failed in the child; they are never re-sent unless RetryIdempotent
+// allows it for their tool.
 type McpSupervisor struct {
 	cfg    SupervisorConfig
 	logger *zap.Logger // see log
@@ -535,9 +540,9 @@ func (s *McpSupervisor) backoffFor(attempt int) time.Duration {
 	return d/2 + rand.N(d/2+1)
 }
 
-// abandon gives up for good: the child restarts once more as a tombstone
-// that answers whatever is in its mailbox with f, and every waiting call
-// fails with f.
+// abandon stops retrying, until a cool-down or a Reconnect: the child
+// restarts once more as a tombstone that answers whatever is in its
+// mailbox with f, and every waiting call fails with f.
 func (s *McpSupervisor) abandon(child *actor.PID, f *messages.Failure) {
 	s.giveUp.Store(f)
 	s.final = f
