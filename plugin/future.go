@@ -31,8 +31,15 @@ type Future struct {
 // Await waits for the call's result. It returns when the server answers,
 // when ctx (or the ctx given to CallTool) is done — then the call is
 // cancelled on the server and the error wraps ctx's error — or when the
-// connection fails. Every error is an [*Error]. Await may be called again;
-// it returns the same outcome.
+// connection fails. Every error is an [*Error], which says why beside its
+// kind: a deadline that ended the call (whichever limit: the caller's,
+// [WithCallTimeout], [WithToolTimeout], [WithIdleTimeout]) matches
+// context.DeadlineExceeded and is named in the message; a cancellation
+// context.Canceled; a session that ended under the call
+// [ErrConnectionLost]; a server's JSON-RPC error is a *jsonrpc.Error to
+// errors.As. A call that never reached the server (its session was already
+// ending) waits for the reconnection instead of failing. Await may be
+// called again; it returns the same outcome.
 func (f *Future) Await(ctx context.Context) (*mcp.CallToolResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -27,8 +27,8 @@ const DefaultCallTimeout = 5 * time.Minute
 // WithCallTimeout bounds every tool call whose ctx has no deadline of its
 // own (default [DefaultCallTimeout]), so that a server that never answers
 // cannot hold a stream forever; past it the call is cancelled on the server
-// and fails with [ErrInternal]. Zero or negative means no bound: such a call
-// waits for its ctx.
+// and fails with [ErrInternal], matching context.DeadlineExceeded and naming
+// the limit. Zero or negative means no bound: such a call waits for its ctx.
 func WithCallTimeout(d time.Duration) Option {
 	return func(o *options) {
 		o.callTimeout = d
@@ -38,8 +38,9 @@ func WithCallTimeout(d time.Duration) Option {
 
 // WithToolTimeout bounds every tool call at d, whatever its ctx's
 // deadline: the earlier of the two ends the call (cancelled on the server,
-// [ErrInternal]). It is the per-server "timeout" of an mcp.json. Zero or
-// negative means no such bound.
+// [ErrInternal], matching context.DeadlineExceeded and naming the limit).
+// It is the per-server "timeout" of an mcp.json. Zero or negative means no
+// such bound.
 func WithToolTimeout(d time.Duration) Option {
 	return func(o *options) { o.toolTimeout = d }
 }
