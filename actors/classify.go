@@ -8,11 +8,13 @@ import (
 	"net"
 	"net/url"
 	"regexp"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cuca-go/mcpconnector/messages"
+	"github.com/cuca-go/mcpconnector/transport"
 )
 
 // classify turns go-sdk's answer to a tools/call into a reply. Results that
@@ -71,9 +73,13 @@ const (
 func causeOf(f *messages.Failure, err error) *messages.Failure {
 	f.CauseOf(err)
 	if f.Cause == messages.CauseServerError {
-		switch f.RPC.Code {
-		case codeClientClosing, codeServerClosing, codeRejectedByTransport:
+		switch {
+		case f.RPC.Code == codeClientClosing || f.RPC.Code == codeServerClosing || f.RPC.Code == codeRejectedByTransport:
 			f.Cause, f.RPC = messages.CauseNone, nil
+		case strings.Contains(f.RPC.Message, transport.ErrMessageTooLarge.Error()):
+			// The transport answers an oversized message in the server's
+			// stead, as a JSON-RPC error that names the limit.
+			f.Cause, f.RPC = messages.CauseMessageTooLarge, nil
 		}
 	}
 	return f
