@@ -371,7 +371,9 @@ func (s *McpSupervisor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor
 		f = &messages.Failure{Kind: messages.FailureInternal, Op: "connection", Message: fmt.Sprintf("connection actor failed: %v", reason)}
 	}
 	s.status.LastFailure = f
-	s.answerReconnects(f)
+	// Whoever asked for this try hears of it once the state says what
+	// comes next.
+	defer func() { s.answerReconnects(s.status.LastFailure) }()
 	if permanent(f) {
 		s.log().Warn("mcp connection failed; not retried until asked",
 			zap.String("cause", f.Error()))
