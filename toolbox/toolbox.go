@@ -95,7 +95,10 @@ func (s serverTransport) Unwrap() transport.McpTransport { return s.McpTransport
 // failed (each attempt is bounded by the connect timeout; ctx bounds the
 // wait). A server that fails does not fail Open unless [WithStrict] is
 // given: [Toolbox.Status] reports it, its tools are absent, and its
-// supervisor keeps trying with backoff; when it comes up its tools appear.
+// supervisor keeps trying with backoff (within its restart budget, then
+// once per breaker cool-down); when it comes up its tools appear. A server
+// that does not speak 2026-07-28, or whose command cannot start, is not
+// tried again until its plugin's Reconnect.
 // Two tools with the same exposed name fail Open, naming both servers. The
 // error is an [*plugin.Error] (or several, joined) or a collision error
 // wrapping [ErrNameCollision].
