@@ -231,8 +231,8 @@ func connectFailure(ctx context.Context, cfg *ConnectionConfig, err, discoverErr
 		if discoverErr == nil {
 			return versionFailure("its server/discover offers no MCP " + ProtocolVersion)
 		}
-		if refusesDiscover(discoverErr) {
-			return versionFailure("it answered server/discover with " + discoverErr.Error())
+		if re := discoverRefusal(discoverErr); re != nil {
+			return versionFailure(fmt.Sprintf("it answered server/discover with error %d %q", re.Code, re.Message))
 		}
 		err = discoverErr
 	}
@@ -271,20 +271,21 @@ func versionFailure(why string) *messages.Failure {
 			"); it may speak only older revisions, and this client speaks only MCP " + ProtocolVersion}
 }
 
-// refusesDiscover reports whether err is the server's JSON-RPC refusal of
-// server/discover: method not found, invalid params, or an unsupported
-// protocol version. go-sdk's own codes for a broken connection, and the
-// transport's answer in place of an HTTP error status, are no refusal.
-func refusesDiscover(err error) bool {
+// discoverRefusal is err as the server's JSON-RPC refusal of
+// server/discover (method not found, invalid params, or an unsupported
+// protocol version), or nil when it is none: go-sdk's own codes for a
+// broken connection, and the transport's answer in place of an HTTP error
+// status, are no refusal.
+func discoverRefusal(err error) *jsonrpc.Error {
 	var re *jsonrpc.Error
 	if !errors.As(err, &re) {
-		return false
+		return nil
 	}
 	switch re.Code {
 	case jsonrpc.CodeMethodNotFound, jsonrpc.CodeInvalidParams, mcp.CodeUnsupportedProtocolVersion:
-		return true
+		return re
 	}
-	return false
+	return nil
 }
 
 // transportFailure classifies err: a child that could not be spawned is IO,
