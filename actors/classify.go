@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/url"
 	"regexp"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -19,17 +20,7 @@ import (
 // classify turns go-sdk's answer to a tools/call into a reply. Results that
 // ask for more rounds (SEP-2322 input_required, SEP-2663 task) are not driven
 // further: they are NotSupported.
-func classify(msg *messages.CallTool, res *mcp.CallToolResult, err error, tail transport.StderrTail) *messages.CallToolReply {
-	if err != nil {
-		text := err.Error()
-		if brokenTransport(err) {
-			text = withTail("connection lost: "+text, tail)
-		}
-		if errors.Is(err, context.DeadlineExceeded) {
-			text = "deadline exceeded: " + text
-		}
-		return callFailure(msg, messages.FailureInternal, text)
-	}
+func classify(msg *messages.CallTool, res *mcp.CallToolResult) *messages.CallToolReply {
 	if res == nil {
 		return callFailure(msg, messages.FailureInternal, "server returned no result")
 	}
@@ -68,9 +59,31 @@ func brokenTransport(err error) bool {
 		errors.As(err, &uerr) || errors.As(err, &nerr)
 }
 
-// codeRejectedByTransport is go-sdk's JSON-RPC code for a message its
-// transport could not send ("rejected by transport").
-const codeRejectedByTransport = -32005
+// go-sdk's own JSON-RPC codes for a connection that is ending or a
+// message its transport could not send: no server sent them.
+const (
+	codeClientClosing       = -32003
+	codeServerClosing       = -32004
+	codeRejectedByTransport = -32005
+)
+
+// causeOf is f with why err happened as data (messages.Failure.CauseOf),
+// where go-sdk's own codes of a broken connection count as no answer of
+// the server's.
+func causeOf(f *messages.Failure, err error) *messages.Failure {
+	f.CauseOf(err)
+	if f.Cause == messages.CauseServerError {
+		switch {
+		case f.RPC.Code == codeClientClosing || f.RPC.Code == codeServerClosing || f.RPC.Code == codeRejectedByTransport:
+			f.Cause, f.RPC = messages.CauseNone, nil
+		case strings.Contains(f.RPC.Message, transport.ErrMessageTooLarge.Error()):
+			// The transport answers an oversized message in the server's
+			// stead, as a JSON-RPC error that names the limit.
+			f.Cause, f.RPC = messages.CauseMessageTooLarge, nil
+		}
+	}
+	return f
+}
 
 func resultType(res *mcp.CallToolResult) string {
 	b, err := json.Marshal(res)

@@ -5,9 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
+	"unicode"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 	"go.uber.org/zap/exp/zapslog"
@@ -44,6 +48,9 @@ type dialed struct {
 type sessionHooks struct {
 	progress     func(*mcp.ProgressNotificationParams)
 	toolsChanged func(*mcp.ClientSession)
+	// opened, if set, is given the attempt's transport once it is open,
+	// so that an attempt past its time can be aborted.
+	opened func(mcp.Transport)
 }
 
 // dial is one connection attempt, recorded as a connect span (whose
@@ -74,8 +81,12 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 		return nil, transportFailure("connect", err, nil)
 	}
 	tail, _ := tr.(transport.StderrTail)
+	if hooks.opened != nil {
+		hooks.opened(tr)
+	}
 
-	client := mcp.NewClient(cfg.ClientInfo, clientOptions(cfg, hooks))
+	log := cfg.Logger.With(zap.String("mcp_server", transport.LabelOf(cfg.Transport)))
+	client := mcp.NewClient(cfg.ClientInfo, clientOptions(cfg, log, hooks))
 	if len(cfg.Roots) > 0 {
 		client.AddRoots(cfg.Roots...)
 	}
@@ -100,16 +111,9 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 
 	// go-sdk puts the _meta envelope on requests; envelopeTransport puts it
 	// on notifications too, which no sending middleware sees.
-	session, err := client.Connect(ctx, envelopeTransport{Transport: tr, traced: cfg.Telemetry != nil}, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
+	session, err := client.Connect(ctx, envelopeTransport{Transport: tr, traced: cfg.Telemetry != nil, progress: hooks.progress}, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
-		if errors.Is(err, errLegacyRefused) {
-			cause := "server/discover failed"
-			if discoverErr != nil {
-				cause += ": " + discoverErr.Error()
-			}
-			err = fmt.Errorf("%s; %w", cause, errLegacyRefused)
-		}
-		return nil, transportFailure("connect", err, tail)
+		return nil, connectFailure(ctx, cfg, err, discoverErr, tr, tail)
 	}
 	d := &dialed{session: session, tail: tail}
 	fail := func(op string, err error) (*dialed, *messages.Failure) {
@@ -122,9 +126,11 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 		if ir != nil {
 			got = ir.ProtocolVersion
 		}
-		return fail("server/discover", fmt.Errorf("server negotiated protocol %q, this client speaks only %q", got, ProtocolVersion))
+		_ = session.Close()
+		return nil, &messages.Failure{Kind: messages.FailureInternal, Op: "server/discover", Cause: messages.CauseProtocolVersion,
+			Message: fmt.Sprintf("server negotiated protocol %q; this client speaks only MCP %s", got, ProtocolVersion)}
 	}
-	tools, ttl, err := listTools(ctx, session, cfg.Logger)
+	tools, ttl, err := listTools(ctx, session, log)
 	if err != nil {
 		return fail("tools/list", err)
 	}
@@ -137,7 +143,7 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 // go-sdk's automatic multi-round-trip handling, so input_required surfaces.
 // The hooks go before handlers of the same notifications in
 // cfg.ClientOptions, which still run.
-func clientOptions(cfg *ConnectionConfig, hooks sessionHooks) *mcp.ClientOptions {
+func clientOptions(cfg *ConnectionConfig, log *zap.Logger, hooks sessionHooks) *mcp.ClientOptions {
 	var opts mcp.ClientOptions
 	if cfg.ClientOptions != nil {
 		opts = *cfg.ClientOptions
@@ -149,17 +155,10 @@ func clientOptions(cfg *ConnectionConfig, hooks sessionHooks) *mcp.ClientOptions
 		opts.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}
 	}
 	if opts.Logger == nil {
-		opts.Logger = slog.New(zapslog.NewHandler(cfg.Logger.Core()))
+		opts.Logger = slog.New(zapslog.NewHandler(log.Core()))
 	}
-	if h := hooks.progress; h != nil {
-		theirs := opts.ProgressNotificationHandler
-		opts.ProgressNotificationHandler = func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
-			h(req.Params)
-			if theirs != nil {
-				theirs(ctx, req)
-			}
-		}
-	}
+	// Progress for our calls is taken as it is read (envelopeConn.Read);
+	// a ProgressNotificationHandler of cfg.ClientOptions still runs.
 	if h := hooks.toolsChanged; h != nil && cfg.ToolRefresh {
 		// go-sdk opens a subscriptions/listen stream (SEP-2575) for this
 		// handler when the server declares tools.listChanged.
@@ -217,6 +216,79 @@ func listTools(ctx context.Context, s *mcp.ClientSession, logger *zap.Logger) (t
 	}
 }
 
+// exitWait bounds the wait for a child's exit status after its output
+// ended: a child that closed stdout is usually gone a moment later.
+const exitWait = 200 * time.Millisecond
+
+// connectFailure says, in its own words, why Connect failed with err
+// (discoverErr: how server/discover failed, if it did): the server does not
+// speak 2026-07-28 (the only failure that mentions the version), the
+// command could not be started, the child exited before answering (its exit
+// status), no answer within the connect timeout, or the transport failed.
+func connectFailure(ctx context.Context, cfg *ConnectionConfig, err, discoverErr error, tr mcp.Transport, tail transport.StderrTail) *messages.Failure {
+	if errors.Is(err, errLegacyRefused) {
+		// go-sdk falls back to initialize whenever server/discover fails;
+		// only the server's own refusal is about the version.
+		if discoverErr == nil {
+			return versionFailure("its server/discover offers no MCP " + ProtocolVersion)
+		}
+		if re := discoverRefusal(discoverErr); re != nil {
+			return versionFailure(fmt.Sprintf("it answered server/discover with error %d %q", re.Code, re.Message))
+		}
+		err = discoverErr
+	}
+	var spawn *transport.SpawnError
+	switch {
+	case errors.As(err, &spawn):
+		return &messages.Failure{Kind: messages.FailureIO, Op: "connect", Cause: messages.CauseNotStarted, Message: err.Error()}
+	case errors.Is(err, transport.ErrNotSupported):
+		return &messages.Failure{Kind: messages.FailureNotSupported, Op: "connect", Message: err.Error()}
+	case errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded):
+		return connectTimeout(cfg, tail)
+	}
+	if ce, ok := tr.(transport.ChildExit); ok {
+		if st := ce.ChildExit(exitWait); st != "" {
+			return &messages.Failure{Kind: messages.FailureInternal, Op: "connect",
+				Message: withTail("the server exited before answering server/discover ("+st+")", tail)}
+		}
+	}
+	f := &messages.Failure{Kind: messages.FailureInternal, Op: "connect",
+		Message: withTail("server/discover failed: "+err.Error(), tail)}
+	return causeOf(f, err)
+}
+
+// connectTimeout is the failure of a server that did not answer within the
+// connect timeout.
+func connectTimeout(cfg *ConnectionConfig, tail transport.StderrTail) *messages.Failure {
+	return &messages.Failure{Kind: messages.FailureInternal, Op: "connect", Cause: messages.CauseDeadline,
+		Message: withTail(fmt.Sprintf("no answer within the connect timeout of %s", cfg.ConnectTimeout), tail)}
+}
+
+// versionFailure is the failure of a server that does not speak MCP
+// 2026-07-28; why says how it showed.
+func versionFailure(why string) *messages.Failure {
+	return &messages.Failure{Kind: messages.FailureInternal, Op: "connect", Cause: messages.CauseProtocolVersion,
+		Message: "the server does not implement MCP " + ProtocolVersion + " (" + why +
+			"); it may speak only older revisions, and this client speaks only MCP " + ProtocolVersion}
+}
+
+// discoverRefusal is err as the server's JSON-RPC refusal of
+// server/discover (method not found, invalid params, or an unsupported
+// protocol version), or nil when it is none: go-sdk's own codes for a
+// broken connection, and the transport's answer in place of an HTTP error
+// status, are no refusal.
+func discoverRefusal(err error) *jsonrpc.Error {
+	var re *jsonrpc.Error
+	if !errors.As(err, &re) {
+		return nil
+	}
+	switch re.Code {
+	case jsonrpc.CodeMethodNotFound, jsonrpc.CodeInvalidParams, mcp.CodeUnsupportedProtocolVersion:
+		return re
+	}
+	return nil
+}
+
 // transportFailure classifies err: a child that could not be spawned is IO,
 // WebSocket is NotSupported, everything else Internal. The child's stderr
 // tail, when there is one, says why.
@@ -232,13 +304,47 @@ func transportFailure(op string, err error, tail transport.StderrTail) *messages
 	return &messages.Failure{Kind: kind, Op: op, Message: withTail(err.Error(), tail)}
 }
 
+// An error carries at most the last tailLines lines of the server's
+// stderr, at most tailBytes of them: the whole tail goes to the logger at
+// debug level instead (McpConnection.logTail).
+const (
+	tailLines = 3
+	tailBytes = 512
+)
+
 func withTail(msg string, tail transport.StderrTail) string {
 	if tail == nil {
 		return msg
 	}
-	lines := tail.StderrTail()
-	if len(lines) == 0 {
-		return msg
+	if t := shortTail(tail.StderrTail()); t != "" {
+		return msg + " (server stderr: " + t + ")"
 	}
-	return msg + " (server stderr: " + strings.Join(lines, " | ") + ")"
+	return msg
+}
+
+// escapeSequence matches ANSI escape sequences: CSI (colours, cursor
+// moves), OSC (titles, links) and two-byte escapes.
+var escapeSequence = regexp.MustCompile(`\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-_])`)
+
+// shortTail is the last non-blank lines of a stderr tail, without control
+// sequences, joined with " | " and cut from the front to tailBytes.
+func shortTail(lines []string) string {
+	var keep []string
+	for i := len(lines) - 1; i >= 0 && len(keep) < tailLines; i-- {
+		l := strings.TrimSpace(strings.Map(func(r rune) rune {
+			if unicode.IsControl(r) {
+				return ' '
+			}
+			return r
+		}, escapeSequence.ReplaceAllString(lines[i], "")))
+		if l != "" {
+			keep = append(keep, l)
+		}
+	}
+	slices.Reverse(keep)
+	s := strings.Join(keep, " | ")
+	if len(s) > tailBytes {
+		s = "…" + strings.ToValidUTF8(s[len(s)-tailBytes+len("…"):], "")
+	}
+	return s
 }

@@ -40,7 +40,8 @@ type ConnectionConfig struct {
 	// EscalateFailures makes the connection fail (panic, for its parent's
 	// supervisor strategy to decide) when connecting fails or the session
 	// ends, after failing its calls in flight. Without it the connection
-	// stays up, answering every later call with the cause (SEED.md).
+	// stays up, answering every later call with the cause (a failed call
+	// becomes the result's text; nothing reconnects).
 	EscalateFailures bool
 	// RetryIdempotent hands calls in flight when the session ends back to
 	// the parent, to run again after reconnection, when their tool is
@@ -144,6 +145,7 @@ func (s State) String() string {
 // Its protocol is [messages]: AwaitReady, CallTool, CancelCall.
 type McpConnection struct {
 	cfg    ConnectionConfig
+	log    *zap.Logger // cfg.Logger, naming the server as "mcp_server"
 	self   *actor.PID
 	system *actor.ActorSystem
 
@@ -203,6 +205,11 @@ type call struct {
 	// prog is set for calls with a progress token (Progress or
 	// IdleTimeout): a pointer, so that other calls stay as small as before.
 	prog *callProgress
+
+	// sent is the call's sendState, which ctx carries to the connection's
+	// Write: whether the request may have reached the server.
+	sent atomic.Int32
+	ctx  callContext
 }
 
 // callProgress is a call's progress token, its idle timer, and, under mu,
@@ -222,11 +229,16 @@ func (e *idleTimeout) Error() string {
 	return fmt.Sprintf("idle timeout: no progress from the server for %s", e.d)
 }
 
+// connectionEnded is the cause of the cancellation of a call in flight
+// when its connection ended with f.
+type connectionEnded struct{ f *messages.Failure }
+
+func (e *connectionEnded) Error() string { return "the connection ended: " + e.f.Message }
+
 // Causes of a call's cancellation.
 var (
-	errCallerGaveUp    = errors.New("the caller gave up")
-	errConnectionEnded = errors.New("the connection ended")
-	errCallFailed      = errors.New("the call failed")
+	errCallerGaveUp = errors.New("the caller gave up")
+	errCallFailed   = errors.New("the call failed")
 )
 
 // Internal messages, sent by this actor's goroutines to itself.
@@ -235,6 +247,7 @@ type (
 		by      *McpConnection // the instance that dialed: a restart makes a new one
 		d       *dialed
 		failure *messages.Failure
+		tail    transport.StderrTail // the attempt's child's stderr, if any
 	}
 	sessionEnded struct {
 		session *mcp.ClientSession
@@ -253,8 +266,20 @@ type (
 	toolList struct{ ready *messages.Ready }
 )
 
+// logTail logs the whole stderr tail at debug level: errors carry only
+// its last lines.
+func (c *McpConnection) logTail(tail transport.StderrTail) {
+	if tail == nil {
+		return
+	}
+	if ce := c.log.Check(zap.DebugLevel, "mcp server stderr tail"); ce != nil {
+		ce.Write(zap.Strings("lines", tail.StderrTail()))
+	}
+}
+
 func newConnection(cfg ConnectionConfig) *McpConnection {
-	c := &McpConnection{cfg: cfg, inflight: map[uint64]*call{}, pruneAt: 64, tokens: map[string]*call{}}
+	c := &McpConnection{cfg: cfg, inflight: map[uint64]*call{}, pruneAt: 64, tokens: map[string]*call{},
+		log: cfg.Logger.With(zap.String("mcp_server", transport.LabelOf(cfg.Transport)))}
 	if cfg.Telemetry != nil {
 		c.peer = peerOf(cfg.Transport)
 	}
@@ -334,24 +359,67 @@ func (c *McpConnection) checkDrain() {
 	time.AfterFunc(5*time.Millisecond, func() { system.Root.Send(self, &drainTick{}) })
 }
 
+// startDial runs one connection attempt. Its outcome comes as a dialDone;
+// at the connect timeout that is a failure at once, whatever the attempt
+// is still doing. The attempt is then aborted (a stdio child is killed: a
+// server that ignores its closed stdin would cost its TerminateTimeout
+// twice over), and ends in the background; shutdown waits for it.
 func (c *McpConnection) startDial() {
 	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.ConnectTimeout)
 	c.cancelDial = cancel
-	c.wg.Add(1)
+	type outcome struct {
+		d       *dialed
+		failure *messages.Failure
+	}
+	done := make(chan outcome, 1)
+	var opened atomic.Pointer[mcp.Transport]
+	hooks := c.hooks()
+	hooks.opened = func(tr mcp.Transport) { opened.Store(&tr) }
+	tailOf := func() transport.StderrTail {
+		if tr := opened.Load(); tr != nil {
+			t, _ := (*tr).(transport.StderrTail)
+			return t
+		}
+		return nil
+	}
+	c.wg.Add(2)
+	go func() {
+		defer c.wg.Done()
+		d, failure := dial(ctx, &c.cfg, hooks, c.peer)
+		done <- outcome{d, failure}
+	}()
 	go func() {
 		defer c.wg.Done()
 		defer cancel()
-		d, failure := dial(ctx, &c.cfg, c.hooks(), c.peer)
-		if d != nil {
+		var o outcome
+		select {
+		case o = <-done:
+		case <-ctx.Done():
+			select {
+			case o = <-done: // it finished as the time ran out
+			default:
+				c.system.Root.Send(c.self, &dialDone{by: c, failure: connectTimeout(&c.cfg, tailOf()), tail: tailOf()})
+				if tr := opened.Load(); tr != nil {
+					if a, ok := (*tr).(transport.Aborter); ok {
+						a.Abort() // a server that has not answered in time has nothing to save
+					}
+				}
+				if o = <-done; o.d != nil {
+					_ = o.d.session.Close()
+				}
+				return
+			}
+		}
+		if o.d != nil {
 			c.dialMu.Lock()
 			if c.stopped {
 				c.dialMu.Unlock()
-				_ = d.session.Close()
+				_ = o.d.session.Close()
 				return
 			}
 			c.dialMu.Unlock()
 		}
-		c.system.Root.Send(c.self, &dialDone{by: c, d: d, failure: failure})
+		c.system.Root.Send(c.self, &dialDone{by: c, d: o.d, failure: o.failure, tail: tailOf()})
 	}()
 }
 
@@ -363,6 +431,7 @@ func (c *McpConnection) onDialDone(msg *dialDone) {
 		return
 	}
 	if msg.failure != nil {
+		c.logTail(msg.tail)
 		c.fail(msg.failure)
 		return
 	}
@@ -370,8 +439,7 @@ func (c *McpConnection) onDialDone(msg *dialDone) {
 	c.session, c.tail, c.ready = msg.d.session, msg.d.tail, msg.d.ready
 	c.sessionStart = time.Now()
 	c.repeatable = repeatableTools(&c.cfg, c.ready.Tools)
-	c.cfg.Logger.Info("mcp connected",
-		zap.String("server", c.cfg.Transport.String()), zap.Int("tools", len(c.ready.Tools)))
+	c.log.Info("mcp connected", zap.Int("tools", len(c.ready.Tools)))
 	c.watch(c.session)
 	for _, w := range c.waiters {
 		c.system.Root.Send(w, c.ready)
@@ -415,7 +483,8 @@ func (c *McpConnection) onAwaitReady(ctx actor.Context) {
 
 func (c *McpConnection) onCallTool(sender *actor.PID, msg *messages.CallTool) {
 	if !msg.Deadline.IsZero() && !time.Now().Before(msg.Deadline) {
-		c.reply(sender, callFailure(msg, messages.FailureInternal, "deadline passed before the call was sent"))
+		c.reply(sender, failCall(msg, &messages.Failure{Kind: messages.FailureInternal, Cause: messages.CauseDeadline,
+			Message: "deadline exceeded before the call was sent: " + limitOf(msg) + " passed"}))
 		return
 	}
 	switch c.state {
@@ -437,6 +506,7 @@ func (c *McpConnection) onCallTool(sender *actor.PID, msg *messages.CallTool) {
 	// response with it and keep the connection alive.
 	ctx, cancel := context.WithCancelCause(context.Background())
 	cl := &call{msg: msg, sender: sender, cancel: cancel, retry: c.retryable(msg.Name)}
+	cl.ctx = callContext{Context: ctx, state: &cl.sent}
 	if !msg.Deadline.IsZero() {
 		cl.timer = time.AfterFunc(time.Until(msg.Deadline), func() { cancel(context.DeadlineExceeded) })
 	}
@@ -448,7 +518,7 @@ func (c *McpConnection) onCallTool(sender *actor.PID, msg *messages.CallTool) {
 	}
 	c.inflight[msg.ID] = cl
 	c.wg.Add(1)
-	go c.run(ctx, c.session, c.tail, cl, msg)
+	go c.run(&cl.ctx, c.session, c.tail, cl, msg)
 }
 
 // prune drops the calls whose goroutines are done. Calls are not reported
@@ -492,34 +562,86 @@ func (c *McpConnection) run(ctx context.Context, s *mcp.ClientSession, tail tran
 		}
 		res, err := s.CallTool(ctx, params)
 		c.untrack(cl)
-		if err != nil && ctx.Err() != nil {
-			err = fmt.Errorf("%w (%w)", err, context.Cause(ctx))
-		}
 		if err != nil || res == nil {
 			defer cl.cancel(errCallFailed)
 		}
-		reply = classify(msg, res, err, tail)
-		var idle *idleTimeout
-		if err != nil && errors.As(context.Cause(ctx), &idle) {
-			reply = callFailure(msg, messages.FailureInternal, idle.Error())
+		if err == nil {
+			reply = classify(msg, res)
+			return
 		}
-		if brokenTransport(err) {
-			// An HTTP endpoint that went away does not end the session by
-			// itself; a failed exchange does.
-			c.system.Root.Send(c.self, &sessionEnded{session: s, err: err})
-			if cl.retry {
-				reply = nil // still in flight: end hands it to the parent
-			}
-		}
+		reply = c.callFailed(ctx, s, tail, cl, err)
 	}()
-	if reply == nil {
-		return
-	}
-	if cl.replied.CompareAndSwap(false, true) {
+	if reply != nil && cl.replied.CompareAndSwap(false, true) {
 		c.system.Root.Send(cl.sender, reply)
 	}
 	cl.finished.Store(true)
 }
+
+// callFailed is the answer to a call whose tools/call returned err, or nil
+// when the call is handed to the parent to wait for the next session. It
+// runs on the call's goroutine, the only one that answers the call.
+func (c *McpConnection) callFailed(ctx context.Context, s *mcp.ClientSession, tail transport.StderrTail, cl *call, err error) *messages.CallToolReply {
+	msg := cl.msg
+	cause := context.Cause(ctx)
+	if cl.replied.Load() {
+		return nil // the caller gave up: nobody to answer, nothing to run again
+	}
+	var ended *connectionEnded
+	var idle *idleTimeout
+	errors.As(cause, &ended)
+	switch {
+	case cl.sent.Load() != sendAttempted && (errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, transport.ErrNotSent) ||
+		ended != nil || brokenTransport(err)):
+		// The session was ending before go-sdk wrote the call, or the
+		// transport could not send it. The call never reached the server,
+		// so it waits for the next session like a call that arrives while
+		// reconnecting.
+		c.system.Root.Send(c.self, &sessionEnded{session: s, err: err})
+		if c.supervised() {
+			c.system.Root.RequestWithCustomSender(c.parent, msg, cl.sender)
+			return nil
+		}
+		return lostCall(msg, withTail("the session ended before the call was sent: "+err.Error(), tail))
+	case ended != nil:
+		if cl.retry {
+			// Back to the parent, which queues it for the next session.
+			c.system.Root.RequestWithCustomSender(c.parent, msg, cl.sender)
+			return nil
+		}
+		return lostCall(msg, "call in flight when the connection ended: "+ended.f.Message)
+	case errors.As(cause, &idle):
+		return failCall(msg, &messages.Failure{Kind: messages.FailureInternal, Cause: messages.CauseDeadline, Message: idle.Error()})
+	case errors.Is(cause, context.DeadlineExceeded):
+		return failCall(msg, &messages.Failure{Kind: messages.FailureInternal, Cause: messages.CauseDeadline,
+			Message: "deadline exceeded: " + limitOf(msg) + " passed"})
+	case brokenTransport(err):
+		// An HTTP endpoint that went away does not end the session by
+		// itself; a failed exchange does.
+		c.system.Root.Send(c.self, &sessionEnded{session: s, err: err})
+		if cl.retry {
+			c.system.Root.RequestWithCustomSender(c.parent, msg, cl.sender)
+			return nil
+		}
+		f := causeOf(&messages.Failure{Kind: messages.FailureInternal, Message: withTail("connection lost: "+err.Error(), tail)}, err)
+		if f.Cause == messages.CauseNone {
+			f.Cause = messages.CauseConnectionLost
+		}
+		return failCall(msg, f)
+	}
+	return failCall(msg, causeOf(&messages.Failure{Kind: messages.FailureInternal, Message: err.Error()}, err))
+}
+
+// limitOf names the limit that set msg's deadline.
+func limitOf(msg *messages.CallTool) string {
+	if msg.Limit != "" {
+		return msg.Limit
+	}
+	return "the call's deadline"
+}
+
+// supervised reports whether a supervisor is this connection's parent,
+// which queues the calls handed back to it for the next session.
+func (c *McpConnection) supervised() bool { return c.cfg.EscalateFailures && c.parent != nil }
 
 func (c *McpConnection) onCancel(id uint64) {
 	if cl, ok := c.inflight[id]; ok && !cl.finished.Load() {
@@ -543,8 +665,9 @@ func (c *McpConnection) onSessionEnded(msg *sessionEnded) {
 	if msg.err != nil {
 		why += ": " + elideServerBytes(msg.err.Error())
 	}
-	f := &messages.Failure{Kind: messages.FailureInternal, Op: "session", Message: withTail(why, c.tail)}
-	c.cfg.Logger.Warn("mcp session ended", zap.String("server", c.cfg.Transport.String()), zap.String("cause", f.Message))
+	f := &messages.Failure{Kind: messages.FailureInternal, Op: "session", Message: withTail(why, c.tail), Cause: messages.CauseConnectionLost}
+	c.log.Warn("mcp session ended", zap.String("cause", f.Message))
+	c.logTail(c.tail)
 	c.fail(f)
 }
 
@@ -570,7 +693,12 @@ func (c *McpConnection) end(f *messages.Failure) {
 	}
 	c.waiters = nil
 	for _, q := range c.queued {
-		c.onCallTool(q.sender, q.msg)
+		if c.supervised() {
+			// Never sent: the parent keeps it for the next session.
+			c.system.Root.RequestWithCustomSender(c.parent, q.msg, q.sender)
+		} else {
+			c.onCallTool(q.sender, q.msg)
+		}
 	}
 	c.queued = nil
 	for _, w := range c.refreshWaiters {
@@ -580,20 +708,14 @@ func (c *McpConnection) end(f *messages.Failure) {
 	if c.cancelList != nil {
 		c.cancelList()
 	}
-	for id, cl := range c.inflight {
-		if cl.finished.Load() {
-			continue
+	// Each call's own goroutine answers it (or hands it back): cancelled
+	// with the connection's failure as the cause, it knows why.
+	ended := &connectionEnded{f}
+	for _, cl := range c.inflight {
+		if !cl.finished.Load() {
+			c.untrack(cl)
+			cl.cancel(ended)
 		}
-		c.untrack(cl)
-		if cl.retry && cl.replied.CompareAndSwap(false, true) {
-			// Back to the parent, which queues it for the next session.
-			c.system.Root.RequestWithCustomSender(c.parent, cl.msg, cl.sender)
-		} else if cl.replied.CompareAndSwap(false, true) {
-			ff := *f
-			ff.Message = "call in flight when the connection ended: " + f.Message
-			c.system.Root.Send(cl.sender, &messages.CallToolReply{ID: id, Failure: &ff})
-		}
-		cl.cancel(errConnectionEnded)
 	}
 	if c.session != nil {
 		c.cfg.Telemetry.recordSession(c.peer, c.sessionStart, !c.closing)
@@ -658,9 +780,18 @@ func (c *McpConnection) reply(to *actor.PID, msg any) {
 }
 
 func callFailure(msg *messages.CallTool, kind messages.FailureKind, text string) *messages.CallToolReply {
-	return &messages.CallToolReply{ID: msg.ID, Failure: &messages.Failure{
-		Kind: kind, Op: messages.CallOp(msg.Name), Message: text,
-	}}
+	return failCall(msg, &messages.Failure{Kind: kind, Message: text})
+}
+
+// failCall is the reply failing msg with f, named for the call.
+func failCall(msg *messages.CallTool, f *messages.Failure) *messages.CallToolReply {
+	f.Op = messages.CallOp(msg.Name)
+	return &messages.CallToolReply{ID: msg.ID, Failure: f}
+}
+
+// lostCall is the reply to a call the session ended under.
+func lostCall(msg *messages.CallTool, text string) *messages.CallToolReply {
+	return failCall(msg, &messages.Failure{Kind: messages.FailureInternal, Cause: messages.CauseConnectionLost, Message: text})
 }
 
 // Messages a goroutine sends to an actor that has stopped meanwhile are

@@ -7,8 +7,11 @@
 // then answers [messages.AwaitReady] and serves [messages.CallTool]. Its
 // Receive never blocks on I/O: each tool call runs in a goroutine of its own,
 // many at once on the one session, and the goroutine answers the caller
-// directly. The actor keeps the table of calls in flight so that it can fail
-// them, once and only once, when the session ends or the actor stops.
+// directly: it is the one author of the call's answer. When the session
+// ends or the actor stops, the actor cancels the calls in flight with the
+// cause, and each call's goroutine answers with it: a call that reached the
+// server fails ([messages.CauseConnectionLost]); one that never did goes
+// back to the supervising parent, to wait for the next session.
 //
 // Both actors are ordinary protoactor-go actors: a host may spawn them from
 // their Props in its own actor system and speak [messages] to them.

@@ -3,10 +3,13 @@ package actors
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cuca-go/mcpconnector/transport"
 )
 
 // envelopeKeys are the _meta keys of the envelope MCP 2026-07-28 puts on
@@ -36,6 +39,9 @@ type envelopeTransport struct {
 	// traced: the requests written carry a client span in their ctx, which
 	// learns its jsonrpc.request.id here.
 	traced bool
+	// progress, if set, is given every notifications/progress as it is
+	// read (see envelopeConn.Read).
+	progress func(*mcp.ProgressNotificationParams)
 }
 
 // Connect connects the wrapped transport and wraps its connection.
@@ -44,20 +50,46 @@ func (t envelopeTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &envelopeConn{Connection: conn, traced: t.traced}, nil
+	return &envelopeConn{Connection: conn, traced: t.traced, progress: t.progress}, nil
 }
 
-// envelopeConn puts the envelope on each notification written to it.
+// envelopeConn puts the envelope on each notification written to it, and
+// hands each progress notification read from it to progress before the
+// next message is read.
 type envelopeConn struct {
 	mcp.Connection
-	traced bool
+	traced   bool
+	progress func(*mcp.ProgressNotificationParams)
 	// envelope holds the envelope's keys as they went out on the first
 	// request; nil until then.
 	envelope atomic.Pointer[map[string]json.RawMessage]
 }
 
-// Write sends msg, a notification with the envelope added.
+// Read returns the next message. A notifications/progress is first handed
+// to progress, on this goroutine: go-sdk would deliver it on a goroutine
+// of its own, where the result that the server sent after it can overtake
+// it. Read in the order the server sent them, every progress of a call
+// reaches its caller before the call's result does. Other messages cost a
+// type switch.
+func (c *envelopeConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if c.progress != nil {
+		if req, ok := msg.(*jsonrpc.Request); ok && req.Method == methodProgress && !req.IsCall() {
+			var p mcp.ProgressNotificationParams
+			if json.Unmarshal(req.Params, &p) == nil {
+				c.progress(&p)
+			}
+		}
+	}
+	return msg, err
+}
+
+const methodProgress = "notifications/progress"
+
+// Write sends msg, a notification with the envelope added. A call's
+// write is noted in its sendState, when its ctx has one.
 func (c *envelopeConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	var st *atomic.Int32
 	if req, ok := msg.(*jsonrpc.Request); ok {
 		if req.IsCall() {
 			if c.traced {
@@ -66,11 +98,45 @@ func (c *envelopeConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			if c.envelope.Load() == nil {
 				c.learn(req.Params)
 			}
+			if st, _ = ctx.Value(sendStateKey{}).(*atomic.Int32); st != nil {
+				st.Store(sendAttempted)
+			}
 		} else if env := c.envelope.Load(); env != nil {
 			msg = enveloped(req, *env)
 		}
 	}
-	return c.Connection.Write(ctx, msg)
+	err := c.Connection.Write(ctx, msg)
+	if err != nil && st != nil && errors.Is(err, transport.ErrNotSent) {
+		st.Store(sendFailed)
+	}
+	return err
+}
+
+// A tool call's sendState says whether its request went to the transport:
+// a call whose session ends before it was handed over, or whose transport
+// says it was not sent, never reached the server and may wait for the
+// next session. The call's context carries it (callContext).
+const (
+	sendNotAttempted int32 = iota
+	sendAttempted          // handed to the transport: the server may have it
+	sendFailed             // the transport could not send it
+)
+
+type sendStateKey struct{}
+
+// callContext is a call's context, carrying its sendState without an
+// allocation of its own: it lives inside the call.
+type callContext struct {
+	context.Context
+	state *atomic.Int32
+}
+
+// Value returns the call's sendState for sendStateKey.
+func (c *callContext) Value(key any) any {
+	if key == (sendStateKey{}) {
+		return c.state
+	}
+	return c.Context.Value(key)
 }
 
 // learn keeps the envelope of a request's params, if they carry one.

@@ -47,7 +47,7 @@ func (c *McpConnection) listAgain() {
 	c.listing = true
 	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.ConnectTimeout)
 	c.cancelList = cancel
-	s, self, system, logger := c.session, c.self, c.system, c.cfg.Logger
+	s, self, system, logger := c.session, c.self, c.system, c.log
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
@@ -63,8 +63,8 @@ func (c *McpConnection) onToolsListed(msg *toolsListed) {
 		return // the session ended meanwhile; end answered the waiters
 	}
 	if msg.err != nil {
-		c.cfg.Logger.Warn("mcp tools/list failed; keeping the tools known",
-			zap.String("server", c.cfg.Transport.String()), zap.String("cause", elideServerBytes(msg.err.Error())))
+		c.log.Warn("mcp tools/list failed; keeping the tools known",
+			zap.String("cause", elideServerBytes(msg.err.Error())))
 	} else {
 		r := *c.ready
 		r.Tools, r.ToolsTTL = msg.tools, msg.ttl

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/messages"
+	"github.com/cuca-go/mcpconnector/transport"
 )
 
 // SupervisorConfig configures an [McpSupervisor]. Zero durations and counts
@@ -24,11 +25,18 @@ type SupervisorConfig struct {
 	// MaxBackoff caps the doubling wait between restarts; zero means 10s.
 	MaxBackoff time.Duration
 	// MaxRestarts is how many restarts RestartWindow may hold before the
-	// supervisor gives up; zero means 5, negative means never give up.
+	// breaker opens (see CoolDown); zero means 5, negative means the
+	// breaker never opens.
 	MaxRestarts int
 	// RestartWindow is the sliding window MaxRestarts counts in; zero means
 	// one minute.
 	RestartWindow time.Duration
+	// CoolDown is how long the breaker stays open once the restart budget
+	// is spent, before one reconnection is tried; each failed try doubles
+	// it up to MaxCoolDown, and a success closes the breaker. Zero means
+	// 30s; MaxCoolDown zero means 5 minutes.
+	CoolDown    time.Duration
+	MaxCoolDown time.Duration
 	// ReconnectWait is how long a call that arrives while reconnecting may
 	// wait for the connection (its own deadline may end the wait first);
 	// zero means 10s.
@@ -92,6 +100,15 @@ func (c SupervisorConfig) withDefaults() SupervisorConfig {
 	if c.ReconnectWait <= 0 {
 		c.ReconnectWait = 10 * time.Second
 	}
+	if c.CoolDown <= 0 {
+		c.CoolDown = 30 * time.Second
+	}
+	if c.MaxCoolDown <= 0 {
+		c.MaxCoolDown = 5 * time.Minute
+	}
+	if c.MaxCoolDown < c.CoolDown {
+		c.MaxCoolDown = c.CoolDown
+	}
 	return c
 }
 
@@ -113,12 +130,17 @@ func NewSupervisorProps(cfg SupervisorConfig) *actor.Props {
 
 // McpSupervisor is the parent of one [McpConnection] and the front door to
 // it. It forwards calls while the connection is ready, queues them in order
-// while it reconnects, and restarts a failed connection with exponential
-// backoff and jitter, within a restart budget. Calls in flight when the
-// session died have already failed in the child; they are never re-sent
-// unless RetryIdempotent allows it for their tool.
+// while it reconnects (and the calls its child never sent), and restarts a
+// failed connection with exponential backoff and jitter, within a restart
+// budget; past it a breaker opens, and one reconnection is tried after each
+// cool-down. What no restart mends (a server that does not speak
+// 2026-07-28, a command that cannot start) is not retried until
+// [messages.Reconnect]. Calls in flight when the session died have already
+// failed in the child; they are never re-sent unless RetryIdempotent
+// allows it for their tool.
 type McpSupervisor struct {
 	cfg    SupervisorConfig
+	logger *zap.Logger // see log
 	self   *actor.PID
 	system *actor.ActorSystem
 	child  *actor.PID
@@ -139,7 +161,28 @@ type McpSupervisor struct {
 	restarts []time.Time // restart times inside the window
 	backoff  *time.Timer
 	watchers toolWatchers // WatchTools senders: facades elsewhere
+
+	// The breaker: open once the restart budget is spent, until the
+	// cool-down passes; then half-open for one reconnection.
+	breaker  breakerState
+	coolDown time.Duration // the next cool-down; CoolDown until a try fails
+	// Reconnect senders, answered by the next ready session or failure.
+	reconnectWaiters []*actor.PID
+	// callers are the facades on other members that sent calls to this
+	// grain, told of its hand-over when it stops.
+	callers map[callerKey]*actor.PID
 }
+
+// breakerState is where the breaker is, named as circuit breakers name
+// their states: closed (restarts within the budget), open (calls fail at
+// once until the cool-down passes), half-open (one reconnection on trial).
+type breakerState int
+
+const (
+	breakerClosed breakerState = iota
+	breakerOpen
+	breakerHalfOpen
+)
 
 type waitingCall struct {
 	seq    uint64
@@ -152,9 +195,11 @@ type waitingCall struct {
 type (
 	restartChild struct{}
 	waitExpired  struct{ seq uint64 }
+	coolDownOver struct{}
 )
 
 func (*restartChild) IgnoreDeadLetterLogging() {}
+func (*coolDownOver) IgnoreDeadLetterLogging() {}
 func (*waitExpired) IgnoreDeadLetterLogging()  {}
 
 func newSupervisor(cfg SupervisorConfig) *McpSupervisor {
@@ -202,12 +247,52 @@ func (s *McpSupervisor) Receive(ctx actor.Context) {
 			s.sup.RestartChildren(s.child)
 			s.system.Root.RequestWithCustomSender(s.child, &messages.AwaitReady{}, s.self)
 		}
+	case *coolDownOver:
+		s.backoff = nil
+		if s.breaker == breakerOpen {
+			s.breaker = breakerHalfOpen
+			s.tryAgain()
+		}
+	case *messages.Reconnect:
+		s.onReconnect(ctx)
 	case *waitExpired:
 		s.onWaitExpired(msg.seq)
 	case *actor.Stopping:
 		s.drain()
 		s.stop()
+	case *actor.Stopped:
+		s.handOver()
 	}
+}
+
+// callerKey is a facade's reply process: a PID without its RequestId.
+type callerKey struct{ address, id string }
+
+// noteCaller remembers the facade on another member that sent a call to
+// this grain, to tell it of the hand-over.
+func (s *McpSupervisor) noteCaller(sender *actor.PID) {
+	if s.cfg.ForIdentity == nil || sender == nil || sender.Address == s.system.Address() {
+		return
+	}
+	k := callerKey{sender.Address, sender.Id}
+	if _, ok := s.callers[k]; ok {
+		return
+	}
+	if s.callers == nil {
+		s.callers = map[callerKey]*actor.PID{}
+	}
+	s.callers[k] = &actor.PID{Address: sender.Address, Id: sender.Id}
+}
+
+// handOver tells every facade elsewhere that sent calls to this grain that
+// it has stopped, after its connection (a child, stopped before this)
+// answered everything it received: what they still wait for from it never
+// reached the server. The message follows those answers on the wire.
+func (s *McpSupervisor) handOver() {
+	for _, pid := range s.callers {
+		s.system.Root.RequestWithCustomSender(pid, &messages.HandedOver{}, s.self)
+	}
+	s.callers = nil
 }
 
 func (s *McpSupervisor) startChild(ctx actor.Context) {
@@ -233,6 +318,7 @@ func (s *McpSupervisor) onClusterInit(ctx actor.Context, msg *cluster.ClusterIni
 	conn.giveUp = &s.giveUp
 	conn.restarts = &s.restartCount
 	s.cfg.Connection = conn
+	s.logger = nil // named now
 	s.startChild(ctx)
 }
 
@@ -248,22 +334,32 @@ func (s *McpSupervisor) drain() {
 		if ok {
 			left = d.left
 		}
-		s.cfg.Connection.Logger.Warn("mcp connection stopping with calls still in flight",
-			zap.String("server", s.server()), zap.Int("left", left), zap.Error(err))
+		s.log().Warn("mcp connection stopping with calls still in flight",
+			zap.Int("left", left), zap.Error(err))
 	}
 }
 
-// server names the server in logs; a grain knows it only after ClusterInit.
-func (s *McpSupervisor) server() string {
-	if s.cfg.Connection.Transport == nil {
-		return "(grain before its identity)"
+// log is the connection's logger, naming the server as "mcp_server"; a
+// grain knows it only after ClusterInit.
+func (s *McpSupervisor) log() *zap.Logger {
+	if s.logger == nil {
+		label := "(grain before its identity)"
+		if s.cfg.Connection.Transport != nil {
+			label = transport.LabelOf(s.cfg.Connection.Transport)
+		}
+		s.logger = s.cfg.Connection.Logger.With(zap.String("mcp_server", label))
 	}
-	return s.cfg.Connection.Transport.String()
+	return s.logger
 }
 
 // HandleFailure is the strategy for the child: it runs on this actor's
-// goroutine when the child fails, and decides between a restart after
-// backoff and giving up.
+// goroutine when the child fails, and decides what the failure is worth.
+// A failure that no retry can mend (a server that does not speak
+// 2026-07-28, a command that cannot be started, a transport that cannot
+// work) is final until the host asks again ([messages.Reconnect]). Any
+// other is retried after backoff within the restart budget, whether the
+// server was up or never came up; once the budget is spent the breaker
+// opens, and after its cool-down one reconnection is tried.
 func (s *McpSupervisor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor, child *actor.PID,
 	_ *actor.RestartStatistics, reason any, _ any) {
 	s.sup = sup
@@ -275,30 +371,42 @@ func (s *McpSupervisor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor
 		f = &messages.Failure{Kind: messages.FailureInternal, Op: "connection", Message: fmt.Sprintf("connection actor failed: %v", reason)}
 	}
 	s.status.LastFailure = f
-	if s.ready == nil && (s.status.State == Connecting || s.retrying) {
-		if !s.cfg.RetryConnect || f.Kind == messages.FailureNotSupported {
-			// The first connection never came up: that is Connect's error,
-			// not a reason to loop (nor is a transport that cannot work).
-			s.abandon(child, f)
-			return
-		}
-		s.retryFirst(f)
+	// Whoever asked for this try hears of it once the state says what
+	// comes next.
+	defer func() { s.answerReconnects(s.status.LastFailure) }()
+	if permanent(f) {
+		s.log().Warn("mcp connection failed; not retried until asked",
+			zap.String("cause", f.Error()))
+		s.abandon(child, f)
+		return
+	}
+	first := s.ready == nil && (s.status.State == Connecting || s.retrying)
+	if first && !s.cfg.RetryConnect {
+		// The first connection never came up: that is Connect's error,
+		// not a reason to loop.
+		s.abandon(child, f)
 		return
 	}
 	now := time.Now()
+	if s.breaker == breakerHalfOpen {
+		s.openBreaker(child, f, now)
+		return
+	}
 	s.restarts = slices.DeleteFunc(s.restarts, func(t time.Time) bool { return now.Sub(t) > s.cfg.RestartWindow })
 	if s.cfg.MaxRestarts >= 0 && len(s.restarts) >= s.cfg.MaxRestarts {
-		g := *f
-		g.Message = fmt.Sprintf("gave up after %d restarts in %s; last failure: %s", len(s.restarts), s.cfg.RestartWindow, f.Message)
-		s.abandon(child, &g)
+		s.openBreaker(child, f, now)
+		return
+	}
+	s.restarts = append(s.restarts, now)
+	if first {
+		s.retryFirst(f)
 		return
 	}
 	s.failures++
 	d := s.backoffFor(s.failures)
-	s.cfg.Connection.Logger.Warn("mcp connection failed; restarting",
-		zap.String("server", s.server()), zap.String("cause", f.Error()),
+	s.log().Warn("mcp connection failed; restarting",
+		zap.String("cause", f.Error()),
 		zap.Duration("backoff", d), zap.Int("attempt", s.failures))
-	s.restarts = append(s.restarts, now)
 	if s.lostAt.IsZero() {
 		s.lostAt = now
 	}
@@ -307,8 +415,106 @@ func (s *McpSupervisor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor
 	s.backoff = time.AfterFunc(d, func() { s.system.Root.Send(s.self, &restartChild{}) })
 }
 
+// permanent reports whether no restart can mend f: the server does not
+// speak 2026-07-28, its command cannot be started, or the transport cannot
+// work at all.
+func permanent(f *messages.Failure) bool {
+	return f.Cause == messages.CauseProtocolVersion || f.Kind == messages.FailureIO || f.Kind == messages.FailureNotSupported
+}
+
+// openBreaker stops restarting after the budget is spent (or a half-open
+// try failed): the child rests as a tombstone, calls fail at once with f's
+// cause and when the next try is, and after the cool-down one
+// reconnection is tried. Each failed try doubles the cool-down.
+func (s *McpSupervisor) openBreaker(child *actor.PID, f *messages.Failure, now time.Time) {
+	if s.coolDown == 0 {
+		s.coolDown = s.cfg.CoolDown
+	} else if s.breaker == breakerHalfOpen {
+		s.coolDown = min(2*s.coolDown, s.cfg.MaxCoolDown)
+	}
+	n, span := len(s.restarts), time.Duration(0)
+	if n > 0 {
+		span = now.Sub(s.restarts[0])
+	}
+	next := now.Add(s.coolDown)
+	g := *f
+	g.CircuitOpen = true
+	if s.breaker == breakerHalfOpen {
+		g.Message = fmt.Sprintf("circuit open: the reconnection after the cool-down failed too; next try at %s (in %s); last failure: %s",
+			next.UTC().Format(time.TimeOnly), s.coolDown, f.Message)
+	} else {
+		g.Message = fmt.Sprintf("circuit open: %d restarts failed within %s; next try at %s (in %s); last failure: %s",
+			n, span.Round(time.Millisecond), next.UTC().Format(time.TimeOnly), s.coolDown, f.Message)
+	}
+	s.breaker = breakerOpen
+	s.log().Warn("mcp connection failed; circuit open",
+		zap.String("cause", f.Error()), zap.Duration("cool_down", s.coolDown))
+	s.abandon(child, &g)
+	s.backoff = time.AfterFunc(s.coolDown, func() { s.system.Root.Send(s.self, &coolDownOver{}) })
+}
+
+// tryAgain restarts the tombstone child as a connection that dials: after
+// a cool-down, or when the host asks.
+func (s *McpSupervisor) tryAgain() {
+	s.giveUp.Store(nil)
+	s.final = nil
+	if s.ready == nil {
+		s.retrying = s.cfg.RetryConnect
+		s.setState(Connecting)
+	} else {
+		if s.lostAt.IsZero() {
+			s.lostAt = time.Now()
+		}
+		s.setState(Reconnecting)
+	}
+	s.countRestart()
+	s.sup.RestartChildren(s.child)
+	s.system.Root.RequestWithCustomSender(s.child, &messages.AwaitReady{}, s.self)
+}
+
+// onReconnect answers the host's request for a new try: a failed
+// connection (final, or waiting for its cool-down) dials again at once,
+// with its restart budget and cool-down as new; the sender hears of the
+// outcome. A connection that is up, or on its way, is left as it is.
+func (s *McpSupervisor) onReconnect(ctx actor.Context) {
+	switch {
+	case s.status.State == Ready:
+		ctx.Respond(s.ready)
+		return
+	case s.status.State == Closed:
+		ctx.Respond(s.final)
+		return
+	case s.child == nil || s.sup == nil:
+		// Never failed yet (or a grain before its identity): wait with
+		// the first connection.
+		if s.status.State == Failed {
+			ctx.Respond(s.final)
+			return
+		}
+	case s.status.State == Failed:
+		if s.backoff != nil {
+			s.backoff.Stop()
+			s.backoff = nil
+		}
+		s.breaker, s.coolDown = breakerClosed, 0
+		s.restarts, s.failures = nil, 0
+		s.tryAgain()
+	}
+	if ctx.Sender() != nil {
+		s.reconnectWaiters = append(s.reconnectWaiters, ctx.Sender())
+	}
+}
+
+// answerReconnects answers every Reconnect sender with msg.
+func (s *McpSupervisor) answerReconnects(msg any) {
+	for _, w := range s.reconnectWaiters {
+		s.system.Root.Send(w, msg)
+	}
+	s.reconnectWaiters = nil
+}
+
 // retryFirst answers the waiters of a first connection that failed and
-// tries again after backoff, for as long as it takes.
+// tries again after backoff.
 func (s *McpSupervisor) retryFirst(f *messages.Failure) {
 	s.retrying = true
 	for _, w := range s.waiters {
@@ -317,8 +523,8 @@ func (s *McpSupervisor) retryFirst(f *messages.Failure) {
 	s.waiters = nil
 	s.failures++
 	d := s.backoffFor(s.failures)
-	s.cfg.Connection.Logger.Warn("mcp server not up; retrying",
-		zap.String("server", s.server()), zap.String("cause", f.Error()),
+	s.log().Warn("mcp server not up; retrying",
+		zap.String("cause", f.Error()),
 		zap.Duration("backoff", d), zap.Int("attempt", s.failures))
 	s.countRestart()
 	s.setState(Failed)
@@ -336,9 +542,9 @@ func (s *McpSupervisor) backoffFor(attempt int) time.Duration {
 	return d/2 + rand.N(d/2+1)
 }
 
-// abandon gives up for good: the child restarts once more as a tombstone
-// that answers whatever is in its mailbox with f, and every waiting call
-// fails with f.
+// abandon stops retrying, until a cool-down or a Reconnect: the child
+// restarts once more as a tombstone that answers whatever is in its
+// mailbox with f, and every waiting call fails with f.
 func (s *McpSupervisor) abandon(child *actor.PID, f *messages.Failure) {
 	s.giveUp.Store(f)
 	s.final = f
@@ -358,6 +564,11 @@ func (s *McpSupervisor) onReady(r *messages.Ready) {
 	s.ready = r
 	s.retrying = false
 	s.failures = 0
+	if s.breaker != breakerClosed {
+		s.breaker, s.coolDown = breakerClosed, 0
+		s.restarts = nil
+	}
+	s.answerReconnects(r)
 	if t := s.cfg.Connection.Telemetry; t != nil && !s.lostAt.IsZero() {
 		t.recordReconnection(peerOf(s.cfg.Connection.Transport), s.lostAt)
 	}
@@ -400,8 +611,7 @@ func (s *McpSupervisor) logToolChanges(old, cur *messages.Ready) {
 		removed = append(removed, name)
 	}
 	slices.Sort(removed)
-	s.cfg.Connection.Logger.Info("mcp connection restored",
-		zap.String("server", s.server()),
+	s.log().Info("mcp connection restored",
 		zap.Int("tools", len(cur.Tools)), zap.Strings("added", added), zap.Strings("removed", removed))
 }
 
@@ -423,6 +633,7 @@ func (s *McpSupervisor) onAwaitReady(ctx actor.Context) {
 }
 
 func (s *McpSupervisor) onCallTool(ctx actor.Context, msg *messages.CallTool) {
+	s.noteCaller(ctx.Sender())
 	if s.retrying {
 		// No session has ever been up: nothing says one will be soon.
 		f := *s.status.LastFailure
@@ -476,8 +687,9 @@ func (s *McpSupervisor) onWaitExpired(seq uint64) {
 				cause = s.status.LastFailure.Message
 			}
 			s.reply(w.sender, &messages.CallToolReply{ID: w.msg.ID, Failure: &messages.Failure{
-				Kind: messages.FailureInternal, Op: messages.CallOp(w.msg.Name),
-				Message: "no connection within the reconnection wait: " + cause,
+				Kind: messages.FailureInternal, Op: messages.CallOp(w.msg.Name), Cause: messages.CauseDeadline,
+				Message: fmt.Sprintf("deadline exceeded: no connection within the reconnection wait of %s (WithReconnectWait) or %s: %s",
+					s.cfg.ReconnectWait, limitOf(w.msg), cause),
 			}})
 			return
 		}
@@ -515,6 +727,7 @@ func (s *McpSupervisor) stop() {
 	}
 	s.queue = nil
 	s.failWaiting(f)
+	s.answerReconnects(f)
 	s.setState(Closed)
 }
 

@@ -36,6 +36,7 @@ func TestLegacyOnlyServerIsRefusedNamingTheRevision(t *testing.T) {
 	require.Nil(t, p)
 	t.Log(err)
 	require.ErrorIs(t, err, plugin.ErrInternal)
-	assert.Contains(t, err.Error(), "server/discover failed")
+	assert.ErrorIs(t, err, plugin.ErrProtocolVersion)
+	assert.Contains(t, err.Error(), "server/discover")
 	assert.Contains(t, err.Error(), "this client speaks only MCP 2026-07-28")
 }

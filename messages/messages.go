@@ -2,10 +2,11 @@ package messages
 
 import (
 	"encoding/json"
-	"strconv"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cuca-go/mcpconnector/transport"
 )
 
 // AwaitReady asks a connection for its tools. Sent by the facade once after
@@ -52,6 +53,10 @@ type CallTool struct {
 	// the call then carries a progress token whether or not Progress is
 	// set. Deadline stays the hard limit.
 	IdleTimeout time.Duration
+	// Limit names what set Deadline, for the failure that says it passed:
+	// "the caller's deadline", "the call timeout of 5m0s". Empty: "the
+	// call's deadline".
+	Limit string
 	// TraceContext is the caller's OpenTelemetry context as W3C fields
 	// (traceparent, tracestate, baggage), so that the connection's span of
 	// the call is the caller span's child across the actor hop, even from
@@ -91,6 +96,22 @@ type RefreshTools struct{}
 // is not added twice, and one on a member that dies is dropped.
 type WatchTools struct{}
 
+// Reconnect asks a supervisor to try its failed connection again now: one
+// that will not be retried by itself (a server that did not speak
+// 2026-07-28, a command that could not start) or whose breaker is open
+// after its restart budget was spent. The budget and the cool-down start
+// anew. Sent by the host through its facade. Reply: [*Ready] once a
+// session is ready (at once when one is), or the [*Failure] of the try.
+type Reconnect struct{}
+
+// HandedOver is sent by a supervisor that has stopped (a grain whose
+// member leaves, or that moves) to each facade on another member that sent
+// it calls, once every call it received has been answered or bounced and
+// its connection is closed: whatever the facade still waits for from it
+// never reached its connection, and may be sent to the next home. No
+// reply.
+type HandedOver struct{}
+
 // UnwatchTools ends the sender's [WatchTools]. No reply.
 type UnwatchTools struct{}
 
@@ -112,23 +133,27 @@ const (
 )
 
 // Failure is an error as data: what kind, what was being done, and why.
+// Why is kept as data too (Cause and the fields beside it), so that the
+// error a caller gets from it matches errors.Is and errors.As as the
+// original did, on this member or another: see [Failure.Unwrap].
 type Failure struct {
 	Kind FailureKind
 	// Op is the operation, e.g. `tools/call "add"` or "connect".
 	Op string
 	// Message says what happened, with the server's stderr tail when known.
 	Message string
-}
-
-// CallOp is the Op of a failed tools/call of tool: `tools/call "add"`.
-// Every layer names a call's operation with it.
-func CallOp(tool string) string { return "tools/call " + strconv.Quote(tool) }
-
-func (f *Failure) Error() string {
-	if f.Op == "" {
-		return f.Message
-	}
-	return f.Op + ": " + f.Message
+	// Cause says why, as data; empty when nothing more is known than
+	// Message.
+	Cause FailureCause
+	// RPC is the server's JSON-RPC error, when Cause is [CauseServerError].
+	RPC *RPCError
+	// Token is the token endpoint's refusal, when Cause is
+	// [CauseTokenRefused].
+	Token *transport.TokenError
+	// CircuitOpen: the restart budget is spent and the connection waits
+	// for its cool-down (the message says until when); Cause stays the
+	// last failure's. Matches [ErrCircuitOpen].
+	CircuitOpen bool
 }
 
 // IgnoreDeadLetterLogging marks a reply whose caller may have given up
@@ -160,3 +185,9 @@ func (*RefreshTools) IgnoreDeadLetterLogging() {}
 
 // IgnoreDeadLetterLogging: see [RefreshTools.IgnoreDeadLetterLogging].
 func (*WatchTools) IgnoreDeadLetterLogging() {}
+
+// IgnoreDeadLetterLogging: see [RefreshTools.IgnoreDeadLetterLogging].
+func (*Reconnect) IgnoreDeadLetterLogging() {}
+
+// IgnoreDeadLetterLogging: a facade closed meanwhile waits for nothing.
+func (*HandedOver) IgnoreDeadLetterLogging() {}

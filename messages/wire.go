@@ -7,6 +7,8 @@ import (
 
 	"github.com/asynkron/protoactor-go/remote"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cuca-go/mcpconnector/transport"
 )
 
 // Each message of the protocol converts itself to its wire form when
@@ -54,7 +56,7 @@ func (w *WireReady) Deserialize() (remote.RootSerializable, error) {
 // Serialize returns the wire form.
 func (m *CallTool) Serialize() (remote.RootSerialized, error) {
 	w := &WireCallTool{Id: m.ID, Name: m.Name, Arguments: m.Arguments, Progress: m.Progress, IdleTimeoutNanos: int64(m.IdleTimeout),
-		TraceContext: m.TraceContext}
+		TraceContext: m.TraceContext, Limit: m.Limit}
 	if !m.Deadline.IsZero() {
 		w.DeadlineUnixNano = m.Deadline.UnixNano()
 	}
@@ -63,7 +65,8 @@ func (m *CallTool) Serialize() (remote.RootSerialized, error) {
 
 // Deserialize returns the plain message.
 func (w *WireCallTool) Deserialize() (remote.RootSerializable, error) {
-	m := &CallTool{ID: w.Id, Name: w.Name, Arguments: w.Arguments, Progress: w.Progress, IdleTimeout: time.Duration(w.IdleTimeoutNanos)}
+	m := &CallTool{ID: w.Id, Name: w.Name, Arguments: w.Arguments, Progress: w.Progress, IdleTimeout: time.Duration(w.IdleTimeoutNanos),
+		Limit: w.Limit}
 	if len(w.TraceContext) > 0 {
 		m.TraceContext = w.TraceContext
 	}
@@ -139,6 +142,18 @@ func (*WatchTools) Serialize() (remote.RootSerialized, error) { return &WireWatc
 func (*WireWatchTools) Deserialize() (remote.RootSerializable, error) { return &WatchTools{}, nil }
 
 // Serialize returns the wire form.
+func (*Reconnect) Serialize() (remote.RootSerialized, error) { return &WireReconnect{}, nil }
+
+// Deserialize returns the plain message.
+func (*WireReconnect) Deserialize() (remote.RootSerializable, error) { return &Reconnect{}, nil }
+
+// Serialize returns the wire form.
+func (*HandedOver) Serialize() (remote.RootSerialized, error) { return &WireHandedOver{}, nil }
+
+// Deserialize returns the plain message.
+func (*WireHandedOver) Deserialize() (remote.RootSerializable, error) { return &HandedOver{}, nil }
+
+// Serialize returns the wire form.
 func (*UnwatchTools) Serialize() (remote.RootSerialized, error) { return &WireUnwatchTools{}, nil }
 
 // Deserialize returns the plain message.
@@ -151,9 +166,28 @@ func (f *Failure) Serialize() (remote.RootSerialized, error) { return f.wire(), 
 func (w *WireFailure) Deserialize() (remote.RootSerializable, error) { return w.plain(), nil }
 
 func (f *Failure) wire() *WireFailure {
-	return &WireFailure{Kind: string(f.Kind), Op: f.Op, Message: f.Message}
+	w := &WireFailure{Kind: string(f.Kind), Op: f.Op, Message: f.Message, Cause: string(f.Cause), CircuitOpen: f.CircuitOpen}
+	if r := f.RPC; r != nil {
+		w.Rpc = &WireRPCError{Code: r.Code, Message: r.Message, Data: r.Data}
+	}
+	if t := f.Token; t != nil {
+		w.Token = &WireTokenError{Endpoint: t.Endpoint, GrantType: t.GrantType, StatusCode: int32(t.StatusCode),
+			Code: t.Code, Description: t.Description}
+	}
+	return w
 }
 
 func (w *WireFailure) plain() *Failure {
-	return &Failure{Kind: FailureKind(w.Kind), Op: w.Op, Message: w.Message}
+	f := &Failure{Kind: FailureKind(w.Kind), Op: w.Op, Message: w.Message, Cause: FailureCause(w.Cause), CircuitOpen: w.CircuitOpen}
+	if r := w.Rpc; r != nil {
+		f.RPC = &RPCError{Code: r.Code, Message: r.Message}
+		if len(r.Data) > 0 {
+			f.RPC.Data = r.Data
+		}
+	}
+	if t := w.Token; t != nil {
+		f.Token = &transport.TokenError{Endpoint: t.Endpoint, GrantType: t.GrantType, StatusCode: int(t.StatusCode),
+			Code: t.Code, Description: t.Description}
+	}
+	return f
 }

@@ -154,6 +154,7 @@ type WireCallTool struct {
 	Progress         bool                   `protobuf:"varint,5,opt,name=progress,proto3" json:"progress,omitempty"`
 	IdleTimeoutNanos int64                  `protobuf:"varint,6,opt,name=idle_timeout_nanos,json=idleTimeoutNanos,proto3" json:"idle_timeout_nanos,omitempty"`                                                            // 0: none
 	TraceContext     map[string]string      `protobuf:"bytes,7,rep,name=trace_context,json=traceContext,proto3" json:"trace_context,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"` // W3C traceparent, tracestate, baggage
+	Limit            string                 `protobuf:"bytes,8,opt,name=limit,proto3" json:"limit,omitempty"`                                                                                                             // what set the deadline; empty: the call's deadline
 	unknownFields    protoimpl.UnknownFields
 	sizeCache        protoimpl.SizeCache
 }
@@ -235,6 +236,13 @@ func (x *WireCallTool) GetTraceContext() map[string]string {
 		return x.TraceContext
 	}
 	return nil
+}
+
+func (x *WireCallTool) GetLimit() string {
+	if x != nil {
+		return x.Limit
+	}
+	return ""
 }
 
 type WireCallProgress struct {
@@ -413,6 +421,78 @@ func (*WireUnwatchTools) Descriptor() ([]byte, []int) {
 	return file_wire_proto_rawDescGZIP(), []int{6}
 }
 
+type WireReconnect struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WireReconnect) Reset() {
+	*x = WireReconnect{}
+	mi := &file_wire_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WireReconnect) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WireReconnect) ProtoMessage() {}
+
+func (x *WireReconnect) ProtoReflect() protoreflect.Message {
+	mi := &file_wire_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WireReconnect.ProtoReflect.Descriptor instead.
+func (*WireReconnect) Descriptor() ([]byte, []int) {
+	return file_wire_proto_rawDescGZIP(), []int{7}
+}
+
+type WireHandedOver struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WireHandedOver) Reset() {
+	*x = WireHandedOver{}
+	mi := &file_wire_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WireHandedOver) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WireHandedOver) ProtoMessage() {}
+
+func (x *WireHandedOver) ProtoReflect() protoreflect.Message {
+	mi := &file_wire_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WireHandedOver.ProtoReflect.Descriptor instead.
+func (*WireHandedOver) Descriptor() ([]byte, []int) {
+	return file_wire_proto_rawDescGZIP(), []int{8}
+}
+
 type WireCallToolReply struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Id            uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -424,7 +504,7 @@ type WireCallToolReply struct {
 
 func (x *WireCallToolReply) Reset() {
 	*x = WireCallToolReply{}
-	mi := &file_wire_proto_msgTypes[7]
+	mi := &file_wire_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -436,7 +516,7 @@ func (x *WireCallToolReply) String() string {
 func (*WireCallToolReply) ProtoMessage() {}
 
 func (x *WireCallToolReply) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[7]
+	mi := &file_wire_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -449,7 +529,7 @@ func (x *WireCallToolReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireCallToolReply.ProtoReflect.Descriptor instead.
 func (*WireCallToolReply) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{7}
+	return file_wire_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *WireCallToolReply) GetId() uint64 {
@@ -482,7 +562,7 @@ type WireCancelCall struct {
 
 func (x *WireCancelCall) Reset() {
 	*x = WireCancelCall{}
-	mi := &file_wire_proto_msgTypes[8]
+	mi := &file_wire_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -494,7 +574,7 @@ func (x *WireCancelCall) String() string {
 func (*WireCancelCall) ProtoMessage() {}
 
 func (x *WireCancelCall) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[8]
+	mi := &file_wire_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -507,7 +587,7 @@ func (x *WireCancelCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireCancelCall.ProtoReflect.Descriptor instead.
 func (*WireCancelCall) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{8}
+	return file_wire_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *WireCancelCall) GetId() uint64 {
@@ -522,13 +602,17 @@ type WireFailure struct {
 	Kind          string                 `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
 	Op            string                 `protobuf:"bytes,2,opt,name=op,proto3" json:"op,omitempty"`
 	Message       string                 `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	Cause         string                 `protobuf:"bytes,4,opt,name=cause,proto3" json:"cause,omitempty"` // FailureCause; empty: none
+	Rpc           *WireRPCError          `protobuf:"bytes,5,opt,name=rpc,proto3" json:"rpc,omitempty"`     // with cause "server_error"
+	Token         *WireTokenError        `protobuf:"bytes,6,opt,name=token,proto3" json:"token,omitempty"` // with cause "token_refused"
+	CircuitOpen   bool                   `protobuf:"varint,7,opt,name=circuit_open,json=circuitOpen,proto3" json:"circuit_open,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *WireFailure) Reset() {
 	*x = WireFailure{}
-	mi := &file_wire_proto_msgTypes[9]
+	mi := &file_wire_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -540,7 +624,7 @@ func (x *WireFailure) String() string {
 func (*WireFailure) ProtoMessage() {}
 
 func (x *WireFailure) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[9]
+	mi := &file_wire_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -553,7 +637,7 @@ func (x *WireFailure) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireFailure.ProtoReflect.Descriptor instead.
 func (*WireFailure) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{9}
+	return file_wire_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *WireFailure) GetKind() string {
@@ -577,6 +661,172 @@ func (x *WireFailure) GetMessage() string {
 	return ""
 }
 
+func (x *WireFailure) GetCause() string {
+	if x != nil {
+		return x.Cause
+	}
+	return ""
+}
+
+func (x *WireFailure) GetRpc() *WireRPCError {
+	if x != nil {
+		return x.Rpc
+	}
+	return nil
+}
+
+func (x *WireFailure) GetToken() *WireTokenError {
+	if x != nil {
+		return x.Token
+	}
+	return nil
+}
+
+func (x *WireFailure) GetCircuitOpen() bool {
+	if x != nil {
+		return x.CircuitOpen
+	}
+	return false
+}
+
+// The server's JSON-RPC error object.
+type WireRPCError struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Code          int64                  `protobuf:"varint,1,opt,name=code,proto3" json:"code,omitempty"`
+	Message       string                 `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	Data          []byte                 `protobuf:"bytes,3,opt,name=data,proto3" json:"data,omitempty"` // JSON, or empty
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WireRPCError) Reset() {
+	*x = WireRPCError{}
+	mi := &file_wire_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WireRPCError) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WireRPCError) ProtoMessage() {}
+
+func (x *WireRPCError) ProtoReflect() protoreflect.Message {
+	mi := &file_wire_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WireRPCError.ProtoReflect.Descriptor instead.
+func (*WireRPCError) Descriptor() ([]byte, []int) {
+	return file_wire_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *WireRPCError) GetCode() int64 {
+	if x != nil {
+		return x.Code
+	}
+	return 0
+}
+
+func (x *WireRPCError) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *WireRPCError) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+// A token endpoint's refusal (transport.TokenError).
+type WireTokenError struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Endpoint      string                 `protobuf:"bytes,1,opt,name=endpoint,proto3" json:"endpoint,omitempty"`
+	GrantType     string                 `protobuf:"bytes,2,opt,name=grant_type,json=grantType,proto3" json:"grant_type,omitempty"`
+	StatusCode    int32                  `protobuf:"varint,3,opt,name=status_code,json=statusCode,proto3" json:"status_code,omitempty"`
+	Code          string                 `protobuf:"bytes,4,opt,name=code,proto3" json:"code,omitempty"`
+	Description   string                 `protobuf:"bytes,5,opt,name=description,proto3" json:"description,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WireTokenError) Reset() {
+	*x = WireTokenError{}
+	mi := &file_wire_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WireTokenError) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WireTokenError) ProtoMessage() {}
+
+func (x *WireTokenError) ProtoReflect() protoreflect.Message {
+	mi := &file_wire_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WireTokenError.ProtoReflect.Descriptor instead.
+func (*WireTokenError) Descriptor() ([]byte, []int) {
+	return file_wire_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *WireTokenError) GetEndpoint() string {
+	if x != nil {
+		return x.Endpoint
+	}
+	return ""
+}
+
+func (x *WireTokenError) GetGrantType() string {
+	if x != nil {
+		return x.GrantType
+	}
+	return ""
+}
+
+func (x *WireTokenError) GetStatusCode() int32 {
+	if x != nil {
+		return x.StatusCode
+	}
+	return 0
+}
+
+func (x *WireTokenError) GetCode() string {
+	if x != nil {
+		return x.Code
+	}
+	return ""
+}
+
+func (x *WireTokenError) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
 var File_wire_proto protoreflect.FileDescriptor
 
 const file_wire_proto_rawDesc = "" +
@@ -590,7 +840,7 @@ const file_wire_proto_rawDesc = "" +
 	"\x10server_info_json\x18\x02 \x01(\fR\x0eserverInfoJson\x12)\n" +
 	"\x10protocol_version\x18\x03 \x01(\tR\x0fprotocolVersion\x12&\n" +
 	"\x0ftools_ttl_nanos\x18\x04 \x01(\x03R\rtoolsTtlNanos\x12\"\n" +
-	"\finstructions\x18\x05 \x01(\tR\finstructions\"\xe5\x02\n" +
+	"\finstructions\x18\x05 \x01(\tR\finstructions\"\xfb\x02\n" +
 	"\fWireCallTool\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1c\n" +
@@ -598,7 +848,8 @@ const file_wire_proto_rawDesc = "" +
 	"\x12deadline_unix_nano\x18\x04 \x01(\x03R\x10deadlineUnixNano\x12\x1a\n" +
 	"\bprogress\x18\x05 \x01(\bR\bprogress\x12,\n" +
 	"\x12idle_timeout_nanos\x18\x06 \x01(\x03R\x10idleTimeoutNanos\x12Z\n" +
-	"\rtrace_context\x18\a \x03(\v25.mcpconnector.messages.WireCallTool.TraceContextEntryR\ftraceContext\x1a?\n" +
+	"\rtrace_context\x18\a \x03(\v25.mcpconnector.messages.WireCallTool.TraceContextEntryR\ftraceContext\x12\x14\n" +
+	"\x05limit\x18\b \x01(\tR\x05limit\x1a?\n" +
 	"\x11TraceContextEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"n\n" +
@@ -609,18 +860,36 @@ const file_wire_proto_rawDesc = "" +
 	"\amessage\x18\x04 \x01(\tR\amessage\"\x12\n" +
 	"\x10WireRefreshTools\"\x10\n" +
 	"\x0eWireWatchTools\"\x12\n" +
-	"\x10WireUnwatchTools\"\x82\x01\n" +
+	"\x10WireUnwatchTools\"\x0f\n" +
+	"\rWireReconnect\"\x10\n" +
+	"\x0eWireHandedOver\"\x82\x01\n" +
 	"\x11WireCallToolReply\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x1f\n" +
 	"\vresult_json\x18\x02 \x01(\fR\n" +
 	"resultJson\x12<\n" +
 	"\afailure\x18\x03 \x01(\v2\".mcpconnector.messages.WireFailureR\afailure\" \n" +
 	"\x0eWireCancelCall\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\x04R\x02id\"K\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\"\xf8\x01\n" +
 	"\vWireFailure\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x0e\n" +
 	"\x02op\x18\x02 \x01(\tR\x02op\x12\x18\n" +
-	"\amessage\x18\x03 \x01(\tR\amessageB*Z(github.com/cuca-go/mcpconnector/messagesb\x06proto3"
+	"\amessage\x18\x03 \x01(\tR\amessage\x12\x14\n" +
+	"\x05cause\x18\x04 \x01(\tR\x05cause\x125\n" +
+	"\x03rpc\x18\x05 \x01(\v2#.mcpconnector.messages.WireRPCErrorR\x03rpc\x12;\n" +
+	"\x05token\x18\x06 \x01(\v2%.mcpconnector.messages.WireTokenErrorR\x05token\x12!\n" +
+	"\fcircuit_open\x18\a \x01(\bR\vcircuitOpen\"P\n" +
+	"\fWireRPCError\x12\x12\n" +
+	"\x04code\x18\x01 \x01(\x03R\x04code\x12\x18\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\x12\x12\n" +
+	"\x04data\x18\x03 \x01(\fR\x04data\"\xa2\x01\n" +
+	"\x0eWireTokenError\x12\x1a\n" +
+	"\bendpoint\x18\x01 \x01(\tR\bendpoint\x12\x1d\n" +
+	"\n" +
+	"grant_type\x18\x02 \x01(\tR\tgrantType\x12\x1f\n" +
+	"\vstatus_code\x18\x03 \x01(\x05R\n" +
+	"statusCode\x12\x12\n" +
+	"\x04code\x18\x04 \x01(\tR\x04code\x12 \n" +
+	"\vdescription\x18\x05 \x01(\tR\vdescriptionB*Z(github.com/cuca-go/mcpconnector/messagesb\x06proto3"
 
 var (
 	file_wire_proto_rawDescOnce sync.Once
@@ -634,7 +903,7 @@ func file_wire_proto_rawDescGZIP() []byte {
 	return file_wire_proto_rawDescData
 }
 
-var file_wire_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_wire_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
 var file_wire_proto_goTypes = []any{
 	(*WireAwaitReady)(nil),    // 0: mcpconnector.messages.WireAwaitReady
 	(*WireReady)(nil),         // 1: mcpconnector.messages.WireReady
@@ -643,19 +912,25 @@ var file_wire_proto_goTypes = []any{
 	(*WireRefreshTools)(nil),  // 4: mcpconnector.messages.WireRefreshTools
 	(*WireWatchTools)(nil),    // 5: mcpconnector.messages.WireWatchTools
 	(*WireUnwatchTools)(nil),  // 6: mcpconnector.messages.WireUnwatchTools
-	(*WireCallToolReply)(nil), // 7: mcpconnector.messages.WireCallToolReply
-	(*WireCancelCall)(nil),    // 8: mcpconnector.messages.WireCancelCall
-	(*WireFailure)(nil),       // 9: mcpconnector.messages.WireFailure
-	nil,                       // 10: mcpconnector.messages.WireCallTool.TraceContextEntry
+	(*WireReconnect)(nil),     // 7: mcpconnector.messages.WireReconnect
+	(*WireHandedOver)(nil),    // 8: mcpconnector.messages.WireHandedOver
+	(*WireCallToolReply)(nil), // 9: mcpconnector.messages.WireCallToolReply
+	(*WireCancelCall)(nil),    // 10: mcpconnector.messages.WireCancelCall
+	(*WireFailure)(nil),       // 11: mcpconnector.messages.WireFailure
+	(*WireRPCError)(nil),      // 12: mcpconnector.messages.WireRPCError
+	(*WireTokenError)(nil),    // 13: mcpconnector.messages.WireTokenError
+	nil,                       // 14: mcpconnector.messages.WireCallTool.TraceContextEntry
 }
 var file_wire_proto_depIdxs = []int32{
-	10, // 0: mcpconnector.messages.WireCallTool.trace_context:type_name -> mcpconnector.messages.WireCallTool.TraceContextEntry
-	9,  // 1: mcpconnector.messages.WireCallToolReply.failure:type_name -> mcpconnector.messages.WireFailure
-	2,  // [2:2] is the sub-list for method output_type
-	2,  // [2:2] is the sub-list for method input_type
-	2,  // [2:2] is the sub-list for extension type_name
-	2,  // [2:2] is the sub-list for extension extendee
-	0,  // [0:2] is the sub-list for field type_name
+	14, // 0: mcpconnector.messages.WireCallTool.trace_context:type_name -> mcpconnector.messages.WireCallTool.TraceContextEntry
+	11, // 1: mcpconnector.messages.WireCallToolReply.failure:type_name -> mcpconnector.messages.WireFailure
+	12, // 2: mcpconnector.messages.WireFailure.rpc:type_name -> mcpconnector.messages.WireRPCError
+	13, // 3: mcpconnector.messages.WireFailure.token:type_name -> mcpconnector.messages.WireTokenError
+	4,  // [4:4] is the sub-list for method output_type
+	4,  // [4:4] is the sub-list for method input_type
+	4,  // [4:4] is the sub-list for extension type_name
+	4,  // [4:4] is the sub-list for extension extendee
+	0,  // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_wire_proto_init() }
@@ -669,7 +944,7 @@ func file_wire_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_wire_proto_rawDesc), len(file_wire_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   11,
+			NumMessages:   15,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

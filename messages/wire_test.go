@@ -1,17 +1,22 @@
 package messages_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/asynkron/protoactor-go/remote"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/cuca-go/mcpconnector/messages"
+	"github.com/cuca-go/mcpconnector/transport"
 )
 
 // roundTrip sends m through its wire form and protobuf bytes, as remote
@@ -76,4 +81,61 @@ func TestWireFormsRoundTrip(t *testing.T) {
 	failed := roundTrip(t, &messages.CallToolReply{ID: 10, Failure: f}).(*messages.CallToolReply)
 	assert.Equal(t, f, failed.Failure)
 	assert.Nil(t, failed.Result)
+}
+
+// A failure keeps why it failed across the wire: the errors it matches
+// before it leaves are the errors it matches when it arrives.
+func TestFailureCausesSurviveTheWire(t *testing.T) {
+	rpc := &jsonrpc.Error{Code: -32602, Message: "bad arguments", Data: json.RawMessage(`{"field":"a"}`)}
+	token := &transport.TokenError{Endpoint: "https://as.example/token", GrantType: "client_credentials", StatusCode: 400, Code: "invalid_client"}
+	cases := []struct {
+		name string
+		err  error
+		is   error
+	}{
+		{"deadline", fmt.Errorf("calling: %w", context.DeadlineExceeded), context.DeadlineExceeded},
+		{"canceled", context.Canceled, context.Canceled},
+		{"too large", fmt.Errorf("read: %w", transport.ErrMessageTooLarge), transport.ErrMessageTooLarge},
+		{"server error", fmt.Errorf("calling %q: %w", "tools/call", rpc), nil},
+		{"token", fmt.Errorf("post: %w", token), nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := (&messages.Failure{Kind: messages.FailureInternal, Op: "tools/call \"x\"", Message: tc.err.Error()}).CauseOf(tc.err)
+			require.NotEqual(t, messages.CauseNone, f.Cause)
+			for _, got := range []*messages.Failure{f, roundTrip(t, f).(*messages.Failure),
+				roundTrip(t, &messages.CallToolReply{ID: 1, Failure: f}).(*messages.CallToolReply).Failure} {
+				assert.Equal(t, f, got)
+				if tc.is != nil {
+					assert.ErrorIs(t, got, tc.is)
+				}
+				var re *jsonrpc.Error
+				if errors.As(tc.err, &re) {
+					require.ErrorAs(t, got, &re)
+					assert.Equal(t, rpc, re)
+				}
+				var te *transport.TokenError
+				if errors.As(tc.err, &te) {
+					require.ErrorAs(t, got, &te)
+					assert.Equal(t, token, te)
+				}
+			}
+		})
+	}
+	for cause, is := range map[messages.FailureCause]error{
+		messages.CauseConnectionLost:  messages.ErrConnectionLost,
+		messages.CauseProtocolVersion: messages.ErrProtocolVersion,
+	} {
+		f := roundTrip(t, &messages.Failure{Kind: messages.FailureInternal, Cause: cause}).(*messages.Failure)
+		assert.ErrorIs(t, f, is, "cause %q", cause)
+		assert.NotErrorIs(t, f, context.DeadlineExceeded)
+	}
+	open := roundTrip(t, &messages.Failure{Kind: messages.FailureInternal, Cause: messages.CauseConnectionLost, CircuitOpen: true}).(*messages.Failure)
+	assert.ErrorIs(t, open, messages.ErrCircuitOpen)
+	assert.ErrorIs(t, open, messages.ErrConnectionLost, "an open breaker keeps the last cause")
+	plain := &messages.Failure{Kind: messages.FailureInternal, Message: "boom"}
+	assert.Nil(t, plain.CauseOf(errors.New("boom")).Unwrap(), "an error of no known cause matches nothing")
+
+	limited := roundTrip(t, &messages.CallTool{Name: "x", Limit: "the tool timeout of 2s"}).(*messages.CallTool)
+	assert.Equal(t, "the tool timeout of 2s", limited.Limit)
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // FuzzNormalizeArgs holds normalizeArgs, which stands between a model's
-// tool-call arguments and the server, to SEED.md's rule: an object stays as
+// tool-call arguments and the server, to the arguments rule: an object stays as
 // it is, null (or nothing) becomes no arguments, anything else is an error.
 // The oracle is encoding/json itself: text is accepted exactly when it
 // decodes to an object, or is empty or null.

@@ -50,6 +50,41 @@ type attachment struct {
 
 	mu     sync.Mutex
 	target *actor.PID // nil once lost, until located again
+	// gone holds the addresses of members reported lost, with when: a
+	// cluster's lookup may go on naming a leaving member for a moment,
+	// and a call sent there then may arrive as its remote shuts down,
+	// neither answered nor bounced. Until the lookup names another home
+	// (or goneFor passes), no call goes there.
+	gone map[string]time.Time
+}
+
+// goneFor is how long a lost member's address is avoided while the lookup
+// still names it: past it, it may be a new member on the same address.
+const goneFor = 30 * time.Second
+
+// markGone notes that the member at address left, unless it is this one
+// (an actor of this process that stopped says nothing of its neighbours).
+func (a *attachment) markGone(address string) {
+	if address == a.p.system.Address() {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.gone == nil {
+		a.gone = map[string]time.Time{}
+	}
+	a.gone[address] = time.Now()
+}
+
+// isGone reports whether pid is at the address of a member reported lost
+// lately. Called with a.mu held.
+func (a *attachment) isGone(pid *actor.PID) bool {
+	at, ok := a.gone[pid.Address]
+	if ok && time.Since(at) > goneFor {
+		delete(a.gone, pid.Address)
+		return false
+	}
+	return ok
 }
 
 // Attach returns a facade over an MCP connection actor that the plugin did
@@ -81,7 +116,7 @@ func Attach(ctx context.Context, system *actor.ActorSystem, server string, locat
 	}
 	o := applyOptions(opts)
 	o.system = system
-	p := newFacade(server, o)
+	p := newFacade(server, server, o)
 	p.att = &attachment{p: p, locate: locate, grace: DefaultLossGrace}
 	p.att.ctx, p.att.cancel = context.WithCancel(context.Background())
 	if o.lossGrace > 0 {
@@ -115,13 +150,19 @@ func (a *attachment) current(ctx context.Context) (*actor.PID, error) {
 	// A cluster may need a while to see that the old home is gone (until
 	// then its lookup finds nothing): try again until ctx ends.
 	var err error
-	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
+	for wait := 10 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
 		pid, err = a.locate(ctx)
 		if err == nil && pid == nil {
 			err = errors.New("the locator found no actor")
 		}
 		if err == nil {
-			break
+			a.mu.Lock()
+			gone := a.isGone(pid)
+			a.mu.Unlock()
+			if !gone {
+				break
+			}
+			err = errors.New("the locator still names the member that was lost, " + pid.Address)
 		}
 		select {
 		case <-ctx.Done():
@@ -148,10 +189,10 @@ func (a *attachment) current(ctx context.Context) (*actor.PID, error) {
 			ctx, cancel := context.WithTimeout(a.ctx, 30*time.Second)
 			defer cancel()
 			if err := a.refresh(ctx, pid); err != nil {
-				a.p.logger.Warn("mcp connection relocated; its tools could not be listed", zap.String("server", a.p.server), zap.Error(err))
+				a.p.logger.Warn("mcp connection relocated; its tools could not be listed", zap.Error(err))
 				return
 			}
-			a.p.logger.Info("mcp connection relocated", zap.String("server", a.p.server), zap.String("address", pid.Address))
+			a.p.logger.Info("mcp connection relocated", zap.String("address", pid.Address))
 			a.p.setState(StateReady, nil)
 		}()
 	}
@@ -210,8 +251,9 @@ func (a *attachment) lost(who *actor.PID) {
 	if a.p.closed.Load() || !a.forget(who) {
 		return
 	}
+	a.markGone(who.Address)
 	a.p.logger.Warn("mcp connection lost; calls in flight get a grace period",
-		zap.String("server", a.p.server), zap.String("address", who.Address), zap.Duration("grace", a.grace))
+		zap.String("address", who.Address), zap.Duration("grace", a.grace))
 	a.p.setState(StateReconnecting, errors.New("the member hosting the connection is gone: "+who.Address))
 	r := a.p.router
 	r.mu.Lock()
@@ -235,7 +277,7 @@ func (a *attachment) lost(who *actor.PID) {
 			r.mu.Unlock()
 			if ok && c.to.Equal(who) {
 				c.ch <- &messages.CallToolReply{ID: id, Failure: &messages.Failure{
-					Kind: messages.FailureInternal, Op: messages.CallOp(c.msg.Name),
+					Kind: messages.FailureInternal, Op: messages.CallOp(c.msg.Name), Cause: messages.CauseConnectionLost,
 					Message: fmt.Sprintf("call in flight when the member hosting the connection (%s) was lost; no answer within %s", who.Address, a.grace),
 				}}
 			}
@@ -243,12 +285,48 @@ func (a *attachment) lost(who *actor.PID) {
 	})
 }
 
-// resend sends call id, which came back as a dead letter and so never
-// reached the actor, to the actor's current home.
+// handedOver runs when the actor at from's address says it has stopped and
+// answered all it received: the calls still waiting for it never reached
+// its connection, so they go to the actor's next home, and no call goes to
+// that address while the lookup still names it.
+func (a *attachment) handedOver(from *actor.PID) {
+	if a.p.closed.Load() {
+		return
+	}
+	a.markGone(from.Address)
+	a.mu.Lock()
+	if a.target != nil && a.target.Address == from.Address {
+		a.target = nil
+	}
+	a.mu.Unlock()
+	r := a.p.router
+	r.mu.Lock()
+	var ids []uint64
+	for id, c := range r.pending {
+		if c.to != nil && c.to.Address == from.Address {
+			ids = append(ids, id)
+		}
+	}
+	r.mu.Unlock()
+	for _, id := range ids {
+		go a.resend(id)
+	}
+}
+
+// resend sends call id, which came back as a dead letter (or was left
+// unanswered by an actor that handed over) and so never reached the
+// actor's connection, to the actor's current home, under a new RequestId:
+// a late bounce of the old send is then no reason to send it again.
 func (a *attachment) resend(id uint64) {
 	r := a.p.router
 	r.mu.Lock()
 	c, ok := r.pending[id]
+	if ok && c.resending {
+		ok = false // being sent already
+	} else if ok {
+		c.resending = true
+		r.pending[id] = c
+	}
 	r.mu.Unlock()
 	if !ok || a.p.closed.Load() {
 		return
@@ -293,7 +371,10 @@ func (a *attachment) resend(id uint64) {
 	r.mu.Lock()
 	c, ok = r.pending[id]
 	if ok {
-		c.to, c.sends = pid, c.sends+1
+		delete(r.byReq, c.req)
+		c.req = r.newReq()
+		r.byReq[c.req] = id
+		c.to, c.sends, c.resending = pid, c.sends+1, false
 		r.pending[id] = c
 	}
 	r.mu.Unlock()

@@ -69,13 +69,15 @@ type Progress struct {
 }
 
 // WithProgress gives every tool call a progress token and passes each
-// notifications/progress the server sends for it to h, in the order sent.
-// Progress that the server sends after the call's result is dropped. h runs
-// on the goroutine that delivers the session's notifications, one at a
-// time; it must return quickly (the call's result waits for it, and so
-// does the progress of other calls) and must not close the plugin, whose
-// Close waits for that result. Across a cluster ([Attach]) the progress
-// travels to the facade's member as a message.
+// notifications/progress the server sends for it to h, in the order sent:
+// every progress sent before the call's result reaches h before the call
+// returns (through a toolbox and across a cluster too). Progress that the
+// server sends after the call's result is dropped. h runs on the goroutine
+// that reads the session's messages, one at a time; it must return quickly
+// (every reply of the session waits for it) and must not close the plugin,
+// whose Close waits for those replies. Across a cluster ([Attach]) the
+// progress travels to the facade's member as a message, ahead of the
+// result.
 func WithProgress(h func(Progress)) Option {
 	return func(o *options) { o.onProgress = h }
 }

@@ -242,7 +242,7 @@ func TestEveryCallCarriesAProgressTokenOnlyWhenAsked(t *testing.T) {
 	leakCheck(t)
 	tr := testserver.Controls(t, testserver.ControlsOptions{})
 	plain := connect(t, tr)
-	assert.Equal(t, "null", callText(t, plain, "token", nil), "no token by default, as SEED.md")
+	assert.Equal(t, "null", callText(t, plain, "token", nil), "no token by default: a call carries only what the protocol asks")
 	for name, opt := range map[string]plugin.Option{
 		"progress":     plugin.WithProgress(func(plugin.Progress) {}),
 		"idle timeout": plugin.WithIdleTimeout(time.Minute),
@@ -351,4 +351,27 @@ func TestResultCapCutsErrorsToo(t *testing.T) {
 	assert.True(t, out.IsError)
 	assert.LessOrEqual(t, len(out.Content), 40)
 	assert.Contains(t, out.Content, "more cut]")
+}
+
+// Every progress the server sends before its result reaches the handler
+// before the call returns, even when the result follows the last progress
+// at once.
+func TestProgressSentBeforeTheResultArrivesBeforeTheCallReturns(t *testing.T) {
+	for name, tr := range controlsTransports(t, testserver.ControlsOptions{}) {
+		t.Run(name, func(t *testing.T) {
+			var log progressLog
+			p := connect(t, tr, plugin.WithProgress(log.add))
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			for i := range 30 {
+				id := fmt.Sprintf("call-%d", i)
+				chunk := &plugin.Chunk{Blocks: []plugin.Block{
+					plugin.ToolCall{ID: id, Name: "progress", Arguments: json.RawMessage(`{"steps":3,"ms":0}`)},
+				}}
+				require.NoError(t, p.OnStreamChunk(ctx, chunk))
+				require.Equal(t, "done", chunk.Blocks[0].(plugin.ToolResult).Content)
+				require.Len(t, log.of(id), 3, "call %d: every step before the result", i)
+			}
+		})
+	}
 }

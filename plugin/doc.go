@@ -26,8 +26,14 @@
 //     [WithIdleTimeout], [WithMaxResultBytes], [WithToolRefresh].
 //   - Routing blocks (for facades over plugins): [McpPlugin.StartToolCall],
 //     [Future.ToolResult].
-//   - Errors: [Error], [ErrIO], [ErrNotSupported], [ErrValidation],
-//     [ErrDenied], [ErrInternal].
+//   - Errors: [Error] and its kinds [ErrIO], [ErrNotSupported],
+//     [ErrValidation], [ErrDenied], [ErrInternal]; why, beside the kind:
+//     context.DeadlineExceeded (every limit, named in the message),
+//     context.Canceled, [ErrConnectionLost], [ErrProtocolVersion],
+//     [ErrCircuitOpen], and go-sdk's *jsonrpc.Error by errors.As.
+//   - Supervision: [WithBackoff], [WithRestartBudget],
+//     [WithBreakerCoolDown], [WithReconnectWait], [McpPlugin.Reconnect],
+//     [McpPlugin.Status].
 //
 // Behind the facade an McpConnection actor (package actors) owns the MCP
 // session; the facade asks it and never blocks its mailbox.

@@ -3,9 +3,13 @@ package plugin
 import (
 	"errors"
 	"strings"
+
+	"github.com/cuca-go/mcpconnector/messages"
 )
 
-// Kind classifies an [Error], mirroring the variants of SEED.md's PluginError.
+// Kind classifies an [Error], mirroring the variants of the plugin
+// contract's PluginError (Io, NotSupported, Validation, Internal), and
+// Denied for a call the host refused.
 type Kind int
 
 // The kinds of [Error].
@@ -50,6 +54,26 @@ var (
 	ErrNotSupported = errors.New("mcp-connector: not supported")
 	ErrValidation   = errors.New("mcp-connector: validation")
 	ErrDenied       = errors.New("mcp-connector: denied")
+)
+
+// Sentinels of why an error happened, beside its kind (an error matches
+// both: errors.Is(err, ErrConnectionLost) and errors.Is(err, ErrInternal)
+// are both true for a call the session ended under). A deadline that ended
+// a call, whichever it was, matches context.DeadlineExceeded; a caller's
+// cancellation matches context.Canceled; a server's JSON-RPC error is found
+// by errors.As as a *jsonrpc.Error (go-sdk's), code and message intact.
+var (
+	// ErrConnectionLost: the session ended while the call was in flight
+	// (it may have reached the server, so it is not sent again).
+	ErrConnectionLost = messages.ErrConnectionLost
+	// ErrProtocolVersion: the server does not speak MCP 2026-07-28 (it
+	// may speak only older revisions). Of kind Internal, and final: the
+	// server is not started again until the host asks.
+	ErrProtocolVersion = messages.ErrProtocolVersion
+	// ErrCircuitOpen: the restart budget is spent; the connection tries
+	// again after its cool-down ([WithBreakerCoolDown]) or when asked
+	// ([McpPlugin.Reconnect]).
+	ErrCircuitOpen = messages.ErrCircuitOpen
 )
 
 // ArgumentsSchema is the Schema of the [KindValidation] error for tool

@@ -31,8 +31,15 @@ type Future struct {
 // Await waits for the call's result. It returns when the server answers,
 // when ctx (or the ctx given to CallTool) is done — then the call is
 // cancelled on the server and the error wraps ctx's error — or when the
-// connection fails. Every error is an [*Error]. Await may be called again;
-// it returns the same outcome.
+// connection fails. Every error is an [*Error], which says why beside its
+// kind: a deadline that ended the call (whichever limit: the caller's,
+// [WithCallTimeout], [WithToolTimeout], [WithIdleTimeout]) matches
+// context.DeadlineExceeded and is named in the message; a cancellation
+// context.Canceled; a session that ended under the call
+// [ErrConnectionLost]; a server's JSON-RPC error is a *jsonrpc.Error to
+// errors.As. A call that never reached the server (its session was already
+// ending) waits for the reconnection instead of failing. Await may be
+// called again; it returns the same outcome.
 func (f *Future) Await(ctx context.Context) (*mcp.CallToolResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -192,6 +199,9 @@ type pendingCall struct {
 	to    *actor.PID
 	req   uint32
 	sends int
+	// resending: a goroutine is sending the call to the actor's next home;
+	// another reason to resend it (a bounce, a hand-over) is the same one.
+	resending bool
 }
 
 func newCallRouter(system *actor.ActorSystem, att *attachment) *callRouter {
@@ -223,15 +233,20 @@ func (r *callRouter) expectAt(f *Future, msg *messages.CallTool, to *actor.PID) 
 	}
 	id, ch := f.id, f.ch
 	r.mu.Lock()
-	r.nextReq++
-	if r.nextReq == 0 {
-		r.nextReq = 1 // 0 means "no request" to protoactor
-	}
-	req := r.nextReq
+	req := r.newReq()
 	r.pending[id] = pendingCall{ch: ch, f: f, msg: msg, to: to, req: req, sends: 1}
 	r.byReq[req] = id
 	r.mu.Unlock()
 	return r.sender(req)
+}
+
+// newReq is a fresh RequestId, not 0; called with r.mu held.
+func (r *callRouter) newReq() uint32 {
+	r.nextReq++
+	if r.nextReq == 0 {
+		r.nextReq = 1 // 0 means "no request" to protoactor
+	}
+	return r.nextReq
 }
 
 func (r *callRouter) sender(req uint32) *actor.PID {
@@ -282,8 +297,12 @@ func (r *callRouter) resolve(id uint64, msg any) {
 // pending call gets it; an attached facade sends the bounced call (which
 // never reached the actor) to wherever the actor lives now.
 func (r *callRouter) SendUserMessage(pid *actor.PID, message any) {
-	_, msg, _ := actor.UnwrapEnvelope(message)
+	_, msg, sender := actor.UnwrapEnvelope(message)
 	switch m := msg.(type) {
+	case *messages.HandedOver:
+		if r.att != nil && sender != nil {
+			go r.att.handedOver(sender)
+		}
 	case *messages.CallToolReply:
 		r.resolve(m.ID, m)
 	case *messages.CallProgress:

@@ -58,8 +58,9 @@ func (s *argsServer) checkStats(t *testing.T) {
 	}
 }
 
-// validArguments is the oracle of SEED.md's rule, by encoding/json: an
-// object, null, or nothing.
+// validArguments is the oracle of the arguments rule (an object stays as
+// it is, null becomes no arguments, anything else is a validation error),
+// by encoding/json: an object, null, or nothing.
 func validArguments(b []byte) bool {
 	t := bytes.Trim(b, " \t\r\n")
 	if len(t) == 0 || string(t) == "null" {

@@ -39,6 +39,10 @@ type McpPlugin struct {
 	logger      *zap.Logger
 	callTimeout time.Duration // for calls whose ctx has no deadline; 0: none
 	toolTimeout time.Duration // for every call; 0: none
+	// The limits as a failure names them, written once.
+	callTimeoutLimit, toolTimeoutLimit string
+
+	unsupervised bool // WithoutSupervision: nothing reconnects
 
 	tel    *actors.Telemetry // nil unless WithTracerProvider or WithMeterProvider
 	router *callRouter       // where every tool call's reply arrives
@@ -139,13 +143,17 @@ func Connect(ctx context.Context, t transport.McpTransport, opts ...Option) (*Mc
 // Start spawns the plugin's actors for t and returns at once, without
 // waiting for the server; [McpPlugin.WaitReady] waits for the first
 // outcome. Unlike [Connect], a first connection that fails is not final:
-// the supervisor keeps trying with the backoff of [WithBackoff], for as long
-// as it takes and outside the restart budget, and the plugin's tools appear
-// when the server comes up. Until then [McpPlugin.Tools] is empty, Status is
+// the supervisor keeps trying with the backoff of [WithBackoff], within the
+// restart budget and then once per cool-down of the breaker
+// ([WithBreakerCoolDown]), and the plugin's tools appear when the server
+// comes up. Until then [McpPlugin.Tools] is empty, Status is
 // [StateConnecting] and then [StateFailed] with the last error, and calls
-// fail at once. A transport that cannot work ([ErrNotSupported]) is not
-// retried, and neither is anything under [WithoutSupervision]. The error is
-// for a nil transport or a failed [WithSpawn].
+// fail at once. What no retry mends is not retried until
+// [McpPlugin.Reconnect]: a server that does not speak 2026-07-28
+// ([ErrProtocolVersion]), a command that cannot start ([ErrIO]), a
+// transport that cannot work ([ErrNotSupported]); and nothing is under
+// [WithoutSupervision]. The error is for a nil transport or a failed
+// [WithSpawn].
 func Start(t transport.McpTransport, opts ...Option) (*McpPlugin, error) {
 	return start(t, true, opts)
 }
@@ -155,11 +163,12 @@ func start(t transport.McpTransport, retryConnect bool, opts []Option) (*McpPlug
 		return nil, &Error{Kind: KindInternal, Op: "connect", Err: errors.New("nil transport")}
 	}
 	o := applyOptions(opts)
-	p := newFacade(t.String(), o)
+	p := newFacade(t.String(), transport.LabelOf(t), o)
 	notify := p.notify
 	conn := o.connectionConfig(t)
 	storeTools := p.storeTools
 	var props *actor.Props
+	p.unsupervised = o.unsupervised
 	if o.unsupervised {
 		conn.OnReady = storeTools
 		conn.OnStatus = func(st actors.State, f *messages.Failure) {
@@ -199,19 +208,26 @@ func applyOptions(opts []Option) *options {
 	return o
 }
 
-// newFacade is a plugin with no actor yet: its actor system, logger, call
-// bounds, an empty tool list, state connecting.
-func newFacade(server string, o *options) *McpPlugin {
+// newFacade is a plugin with no actor yet: its actor system, logger (its
+// lines name the server by label, as "mcp_server"), call bounds, an empty
+// tool list, state connecting.
+func newFacade(server, label string, o *options) *McpPlugin {
 	loggerGiven := o.logger != nil
 	if !loggerGiven {
 		o.logger = zap.NewNop()
 	}
-	p := &McpPlugin{server: server, logger: o.logger, system: o.system, done: make(chan struct{}),
+	logger := o.logger
+	if loggerGiven {
+		logger = logger.With(zap.String("mcp_server", label))
+	}
+	p := &McpPlugin{server: server, logger: logger, system: o.system, done: make(chan struct{}),
 		callTimeout: DefaultCallTimeout, toolTimeout: o.toolTimeout, controls: o.controls,
 		tel: o.telemetry}
 	if o.callTimeoutSet {
 		p.callTimeout = o.callTimeout
 	}
+	p.callTimeoutLimit = "the call timeout of " + p.callTimeout.String() + " (WithCallTimeout)"
+	p.toolTimeoutLimit = "the tool timeout of " + p.toolTimeout.String() + " (WithToolTimeout)"
 	// Call IDs start at a random point: facades on several members may
 	// call one connection (a cluster grain), which keys calls by ID.
 	p.nextID.Store(rand.Uint64() >> 1)
@@ -268,6 +284,8 @@ func (o *options) supervisorConfig(conn actors.ConnectionConfig) actors.Supervis
 		MaxRestarts:    o.maxRestarts,
 		RestartWindow:  o.restartWindow,
 		ReconnectWait:  o.reconnectWait,
+		CoolDown:       o.coolDown,
+		MaxCoolDown:    o.maxCoolDown,
 	}
 }
 
@@ -293,6 +311,47 @@ func (p *McpPlugin) WaitReady(ctx context.Context) error {
 		return p.failure(m)
 	default:
 		return &Error{Kind: KindInternal, Server: p.server, Op: "connect", Err: fmt.Errorf("%w: %T", errUnexpectedReply, msg)}
+	}
+}
+
+// Reconnect asks for a new connection now, when the plugin is failed: a
+// server that is not retried by itself (it does not speak 2026-07-28,
+// [ErrProtocolVersion], or its command could not start, [ErrIO]) is
+// started again, and one whose breaker is open ([ErrCircuitOpen]) tries
+// without waiting for its cool-down; the restart budget and the cool-down
+// start anew. It returns nil once a session is ready (at once when one
+// is), else the [*Error] of the try or of ctx. Under [WithoutSupervision]
+// nothing reconnects: it fails with [ErrNotSupported].
+func (p *McpPlugin) Reconnect(ctx context.Context) error {
+	if p.closed.Load() {
+		return &Error{Kind: KindInternal, Server: p.server, Op: "reconnect", Err: errors.New("plugin is closed")}
+	}
+	if p.unsupervised {
+		return &Error{Kind: KindNotSupported, Server: p.server, Op: "reconnect", Err: errors.New("the plugin runs without supervision")}
+	}
+	to := p.pid
+	if p.att != nil {
+		var err error
+		if to, err = p.att.current(ctx); err != nil {
+			return &Error{Kind: KindInternal, Server: p.server, Op: "reconnect", Err: err}
+		}
+	}
+	r := newReplyProcess(p.system)
+	p.system.Root.RequestWithCustomSender(to, &messages.Reconnect{}, r.pid)
+	msg, err := r.wait(ctx)
+	if err != nil {
+		return &Error{Kind: KindInternal, Server: p.server, Op: "reconnect", Err: err}
+	}
+	switch m := msg.(type) {
+	case *messages.Ready:
+		if p.att != nil {
+			p.storeTools(m)
+		}
+		return nil
+	case *messages.Failure:
+		return p.failure(m)
+	default:
+		return &Error{Kind: KindInternal, Server: p.server, Op: "reconnect", Err: fmt.Errorf("%w: %T", errUnexpectedReply, msg)}
 	}
 }
 
@@ -378,13 +437,13 @@ func (p *McpPlugin) send(ctx context.Context, f *Future, args json.RawMessage) e
 		msg.TraceContext = p.tel.Inject(ctx)
 	}
 	if d, ok := ctx.Deadline(); ok {
-		msg.Deadline = d
+		msg.Deadline, msg.Limit = d, "the caller's deadline"
 	} else if p.callTimeout > 0 {
-		msg.Deadline = time.Now().Add(p.callTimeout)
+		msg.Deadline, msg.Limit = time.Now().Add(p.callTimeout), p.callTimeoutLimit
 	}
 	if p.toolTimeout > 0 {
 		if d := time.Now().Add(p.toolTimeout); msg.Deadline.IsZero() || d.Before(msg.Deadline) {
-			msg.Deadline = d
+			msg.Deadline, msg.Limit = d, p.toolTimeoutLimit
 		}
 	}
 	if ce := p.logger.Check(zap.DebugLevel, "mcp tools/call"); ce != nil {

@@ -143,7 +143,8 @@ func TestLegacyOnlyServerIsRefusedWithoutInitialize(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "received")
 	_, err := plugin.Connect(context.Background(), testserver.Raw(t, "legacy", log))
 	require.ErrorIs(t, err, plugin.ErrInternal)
-	assert.Contains(t, err.Error(), "server/discover failed")
+	assert.ErrorIs(t, err, plugin.ErrProtocolVersion)
+	assert.Contains(t, err.Error(), "server/discover")
 	assert.Contains(t, err.Error(), "2026-07-28")
 	for _, line := range testserver.Received(t, log) {
 		assert.NotContains(t, line, "initialize", "the server must never see initialize")

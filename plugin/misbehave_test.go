@@ -265,6 +265,7 @@ func TestOversizedResultIsRefusedInBoundedMemory(t *testing.T) {
 		var err error
 		peak := peakHeapDuring(func() { _, err = callWithin(p, 30*time.Second, "huge", huge) })
 		check(t, err, peak, transport.ErrMessageTooLarge.Error())
+		assert.ErrorIs(t, err, transport.ErrMessageTooLarge)
 		requireUsable(t, p)
 	})
 	t.Run("http json", func(t *testing.T) {
@@ -274,6 +275,7 @@ func TestOversizedResultIsRefusedInBoundedMemory(t *testing.T) {
 		var err error
 		peak := peakHeapDuring(func() { _, err = callWithin(p, 30*time.Second, "huge", huge) })
 		check(t, err, peak, transport.ErrMessageTooLarge.Error())
+		assert.ErrorIs(t, err, transport.ErrMessageTooLarge)
 		assert.NotContains(t, err.Error(), "connection lost")
 		requireUsable(t, p)
 	})

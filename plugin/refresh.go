@@ -72,7 +72,7 @@ func (p *McpPlugin) storeTools(r *messages.Ready) {
 		p.pendingChange.Store(ch)
 		return
 	}
-	p.logger.Info("mcp tool list changed", zap.String("server", p.server),
+	p.logger.Info("mcp tool list changed",
 		zap.Int("tools", len(s.sorted)), zap.Strings("added", added), zap.Strings("removed", removed))
 	old2 := p.Status()
 	st := &Status{State: old2.State, Restarts: old2.Restarts, LastError: old2.LastError,
@@ -140,7 +140,7 @@ func (a *attachment) refreshTools(s *toolSnapshot) {
 	if err != nil {
 		if a.ctx.Err() == nil {
 			a.p.logger.Warn("mcp tools/list failed; keeping the tools known",
-				zap.String("server", a.p.server), zap.Error(err))
+				zap.Error(err))
 		}
 		s.retryLater()
 	}

@@ -124,7 +124,7 @@ func toolNames(p *plugin.McpPlugin) []string {
 
 func TestToolListStaysAsDiscoveredWithoutToolRefresh(t *testing.T) {
 	leakCheck(t)
-	// SEED.md: the tools are discovered once. The server announces its
+	// The tools are discovered once, at connect. The server announces its
 	// change and gives a TTL; neither is acted on.
 	p := connect(t, testserver.Controls(t, testserver.ControlsOptions{ToolsTTL: 100 * time.Millisecond}))
 	assert.Equal(t, "added fresh", callText(t, p, "add_tool", map[string]any{"name": "fresh"}))

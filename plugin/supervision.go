@@ -17,6 +17,8 @@ type supervision struct {
 	toolTimeout     time.Duration
 	lossGrace       time.Duration
 	drainTimeout    time.Duration
+	coolDown        time.Duration
+	maxCoolDown     time.Duration
 }
 
 // DefaultCallTimeout bounds a tool call whose ctx has no deadline.
@@ -25,8 +27,8 @@ const DefaultCallTimeout = 5 * time.Minute
 // WithCallTimeout bounds every tool call whose ctx has no deadline of its
 // own (default [DefaultCallTimeout]), so that a server that never answers
 // cannot hold a stream forever; past it the call is cancelled on the server
-// and fails with [ErrInternal]. Zero or negative means no bound: such a call
-// waits for its ctx.
+// and fails with [ErrInternal], matching context.DeadlineExceeded and naming
+// the limit. Zero or negative means no bound: such a call waits for its ctx.
 func WithCallTimeout(d time.Duration) Option {
 	return func(o *options) {
 		o.callTimeout = d
@@ -36,14 +38,16 @@ func WithCallTimeout(d time.Duration) Option {
 
 // WithToolTimeout bounds every tool call at d, whatever its ctx's
 // deadline: the earlier of the two ends the call (cancelled on the server,
-// [ErrInternal]). It is the per-server "timeout" of an mcp.json. Zero or
-// negative means no such bound.
+// [ErrInternal], matching context.DeadlineExceeded and naming the limit).
+// It is the per-server "timeout" of an mcp.json. Zero or negative means no
+// such bound.
 func WithToolTimeout(d time.Duration) Option {
 	return func(o *options) { o.toolTimeout = d }
 }
 
 // WithoutSupervision turns reconnection off: when the session ends, every
-// later call fails with [ErrInternal] naming the cause, as SEED.md describes.
+// later call fails with [ErrInternal] naming the cause: a failed call
+// becomes the result's text, and nothing reconnects.
 func WithoutSupervision() Option {
 	return func(o *options) { o.unsupervised = true }
 }
@@ -56,10 +60,24 @@ func WithBackoff(initial, max time.Duration) Option {
 }
 
 // WithRestartBudget lets the connection restart at most n times within
-// window (defaults: 5 in one minute); past that the plugin is failed and
-// every call fails fast with the last cause. A negative n never gives up.
+// window (defaults: 5 in one minute), whether the server was up or never
+// came up; past that the breaker opens: the plugin is failed, every call
+// fails at once with [ErrCircuitOpen] and the last cause, and after the
+// cool-down of [WithBreakerCoolDown] one reconnection is tried. A negative
+// n never opens the breaker.
 func WithRestartBudget(n int, window time.Duration) Option {
 	return func(o *options) { o.maxRestarts, o.restartWindow = n, window }
+}
+
+// WithBreakerCoolDown sets how long the breaker stays open once the
+// restart budget is spent before one reconnection is tried (default 30s),
+// and the cap that each failed try doubles it up to (default 5 minutes). A
+// success closes the breaker and starts the budget and the cool-down anew.
+// So a server that comes back after an outage of any length serves again
+// within one cool-down, and one that crashes at every start costs at most
+// the budget plus one spawn per cool-down. Zero keeps a default.
+func WithBreakerCoolDown(initial, max time.Duration) Option {
+	return func(o *options) { o.coolDown, o.maxCoolDown = initial, max }
 }
 
 // WithReconnectWait bounds how long a call that arrives while reconnecting

@@ -91,7 +91,7 @@ func TestKilledServerIsRestartedAndNothingRunsTwice(t *testing.T) {
 
 	_, err := inflight.Await(ctx)
 	require.ErrorIs(t, err, plugin.ErrInternal, "the call in flight fails at once")
-	assert.Contains(t, err.Error(), "connection lost")
+	assert.ErrorIs(t, err, plugin.ErrConnectionLost)
 
 	// The next call succeeds on a new process.
 	awaitRestarts(t, p, 1)
@@ -185,7 +185,10 @@ func TestRestartBudgetSpentFailsFastAndCloseStillWorks(t *testing.T) {
 	require.Eventually(t, func() bool { return p.Status().State == plugin.StateFailed }, 10*time.Second, 5*time.Millisecond)
 	_, err := p.CallTool(context.Background(), "add", nil).Await(context.Background())
 	require.ErrorIs(t, err, plugin.ErrInternal)
-	assert.Contains(t, err.Error(), "gave up after 1 restarts")
+	assert.ErrorIs(t, err, plugin.ErrCircuitOpen)
+	assert.ErrorIs(t, err, plugin.ErrConnectionLost, "the last cause stays readable")
+	assert.Contains(t, err.Error(), "1 restarts failed within")
+	assert.Contains(t, err.Error(), "next try at")
 	require.NoError(t, p.Close())
 	assert.Equal(t, plugin.StateClosed, p.Status().State)
 }

@@ -223,7 +223,7 @@ func (s *ServerConfig) Transport() (transport.McpTransport, error) {
 		for _, k := range slices.Sorted(maps.Keys(s.Env)) {
 			env = append(env, k+"="+s.Env[k])
 		}
-		return transport.Stdio{Command: s.Command, Args: slices.Clone(s.Args), Env: env, Dir: s.Cwd}, nil
+		return transport.Stdio{Command: s.Command, Args: slices.Clone(s.Args), Env: env, Dir: s.Cwd, Label: s.Name}, nil
 	case TypeHTTP:
 		var header http.Header
 		if len(s.Headers) > 0 {
@@ -232,7 +232,7 @@ func (s *ServerConfig) Transport() (transport.McpTransport, error) {
 				header.Add(k, v) // Add canonicalises the key, as the wire would
 			}
 		}
-		return transport.StreamableHTTP{URL: s.URL, Header: header}, nil
+		return transport.StreamableHTTP{URL: s.URL, Header: header, Label: s.Name}, nil
 	case TypeSSE, TypeWS:
 		return nil, &unsupportedError{server: s.Name, typ: s.Type}
 	default:

@@ -305,12 +305,12 @@ func TestServerConfigTransport(t *testing.T) {
 			Env: map[string]string{"B": "2", "A": "1", "A0": "3"}, Cwd: "/w"}
 		tr, err := s.Transport()
 		require.NoError(t, err)
-		assert.Equal(t, transport.Stdio{Command: "npx", Args: []string{"-y", "pkg"}, Env: []string{"A=1", "A0=3", "B=2"}, Dir: "/w"}, tr)
+		assert.Equal(t, transport.Stdio{Command: "npx", Args: []string{"-y", "pkg"}, Env: []string{"A=1", "A0=3", "B=2"}, Dir: "/w", Label: "a"}, tr)
 	})
 	t.Run("stdio without env", func(t *testing.T) {
 		tr, err := (&ServerConfig{Name: "a", Type: TypeStdio, Command: "x"}).Transport()
 		require.NoError(t, err)
-		assert.Equal(t, transport.Stdio{Command: "x"}, tr)
+		assert.Equal(t, transport.Stdio{Command: "x", Label: "a"}, tr)
 	})
 	t.Run("http", func(t *testing.T) {
 		s := &ServerConfig{Name: "a", Type: TypeHTTP, URL: "https://h/mcp",
@@ -318,12 +318,12 @@ func TestServerConfigTransport(t *testing.T) {
 		tr, err := s.Transport()
 		require.NoError(t, err)
 		assert.Equal(t, transport.StreamableHTTP{URL: "https://h/mcp",
-			Header: http.Header{"X-Api-Key": {"k"}, "Authorization": {"Bearer t"}}}, tr)
+			Header: http.Header{"X-Api-Key": {"k"}, "Authorization": {"Bearer t"}}, Label: "a"}, tr)
 	})
 	t.Run("http without headers", func(t *testing.T) {
 		tr, err := (&ServerConfig{Name: "a", Type: TypeHTTP, URL: "https://h/mcp"}).Transport()
 		require.NoError(t, err)
-		assert.Equal(t, transport.StreamableHTTP{URL: "https://h/mcp"}, tr)
+		assert.Equal(t, transport.StreamableHTTP{URL: "https://h/mcp", Label: "a"}, tr)
 	})
 	for _, typ := range []string{TypeSSE, TypeWS} {
 		t.Run(typ, func(t *testing.T) {

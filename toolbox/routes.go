@@ -200,14 +200,14 @@ func (t *Toolbox) commit(b built, order []*server, opening bool) {
 		if clash := b.clash[s]; clash != nil {
 			if s.heldOut == nil && !opening {
 				t.logger.Warn("mcp server held out: tool name collision",
-					zap.String("server", s.cfg.Name), zap.Error(clash))
+					zap.String("mcp_server", s.cfg.Name), zap.Error(clash))
 			}
 			s.heldOut = clash
 			continue
 		}
 		if s.heldOut != nil && !opening {
 			t.logger.Info("mcp server back in: its tool names are free",
-				zap.String("server", s.cfg.Name), zap.Int("tools", b.count[s]))
+				zap.String("mcp_server", s.cfg.Name), zap.Int("tools", b.count[s]))
 		}
 		s.heldOut = nil
 		if p := s.plugin(); s.admittedAt == 0 && (b.count[s] > 0 || p != nil && p.Status().State == plugin.StateReady) {
@@ -215,7 +215,7 @@ func (t *Toolbox) commit(b built, order []*server, opening bool) {
 			s.admittedAt = t.admitted
 			if !opening {
 				t.logger.Info("mcp server up; its tools appear",
-					zap.String("server", s.cfg.Name), zap.Int("tools", b.count[s]))
+					zap.String("mcp_server", s.cfg.Name), zap.Int("tools", b.count[s]))
 			}
 		}
 	}

@@ -106,6 +106,9 @@ func (s serverTransport) String() string {
 	return fmt.Sprintf("server %q (%s)", s.name, s.McpTransport.String())
 }
 
+// ServerLabel names the server in logs by its entry's key alone.
+func (s serverTransport) ServerLabel() string { return s.name }
+
 // Unwrap returns the server's own transport, so that telemetry can tell
 // stdio from HTTP and read the address.
 func (s serverTransport) Unwrap() transport.McpTransport { return s.McpTransport }
@@ -115,7 +118,10 @@ func (s serverTransport) Unwrap() transport.McpTransport { return s.McpTransport
 // failed (each attempt is bounded by the connect timeout; ctx bounds the
 // wait). A server that fails does not fail Open unless [WithStrict] is
 // given: [Toolbox.Status] reports it, its tools are absent, and its
-// supervisor keeps trying with backoff; when it comes up its tools appear.
+// supervisor keeps trying with backoff (within its restart budget, then
+// once per breaker cool-down); when it comes up its tools appear. A server
+// that does not speak 2026-07-28, or whose command cannot start, is not
+// tried again until its plugin's Reconnect.
 // Two tools with the same exposed name fail Open, naming both servers. The
 // error is an [*plugin.Error] (or several, joined) or a collision error
 // wrapping [ErrNameCollision].
@@ -208,7 +214,7 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 	for i, err := range errs {
 		if err != nil {
 			t.logger.Warn("mcp server did not connect",
-				zap.String("server", t.names[i]), zap.Error(err))
+				zap.String("mcp_server", t.names[i]), zap.Error(err))
 			failures = append(failures, err)
 		}
 	}

@@ -179,9 +179,16 @@ func TestServerThatNeverStartsDoesNotFailOpen(t *testing.T) {
 	for _, tl := range tb.Tools() {
 		assert.Equal(t, "alpha", tl.Server)
 	}
-	// It keeps being retried in the background, and stays failed.
-	require.Eventually(t, func() bool { return tb.Status()["absent"].Restarts >= 3 }, 10*time.Second, 5*time.Millisecond)
-	assert.Equal(t, plugin.StateFailed, tb.Status()["absent"].State)
+	// A command that cannot be started is not retried by itself: it stays
+	// failed, with that reason, until the host asks again.
+	assert.Zero(t, st.Restarts)
+	p := tb.Plugin("absent")
+	require.NotNil(t, p)
+	assert.ErrorIs(t, p.Reconnect(context.Background()), plugin.ErrIO)
+	st = tb.Status()["absent"]
+	assert.Equal(t, plugin.StateFailed, st.State)
+	assert.ErrorIs(t, st.LastError, plugin.ErrIO)
+	assert.Equal(t, 1, st.Restarts, "one try, the one asked for")
 }
 
 func TestStrictFailsOpenAndStopsTheOthers(t *testing.T) {

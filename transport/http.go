@@ -53,9 +53,20 @@ type StreamableHTTP struct {
 	// scheme and a fresh proof. It needs an OAuthHandler; see [DPoP] for the
 	// handler's side.
 	DPoP *DPoP
+	// Label names the server in logs ("mcp_server"), e.g. the key of its
+	// mcp.json entry; empty means String().
+	Label string
 }
 
 func (h StreamableHTTP) String() string { return fmt.Sprintf("http %q", h.URL) }
+
+// ServerLabel returns Label, or String() when Label is empty.
+func (h StreamableHTTP) ServerLabel() string {
+	if h.Label != "" {
+		return h.Label
+	}
+	return h.String()
+}
 
 // Open returns go-sdk's Streamable HTTP client transport for h. It fails
 // when URL is empty, when more than one of OAuthHandler, BearerToken and
@@ -91,6 +102,10 @@ func (h StreamableHTTP) Open(logger *zap.Logger) (mcp.Transport, error) {
 		c.Transport = headerRoundTripper{base: base, header: h.Header, host: endpointHost(h.URL)}
 		client = &c
 	}
+	if logger == nil {
+		logger = zap.NewNop()
+	}
+	logger = logger.With(zap.String("mcp_server", h.ServerLabel()))
 	client, oauth, err := h.wireAuth(client, oauth, logger)
 	if err != nil {
 		return nil, err

@@ -107,6 +107,10 @@ func (rt *standAloneRoundTripper) RoundTrip(req *http.Request) (*http.Response, 
 		if !unanswered(err) {
 			return resp, err // a refusal of a layer of ours (e.g. authorization): go-sdk reports it
 		}
+		if dialFailed(err) {
+			// Nothing accepted the connection: the server never saw the call.
+			return nil, fmt.Errorf("%w: %w", ErrNotSent, err)
+		}
 		if gone(err) || !rt.reachable(req) || rt.unanswered.Add(1) >= maxUnansweredPosts {
 			return nil, err // go-sdk reports it; the connection actor ends the session
 		}
@@ -240,6 +244,14 @@ func gone(err error) bool {
 	}
 	var op *net.OpError
 	return errors.As(err, &op) && op.Op == "dial"
+}
+
+// dialFailed reports whether err says the POST's own connection could
+// not be made (refused, no such host, no route): nothing was sent.
+func dialFailed(err error) bool {
+	var op *net.OpError
+	var dns *net.DNSError
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.As(err, &dns) || errors.As(err, &op) && op.Op == "dial"
 }
 
 // maxDetail bounds the part of a server's error body quoted in a log line

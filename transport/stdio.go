@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -29,9 +31,23 @@ type Stdio struct {
 	// again after SIGTERM, before escalating; and how long what the server
 	// started may outlive it before SIGKILL. Zero or negative means 2s.
 	TerminateTimeout time.Duration
-	// StderrLines is how many of the child's last stderr lines are kept for
-	// errors. Zero means 20; negative keeps none.
+	// StderrLines is how many of the child's last stderr lines are kept.
+	// The last 3 of them (at most 512 bytes, control sequences removed) go
+	// into errors; the whole tail goes to the logger at debug level when a
+	// connection fails. Zero means 20; negative keeps none.
 	StderrLines int
+	// Label names the server in logs, e.g. the key of its mcp.json entry;
+	// empty means String(). The stderr lines of the child are logged with
+	// it as "mcp_server".
+	Label string
+}
+
+// ServerLabel returns Label, or String() when Label is empty.
+func (s Stdio) ServerLabel() string {
+	if s.Label != "" {
+		return s.Label
+	}
+	return s.String()
 }
 
 // NewStdio returns a Stdio transport for command with args.
@@ -79,7 +95,7 @@ func (s Stdio) Open(logger *zap.Logger) (mcp.Transport, error) {
 	if td <= 0 {
 		td = 2 * time.Second
 	}
-	logger = logger.With(zap.String("mcp_server", s.String()))
+	logger = logger.With(zap.String("mcp_server", s.ServerLabel()))
 	return &stdioTransport{
 		cfg:    s,
 		path:   path,
@@ -96,6 +112,7 @@ type stdioTransport struct {
 	td     time.Duration
 	logger *zap.Logger
 	stderr *stderrTail
+	conn   atomic.Pointer[stdioConn] // once connected
 }
 
 // Connect starts the child in a process group of its own and returns our
@@ -106,7 +123,41 @@ func (t *stdioTransport) Connect(context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, &SpawnError{Command: t.cfg.Command, Err: err}
 	}
+	t.conn.Store(conn)
 	return conn, nil
+}
+
+// ChildExit says how the child exited, waiting up to wait for it.
+func (t *stdioTransport) ChildExit(wait time.Duration) string {
+	c := t.conn.Load()
+	if c == nil {
+		return ""
+	}
+	return c.exitStatus(wait)
+}
+
+// Abort kills the child's process group at once, if it was started: for
+// an attempt that ran out of time, whose server has nothing to save. Close
+// still reaps it.
+func (t *stdioTransport) Abort() {
+	if c := t.conn.Load(); c != nil {
+		_ = signalGroup(c.cmd, syscall.SIGKILL)
+	}
+}
+
+// Aborter is implemented by the transports [Stdio.Open] returns: Abort
+// ends a connection attempt that ran out of time without the grace Close
+// gives a server (a closed stdin, then SIGTERM, each waited for).
+type Aborter interface {
+	Abort()
+}
+
+// ChildExit is implemented by the transports [Stdio.Open] returns: once
+// the server's output has ended, it says how the child exited ("exit
+// status 3", "killed by signal SIGKILL"), waiting up to wait for the exit;
+// "" when the child still runs, or when that cannot be told.
+type ChildExit interface {
+	ChildExit(wait time.Duration) string
 }
 
 // StderrTail returns the child's last stderr lines, oldest first.

@@ -44,6 +44,23 @@ type stdioConn struct {
 	closing    atomic.Bool
 	closeOnce  sync.Once
 	closeErr   error
+	exit       atomic.Pointer[string] // how the child exited, once known
+}
+
+// exitStatus says how the child exited, waiting up to wait; "" while it
+// runs.
+func (c *stdioConn) exitStatus(wait time.Duration) string {
+	if s := c.exit.Load(); s != nil {
+		return *s
+	}
+	s := exitOf(c.cmd, wait)
+	if s != "" {
+		c.exit.CompareAndSwap(nil, &s)
+	}
+	if s := c.exit.Load(); s != nil {
+		return *s
+	}
+	return s
 }
 
 // maxKeptWriteBuffer bounds the write buffer kept between messages: a call
@@ -173,7 +190,12 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	} else {
 		c.wbuf = nil
 	}
-	return err
+	if err != nil {
+		// The pipe is closed at the child's end: it exited, or closed its
+		// stdin, and reads nothing more, a part of this line included.
+		return fmt.Errorf("%w: %w", ErrNotSent, err)
+	}
+	return nil
 }
 
 // Close ends the server: it closes stdin, which asks the server to exit;
@@ -213,6 +235,9 @@ func (c *stdioConn) close() error {
 	err := waitErr
 	if !awaitReaps {
 		err = c.cmd.Wait()
+	}
+	if st := exitText(err); st != "" {
+		c.exit.CompareAndSwap(nil, &st)
 	}
 	if !c.groupEnded() {
 		_ = signalGroup(c.cmd, syscall.SIGKILL)
@@ -313,4 +338,20 @@ func (c *stdioConn) reportStrays() {
 func (c *stdioConn) warnStrays(n, total int, reason string) {
 	c.logger.Warn("mcp server wrote lines to stdout that are not JSON-RPC messages; skipped them",
 		zap.Int("skipped", n), zap.Int("skipped_total", total), zap.String("last_reason", reason))
+}
+
+// exitText is how cmd.Wait's err says the child exited: "exit status 3",
+// "killed by signal SIGKILL"; "exit status 0" for nil.
+func exitText(err error) string {
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return "exit status 0"
+	case errors.As(err, &ee):
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return "killed by signal " + signalName(ws.Signal())
+		}
+		return fmt.Sprintf("exit status %d", ee.ExitCode())
+	}
+	return ""
 }

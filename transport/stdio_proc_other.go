@@ -19,3 +19,6 @@ func signalGroup(cmd *exec.Cmd, sig syscall.Signal) error {
 }
 
 func groupGone(*exec.Cmd) bool { return true }
+
+// signalName names sig.
+func signalName(sig syscall.Signal) string { return sig.String() }

@@ -5,6 +5,8 @@ package transport
 import (
 	"os/exec"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // inOwnGroup starts cmd as the leader of a process group of its own, which
@@ -24,4 +26,12 @@ func signalGroup(cmd *exec.Cmd, sig syscall.Signal) error {
 // even a zombie.
 func groupGone(cmd *exec.Cmd) bool {
 	return syscall.Kill(-cmd.Process.Pid, 0) == syscall.ESRCH
+}
+
+// signalName names sig as "SIGKILL".
+func signalName(sig syscall.Signal) string {
+	if n := unix.SignalName(sig); n != "" {
+		return n
+	}
+	return sig.String()
 }

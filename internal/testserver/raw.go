@@ -20,7 +20,9 @@ import (
 //   - weird: tools/call answers resultType "weird" with no content;
 //   - cursor_cycle: tools/list always answers nextCursor "again";
 //   - list_error: tools/list answers a JSON-RPC error;
-//   - garbage: tools/call is answered with a line that is not JSON.
+//   - garbage: tools/call is answered with a line that is not JSON;
+//   - call_error: tools/call answers the JSON-RPC error [CallErrorCode],
+//     [CallErrorMessage], with data {"field": "a"}.
 //
 // The modes of [rawModes] (misbehave, tools, args, introspect) run loops of
 // their own, documented beside them, and take args as their own.
@@ -79,7 +81,14 @@ func serveRaw(mode string, args []string, in io.Reader, out io.Writer) error {
 type rpcError struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
 }
+
+// The JSON-RPC error of mode "call_error".
+const (
+	CallErrorCode    = -32602
+	CallErrorMessage = "argument a is not a number"
+)
 
 func answer(mode, method string) (any, *rpcError) {
 	switch method {
@@ -123,6 +132,8 @@ func answer(mode, method string) (any, *rpcError) {
 				}}}, nil
 		case "weird":
 			return map[string]any{"resultType": "weird"}, nil
+		case "call_error":
+			return nil, &rpcError{Code: CallErrorCode, Message: CallErrorMessage, Data: map[string]any{"field": "a"}}
 		}
 		return map[string]any{"content": []any{map[string]any{"type": "text", "text": "ok"}}}, nil
 	}

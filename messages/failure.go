@@ -1,0 +1,140 @@
+package messages
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/cuca-go/mcpconnector/transport"
+)
+
+// FailureCause says why a [Failure] happened, as data that crosses the
+// wire. Each cause but [CauseNone] makes the failure match a Go error with
+// errors.Is or errors.As ([Failure.Unwrap]).
+type FailureCause string
+
+// The causes of a [Failure].
+const (
+	// CauseNone: nothing more is known than the failure's message.
+	CauseNone FailureCause = ""
+	// CauseDeadline: a time limit ended the call (the caller's deadline, a
+	// call or tool timeout, the connect timeout, an idle timeout); the
+	// message names it. Matches context.DeadlineExceeded.
+	CauseDeadline FailureCause = "deadline"
+	// CauseCanceled: the caller cancelled. Matches context.Canceled.
+	CauseCanceled FailureCause = "canceled"
+	// CauseConnectionLost: the session ended under the call, which may
+	// have reached the server. Matches [ErrConnectionLost].
+	CauseConnectionLost FailureCause = "connection_lost"
+	// CauseServerError: the server answered a JSON-RPC error, kept in
+	// [Failure.RPC]. errors.As finds it as a *jsonrpc.Error.
+	CauseServerError FailureCause = "server_error"
+	// CauseProtocolVersion: the server does not speak the one protocol
+	// revision this client does. Matches [ErrProtocolVersion].
+	CauseProtocolVersion FailureCause = "protocol_version"
+	// CauseMessageTooLarge: the server sent a message over the
+	// transport's limit. Matches transport.ErrMessageTooLarge.
+	CauseMessageTooLarge FailureCause = "message_too_large"
+	// CauseTokenRefused: a token endpoint refused the grant, kept in
+	// [Failure.Token]. errors.As finds it as a *transport.TokenError.
+	CauseTokenRefused FailureCause = "token_refused"
+	// CauseNotStarted: the server's command could not be started, or the
+	// child exited before answering; no restart helps until the host asks
+	// again. Matches nothing.
+	CauseNotStarted FailureCause = "not_started"
+)
+
+// Sentinels a [Failure] matches with errors.Is, by its Cause.
+var (
+	// ErrConnectionLost: the session ended while the call was in flight.
+	ErrConnectionLost = errors.New("connection lost")
+	// ErrProtocolVersion: the server does not speak MCP 2026-07-28.
+	ErrProtocolVersion = errors.New("protocol version not supported")
+	// ErrCircuitOpen: the connection is failed and waits for its
+	// cool-down before it tries again ([Failure.CircuitOpen]).
+	ErrCircuitOpen = errors.New("circuit open")
+)
+
+// RPCError is a JSON-RPC error object as the server sent it.
+type RPCError struct {
+	Code    int64
+	Message string
+	Data    json.RawMessage
+}
+
+// CallOp is the Op of a failed tools/call of tool: `tools/call "add"`.
+// Every layer names a call's operation with it.
+func CallOp(tool string) string { return "tools/call " + strconv.Quote(tool) }
+
+func (f *Failure) Error() string {
+	if f.Op == "" {
+		return f.Message
+	}
+	return f.Op + ": " + f.Message
+}
+
+// Unwrap returns the errors the failure's Cause stands for: a sentinel
+// (context.DeadlineExceeded, context.Canceled, [ErrConnectionLost],
+// [ErrProtocolVersion], transport.ErrMessageTooLarge) or a rebuilt
+// *jsonrpc.Error or *transport.TokenError, so that errors.Is and errors.As
+// see through a failure that crossed the wire; and [ErrCircuitOpen] too
+// when CircuitOpen is set.
+func (f *Failure) Unwrap() []error {
+	if !f.CircuitOpen {
+		return f.causes()
+	}
+	return append(f.causes(), ErrCircuitOpen)
+}
+
+func (f *Failure) causes() []error {
+	switch f.Cause {
+	case CauseDeadline:
+		return []error{context.DeadlineExceeded}
+	case CauseCanceled:
+		return []error{context.Canceled}
+	case CauseConnectionLost:
+		return []error{ErrConnectionLost}
+	case CauseProtocolVersion:
+		return []error{ErrProtocolVersion}
+	case CauseMessageTooLarge:
+		return []error{transport.ErrMessageTooLarge}
+	case CauseServerError:
+		if f.RPC != nil {
+			return []error{&jsonrpc.Error{Code: f.RPC.Code, Message: f.RPC.Message, Data: f.RPC.Data}}
+		}
+	case CauseTokenRefused:
+		if f.Token != nil {
+			te := *f.Token
+			return []error{&te}
+		}
+	}
+	return nil
+}
+
+// CauseOf reads why err happened into f's Cause (and RPC or Token), for
+// the first cause err matches in this order: a token refusal, an oversized
+// message, the server's JSON-RPC error, a deadline, a cancellation. It
+// leaves f as it is when err matches none. errors.As stops at the first
+// *jsonrpc.Error, so go-sdk's own wire codes (a write the transport
+// rejected) count as the server's only when nothing else matched.
+func (f *Failure) CauseOf(err error) *Failure {
+	var te *transport.TokenError
+	var re *jsonrpc.Error
+	switch {
+	case err == nil:
+	case errors.As(err, &te):
+		f.Cause, f.Token = CauseTokenRefused, te
+	case errors.Is(err, transport.ErrMessageTooLarge):
+		f.Cause = CauseMessageTooLarge
+	case errors.Is(err, context.DeadlineExceeded):
+		f.Cause = CauseDeadline
+	case errors.Is(err, context.Canceled):
+		f.Cause = CauseCanceled
+	case errors.As(err, &re):
+		f.Cause, f.RPC = CauseServerError, &RPCError{Code: re.Code, Message: re.Message, Data: re.Data}
+	}
+	return f
+}

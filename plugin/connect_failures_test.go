@@ -1,0 +1,65 @@
+package plugin_test
+
+import (
+	"context"
+	"net"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cuca-go/mcpconnector/internal/testserver"
+	"github.com/cuca-go/mcpconnector/plugin"
+	"github.com/cuca-go/mcpconnector/transport"
+)
+
+// Each connect failure says what happened in its own words; only a server
+// that does not speak 2026-07-28 is told about the protocol version.
+func TestConnectFailuresSayWhatHappened(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	closedPort := "http://" + ln.Addr().String() + "/mcp"
+	require.NoError(t, ln.Close())
+
+	cases := []struct {
+		name    string
+		tr      transport.McpTransport
+		kind    error
+		is      error
+		says    string
+		version bool
+	}{
+		{"legacy-only server", testserver.Raw(t, "legacy"), plugin.ErrInternal, plugin.ErrProtocolVersion,
+			"this client speaks only MCP 2026-07-28", true},
+		{"child exits with status 3", transportSh("echo 'no config found' >&2; exit 3"), plugin.ErrInternal, nil,
+			"exit status 3", false},
+		{"child killed by a signal", transportSh("kill -9 $$"), plugin.ErrInternal, nil,
+			"killed by signal SIGKILL", false},
+		{"closed port", transport.StreamableHTTP{URL: closedPort}, plugin.ErrInternal, nil,
+			"connection refused", false},
+		{"no such script", transport.NewStdio(filepath.Join(t.TempDir(), "no-such-script.sh")), plugin.ErrIO, nil,
+			"no-such-script.sh", false},
+		{"never answers", transportSh("exec sleep 60"), plugin.ErrInternal, context.DeadlineExceeded,
+			"no answer within the connect timeout of 300ms", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			_, err := plugin.Connect(context.Background(), tc.tr, plugin.WithConnectTimeout(300*time.Millisecond))
+			t.Logf("failed after %s: %v", time.Since(start), err)
+			require.ErrorIs(t, err, tc.kind)
+			if tc.is != nil {
+				assert.ErrorIs(t, err, tc.is)
+			}
+			assert.Contains(t, err.Error(), tc.says)
+			if tc.version {
+				assert.ErrorIs(t, err, plugin.ErrProtocolVersion)
+			} else {
+				assert.NotErrorIs(t, err, plugin.ErrProtocolVersion)
+				assert.NotContains(t, err.Error(), "2026-07-28", "only a version refusal mentions the version")
+			}
+		})
+	}
+}
