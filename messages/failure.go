@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
+	"github.com/cuca-go/mcpconnector/auth"
 	"github.com/cuca-go/mcpconnector/transport"
 )
 
@@ -39,7 +40,7 @@ const (
 	// transport's limit. Matches transport.ErrMessageTooLarge.
 	CauseMessageTooLarge FailureCause = "message_too_large"
 	// CauseTokenRefused: a token endpoint refused the grant, kept in
-	// [Failure.Token]. errors.As finds it as a *transport.TokenError.
+	// [Failure.Token]. errors.As finds it as a *auth.TokenError.
 	CauseTokenRefused FailureCause = "token_refused"
 	// CauseNotStarted: the server's command could not be started, or the
 	// child exited before answering; no restart helps until the host asks
@@ -79,7 +80,7 @@ func (f *Failure) Error() string {
 // Unwrap returns the errors the failure's Cause stands for: a sentinel
 // (context.DeadlineExceeded, context.Canceled, [ErrConnectionLost],
 // [ErrProtocolVersion], transport.ErrMessageTooLarge) or a rebuilt
-// *jsonrpc.Error or *transport.TokenError, so that errors.Is and errors.As
+// *jsonrpc.Error or *auth.TokenError, so that errors.Is and errors.As
 // see through a failure that crossed the wire; and [ErrCircuitOpen] too
 // when CircuitOpen is set.
 func (f *Failure) Unwrap() []error {
@@ -121,7 +122,7 @@ func (f *Failure) causes() []error {
 // *jsonrpc.Error, so go-sdk's own wire codes (a write the transport
 // rejected) count as the server's only when nothing else matched.
 func (f *Failure) CauseOf(err error) *Failure {
-	var te *transport.TokenError
+	var te *auth.TokenError
 	var re *jsonrpc.Error
 	switch {
 	case err == nil:

@@ -6,7 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/cuca-go/mcpconnector/transport"
+	"github.com/cuca-go/mcpconnector/auth"
 )
 
 // AwaitReady asks a connection for its tools. Sent by the facade once after
@@ -149,7 +149,7 @@ type Failure struct {
 	RPC *RPCError
 	// Token is the token endpoint's refusal, when Cause is
 	// [CauseTokenRefused].
-	Token *transport.TokenError
+	Token *auth.TokenError
 	// CircuitOpen: the restart budget is spent and the connection waits
 	// for its cool-down (the message says until when); Cause stays the
 	// last failure's. Matches [ErrCircuitOpen].

@@ -8,7 +8,7 @@ import (
 	"github.com/asynkron/protoactor-go/remote"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/cuca-go/mcpconnector/transport"
+	"github.com/cuca-go/mcpconnector/auth"
 )
 
 // Each message of the protocol converts itself to its wire form when
@@ -186,7 +186,7 @@ func (w *WireFailure) plain() *Failure {
 		}
 	}
 	if t := w.Token; t != nil {
-		f.Token = &transport.TokenError{Endpoint: t.Endpoint, GrantType: t.GrantType, StatusCode: int(t.StatusCode),
+		f.Token = &auth.TokenError{Endpoint: t.Endpoint, GrantType: t.GrantType, StatusCode: int(t.StatusCode),
 			Code: t.Code, Description: t.Description}
 	}
 	return f

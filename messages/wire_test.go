@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/cuca-go/mcpconnector/auth"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
 )
@@ -87,7 +88,7 @@ func TestWireFormsRoundTrip(t *testing.T) {
 // before it leaves are the errors it matches when it arrives.
 func TestFailureCausesSurviveTheWire(t *testing.T) {
 	rpc := &jsonrpc.Error{Code: -32602, Message: "bad arguments", Data: json.RawMessage(`{"field":"a"}`)}
-	token := &transport.TokenError{Endpoint: "https://as.example/token", GrantType: "client_credentials", StatusCode: 400, Code: "invalid_client"}
+	token := &auth.TokenError{Endpoint: "https://as.example/token", GrantType: "client_credentials", StatusCode: 400, Code: "invalid_client"}
 	cases := []struct {
 		name string
 		err  error
@@ -114,7 +115,7 @@ func TestFailureCausesSurviveTheWire(t *testing.T) {
 					require.ErrorAs(t, got, &re)
 					assert.Equal(t, rpc, re)
 				}
-				var te *transport.TokenError
+				var te *auth.TokenError
 				if errors.As(tc.err, &te) {
 					require.ErrorAs(t, got, &te)
 					assert.Equal(t, token, te)

@@ -127,7 +127,7 @@ func (t *Toolbox) startLazy(s *server, done chan struct{}, n int) {
 	s.startErr = err
 	t.mu.Unlock()
 	if p != nil {
-		t.logger.Info("mcp server started on first use", zap.String("server", name))
+		t.logger.Info("mcp server started on first use", zap.String("mcp_server", name))
 		if t.opts.cluster == nil {
 			_ = p.WaitReady(ctx) // Attach has waited already
 		}
@@ -139,7 +139,7 @@ func (t *Toolbox) startLazy(s *server, done chan struct{}, n int) {
 	s.startMu.Unlock()
 	close(done)
 	if err != nil {
-		t.logger.Warn("mcp server did not start", zap.String("server", name), zap.Error(err))
+		t.logger.Warn("mcp server did not start", zap.String("mcp_server", name), zap.Error(err))
 	}
 }
 
@@ -209,7 +209,7 @@ func (t *Toolbox) idleCheck(s *server) {
 	if p == nil {
 		return
 	}
-	t.logger.Info("mcp server stopped: idle", zap.String("server", s.cfg.Name), zap.Duration("stopWhenIdle", s.cfg.StopWhenIdle))
+	t.logger.Info("mcp server stopped: idle", zap.String("mcp_server", s.cfg.Name), zap.Duration("stopWhenIdle", s.cfg.StopWhenIdle))
 	t.mu.Lock()
 	s.everReady = false
 	t.mu.Unlock()

@@ -87,7 +87,7 @@ func (t *Toolbox) loadManifest(s *server) {
 	switch {
 	case errors.Is(err, errNoManifest):
 	case err != nil:
-		t.logger.Warn("mcp server manifest ignored", zap.String("server", s.cfg.Name), zap.Error(err))
+		t.logger.Warn("mcp server manifest ignored", zap.String("mcp_server", s.cfg.Name), zap.Error(err))
 	default:
 		s.mf = mf
 		// The digests it keeps spare digesting its tools at Open.
@@ -186,7 +186,7 @@ func (t *Toolbox) toolsOf(s *server) serverTools {
 		for _, tool := range tools {
 			pins[tool.Name] = s.fullDigest(tool)
 		}
-		t.logger.Info("mcp server tools pinned on first use", zap.String("server", s.cfg.Name), zap.Int("tools", len(digests)))
+		t.logger.Info("mcp server tools pinned on first use", zap.String("mcp_server", s.cfg.Name), zap.Int("tools", len(digests)))
 	}
 	if (real && (s.mf == nil || !sameDigests(s.mf.Digests, digests))) || firstPins {
 		if !real {
@@ -197,7 +197,7 @@ func (t *Toolbox) toolsOf(s *server) serverTools {
 			mf.ListedAt = s.mf.ListedAt
 		}
 		if err := t.store.save(mf); err != nil {
-			t.logger.Warn("mcp server manifest not written", zap.String("server", s.cfg.Name), zap.Error(err))
+			t.logger.Warn("mcp server manifest not written", zap.String("mcp_server", s.cfg.Name), zap.Error(err))
 		}
 		s.mf = mf
 	}
@@ -223,7 +223,7 @@ func (t *Toolbox) toolsOf(s *server) serverTools {
 		}
 		held[tool.Name] = h
 		if old, was := s.held[tool.Name]; !was || !slices.Equal(old.Changed, h.Changed) {
-			t.logger.Warn("mcp tool held out: "+h.why(), zap.String("server", s.cfg.Name), zap.String("tool", tool.Name),
+			t.logger.Warn("mcp tool held out: "+h.why(), zap.String("mcp_server", s.cfg.Name), zap.String("tool", tool.Name),
 				zap.Strings("changed", h.Changed))
 		}
 	}
@@ -293,7 +293,7 @@ func (t *Toolbox) AcceptTools(server string) error {
 		return &plugin.Error{Kind: plugin.KindIO, Server: fmt.Sprintf("server %q", server), Op: "manifest", Err: err}
 	}
 	s.mf = mf
-	t.logger.Info("mcp server tools accepted and pinned", zap.String("server", server), zap.Int("tools", len(tools)))
+	t.logger.Info("mcp server tools accepted and pinned", zap.String("mcp_server", server), zap.Int("tools", len(tools)))
 	if t.opened {
 		t.rebuild(false)
 	}

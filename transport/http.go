@@ -8,10 +8,12 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
+	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 	"golang.org/x/oauth2"
+
+	"github.com/cuca-go/mcpconnector/auth"
 )
 
 // StreamableHTTP connects to an MCP endpoint over Streamable HTTP, the
@@ -39,10 +41,10 @@ type StreamableHTTP struct {
 	// gets a code with PKCE through the caller's AuthorizationCodeFetcher,
 	// asks again with the union of scopes on 403 insufficient_scope (step-up),
 	// and refreshes an expired token with its refresh token. Any other
-	// auth.OAuthHandler fits too (go-sdk's auth/extauth has client
+	// go-sdk auth.OAuthHandler fits too (go-sdk's auth/extauth has client
 	// credentials). The plugin's connect timeout bounds the whole flow, user
 	// interaction included, when it runs during connect.
-	OAuthHandler auth.OAuthHandler
+	OAuthHandler sdkauth.OAuthHandler
 	// BearerToken, if set, is sent as "Authorization: Bearer <token>" on
 	// every request: a static token, e.g. a personal access token. It is
 	// never refreshed; a server that refuses it fails the request with an
@@ -52,7 +54,7 @@ type StreamableHTTP struct {
 	// client's (RFC 9449): each request carries the token in the DPoP
 	// scheme and a fresh proof. It needs an OAuthHandler; see [DPoP] for the
 	// handler's side.
-	DPoP *DPoP
+	DPoP *auth.DPoP
 	// Label names the server in logs ("mcp_server"), e.g. the key of its
 	// mcp.json entry; empty means String().
 	Label string
@@ -125,7 +127,7 @@ func (h StreamableHTTP) Open(logger *zap.Logger) (mcp.Transport, error) {
 // renewed.
 var errBearerRefused = errors.New("transport: the server refused the bearer token")
 
-// staticBearer is the auth.OAuthHandler of a [StreamableHTTP.BearerToken].
+// staticBearer is the go-sdk auth.OAuthHandler of a [StreamableHTTP.BearerToken].
 type staticBearer struct {
 	token *oauth2.Token
 }
