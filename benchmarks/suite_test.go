@@ -33,11 +33,11 @@ func TestQuickRun(t *testing.T) {
 		benchmarks.ScenarioInstant, benchmarks.ScenarioWait, benchmarks.ScenarioIdleStdio,
 		benchmarks.ScenarioIdleHTTP, benchmarks.ScenarioWide,
 		benchmarks.ScenarioToolboxPass, benchmarks.ScenarioToolboxHook, benchmarks.ScenarioToolboxOpen,
-		benchmarks.ScenarioTurn,
+		benchmarks.ScenarioTurn, benchmarks.ScenarioLazyOpen, benchmarks.ScenarioLazyFirst, benchmarks.ScenarioLazyIdle,
 	} {
 		assert.NotZero(t, scenarios[sc], sc)
 	}
-	targets := 13
+	targets := 16 // 13, and the lazy servers' 3
 	if !raceEnabled { // the grid's rows need a cluster, which -race cannot run
 		for _, sc := range []string{benchmarks.ScenarioGridHook, benchmarks.ScenarioGridWait} {
 			assert.NotZero(t, scenarios[sc], sc)
@@ -53,6 +53,7 @@ func TestQuickRun(t *testing.T) {
 	assert.Contains(t, md.String(), "| hook call, stdio | "+benchmarks.SubjectStdioConn+" |")
 	assert.Contains(t, md.String(), "| hook call, stdio | plugin hook, tracing on |")
 	assert.Contains(t, md.String(), "| "+benchmarks.ScenarioTurn+" | "+benchmarks.SubjectTurn4+" |")
+	assert.Contains(t, md.String(), "| "+benchmarks.ScenarioLazyOpen+" | "+benchmarks.SubjectLazy+" |")
 	assert.Contains(t, md.String(), "Targets (reported, not asserted)")
 	assert.True(t, strings.HasPrefix(svg.String(), "<svg"), svg.String())
 	assert.Len(t, rep.Targets(), targets)
