@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/asynkron/protoactor-go/cluster"
 	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/messages"
@@ -49,12 +48,18 @@ type SupervisorConfig struct {
 	// default) a first connection that fails is final: that is Connect's
 	// error, not a reason to loop.
 	RetryConnect bool
-	// ForIdentity, if set, makes the supervisor a protoactor cluster grain:
-	// it waits for its cluster identity (cluster.ClusterInit) and takes its
-	// connection from ForIdentity(identity) instead of Connection, whose
-	// other fields stay the defaults. An error makes the grain failed,
-	// answering every call with it.
+	// ForIdentity, if set, makes the supervisor learn which server it
+	// speaks to after it starts: it waits for the first message IdentityOf
+	// recognizes and takes its connection from ForIdentity(identity)
+	// instead of Connection, whose other fields stay the defaults. An error
+	// makes the supervisor failed, answering every call with it. Until the
+	// identity arrives, calls wait as while connecting.
 	ForIdentity func(identity string) (ConnectionConfig, error)
+	// IdentityOf recognizes the message that names a ForIdentity
+	// supervisor's server, returning the identity and true; it runs on the
+	// supervisor's goroutine for every message the protocol does not know.
+	// Without it such a supervisor never connects.
+	IdentityOf func(message any) (identity string, ok bool)
 	// DrainTimeout, if positive, is how long a stopping supervisor lets the
 	// calls in flight finish before the connection is closed under them: a
 	// grain handed over to another member completes what it started.
@@ -218,8 +223,6 @@ func (s *McpSupervisor) Receive(ctx actor.Context) {
 		if s.cfg.ForIdentity == nil {
 			s.startChild(ctx)
 		}
-	case *cluster.ClusterInit:
-		s.onClusterInit(ctx, msg)
 	case *messages.Ready:
 		s.onReady(msg)
 	case *messages.Failure:
@@ -262,6 +265,12 @@ func (s *McpSupervisor) Receive(ctx actor.Context) {
 		s.stop()
 	case *actor.Stopped:
 		s.handOver()
+	default:
+		if s.cfg.ForIdentity != nil && s.cfg.IdentityOf != nil {
+			if identity, ok := s.cfg.IdentityOf(msg); ok {
+				s.onIdentity(ctx, identity)
+			}
+		}
 	}
 }
 
@@ -300,12 +309,12 @@ func (s *McpSupervisor) startChild(ctx actor.Context) {
 	ctx.Request(s.child, &messages.AwaitReady{})
 }
 
-// onClusterInit names the grain's server: its connection starts now.
-func (s *McpSupervisor) onClusterInit(ctx actor.Context, msg *cluster.ClusterInit) {
-	if s.cfg.ForIdentity == nil || s.child != nil || msg.Identity == nil {
+// onIdentity names the supervisor's server: its connection starts now.
+func (s *McpSupervisor) onIdentity(ctx actor.Context, identity string) {
+	if s.child != nil || s.final != nil {
 		return
 	}
-	conn, err := s.cfg.ForIdentity(msg.Identity.Identity)
+	conn, err := s.cfg.ForIdentity(identity)
 	if err != nil {
 		f := &messages.Failure{Kind: messages.FailureInternal, Op: "connect", Message: err.Error()}
 		s.final, s.status.LastFailure = f, f
@@ -340,10 +349,10 @@ func (s *McpSupervisor) drain() {
 }
 
 // log is the connection's logger, naming the server as "mcp_server"; a
-// grain knows it only after ClusterInit.
+// ForIdentity supervisor knows it only once its identity arrived.
 func (s *McpSupervisor) log() *zap.Logger {
 	if s.logger == nil {
-		label := "(grain before its identity)"
+		label := "(before its identity)"
 		if s.cfg.Connection.Transport != nil {
 			label = transport.LabelOf(s.cfg.Connection.Transport)
 		}
@@ -762,3 +771,8 @@ func (s *McpSupervisor) reply(to *actor.PID, msg any) {
 		s.system.Root.Send(to, msg)
 	}
 }
+
+// GrainKind is the cluster kind of MCP connection grains.
+//
+// Deprecated: use grid.KindName; package actors knows nothing of clusters.
+const GrainKind = "mcp-connection"

@@ -34,7 +34,10 @@ const maxSends = 3
 // before it has finished its calls, a member that died never finishes them.
 // Past it such a call fails with [ErrInternal]; it is never sent again.
 func WithLossGrace(d time.Duration) Option {
-	return func(o *options) { o.lossGrace = d }
+	return func(o *options) {
+		o.note("WithLossGrace", roleFacade)
+		o.lossGrace = d
+	}
 }
 
 // attachment is what a facade over an actor it did not spawn needs: how to
@@ -102,7 +105,7 @@ func (a *attachment) isGone(pid *actor.PID) bool {
 // [WithToolRefresh] the facade watches the actor's tool list (every new
 // list reaches it) and asks for a new listing when the list's TTL has
 // passed. The hosting member subscribes to list_changed only if its
-// connection was given WithToolRefresh too ([GrainProps]).
+// connection was given WithToolRefresh too (package grid's NewKind).
 //
 // Attach returns once the actor has answered with its tools, or with its
 // failure. When the actor is lost, calls in flight wait [WithLossGrace] for
@@ -115,6 +118,9 @@ func Attach(ctx context.Context, system *actor.ActorSystem, server string, locat
 		return nil, &Error{Kind: KindInternal, Server: server, Op: "connect", Err: errors.New("Attach needs an actor system and a locator")}
 	}
 	o := applyOptions(opts)
+	if err := o.misplaced(roleFacade, server, "connect"); err != nil {
+		return nil, err
+	}
 	o.system = system
 	p := newFacade(server, server, o)
 	p.att = &attachment{p: p, locate: locate, grace: DefaultLossGrace}

@@ -1,0 +1,26 @@
+// Package boxseam is the seam through which a package of this module opens
+// a toolbox whose servers' connections live in actors it does not spawn
+// (package grid's grains): package toolbox fills WithRemote in, and the
+// toolbox then reaches each server through Attach instead of starting it.
+package boxseam
+
+import (
+	"context"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/cuca-go/mcpconnector/plugin"
+)
+
+// Remote says where a toolbox's servers live: the actor system its
+// facades use, and how to reach one server's actor, activating it if
+// needed, as a facade with the given plugin options.
+type Remote struct {
+	System *actor.ActorSystem
+	Attach func(ctx context.Context, server string, opts ...plugin.Option) (*plugin.McpPlugin, error)
+}
+
+// WithRemote returns a toolbox.Option (as any: package toolbox imports this
+// one) that makes the toolbox's servers r's. Package toolbox sets it in its
+// init.
+var WithRemote func(r *Remote) any
