@@ -10,6 +10,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 
@@ -64,6 +65,11 @@ type attachment struct {
 // goneFor is how long a lost member's address is avoided while the lookup
 // still names it: past it, it may be a new member on the same address.
 const goneFor = 30 * time.Second
+
+// relocateTimeout bounds a facade's own work after its actor moved or its
+// list aged (locating it again, listing its tools), and how long a call
+// with no deadline of its own may be sent to the actor's next home.
+const relocateTimeout = actors.DefaultConnectTimeout
 
 // markGone notes that the member at address left, unless it is this one
 // (an actor of this process that stopped says nothing of its neighbours).
@@ -192,7 +198,7 @@ func (a *attachment) current(ctx context.Context) (*actor.PID, error) {
 	if known {
 		// A new home: its session is a new one, its tools may differ.
 		go func() {
-			ctx, cancel := context.WithTimeout(a.ctx, 30*time.Second)
+			ctx, cancel := context.WithTimeout(a.ctx, relocateTimeout)
 			defer cancel()
 			if err := a.refresh(ctx, pid); err != nil {
 				a.p.logger.Warn("mcp connection relocated; its tools could not be listed", zap.Error(err))
@@ -347,7 +353,7 @@ func (a *attachment) resend(id uint64) {
 		fail(fmt.Sprintf("the connection actor was gone %d times in a row", c.sends))
 		return
 	}
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(relocateTimeout)
 	if !c.msg.Deadline.IsZero() {
 		deadline = c.msg.Deadline
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/internal/boxseam"
 	"github.com/cuca-go/mcpconnector/plugin"
 )
@@ -27,7 +28,7 @@ type options struct {
 
 // DefaultConnectTimeout bounds each server's connection attempt, and so
 // [Open], unless [WithConnectTimeout] says otherwise.
-const DefaultConnectTimeout = 30 * time.Second
+const DefaultConnectTimeout = actors.DefaultConnectTimeout
 
 // WithStrict makes any server that fails to connect at Open (or whose
 // transport is not supported) fail Open, which then closes the others.
