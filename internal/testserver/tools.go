@@ -199,7 +199,7 @@ func NewServer() *mcp.Server {
 }
 
 // ToolNames is the sorted list of [NewServer]'s tools.
-var ToolNames = strings.Fields("add add_structured audio count echo exit fail gather image link mixed pid record record_idempotent resource slow")
+var ToolNames = strings.Fields("add add_structured audio count echo exit fail gather image link meet mixed pid record record_idempotent resource slow")
 
 func text(s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
