@@ -153,19 +153,30 @@ func Attach(ctx context.Context, system *actor.ActorSystem, server string, locat
 
 // current returns the actor's PID, locating it when it is not known.
 func (a *attachment) current(ctx context.Context) (*actor.PID, error) {
+	return a.currentOtherThan(ctx, nil)
+}
+
+// currentOtherThan is current, never answering old: the home a call
+// bounced off. It is the one relocation loop: a cluster may need a while
+// to see that the old home is gone (until then its lookup finds nothing,
+// or goes on naming it: a member leaving drains its grains before it
+// leaves the lookup), so it tries again, with a doubling wait, until ctx
+// ends.
+func (a *attachment) currentOtherThan(ctx context.Context, old *actor.PID) (*actor.PID, error) {
 	a.mu.Lock()
 	pid := a.target
 	a.mu.Unlock()
-	if pid != nil {
+	if pid != nil && (old == nil || !pid.Equal(old)) {
 		return pid, nil
 	}
-	// A cluster may need a while to see that the old home is gone (until
-	// then its lookup finds nothing): try again until ctx ends.
 	var err error
 	for wait := 10 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
 		pid, err = a.locate(ctx)
 		if err == nil && pid == nil {
 			err = errors.New("the locator found no actor")
+		}
+		if err == nil && old != nil && pid.Equal(old) {
+			err = errors.New("the connection actor is gone and the locator found no other")
 		}
 		if err == nil {
 			a.mu.Lock()
@@ -183,7 +194,7 @@ func (a *attachment) current(ctx context.Context) (*actor.PID, error) {
 		}
 	}
 	a.mu.Lock()
-	if a.target != nil {
+	if a.target != nil && (old == nil || !a.target.Equal(old)) {
 		pid = a.target // another caller located it first
 		a.mu.Unlock()
 		return pid, nil
@@ -359,26 +370,11 @@ func (a *attachment) resend(id uint64) {
 	}
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
-	// The home the call bounced off is gone, but a cluster may go on
-	// naming it for a moment (a member leaving drains its grains before it
-	// leaves the lookup): look again until the lookup names another.
-	var pid *actor.PID
-	for wait := 50 * time.Millisecond; ; wait = min(2*wait, time.Second) {
-		var err error
-		if pid, err = a.current(ctx); err != nil {
-			fail(err.Error())
-			return
-		}
-		if !pid.Equal(c.to) {
-			break
-		}
-		a.forget(pid)
-		select {
-		case <-ctx.Done():
-			fail(fmt.Sprintf("the connection actor is gone and the locator found no other: %v", ctx.Err()))
-			return
-		case <-time.After(wait):
-		}
+	// The home the call bounced off is gone: the next one.
+	pid, err := a.currentOtherThan(ctx, c.to)
+	if err != nil {
+		fail(err.Error())
+		return
 	}
 	r.mu.Lock()
 	c, ok = r.pending[id]
