@@ -1,6 +1,7 @@
 package plugin
 
 import (
+	"reflect"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -55,12 +56,13 @@ func SupervisorConfigOf(opts ...Option) (actors.SupervisorConfig, error) {
 }
 
 // GrainProps returns the Props of a supervisor that takes its transport
-// from transportFor(identity) once an identity arrives.
+// from transportFor(identity) once a message with an Identity field that
+// has GetIdentity() string (protoactor's cluster.ClusterInit) names it.
 //
-// Deprecated: package grid builds its grains itself (grid.NewKind); this
-// one never learns an identity, so it never connects.
+// Deprecated: package grid builds its grains itself (grid.NewKind).
 func GrainProps(transportFor func(identity string) (transport.McpTransport, error), opts ...Option) *actor.Props {
 	sup, err := SupervisorConfigOf(opts...)
+	sup.IdentityOf = identityField
 	sup.ForIdentity = func(identity string) (actors.ConnectionConfig, error) {
 		if err != nil {
 			return actors.ConnectionConfig{}, err
@@ -74,4 +76,22 @@ func GrainProps(transportFor func(identity string) (transport.McpTransport, erro
 		return conn, nil
 	}
 	return actors.NewSupervisorProps(sup)
+}
+
+// identityField reads the identity of a message whose Identity field has
+// GetIdentity() string, without naming its package.
+func identityField(msg any) (string, bool) {
+	v := reflect.ValueOf(msg)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return "", false
+	}
+	f := v.Elem().FieldByName("Identity")
+	if !f.IsValid() || !f.CanInterface() || (f.Kind() == reflect.Pointer && f.IsNil()) {
+		return "", false
+	}
+	id, ok := f.Interface().(interface{ GetIdentity() string })
+	if !ok {
+		return "", false
+	}
+	return id.GetIdentity(), true
 }
