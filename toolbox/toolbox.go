@@ -62,6 +62,14 @@ type Toolbox struct {
 	opened   bool       // Open has built the first table: later changes rebuild
 	admitted int        // how many servers have been admitted so far
 
+	// A status change rebuilds the table on a goroutine of its own, never
+	// on the server's actor goroutine; at most one waits to run, and it
+	// reads every server's list when it runs. rebuildMu guards starting
+	// one against Close, which waits for them.
+	rebuildMu     sync.Mutex
+	rebuildQueued atomic.Bool
+	rebuilds      sync.WaitGroup
+
 	closeOnce sync.Once
 	closed    atomic.Bool
 }
@@ -254,7 +262,7 @@ func (t *Toolbox) pluginOptions(name string, sc *ServerConfig, o *options) []plu
 		opts = append(opts, plugin.WithConnectTimeout(o.connectTimeout))
 	}
 	opts = append(opts, o.pluginOpts...)
-	opts = append(opts, plugin.WithStatusHandler(func(plugin.Status) { t.serverChanged() }))
+	opts = append(opts, plugin.WithStatusHandler(func(plugin.Status) { t.statusChanged() }))
 	if o.remote == nil {
 		opts = append(opts,
 			plugin.WithActorSystem(t.system),
@@ -287,6 +295,25 @@ func (t *Toolbox) spawn(name string, props *actor.Props) (*actor.PID, error) {
 
 // serverChanged runs when any server's status changes (on that server's
 // actor goroutine): its tools may have come, gone or changed.
+// statusChanged is a server's status handler: it runs on the server's
+// actor goroutine, so it only queues a rebuild (one at most; a queued one
+// covers every change before it runs).
+func (t *Toolbox) statusChanged() {
+	if t.rebuildQueued.Swap(true) {
+		return
+	}
+	t.rebuildMu.Lock()
+	defer t.rebuildMu.Unlock()
+	if t.closed.Load() {
+		return
+	}
+	t.rebuilds.Go(func() {
+		t.rebuildQueued.Store(false)
+		t.serverChanged()
+	})
+}
+
+// serverChanged rebuilds the table now, on the caller's goroutine.
 func (t *Toolbox) serverChanged() {
 	if t.closed.Load() {
 		return
@@ -357,7 +384,9 @@ func (t *Toolbox) Status() map[string]plugin.Status {
 // idempotent.
 func (t *Toolbox) Close() error {
 	t.closeOnce.Do(func() {
+		t.rebuildMu.Lock()
 		t.closed.Store(true)
+		t.rebuildMu.Unlock()
 		var wg sync.WaitGroup
 		for _, s := range t.servers {
 			s.stopIdleTimer()
@@ -367,6 +396,7 @@ func (t *Toolbox) Close() error {
 			}
 		}
 		wg.Wait()
+		t.rebuilds.Wait()
 		for _, s := range t.servers {
 			if done := s.startUnderWay(); done != nil {
 				<-done // it closes what it started
