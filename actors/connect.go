@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/exp/zapslog"
 
+	"github.com/cuca-go/mcpconnector/internal/tracelog"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
 )
@@ -196,7 +197,7 @@ func listTools(ctx context.Context, s *mcp.ClientSession, logger *zap.Logger) (t
 				continue
 			}
 			if seenName[t.Name] {
-				logger.Warn("mcp server listed a tool twice; keeping the first", append(TraceFields(ctx), zap.String("tool", t.Name))...)
+				logger.Warn("mcp server listed a tool twice; keeping the first", append(tracelog.Fields(ctx), zap.String("tool", t.Name))...)
 				continue
 			}
 			seenName[t.Name] = true

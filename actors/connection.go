@@ -90,7 +90,7 @@ func (c ConnectionConfig) withDefaults() ConnectionConfig {
 		c.ClientInfo = &mcp.Implementation{Name: "mcpconnector", Version: Version}
 	}
 	if c.ConnectTimeout <= 0 {
-		c.ConnectTimeout = 30 * time.Second
+		c.ConnectTimeout = DefaultConnectTimeout
 	}
 	return c
 }

@@ -117,7 +117,7 @@ func (w toolWatchers) tell(system *actor.ActorSystem, r *messages.Ready) {
 // otherwise the answer is the list in force, or the failure.
 func (s *McpSupervisor) onRefresh(ctx actor.Context) {
 	switch {
-	case s.retrying:
+	case s.phase.retrying():
 		ctx.Respond(s.status.LastFailure)
 	case s.status.State == Ready:
 		ctx.Forward(s.child)
@@ -135,7 +135,7 @@ func (s *McpSupervisor) onRefresh(ctx actor.Context) {
 // onToolList takes a list the child made after connecting. One from a
 // child that failed since is stale: the reconnection brings its own.
 func (s *McpSupervisor) onToolList(r *messages.Ready) {
-	if s.status.State != Ready || s.retrying {
+	if s.phase != phaseReady {
 		return
 	}
 	s.ready = r

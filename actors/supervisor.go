@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/asynkron/protoactor-go/cluster"
 	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/messages"
@@ -49,12 +48,18 @@ type SupervisorConfig struct {
 	// default) a first connection that fails is final: that is Connect's
 	// error, not a reason to loop.
 	RetryConnect bool
-	// ForIdentity, if set, makes the supervisor a protoactor cluster grain:
-	// it waits for its cluster identity (cluster.ClusterInit) and takes its
-	// connection from ForIdentity(identity) instead of Connection, whose
-	// other fields stay the defaults. An error makes the grain failed,
-	// answering every call with it.
+	// ForIdentity, if set, makes the supervisor learn which server it
+	// speaks to after it starts: it waits for the first message IdentityOf
+	// recognizes and takes its connection from ForIdentity(identity)
+	// instead of Connection, whose other fields stay the defaults. An error
+	// makes the supervisor failed, answering every call with it. Until the
+	// identity arrives, calls wait as while connecting.
 	ForIdentity func(identity string) (ConnectionConfig, error)
+	// IdentityOf recognizes the message that names a ForIdentity
+	// supervisor's server, returning the identity and true; it runs on the
+	// supervisor's goroutine for every message the protocol does not know.
+	// Without it such a supervisor never connects.
+	IdentityOf func(message any) (identity string, ok bool)
 	// DrainTimeout, if positive, is how long a stopping supervisor lets the
 	// calls in flight finish before the connection is closed under them: a
 	// grain handed over to another member completes what it started.
@@ -101,7 +106,7 @@ func (c SupervisorConfig) withDefaults() SupervisorConfig {
 		c.ReconnectWait = 10 * time.Second
 	}
 	if c.CoolDown <= 0 {
-		c.CoolDown = 30 * time.Second
+		c.CoolDown = DefaultCoolDown
 	}
 	if c.MaxCoolDown <= 0 {
 		c.MaxCoolDown = 5 * time.Minute
@@ -111,6 +116,15 @@ func (c SupervisorConfig) withDefaults() SupervisorConfig {
 	}
 	return c
 }
+
+// The defaults every layer shares.
+const (
+	// DefaultConnectTimeout bounds a connection attempt (spawn,
+	// server/discover, tools/list) unless configured otherwise.
+	DefaultConnectTimeout = 30 * time.Second
+	// DefaultCoolDown is how long the breaker first stays open.
+	DefaultCoolDown = 30 * time.Second
+)
 
 // Status is the health of a supervised connection.
 type Status struct {
@@ -157,7 +171,7 @@ type McpSupervisor struct {
 	queue    []*waitingCall
 	nextWait uint64
 	failures int         // consecutive failures since the last ready session
-	retrying bool        // RetryConnect: the first session is not up yet
+	phase    phase       // where the supervisor is; status.State is its public face
 	restarts []time.Time // restart times inside the window
 	backoff  *time.Timer
 	watchers toolWatchers // WatchTools senders: facades elsewhere
@@ -183,6 +197,42 @@ const (
 	breakerOpen
 	breakerHalfOpen
 )
+
+// phase is the supervisor's one state: the public [State] of [Status]
+// tells most of them apart, and two more say that RetryConnect is retrying
+// a first connection that never came up (calls fail at once with its last
+// failure instead of waiting for it).
+type phase int
+
+const (
+	phaseConnecting   phase = iota // the first connection; calls wait for it
+	phaseFirstFailed               // RetryConnect: the first session is not up; a retry is due (Failed)
+	phaseFirstRetry                // RetryConnect: the first session is not up; a retry is under way (Connecting)
+	phaseReady                     // a session is up; calls go to it
+	phaseReconnecting              // the session was lost; calls wait for the next
+	phaseFailed                    // final until a cool-down or a Reconnect; calls fail with final
+	phaseClosed                    // stopping or stopped
+)
+
+// state is the phase's public face.
+func (p phase) state() State {
+	switch p {
+	case phaseConnecting, phaseFirstRetry:
+		return Connecting
+	case phaseReady:
+		return Ready
+	case phaseReconnecting:
+		return Reconnecting
+	case phaseClosed:
+		return Closed
+	default:
+		return Failed
+	}
+}
+
+// retrying reports whether RetryConnect is retrying a first connection
+// that never came up.
+func (p phase) retrying() bool { return p == phaseFirstFailed || p == phaseFirstRetry }
 
 type waitingCall struct {
 	seq    uint64
@@ -214,12 +264,10 @@ func (s *McpSupervisor) Receive(ctx actor.Context) {
 	switch msg := ctx.Message().(type) {
 	case *actor.Started:
 		s.self, s.system = ctx.Self(), ctx.ActorSystem()
-		s.setState(Connecting)
+		s.setPhase(phaseConnecting)
 		if s.cfg.ForIdentity == nil {
 			s.startChild(ctx)
 		}
-	case *cluster.ClusterInit:
-		s.onClusterInit(ctx, msg)
 	case *messages.Ready:
 		s.onReady(msg)
 	case *messages.Failure:
@@ -243,7 +291,7 @@ func (s *McpSupervisor) Receive(ctx actor.Context) {
 		s.watchers.remove(msg.Who) // a watcher's member is gone
 	case *restartChild:
 		s.backoff = nil
-		if s.status.State == Reconnecting || s.retrying {
+		if s.phase == phaseReconnecting || s.phase.retrying() {
 			s.sup.RestartChildren(s.child)
 			s.system.Root.RequestWithCustomSender(s.child, &messages.AwaitReady{}, s.self)
 		}
@@ -262,6 +310,12 @@ func (s *McpSupervisor) Receive(ctx actor.Context) {
 		s.stop()
 	case *actor.Stopped:
 		s.handOver()
+	default:
+		if s.cfg.ForIdentity != nil && s.cfg.IdentityOf != nil {
+			if identity, ok := s.cfg.IdentityOf(msg); ok {
+				s.onIdentity(ctx, identity)
+			}
+		}
 	}
 }
 
@@ -300,16 +354,16 @@ func (s *McpSupervisor) startChild(ctx actor.Context) {
 	ctx.Request(s.child, &messages.AwaitReady{})
 }
 
-// onClusterInit names the grain's server: its connection starts now.
-func (s *McpSupervisor) onClusterInit(ctx actor.Context, msg *cluster.ClusterInit) {
-	if s.cfg.ForIdentity == nil || s.child != nil || msg.Identity == nil {
+// onIdentity names the supervisor's server: its connection starts now.
+func (s *McpSupervisor) onIdentity(ctx actor.Context, identity string) {
+	if s.child != nil || s.final != nil {
 		return
 	}
-	conn, err := s.cfg.ForIdentity(msg.Identity.Identity)
+	conn, err := s.cfg.ForIdentity(identity)
 	if err != nil {
 		f := &messages.Failure{Kind: messages.FailureInternal, Op: "connect", Message: err.Error()}
 		s.final, s.status.LastFailure = f, f
-		s.setState(Failed)
+		s.setPhase(phaseFailed)
 		s.failWaiting(f)
 		return
 	}
@@ -340,10 +394,10 @@ func (s *McpSupervisor) drain() {
 }
 
 // log is the connection's logger, naming the server as "mcp_server"; a
-// grain knows it only after ClusterInit.
+// ForIdentity supervisor knows it only once its identity arrived.
 func (s *McpSupervisor) log() *zap.Logger {
 	if s.logger == nil {
-		label := "(grain before its identity)"
+		label := "(before its identity)"
 		if s.cfg.Connection.Transport != nil {
 			label = transport.LabelOf(s.cfg.Connection.Transport)
 		}
@@ -380,7 +434,7 @@ func (s *McpSupervisor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor
 		s.abandon(child, f)
 		return
 	}
-	first := s.ready == nil && (s.status.State == Connecting || s.retrying)
+	first := s.ready == nil && (s.phase == phaseConnecting || s.phase.retrying())
 	if first && !s.cfg.RetryConnect {
 		// The first connection never came up: that is Connect's error,
 		// not a reason to loop.
@@ -411,7 +465,7 @@ func (s *McpSupervisor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor
 		s.lostAt = now
 	}
 	s.countRestart()
-	s.setState(Reconnecting)
+	s.setPhase(phaseReconnecting)
 	s.backoff = time.AfterFunc(d, func() { s.system.Root.Send(s.self, &restartChild{}) })
 }
 
@@ -458,14 +512,16 @@ func (s *McpSupervisor) openBreaker(child *actor.PID, f *messages.Failure, now t
 func (s *McpSupervisor) tryAgain() {
 	s.giveUp.Store(nil)
 	s.final = nil
-	if s.ready == nil {
-		s.retrying = s.cfg.RetryConnect
-		s.setState(Connecting)
-	} else {
+	switch {
+	case s.ready == nil && s.cfg.RetryConnect:
+		s.setPhase(phaseFirstRetry)
+	case s.ready == nil:
+		s.setPhase(phaseConnecting)
+	default:
 		if s.lostAt.IsZero() {
 			s.lostAt = time.Now()
 		}
-		s.setState(Reconnecting)
+		s.setPhase(phaseReconnecting)
 	}
 	s.countRestart()
 	s.sup.RestartChildren(s.child)
@@ -516,7 +572,6 @@ func (s *McpSupervisor) answerReconnects(msg any) {
 // retryFirst answers the waiters of a first connection that failed and
 // tries again after backoff.
 func (s *McpSupervisor) retryFirst(f *messages.Failure) {
-	s.retrying = true
 	for _, w := range s.waiters {
 		s.system.Root.Send(w, f)
 	}
@@ -527,7 +582,7 @@ func (s *McpSupervisor) retryFirst(f *messages.Failure) {
 		zap.String("cause", f.Error()),
 		zap.Duration("backoff", d), zap.Int("attempt", s.failures))
 	s.countRestart()
-	s.setState(Failed)
+	s.setPhase(phaseFirstFailed)
 	s.backoff = time.AfterFunc(d, func() { s.system.Root.Send(s.self, &restartChild{}) })
 }
 
@@ -550,19 +605,24 @@ func (s *McpSupervisor) abandon(child *actor.PID, f *messages.Failure) {
 	s.final = f
 	s.status.LastFailure = f
 	s.sup.RestartChildren(child)
-	s.setState(Failed)
+	if s.phase.retrying() {
+		s.setPhase(phaseFirstFailed) // still never up: calls say so
+	} else {
+		s.setPhase(phaseFailed)
+	}
 	s.failWaiting(f)
 }
 
 func (s *McpSupervisor) onReady(r *messages.Ready) {
-	if s.status.State != Connecting && s.status.State != Reconnecting && !s.retrying {
+	switch s.phase {
+	case phaseConnecting, phaseReconnecting, phaseFirstFailed, phaseFirstRetry:
+	default:
 		return
 	}
 	if s.ready != nil {
 		s.logToolChanges(s.ready, r)
 	}
 	s.ready = r
-	s.retrying = false
 	s.failures = 0
 	if s.breaker != breakerClosed {
 		s.breaker, s.coolDown = breakerClosed, 0
@@ -577,7 +637,7 @@ func (s *McpSupervisor) onReady(r *messages.Ready) {
 		s.cfg.OnReady(r)
 	}
 	s.watchers.tell(s.system, r)
-	s.setState(Ready)
+	s.setPhase(phaseReady)
 	for _, w := range s.waiters {
 		s.system.Root.Send(w, r)
 	}
@@ -616,7 +676,7 @@ func (s *McpSupervisor) logToolChanges(old, cur *messages.Ready) {
 }
 
 func (s *McpSupervisor) onAwaitReady(ctx actor.Context) {
-	if s.retrying {
+	if s.phase.retrying() {
 		ctx.Respond(s.status.LastFailure)
 		return
 	}
@@ -634,7 +694,7 @@ func (s *McpSupervisor) onAwaitReady(ctx actor.Context) {
 
 func (s *McpSupervisor) onCallTool(ctx actor.Context, msg *messages.CallTool) {
 	s.noteCaller(ctx.Sender())
-	if s.retrying {
+	if s.phase.retrying() {
 		// No session has ever been up: nothing says one will be soon.
 		f := *s.status.LastFailure
 		f.Op, f.Message = messages.CallOp(msg.Name), "the server has not come up: "+f.Message
@@ -715,7 +775,6 @@ func (s *McpSupervisor) stop() {
 	if s.backoff != nil {
 		s.backoff.Stop()
 	}
-	s.retrying = false
 	f := &messages.Failure{Kind: messages.FailureInternal, Op: "session", Message: "connection closed"}
 	s.giveUp.Store(f)
 	s.final = f
@@ -728,7 +787,7 @@ func (s *McpSupervisor) stop() {
 	s.queue = nil
 	s.failWaiting(f)
 	s.answerReconnects(f)
-	s.setState(Closed)
+	s.setPhase(phaseClosed)
 }
 
 // bounce answers a call this supervisor will not serve, and that never
@@ -747,7 +806,10 @@ func (s *McpSupervisor) countRestart() {
 	}
 }
 
-func (s *McpSupervisor) setState(st State) {
+// setPhase moves the supervisor to p and tells OnStatus.
+func (s *McpSupervisor) setPhase(p phase) {
+	s.phase = p
+	st := p.state()
 	if st != Ready && s.cfg.OnDirect != nil {
 		s.cfg.OnDirect(nil)
 	}
@@ -762,3 +824,8 @@ func (s *McpSupervisor) reply(to *actor.PID, msg any) {
 		s.system.Root.Send(to, msg)
 	}
 }
+
+// GrainKind is the cluster kind of MCP connection grains.
+//
+// Deprecated: use grid.KindName; package actors knows nothing of clusters.
+const GrainKind = "mcp-connection"

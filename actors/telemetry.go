@@ -22,6 +22,7 @@ import (
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 	"go.uber.org/zap"
 
+	"github.com/cuca-go/mcpconnector/internal/tracelog"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
 )
@@ -254,7 +255,7 @@ func (t *Telemetry) middleware(p peer, logger *zap.Logger) mcp.Middleware {
 				}
 				span.SetStatus(codes.Error, statusDescription(errType, err))
 				if ce := logger.Check(zap.DebugLevel, "mcp request failed"); ce != nil {
-					ce.Write(append(TraceFields(ctx), zap.String("method", method), zap.String("error.type", errType), zap.Error(err))...)
+					ce.Write(append(tracelog.Fields(ctx), zap.String("method", method), zap.String("error.type", errType), zap.Error(err))...)
 				}
 			}
 			t.operation.Record(ctx, time.Since(start).Seconds(), mcpconv.MethodNameAttr(method), attrs[1:]...)
@@ -353,15 +354,11 @@ func (t *Telemetry) recordReconnection(p peer, lost time.Time) {
 }
 
 // TraceFields are the zap fields trace_id and span_id of the span in ctx,
-// or none when ctx carries no valid span: logs written while a span is
-// active can be found from the trace and back.
-func TraceFields(ctx context.Context) []zap.Field {
-	sc := trace.SpanContextFromContext(ctx)
-	if !sc.IsValid() {
-		return nil
-	}
-	return []zap.Field{zap.String("trace_id", sc.TraceID().String()), zap.String("span_id", sc.SpanID().String())}
-}
+// or none when ctx carries no valid span.
+//
+// Deprecated: the module's packages share it from an internal package;
+// nothing outside needs it.
+func TraceFields(ctx context.Context) []zap.Field { return tracelog.Fields(ctx) }
 
 // requestIDAttr sets jsonrpc.request.id on the span in ctx, which the
 // middleware started for the request being written: only the connection

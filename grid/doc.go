@@ -9,7 +9,7 @@
 // connection actors a local plugin runs, so a stdio server runs on the
 // hosting member (its command must exist there). [Connect] returns an
 // ordinary [plugin.McpPlugin] over the grain, usable from any member, and
-// toolbox.Open with toolbox.WithCluster gives a whole toolbox of grains.
+// [OpenToolbox] gives a whole toolbox of grains.
 //
 //	cfg, _ := toolbox.LoadConfig("mcp.json")
 //	config := cluster.Configure("agents", provider, disthash.New(),
@@ -31,7 +31,7 @@
 //     tool). The next call activates the grain on a live member, which
 //     connects to the server anew; the facade refreshes its tools.
 //   - A member leaves gracefully: its grains stop after their calls in
-//     flight finish (plugin.WithDrainTimeout); a call that reaches a grain
+//     flight finish ([WithDrainTimeout]); a call that reaches a grain
 //     that is stopping, or has stopped, comes back as a dead letter and is
 //     sent to the grain's new home. None is lost silently; one that reaches
 //     the member in its last instant, as protoactor's remote shuts down,

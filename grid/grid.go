@@ -2,36 +2,95 @@ package grid
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/cluster"
 
 	"github.com/cuca-go/mcpconnector/actors"
+	"github.com/cuca-go/mcpconnector/internal/boxseam"
+	"github.com/cuca-go/mcpconnector/internal/named"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 	"github.com/cuca-go/mcpconnector/transport"
 )
 
 // KindName is the cluster kind of MCP connection grains, "mcp-connection".
-const KindName = actors.GrainKind
+const KindName = "mcp-connection"
+
+// DefaultDrainTimeout is how long a stopping grain lets its calls in flight
+// finish unless [WithDrainTimeout] says otherwise. It is below
+// plugin.DefaultLossGrace, so that a member leaving gracefully answers its
+// calls before callers give up.
+const DefaultDrainTimeout = plugin.DefaultDrainTimeout
+
+// WithDrainTimeout sets how long a grain that is being stopped (its member
+// leaving, or it moving to another member) lets its calls in flight finish
+// before its connection closes; default [DefaultDrainTimeout]. Zero or
+// negative means the default. It is an option of [NewKind]; passed to
+// [Connect], plugin.Connect or plugin.Attach, it fails them with
+// plugin.ErrValidation.
+func WithDrainTimeout(d time.Duration) plugin.Option { return plugin.WithDrainTimeout(d) }
 
 // NewKind returns the cluster kind whose grains are the connections to the
 // enabled servers of cfg, the grain identity being the server's name. Every
 // member should register it with the same config. opts govern the
 // connection on the hosting member: logger, client info, connect timeout,
-// backoff, restart budget, plugin.WithRetryIdempotent,
-// plugin.WithDrainTimeout (see plugin.GrainProps). A server's "timeout"
-// from cfg applies to calls made through [Connect] or a clustered toolbox.
+// client options and input handlers, backoff, restart budget, breaker,
+// reconnect wait, plugin.WithRetryIdempotent, plugin.WithToolRefresh (the
+// list_changed subscription), telemetry, [WithDrainTimeout]. A server's
+// "timeout" from cfg applies to calls made through [Connect] or a
+// clustered toolbox. An option of calls (timeouts, status handlers,
+// approval, progress, idle timeout, result cap) or of a local plugin has
+// no effect here: every grain then answers every call with the
+// plugin.ErrValidation error naming it, and so [Connect] fails with it.
+// A first connection that fails is retried; an identity the config does
+// not name makes the grain answer every call with that error.
 func NewKind(cfg *toolbox.Config, opts ...plugin.Option) *cluster.Kind {
-	return cluster.NewKind(KindName, plugin.GrainProps(func(server string) (transport.McpTransport, error) {
-		return Transport(cfg, server)
+	return cluster.NewKind(KindName, grainProps(func(server string) (transport.McpTransport, error) {
+		return serverTransport(cfg, server)
 	}, opts...))
+}
+
+// grainProps are the Props of a supervisor that is a cluster grain: spawned
+// by the cluster, it learns its identity from cluster.ClusterInit and
+// connects to the server transportFor(identity) names.
+func grainProps(transportFor func(identity string) (transport.McpTransport, error), opts ...plugin.Option) *actor.Props {
+	sup, err := plugin.SupervisorConfigOf(opts...)
+	sup.IdentityOf = func(msg any) (string, bool) {
+		init, ok := msg.(*cluster.ClusterInit)
+		if !ok || init.Identity == nil {
+			return "", false
+		}
+		return init.Identity.Identity, true
+	}
+	sup.ForIdentity = func(identity string) (actors.ConnectionConfig, error) {
+		if err != nil {
+			return actors.ConnectionConfig{}, err
+		}
+		t, terr := transportFor(identity)
+		if terr != nil {
+			return actors.ConnectionConfig{}, terr
+		}
+		conn := sup.Connection
+		conn.Transport = t
+		return conn, nil
+	}
+	return actors.NewSupervisorProps(sup)
 }
 
 // Transport is the transport of server in cfg, named for logs and errors,
 // or why there is none: no such server, a disabled one, or one whose
 // transport is not supported.
+//
+// Deprecated: [NewKind] uses it; nothing outside needs it.
 func Transport(cfg *toolbox.Config, server string) (transport.McpTransport, error) {
+	return serverTransport(cfg, server)
+}
+
+func serverTransport(cfg *toolbox.Config, server string) (transport.McpTransport, error) {
 	sc, ok := cfg.Servers[server]
 	switch {
 	case !ok:
@@ -43,7 +102,7 @@ func Transport(cfg *toolbox.Config, server string) (transport.McpTransport, erro
 	if err != nil {
 		return nil, err
 	}
-	return toolbox.NamedTransport(server, t), nil
+	return named.Transport(server, t), nil
 }
 
 // Connect returns a facade over the grain of server in c, from whichever
@@ -52,8 +111,54 @@ func Transport(cfg *toolbox.Config, server string) (transport.McpTransport, erro
 // cancellation reaching the server). It activates the grain if needed and
 // returns once it has answered with its tools. Close leaves the grain
 // running for the other members. opts are the facade's: timeouts of calls,
-// status handlers, logger, plugin.WithLossGrace.
+// status handlers, the host controls, logger, plugin.WithLossGrace; one of
+// the connection itself (it belongs to [NewKind]) fails Connect with
+// plugin.ErrValidation naming it.
 func Connect(ctx context.Context, c *cluster.Cluster, server string, opts ...plugin.Option) (*plugin.McpPlugin, error) {
 	return plugin.Attach(ctx, c.ActorSystem, fmt.Sprintf("server %q (%s grain)", server, KindName),
-		actors.LocateGrain(c, server), opts...)
+		locateGrain(c, server), opts...)
+}
+
+// OpenToolbox is toolbox.Open over the grains of c: every server of cfg is
+// a grain of the kind [NewKind] registers (every member must register it
+// with the same config), connected once, on the member the cluster
+// chooses, and called from this one. The toolbox's names, routing, status,
+// lazy servers (whose grain the first call activates), pinned tools and
+// tool search work as in a local toolbox. A server whose grain fails to
+// answer at Open is reported failed and is not retried by this toolbox
+// (its grain keeps retrying on its member; open the toolbox again to pick
+// it up). The actor system is c's. opts are toolbox.Open's; the plugin
+// options given through toolbox.WithPluginOptions are the facades' (as for
+// [Connect]).
+func OpenToolbox(ctx context.Context, c *cluster.Cluster, cfg *toolbox.Config, opts ...toolbox.Option) (*toolbox.Toolbox, error) {
+	if c == nil {
+		return nil, errors.New("grid: nil cluster")
+	}
+	remote := boxseam.WithRemote(&boxseam.Remote{
+		System: c.ActorSystem,
+		Attach: func(ctx context.Context, server string, opts ...plugin.Option) (*plugin.McpPlugin, error) {
+			return Connect(ctx, c, server, opts...)
+		},
+	}).(toolbox.Option)
+	return toolbox.Open(ctx, cfg, append(opts[:len(opts):len(opts)], remote)...)
+}
+
+// locateGrain returns a function that finds the grain of server in c: its
+// PID on whichever member the identity lookup chooses, activated there if
+// needed. The lookup does not take a context; ctx ends the wait, not the
+// lookup.
+func locateGrain(c *cluster.Cluster, server string) plugin.Locator {
+	return func(ctx context.Context) (*actor.PID, error) {
+		found := make(chan *actor.PID, 1)
+		go func() { found <- c.Get(server, KindName) }()
+		select {
+		case pid := <-found:
+			if pid == nil {
+				return nil, fmt.Errorf("no member could activate the %s grain %q", KindName, server)
+			}
+			return pid, nil
+		case <-ctx.Done():
+			return nil, errors.Join(fmt.Errorf("locating the %s grain %q", KindName, server), ctx.Err())
+		}
+	}
 }

@@ -240,7 +240,7 @@ func TestGracefulLeaveLosesNoCall(t *testing.T) {
 func TestToolboxOfGrains(t *testing.T) {
 	cfg := calcConfig(t)
 	members := startMembers(t, 2, cfg)
-	tb, err := toolbox.Open(context.Background(), cfg, toolbox.WithCluster(members[1]))
+	tb, err := grid.OpenToolbox(context.Background(), members[1], cfg)
 	require.NoError(t, err)
 	defer tb.Close()
 	assert.True(t, tb.HasTool("calc__add"))

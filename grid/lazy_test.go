@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuca-go/mcpconnector/grid"
 	"github.com/cuca-go/mcpconnector/internal/countserver"
 	"github.com/cuca-go/mcpconnector/internal/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -59,7 +60,7 @@ func TestLazyGrainIsActivatedOnFirstCall(t *testing.T) {
 
 	// The first cluster learns the tools (no manifest yet) and goes away.
 	first := startMembers(t, 1, cfg)
-	tb, err := toolbox.Open(context.Background(), cfg, append(opts, toolbox.WithCluster(first[0]))...)
+	tb, err := grid.OpenToolbox(context.Background(), first[0], cfg, opts...)
 	require.NoError(t, err)
 	assert.True(t, tb.HasTool("count__echo"))
 	require.NoError(t, tb.Close())
@@ -68,7 +69,7 @@ func TestLazyGrainIsActivatedOnFirstCall(t *testing.T) {
 
 	// A new cluster: Open activates no grain.
 	members := startMembers(t, 2, cfg)
-	tb, err = toolbox.Open(context.Background(), cfg, append(opts, toolbox.WithCluster(members[0]))...)
+	tb, err = grid.OpenToolbox(context.Background(), members[0], cfg, opts...)
 	require.NoError(t, err)
 	defer tb.Close()
 	assert.EqualValues(t, 1, discovers.Load(), "no grain activated at Open")
@@ -96,7 +97,7 @@ func TestPinnedToolsOfGrains(t *testing.T) {
 
 	set("2") // echo's description changes
 	members := startMembers(t, 1, cfg)
-	tb, err := toolbox.Open(context.Background(), cfg, append(opts, toolbox.WithCluster(members[0]))...)
+	tb, err := grid.OpenToolbox(context.Background(), members[0], cfg, opts...)
 	require.NoError(t, err)
 	defer tb.Close()
 	assert.False(t, tb.HasTool("count__echo"))

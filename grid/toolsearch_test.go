@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuca-go/mcpconnector/grid"
 	"github.com/cuca-go/mcpconnector/internal/testserver"
 	"github.com/cuca-go/mcpconnector/internal/toolcorpus"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -50,7 +51,7 @@ func TestToolboxOfGrainsWithToolSearch(t *testing.T) {
 
 	// A toolbox on each member: every grain is remote to one of them.
 	for _, m := range members {
-		tb, err := toolbox.Open(context.Background(), cfg, search, toolbox.WithCluster(m), toolbox.WithStrict())
+		tb, err := grid.OpenToolbox(context.Background(), m, cfg, search, toolbox.WithStrict())
 		require.NoError(t, err)
 		defer tb.Close()
 		for _, server := range []string{"context7", "everything", "github", "memory", "calc"} {

@@ -10,6 +10,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 
@@ -34,7 +35,10 @@ const maxSends = 3
 // before it has finished its calls, a member that died never finishes them.
 // Past it such a call fails with [ErrInternal]; it is never sent again.
 func WithLossGrace(d time.Duration) Option {
-	return func(o *options) { o.lossGrace = d }
+	return func(o *options) {
+		o.note("WithLossGrace", roleFacade)
+		o.lossGrace = d
+	}
 }
 
 // attachment is what a facade over an actor it did not spawn needs: how to
@@ -61,6 +65,11 @@ type attachment struct {
 // goneFor is how long a lost member's address is avoided while the lookup
 // still names it: past it, it may be a new member on the same address.
 const goneFor = 30 * time.Second
+
+// relocateTimeout bounds a facade's own work after its actor moved or its
+// list aged (locating it again, listing its tools), and how long a call
+// with no deadline of its own may be sent to the actor's next home.
+const relocateTimeout = actors.DefaultConnectTimeout
 
 // markGone notes that the member at address left, unless it is this one
 // (an actor of this process that stopped says nothing of its neighbours).
@@ -102,7 +111,7 @@ func (a *attachment) isGone(pid *actor.PID) bool {
 // [WithToolRefresh] the facade watches the actor's tool list (every new
 // list reaches it) and asks for a new listing when the list's TTL has
 // passed. The hosting member subscribes to list_changed only if its
-// connection was given WithToolRefresh too ([GrainProps]).
+// connection was given WithToolRefresh too (package grid's NewKind).
 //
 // Attach returns once the actor has answered with its tools, or with its
 // failure. When the actor is lost, calls in flight wait [WithLossGrace] for
@@ -115,6 +124,9 @@ func Attach(ctx context.Context, system *actor.ActorSystem, server string, locat
 		return nil, &Error{Kind: KindInternal, Server: server, Op: "connect", Err: errors.New("Attach needs an actor system and a locator")}
 	}
 	o := applyOptions(opts)
+	if err := o.misplaced(roleFacade, server, "connect"); err != nil {
+		return nil, err
+	}
 	o.system = system
 	p := newFacade(server, server, o)
 	p.att = &attachment{p: p, locate: locate, grace: DefaultLossGrace}
@@ -141,19 +153,30 @@ func Attach(ctx context.Context, system *actor.ActorSystem, server string, locat
 
 // current returns the actor's PID, locating it when it is not known.
 func (a *attachment) current(ctx context.Context) (*actor.PID, error) {
+	return a.currentOtherThan(ctx, nil)
+}
+
+// currentOtherThan is current, never answering old: the home a call
+// bounced off. It is the one relocation loop: a cluster may need a while
+// to see that the old home is gone (until then its lookup finds nothing,
+// or goes on naming it: a member leaving drains its grains before it
+// leaves the lookup), so it tries again, with a doubling wait, until ctx
+// ends.
+func (a *attachment) currentOtherThan(ctx context.Context, old *actor.PID) (*actor.PID, error) {
 	a.mu.Lock()
 	pid := a.target
 	a.mu.Unlock()
-	if pid != nil {
+	if pid != nil && (old == nil || !pid.Equal(old)) {
 		return pid, nil
 	}
-	// A cluster may need a while to see that the old home is gone (until
-	// then its lookup finds nothing): try again until ctx ends.
 	var err error
 	for wait := 10 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
 		pid, err = a.locate(ctx)
 		if err == nil && pid == nil {
 			err = errors.New("the locator found no actor")
+		}
+		if err == nil && old != nil && pid.Equal(old) {
+			err = errors.New("the connection actor is gone and the locator found no other")
 		}
 		if err == nil {
 			a.mu.Lock()
@@ -171,7 +194,7 @@ func (a *attachment) current(ctx context.Context) (*actor.PID, error) {
 		}
 	}
 	a.mu.Lock()
-	if a.target != nil {
+	if a.target != nil && (old == nil || !a.target.Equal(old)) {
 		pid = a.target // another caller located it first
 		a.mu.Unlock()
 		return pid, nil
@@ -186,7 +209,7 @@ func (a *attachment) current(ctx context.Context) (*actor.PID, error) {
 	if known {
 		// A new home: its session is a new one, its tools may differ.
 		go func() {
-			ctx, cancel := context.WithTimeout(a.ctx, 30*time.Second)
+			ctx, cancel := context.WithTimeout(a.ctx, relocateTimeout)
 			defer cancel()
 			if err := a.refresh(ctx, pid); err != nil {
 				a.p.logger.Warn("mcp connection relocated; its tools could not be listed", zap.Error(err))
@@ -341,32 +364,17 @@ func (a *attachment) resend(id uint64) {
 		fail(fmt.Sprintf("the connection actor was gone %d times in a row", c.sends))
 		return
 	}
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(relocateTimeout)
 	if !c.msg.Deadline.IsZero() {
 		deadline = c.msg.Deadline
 	}
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
-	// The home the call bounced off is gone, but a cluster may go on
-	// naming it for a moment (a member leaving drains its grains before it
-	// leaves the lookup): look again until the lookup names another.
-	var pid *actor.PID
-	for wait := 50 * time.Millisecond; ; wait = min(2*wait, time.Second) {
-		var err error
-		if pid, err = a.current(ctx); err != nil {
-			fail(err.Error())
-			return
-		}
-		if !pid.Equal(c.to) {
-			break
-		}
-		a.forget(pid)
-		select {
-		case <-ctx.Done():
-			fail(fmt.Sprintf("the connection actor is gone and the locator found no other: %v", ctx.Err()))
-			return
-		case <-time.After(wait):
-		}
+	// The home the call bounced off is gone: the next one.
+	pid, err := a.currentOtherThan(ctx, c.to)
+	if err != nil {
+		fail(err.Error())
+		return
 	}
 	r.mu.Lock()
 	c, ok = r.pending[id]

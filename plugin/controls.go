@@ -48,13 +48,16 @@ type ApprovalRequest struct {
 // return when ctx, the call's context, ends; a call whose ctx ended while
 // it decided fails as any abandoned call does ([ErrInternal] wrapping
 // ctx's error) and is not sent. The time spent deciding counts against
-// ctx's deadline but not against [WithCallTimeout] or [WithToolTimeout],
+// ctx's deadline but not against [WithDefaultCallTimeout] or [WithCallTimeoutCap],
 // which bound the server's part. approve may run on several goroutines at
 // once, one per call (calls in one chunk are decided concurrently). A nil
 // approve turns approval off, e.g. after a host-wide one for a trusted
 // server.
 func WithApproval(approve func(ctx context.Context, req ApprovalRequest) error) Option {
-	return func(o *options) { o.approve = approve }
+	return func(o *options) {
+		o.note("WithApproval", roleCall)
+		o.approve = approve
+	}
 }
 
 // Progress is one notifications/progress of the server for a call.
@@ -79,18 +82,24 @@ type Progress struct {
 // progress travels to the facade's member as a message, ahead of the
 // result.
 func WithProgress(h func(Progress)) Option {
-	return func(o *options) { o.onProgress = h }
+	return func(o *options) {
+		o.note("WithProgress", roleCall)
+		o.onProgress = h
+	}
 }
 
 // WithIdleTimeout fails a tool call with [ErrInternal] ("idle timeout")
 // and cancels it on the server once d passes without progress from the
 // server: from the call's start, and again from each notifications/progress
 // for it. Every call then carries a progress token. The call's ctx deadline
-// (or [WithCallTimeout], [WithToolTimeout]) stays the hard limit however
+// (or [WithDefaultCallTimeout], [WithCallTimeoutCap]) stays the hard limit however
 // often the server reports progress. Zero or negative means no idle
 // timeout (the default).
 func WithIdleTimeout(d time.Duration) Option {
-	return func(o *options) { o.idleTimeout = max(d, 0) }
+	return func(o *options) {
+		o.note("WithIdleTimeout", roleCall)
+		o.idleTimeout = max(d, 0)
+	}
 }
 
 // WithMaxResultBytes caps the text the model reads of a tool call (the
@@ -101,7 +110,10 @@ func WithIdleTimeout(d time.Duration) Option {
 // negative renders whole, as by default. CallTool's result is not cut;
 // [Future.ToolResult] and the hook are.
 func WithMaxResultBytes(n int) Option {
-	return func(o *options) { o.maxResultBytes = max(n, 0) }
+	return func(o *options) {
+		o.note("WithMaxResultBytes", roleCall)
+		o.maxResultBytes = max(n, 0)
+	}
 }
 
 // WithToolRefresh keeps the tool list live. The connection subscribes to
@@ -117,7 +129,10 @@ func WithMaxResultBytes(n int) Option {
 // cluster grain, give it to the grain's kind too (the hosting member
 // subscribes) and to the facade (which watches the grain's list).
 func WithToolRefresh() Option {
-	return func(o *options) { o.toolRefresh = true }
+	return func(o *options) {
+		o.note("WithToolRefresh", roleAll)
+		o.toolRefresh = true
+	}
 }
 
 // ToolResult awaits the call and returns the [ToolResult] block that

@@ -24,7 +24,8 @@ const (
 	// resultType "task", or "input_required" unless [WithInputRequired]
 	// drives it.
 	KindNotSupported
-	// KindValidation: tool arguments are not a JSON object or null.
+	// KindValidation: tool arguments are not a JSON object or null, or an
+	// option was passed where it has no effect (the error names it).
 	KindValidation
 	// KindDenied: the [WithApproval] function refused the call, which never
 	// reached the server. Err is its reason.

@@ -33,7 +33,7 @@ type Future struct {
 // cancelled on the server and the error wraps ctx's error — or when the
 // connection fails. Every error is an [*Error], which says why beside its
 // kind: a deadline that ended the call (whichever limit: the caller's,
-// [WithCallTimeout], [WithToolTimeout], [WithIdleTimeout]) matches
+// [WithDefaultCallTimeout], [WithCallTimeoutCap], [WithIdleTimeout]) matches
 // context.DeadlineExceeded and is named in the message; a cancellation
 // context.Canceled; a session that ended under the call
 // [ErrConnectionLost]; a server's JSON-RPC error is a *jsonrpc.Error to

@@ -1,6 +1,7 @@
 package plugin
 
 import (
+	"reflect"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -9,49 +10,88 @@ import (
 	"github.com/cuca-go/mcpconnector/transport"
 )
 
-// DefaultDrainTimeout is how long a stopping grain lets its calls in flight
-// finish ([WithDrainTimeout]). It is below [DefaultLossGrace], so that a
-// member leaving gracefully answers its calls before callers give up.
+// DefaultDrainTimeout is how long a stopping supervisor spawned from
+// [SupervisorConfigOf] lets its calls in flight finish unless
+// [WithDrainTimeout] says otherwise. It is below [DefaultLossGrace], so
+// that a member leaving gracefully answers its calls before callers give
+// up.
 const DefaultDrainTimeout = 2 * time.Second
 
-// WithDrainTimeout sets how long a grain ([GrainProps]) that is being
-// stopped (its member leaving, or it moving to another member) lets its
-// calls in flight finish before its connection closes; default
-// [DefaultDrainTimeout]. Zero or negative means the default.
+// WithDrainTimeout sets how long a supervisor spawned from
+// [SupervisorConfigOf] that is being stopped lets its calls in flight
+// finish before its connection closes; default [DefaultDrainTimeout]. Zero
+// or negative means the default. It has no effect elsewhere.
 func WithDrainTimeout(d time.Duration) Option {
-	return func(o *options) { o.drainTimeout = d }
+	return func(o *options) {
+		o.note("WithDrainTimeout", roleHost)
+		o.drainTimeout = d
+	}
 }
 
-// GrainProps returns the Props of a supervisor meant to be a protoactor
-// cluster grain (package grid builds its cluster kind from them). Spawned by
-// the cluster, it learns its identity, connects to the server that
-// transportFor(identity) names, and is spoken to like any supervisor, from
-// any member, through [Attach]. The options that govern the connection
-// itself apply here, on the hosting member: [WithLogger], [WithClientInfo],
-// [WithConnectTimeout], [WithBackoff], [WithRestartBudget],
-// [WithReconnectWait], [WithRetryIdempotent], [WithInputRequired],
-// [WithClientOptions], [WithDrainTimeout], [WithToolRefresh] (the
-// list_changed subscription). Those of calls (timeouts, status handlers,
-// approval, progress, idle timeout, result cap) belong to the facade. A first connection that fails is retried,
-// as with [Start]; an identity transportFor refuses makes the grain answer
-// every call with that error.
-func GrainProps(transportFor func(identity string) (transport.McpTransport, error), opts ...Option) *actor.Props {
+// SupervisorConfigOf is the supervisor that opts describe, for a package
+// that spawns supervisors of its own and speaks to them through [Attach]
+// (package grid does, for its grains): the options of the connection
+// itself ([WithLogger], [WithClientInfo], [WithConnectTimeout],
+// [WithClientOptions], [WithInputRequired], [WithToolRefresh], the
+// telemetry providers), of supervision ([WithBackoff],
+// [WithRestartBudget], [WithBreakerCoolDown], [WithReconnectWait],
+// [WithRetryIdempotent]) and [WithDrainTimeout]. Its Connection has no
+// transport; a first connection that fails is retried. An option of calls
+// or of the local plugin (timeouts, status handlers, approval, progress,
+// the idle timeout, the result cap, the actor system, spawn, loss grace,
+// WithoutSupervision) has no effect there and makes it fail with
+// [ErrValidation] naming it.
+func SupervisorConfigOf(opts ...Option) (actors.SupervisorConfig, error) {
 	o := applyOptions(opts)
-	base := o.connectionConfig(nil)
-	sup := o.supervisorConfig(base)
+	if err := o.misplaced(roleHost, "", "configure"); err != nil {
+		return actors.SupervisorConfig{}, err
+	}
+	sup := o.supervisorConfig(o.connectionConfig(nil))
 	sup.RetryConnect = true
 	sup.DrainTimeout = DefaultDrainTimeout
 	if o.drainTimeout > 0 {
 		sup.DrainTimeout = o.drainTimeout
 	}
+	return sup, nil
+}
+
+// GrainProps returns the Props of a supervisor that takes its transport
+// from transportFor(identity) once a message with an Identity field that
+// has GetIdentity() string (protoactor's cluster.ClusterInit) names it.
+//
+// Deprecated: package grid builds its grains itself (grid.NewKind).
+func GrainProps(transportFor func(identity string) (transport.McpTransport, error), opts ...Option) *actor.Props {
+	sup, err := SupervisorConfigOf(opts...)
+	sup.IdentityOf = identityField
 	sup.ForIdentity = func(identity string) (actors.ConnectionConfig, error) {
-		t, err := transportFor(identity)
 		if err != nil {
 			return actors.ConnectionConfig{}, err
 		}
-		conn := base
+		t, terr := transportFor(identity)
+		if terr != nil {
+			return actors.ConnectionConfig{}, terr
+		}
+		conn := sup.Connection
 		conn.Transport = t
 		return conn, nil
 	}
 	return actors.NewSupervisorProps(sup)
+}
+
+// identityField reads the identity of a message whose Identity field has
+// GetIdentity() string, without naming its package.
+func identityField(msg any) (string, bool) {
+	v := reflect.ValueOf(msg)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return "", false
+	}
+	f := v.Elem().FieldByName("Identity")
+	if !f.IsValid() || !f.CanInterface() || (f.Kind() == reflect.Pointer && f.IsNil()) {
+		return "", false
+	}
+	id, ok := f.Interface().(interface{ GetIdentity() string })
+	if !ok {
+		return "", false
+	}
+	return id.GetIdentity(), true
 }

@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap/exp/zapslog"
 
 	"github.com/cuca-go/mcpconnector/actors"
+	"github.com/cuca-go/mcpconnector/internal/tracelog"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
 )
@@ -163,6 +164,9 @@ func start(t transport.McpTransport, retryConnect bool, opts []Option) (*McpPlug
 		return nil, &Error{Kind: KindInternal, Op: "connect", Err: errors.New("nil transport")}
 	}
 	o := applyOptions(opts)
+	if err := o.misplaced(roleLocal, t.String(), "connect"); err != nil {
+		return nil, err
+	}
 	p := newFacade(t.String(), transport.LabelOf(t), o)
 	notify := p.notify
 	conn := o.connectionConfig(t)
@@ -226,8 +230,8 @@ func newFacade(server, label string, o *options) *McpPlugin {
 	if o.callTimeoutSet {
 		p.callTimeout = o.callTimeout
 	}
-	p.callTimeoutLimit = "the call timeout of " + p.callTimeout.String() + " (WithCallTimeout)"
-	p.toolTimeoutLimit = "the tool timeout of " + p.toolTimeout.String() + " (WithToolTimeout)"
+	p.callTimeoutLimit = "the call timeout of " + p.callTimeout.String() + " (WithDefaultCallTimeout)"
+	p.toolTimeoutLimit = "the tool timeout of " + p.toolTimeout.String() + " (WithCallTimeoutCap)"
 	// Call IDs start at a random point: facades on several members may
 	// call one connection (a cluster grain), which keys calls by ID.
 	p.nextID.Store(rand.Uint64() >> 1)
@@ -447,7 +451,7 @@ func (p *McpPlugin) send(ctx context.Context, f *Future, args json.RawMessage) e
 		}
 	}
 	if ce := p.logger.Check(zap.DebugLevel, "mcp tools/call"); ce != nil {
-		ce.Write(append(actors.TraceFields(ctx), zap.String("tool", name), zap.Uint64("id", f.id), zap.ByteString("arguments", args))...)
+		ce.Write(append(tracelog.Fields(ctx), zap.String("tool", name), zap.Uint64("id", f.id), zap.ByteString("arguments", args))...)
 	}
 	sender := p.router.pid
 	if p.att != nil {

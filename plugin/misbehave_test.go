@@ -339,13 +339,12 @@ func TestAnswerAfterTheCallerGaveUpIsDropped(t *testing.T) {
 	assert.Contains(t, got.Content, "context canceled")
 
 	// Both late answers reach the client, which drops them quietly.
+	var stats misbehaveStats
 	require.Eventually(t, func() bool {
-		res, err := callWithin(p, 10*time.Second, "stats", nil)
-		require.NoError(t, err)
-		var stats struct{ Late, Cancelled int }
-		require.NoError(t, json.Unmarshal([]byte(plugin.RenderResult(res)), &stats))
-		return stats.Late == 2 && stats.Cancelled == 2
+		stats = readMisbehaveStats(p)
+		return stats.err == nil && stats.Late == 2 && stats.Cancelled == 2
 	}, 10*time.Second, 20*time.Millisecond)
+	require.NoError(t, stats.err)
 	requireUsable(t, p)
 	assert.Zero(t, logs.FilterLevelExact(zapcore.WarnLevel).Len()+logs.FilterLevelExact(zapcore.ErrorLevel).Len())
 }
@@ -355,7 +354,12 @@ func TestCloseWithACallThatNeverAnswers(t *testing.T) {
 	p, err := plugin.Connect(context.Background(), testserver.Raw(t, "misbehave"))
 	require.NoError(t, err)
 	f := p.CallTool(context.Background(), "reply", reply(`{"jsonrpc":"2.0","id":999999,"result":{}}`))
-	time.Sleep(50 * time.Millisecond)
+	// The call is in flight once the server has read it: the stats call
+	// that counts it is the second tools/call it read.
+	require.Eventually(t, func() bool {
+		st := readMisbehaveStats(p)
+		return st.err == nil && st.Calls >= 2
+	}, 10*time.Second, 5*time.Millisecond)
 	require.NoError(t, p.Close())
 	_, err = f.Await(context.Background())
 	require.ErrorIs(t, err, plugin.ErrInternal)
@@ -401,4 +405,22 @@ func TestTenThousandTools(t *testing.T) {
 			assert.Equal(t, plugin.ToolResult{ToolCallID: "x", Name: "tool04242", Content: "tool04242"}, chunk.Blocks[0])
 		})
 	}
+}
+
+// misbehaveStats is what the misbehave server's "stats" tool reports, or
+// why it could not be read.
+type misbehaveStats struct {
+	Late, Cancelled, Calls int
+	err                    error
+}
+
+func readMisbehaveStats(p *plugin.McpPlugin) misbehaveStats {
+	var st misbehaveStats
+	res, err := callWithin(p, 10*time.Second, "stats", nil)
+	if err != nil {
+		st.err = err
+		return st
+	}
+	st.err = json.Unmarshal([]byte(plugin.RenderResult(res)), &st)
+	return st
 }

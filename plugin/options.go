@@ -27,6 +27,8 @@ type options struct {
 	inputHandlers     *InputHandlers
 	spawn             func(*actor.Props) (*actor.PID, error)
 
+	given []given // the options passed, for misplaced
+
 	supervision
 	controls
 	telemetryOptions
@@ -37,7 +39,10 @@ type options struct {
 // protoactor's own logs to logger. Without it the plugin is silent. Tool
 // arguments and results are never logged above debug level.
 func WithLogger(logger *zap.Logger) Option {
-	return func(o *options) { o.logger = logger }
+	return func(o *options) {
+		o.note("WithLogger", roleAll)
+		o.logger = logger
+	}
 }
 
 // WithActorSystem spawns the connection in an existing actor system, e.g. the
@@ -46,7 +51,10 @@ func WithLogger(logger *zap.Logger) Option {
 // process-wide system, and a plugin with a logger gets a system of its own
 // (about 2.8 MiB) whose protoactor logs go to that logger.
 func WithActorSystem(system *actor.ActorSystem) Option {
-	return func(o *options) { o.system = system }
+	return func(o *options) {
+		o.note("WithActorSystem", roleLocal)
+		o.system = system
+	}
 }
 
 // WithSpawn has spawn put the plugin's top actor (the supervisor, or the
@@ -58,19 +66,28 @@ func WithActorSystem(system *actor.ActorSystem) Option {
 // [McpPlugin.Close] stops it. This is the seam for facades over actors that
 // live elsewhere (a toolbox's servers are children of its ToolboxActor).
 func WithSpawn(spawn func(props *actor.Props) (*actor.PID, error)) Option {
-	return func(o *options) { o.spawn = spawn }
+	return func(o *options) {
+		o.note("WithSpawn", roleLocal)
+		o.spawn = spawn
+	}
 }
 
 // WithClientInfo sets the client identity sent in every request's _meta.
 // The default is {Name: "mcpconnector", Version: actors.Version}.
 func WithClientInfo(info *mcp.Implementation) Option {
-	return func(o *options) { o.clientInfo = info }
+	return func(o *options) {
+		o.note("WithClientInfo", roleConn)
+		o.clientInfo = info
+	}
 }
 
 // WithConnectTimeout bounds spawning, server/discover and tools/list. Zero
 // or negative means 30s. The ctx given to [Connect] bounds it too.
 func WithConnectTimeout(d time.Duration) Option {
-	return func(o *options) { o.connectTimeout = d }
+	return func(o *options) {
+		o.note("WithConnectTimeout", roleConn)
+		o.connectTimeout = d
+	}
 }
 
 // WithClientOptions sets the base of go-sdk's client options, for handlers a
@@ -80,6 +97,8 @@ func WithConnectTimeout(d time.Duration) Option {
 // [WithInputRequired] for the supported way to drive them.
 func WithClientOptions(opts *mcp.ClientOptions) Option {
 	return func(o *options) {
+		o.note("WithClientOptions", roleConn)
+
 		o.baseClientOptions = opts
 		o.applyInputHandlers()
 	}
@@ -112,6 +131,8 @@ type InputHandlers struct {
 // "task" stay [ErrNotSupported].
 func WithInputRequired(h InputHandlers) Option {
 	return func(o *options) {
+		o.note("WithInputRequired", roleConn)
+
 		o.inputHandlers = &h
 		o.applyInputHandlers()
 	}

@@ -131,7 +131,7 @@ func sameTools(a, b *toolSnapshot) bool {
 
 // refreshTools lists an attached facade's tools again, its TTL past.
 func (a *attachment) refreshTools(s *toolSnapshot) {
-	ctx, cancel := context.WithTimeout(a.ctx, 30*time.Second)
+	ctx, cancel := context.WithTimeout(a.ctx, relocateTimeout)
 	defer cancel()
 	pid, err := a.current(ctx)
 	if err == nil {

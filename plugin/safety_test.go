@@ -150,7 +150,13 @@ func TestToolArgumentsAndResultsAreNeverLoggedAboveDebug(t *testing.T) {
 				// logs its end, and perhaps its restart.
 				_, err = callWithin(p, 10*time.Second, "exit", args)
 				require.Error(t, err)
-				time.Sleep(200 * time.Millisecond)
+				// Its end and its restart are logged before the
+				// supervisor says it is ready again.
+				require.Eventually(t, func() bool {
+					st := p.Status()
+					return st.Restarts >= 1 && st.State == plugin.StateReady
+				}, 10*time.Second, 5*time.Millisecond)
+				assert.NotEmpty(t, logs.FilterMessageSnippet("restarting").All(), "the restart was logged")
 			}
 
 			assert.Empty(t, secretLogs(logs, zapcore.InfoLevel, secret), "no log above debug carries arguments or results")

@@ -24,39 +24,63 @@ type supervision struct {
 // DefaultCallTimeout bounds a tool call whose ctx has no deadline.
 const DefaultCallTimeout = 5 * time.Minute
 
-// WithCallTimeout bounds every tool call whose ctx has no deadline of its
-// own (default [DefaultCallTimeout]), so that a server that never answers
-// cannot hold a stream forever; past it the call is cancelled on the server
-// and fails with [ErrInternal], matching context.DeadlineExceeded and naming
-// the limit. Zero or negative means no bound: such a call waits for its ctx.
-func WithCallTimeout(d time.Duration) Option {
+// WithDefaultCallTimeout sets the default bound of a tool call: it applies
+// to every call whose ctx has no deadline of its own (default
+// [DefaultCallTimeout]), so that a server that never answers cannot hold a
+// stream forever; a ctx with a deadline replaces it. Past it the call is
+// cancelled on the server and fails with [ErrInternal], matching
+// context.DeadlineExceeded and naming the limit. Zero or negative means no
+// default bound: such a call waits for its ctx.
+func WithDefaultCallTimeout(d time.Duration) Option {
 	return func(o *options) {
+		o.note("WithDefaultCallTimeout", roleCall)
 		o.callTimeout = d
 		o.callTimeoutSet = true
 	}
 }
 
-// WithToolTimeout bounds every tool call at d, whatever its ctx's
+// WithCallTimeoutCap caps every tool call at d, whatever its ctx's
 // deadline: the earlier of the two ends the call (cancelled on the server,
 // [ErrInternal], matching context.DeadlineExceeded and naming the limit).
 // It is the per-server "timeout" of an mcp.json. Zero or negative means no
-// such bound.
-func WithToolTimeout(d time.Duration) Option {
-	return func(o *options) { o.toolTimeout = d }
+// cap.
+func WithCallTimeoutCap(d time.Duration) Option {
+	return func(o *options) {
+		o.note("WithCallTimeoutCap", roleCall)
+		o.toolTimeout = d
+	}
 }
+
+// WithCallTimeout is [WithDefaultCallTimeout].
+//
+// Deprecated: use WithDefaultCallTimeout, whose name says that a ctx's own
+// deadline replaces it.
+func WithCallTimeout(d time.Duration) Option { return WithDefaultCallTimeout(d) }
+
+// WithToolTimeout is [WithCallTimeoutCap].
+//
+// Deprecated: use WithCallTimeoutCap, whose name says that it caps every
+// call whatever its ctx's deadline.
+func WithToolTimeout(d time.Duration) Option { return WithCallTimeoutCap(d) }
 
 // WithoutSupervision turns reconnection off: when the session ends, every
 // later call fails with [ErrInternal] naming the cause: a failed call
 // becomes the result's text, and nothing reconnects.
 func WithoutSupervision() Option {
-	return func(o *options) { o.unsupervised = true }
+	return func(o *options) {
+		o.note("WithoutSupervision", roleLocal)
+		o.unsupervised = true
+	}
 }
 
 // WithBackoff sets the wait before the first restart (default 100ms) and the
 // cap it doubles up to (default 10s). Each wait is jittered within its upper
 // half.
 func WithBackoff(initial, max time.Duration) Option {
-	return func(o *options) { o.initialBackoff, o.maxBackoff = initial, max }
+	return func(o *options) {
+		o.note("WithBackoff", roleConn)
+		o.initialBackoff, o.maxBackoff = initial, max
+	}
 }
 
 // WithRestartBudget lets the connection restart at most n times within
@@ -66,7 +90,10 @@ func WithBackoff(initial, max time.Duration) Option {
 // cool-down of [WithBreakerCoolDown] one reconnection is tried. A negative
 // n never opens the breaker.
 func WithRestartBudget(n int, window time.Duration) Option {
-	return func(o *options) { o.maxRestarts, o.restartWindow = n, window }
+	return func(o *options) {
+		o.note("WithRestartBudget", roleConn)
+		o.maxRestarts, o.restartWindow = n, window
+	}
 }
 
 // WithBreakerCoolDown sets how long the breaker stays open once the
@@ -77,13 +104,19 @@ func WithRestartBudget(n int, window time.Duration) Option {
 // within one cool-down, and one that crashes at every start costs at most
 // the budget plus one spawn per cool-down. Zero keeps a default.
 func WithBreakerCoolDown(initial, max time.Duration) Option {
-	return func(o *options) { o.coolDown, o.maxCoolDown = initial, max }
+	return func(o *options) {
+		o.note("WithBreakerCoolDown", roleConn)
+		o.coolDown, o.maxCoolDown = initial, max
+	}
 }
 
 // WithReconnectWait bounds how long a call that arrives while reconnecting
 // waits for the connection (default 10s); the call's ctx may end it sooner.
 func WithReconnectWait(d time.Duration) Option {
-	return func(o *options) { o.reconnectWait = d }
+	return func(o *options) {
+		o.note("WithReconnectWait", roleConn)
+		o.reconnectWait = d
+	}
 }
 
 // WithRetryIdempotent lets a call that was in flight when the session died
@@ -91,7 +124,10 @@ func WithReconnectWait(d time.Duration) Option {
 // idempotentHint. Without it (the default) such calls fail and are never
 // re-sent.
 func WithRetryIdempotent() Option {
-	return func(o *options) { o.retryIdempotent = true }
+	return func(o *options) {
+		o.note("WithRetryIdempotent", roleConn)
+		o.retryIdempotent = true
+	}
 }
 
 // WithStatusHandler calls h on every change of the plugin's [Status]. It
@@ -99,6 +135,8 @@ func WithRetryIdempotent() Option {
 // handler given is called, in the order given.
 func WithStatusHandler(h func(Status)) Option {
 	return func(o *options) {
+		o.note("WithStatusHandler", roleCall)
+
 		if h != nil {
 			o.onStatus = append(o.onStatus, h)
 		}

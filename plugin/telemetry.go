@@ -23,7 +23,10 @@ type telemetryOptions struct {
 // Without it (and without [WithMeterProvider]) nothing is recorded and a
 // call costs what it did before.
 func WithTracerProvider(tp trace.TracerProvider) Option {
-	return func(o *options) { o.tracerProvider = tp }
+	return func(o *options) {
+		o.note("WithTracerProvider", roleAll)
+		o.tracerProvider = tp
+	}
 }
 
 // WithMeterProvider records the MCP conventions' histograms
@@ -33,5 +36,8 @@ func WithTracerProvider(tp trace.TracerProvider) Option {
 // mcpconnector.reconnection.duration. See the README's Observability
 // section for the attributes.
 func WithMeterProvider(mp metric.MeterProvider) Option {
-	return func(o *options) { o.meterProvider = mp }
+	return func(o *options) {
+		o.note("WithMeterProvider", roleAll)
+		o.meterProvider = mp
+	}
 }

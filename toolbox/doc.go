@@ -62,7 +62,7 @@
 // [Toolbox.Start]) starts it, once however many calls arrive together, and
 // its real list replaces the manifest's. "stopWhenIdle": "10m" stops it
 // again after that long without calls. In a clustered toolbox
-// ([WithCluster]) a lazy server's grain is activated by the first call.
+// (grid.OpenToolbox) a lazy server's grain is activated by the first call.
 //
 // [WithPinnedTools] trusts each server's first tool list and holds out, from
 // then on, any tool whose description, title, schemas or annotations

@@ -95,3 +95,29 @@ func TestProgressThroughAToolboxArrivesBeforeTheResult(t *testing.T) {
 		require.Equal(t, 3, n, "call %d: every step before the result", i)
 	}
 }
+
+// The host's plugin options win over the toolbox's defaults: a connect
+// timeout given through WithPluginOptions bounds the server's connection,
+// not the toolbox's own default.
+func TestHostPluginOptionsWinOverTheToolboxDefaults(t *testing.T) {
+	tb := open(t, config(t, map[string]entry{
+		"alpha": stdioEntry(t),
+		"mute":  {"command": "sh", "args": []string{"-c", "exec sleep 60"}},
+	}), fast, toolbox.WithPluginOptions(plugin.WithConnectTimeout(300*time.Millisecond)))
+	st := tb.Status()["mute"]
+	assert.Equal(t, plugin.StateFailed, st.State)
+	require.ErrorIs(t, st.LastError, context.DeadlineExceeded)
+	assert.Contains(t, st.LastError.Error(), "connect timeout of 300ms")
+}
+
+// An option that has no effect on a server's plugin fails Open with
+// ErrValidation naming it, strict or not.
+func TestAPluginOptionWithNoEffectFailsOpen(t *testing.T) {
+	cfg := config(t, map[string]entry{"alpha": stdioEntry(t)})
+	tb, err := toolbox.Open(context.Background(), cfg, fast, toolbox.WithPluginOptions(plugin.WithLossGrace(time.Second)))
+	if tb != nil {
+		_ = tb.Close()
+	}
+	require.ErrorIs(t, err, plugin.ErrValidation)
+	assert.Contains(t, err.Error(), "WithLossGrace")
+}

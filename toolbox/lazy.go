@@ -105,7 +105,7 @@ func (t *Toolbox) startLazy(s *server, done chan struct{}, n int) {
 	defer cancel()
 	var p *plugin.McpPlugin
 	var err error
-	if t.opts.cluster != nil {
+	if t.opts.remote != nil {
 		p, err = t.attach(ctx, name, s.cfg)
 	} else {
 		actorName := name
@@ -128,7 +128,7 @@ func (t *Toolbox) startLazy(s *server, done chan struct{}, n int) {
 	t.mu.Unlock()
 	if p != nil {
 		t.logger.Info("mcp server started on first use", zap.String("mcp_server", name))
-		if t.opts.cluster == nil {
+		if t.opts.remote == nil {
 			_ = p.WaitReady(ctx) // Attach has waited already
 		}
 		s.lastUse.Store(time.Now().UnixNano()) // idle from now, not from the call that started it

@@ -4,9 +4,10 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/asynkron/protoactor-go/cluster"
 	"go.uber.org/zap"
 
+	"github.com/cuca-go/mcpconnector/actors"
+	"github.com/cuca-go/mcpconnector/internal/boxseam"
 	"github.com/cuca-go/mcpconnector/plugin"
 )
 
@@ -19,7 +20,7 @@ type options struct {
 	system         *actor.ActorSystem
 	logger         *zap.Logger
 	connectTimeout time.Duration
-	cluster        *cluster.Cluster
+	remote         *boxseam.Remote // servers reached through Attach, not started here
 	search         *ToolSearch
 	manifestDir    string
 	pinned         bool
@@ -27,7 +28,7 @@ type options struct {
 
 // DefaultConnectTimeout bounds each server's connection attempt, and so
 // [Open], unless [WithConnectTimeout] says otherwise.
-const DefaultConnectTimeout = 30 * time.Second
+const DefaultConnectTimeout = actors.DefaultConnectTimeout
 
 // WithStrict makes any server that fails to connect at Open (or whose
 // transport is not supported) fail Open, which then closes the others.
@@ -39,10 +40,15 @@ func WithStrict() Option {
 
 // WithPluginOptions passes opts to every server's [plugin.McpPlugin]:
 // timeouts, supervision, client identity, input handlers, the host
-// controls (approval, progress, result cap, live tool lists). The toolbox
-// sets the actor system, the spawn seam and a status handler of its own
-// after them; a server's "timeout", "trust" (which turns approval off) and
-// "maxResultBytes" from the file come last and win.
+// controls (approval, progress, result cap, live tool lists). They come
+// after the toolbox's defaults ([WithLogger]'s logger, [WithConnectTimeout]'s
+// bound), so they win over them; the toolbox then sets the actor system,
+// the spawn seam and a status handler of its own, and a server's
+// "timeout", "trust" (which turns approval off) and "maxResultBytes" from
+// the file come last and win. An option that has no effect on the
+// servers' plugins (in a clustered toolbox, those of the connection
+// itself, which belong to the members hosting the grains) fails [Open]
+// with [plugin.ErrValidation] naming it.
 func WithPluginOptions(opts ...plugin.Option) Option {
 	return func(o *options) { o.pluginOpts = append(o.pluginOpts, opts...) }
 }
@@ -69,15 +75,10 @@ func WithConnectTimeout(d time.Duration) Option {
 	return func(o *options) { o.connectTimeout = d }
 }
 
-// WithCluster makes every server a grain of the protoactor cluster c
-// (package grid): connected once, on the member the cluster chooses, and
-// called from this one. Every member must register grid.NewKind with the
-// same config. The toolbox's names, routing and status work as without it;
-// a server whose grain fails to answer at Open is reported failed and is
-// not retried by this toolbox (its grain keeps retrying on its member; open
-// the toolbox again to pick it up). The actor system is c's.
-func WithCluster(c *cluster.Cluster) Option {
-	return func(o *options) { o.cluster = c }
+func init() {
+	boxseam.WithRemote = func(r *boxseam.Remote) any {
+		return Option(func(o *options) { o.remote = r })
+	}
 }
 
 // WithManifestDir keeps, in dir, one manifest per server: its last tool

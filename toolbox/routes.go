@@ -65,11 +65,12 @@ func (t *Toolbox) openTable() error {
 }
 
 // rebuild makes a new route table from every server's current tools and
-// swaps it in. Servers already admitted keep their names, in the order they
-// came; a server whose tools would collide with theirs is held out whole,
-// with the collision as its status. A name keeps the server it was routed
-// to: when a server's list changes while it runs and a tool it adds takes
-// a name another server has, the server that changed is held out, even if
+// swaps it in, in one pass. Servers already admitted keep their names, in
+// the order they came; a server whose tools would collide with theirs is
+// held out whole, with the collision as its status. A name keeps its
+// owner, the server it was routed to while that server still offers it:
+// when a server's list changes while it runs and a tool it adds takes a
+// name another server owns, the server that changed is held out, even if
 // it came first. It returns the collisions. Called with t.mu held.
 func (t *Toolbox) rebuild(opening bool) []error {
 	order := make([]*server, 0, len(t.servers))
@@ -87,17 +88,9 @@ func (t *Toolbox) rebuild(opening bool) []error {
 	for _, s := range order {
 		lists[s] = t.toolsOf(s)
 	}
-	prev := t.routes.Load().byName
-	yield := map[*server]error{}
-	for {
-		b := t.build(order, lists, prev, yield)
-		if b.evict == nil {
-			t.commit(b, order, opening)
-			return b.errs
-		}
-		// Each round holds one more server out, so this ends.
-		yield[b.evict] = b.evictErr
-	}
+	b := t.build(order, lists, t.routes.Load().byName)
+	t.commit(b, order, opening)
+	return b.errs
 }
 
 // serverTools is one server's tools and their definitions, by name, read
@@ -111,26 +104,36 @@ type serverTools struct {
 	held  map[string]HeldTool
 }
 
-// built is one attempt at a table: the table, each server's collision (nil
-// if admitted) and how many names it got, and a server to hold out before
-// trying again (a newcomer to a name that has its server).
+// built is a table: the table, each server's collision (nil if admitted)
+// and how many names it got.
 type built struct {
-	rt       *routeTable
-	clash    map[*server]error
-	count    map[*server]int
-	errs     []error
-	evict    *server
-	evictErr error
+	rt    *routeTable
+	clash map[*server]error
+	count map[*server]int
+	errs  []error
 }
 
-func (t *Toolbox) build(order []*server, lists map[*server]serverTools, prev map[string]*route, yield map[*server]error) built {
+// exposes reports whether s's list offers exposed as its tool tool.
+func exposes(lists map[*server]serverTools, s *server, tool string) bool {
+	if !s.cfg.AllowsTool(tool) {
+		return false
+	}
+	if _, ok := lists[s].defs[tool]; !ok {
+		return false
+	}
+	for _, t := range lists[s].tools {
+		if t.Name == tool {
+			return true
+		}
+	}
+	return false
+}
+
+// build makes the table from lists, servers in order; prev (the table in
+// force) names each name's owner.
+func (t *Toolbox) build(order []*server, lists map[*server]serverTools, prev map[string]*route) built {
 	b := built{rt: &routeTable{byName: map[string]*route{}, denied: map[string]*route{}}, clash: map[*server]error{}, count: map[*server]int{}}
 	for _, s := range order {
-		if err := yield[s]; err != nil {
-			b.clash[s] = err
-			b.errs = append(b.errs, err)
-			continue
-		}
 		mine := map[string]*route{}
 		var tools []Tool
 		var defs []plugin.ToolDefinition
@@ -152,12 +155,12 @@ func (t *Toolbox) build(order []*server, lists map[*server]serverTools, prev map
 			}
 			if dup {
 				clash = collision(exposed, other, r)
-				if was := prev[exposed]; was != nil && was.server == s && other.server != s {
-					// The name was s's: the other server has just taken
-					// it up, and it is the one to stay out.
-					b.evict, b.evictErr = other.server, collision(exposed, r, other)
-					return b
-				}
+				break
+			}
+			if was := prev[exposed]; was != nil && was.server != s && exposes(lists, was.server, was.tool) {
+				// The name is another server's, which still offers it:
+				// s has just taken it up, and s is the one to stay out.
+				clash = collision(exposed, was, r)
 				break
 			}
 			mine[exposed] = r

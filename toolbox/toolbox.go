@@ -14,12 +14,13 @@ import (
 	"go.uber.org/zap/exp/zapslog"
 
 	"github.com/cuca-go/mcpconnector/actors"
+	"github.com/cuca-go/mcpconnector/internal/named"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"
 )
 
 // sharedSystem is the actor system of every toolbox opened without
-// WithActorSystem, WithLogger or WithCluster. It lives as long as the
+// WithActorSystem, WithLogger or grid.OpenToolbox. It lives as long as the
 // process; Close stops a toolbox's actors in it.
 var sharedSystem = sync.OnceValue(func() *actor.ActorSystem {
 	return actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
@@ -61,6 +62,14 @@ type Toolbox struct {
 	opened   bool       // Open has built the first table: later changes rebuild
 	admitted int        // how many servers have been admitted so far
 
+	// A status change rebuilds the table on a goroutine of its own, never
+	// on the server's actor goroutine; at most one waits to run, and it
+	// reads every server's list when it runs. rebuildMu guards starting
+	// one against Close, which waits for them.
+	rebuildMu     sync.Mutex
+	rebuildQueued atomic.Bool
+	rebuilds      sync.WaitGroup
+
 	closeOnce sync.Once
 	closed    atomic.Bool
 }
@@ -91,27 +100,12 @@ func (s *server) plugin() *plugin.McpPlugin { return s.p.Load() }
 
 // NamedTransport returns t named after the server's entry in the file, so
 // that logs and errors say which server: `server "github" (stdio "npx")`.
+//
+// Deprecated: the toolbox and package grid name their transports
+// themselves; nothing outside needs it.
 func NamedTransport(server string, t transport.McpTransport) transport.McpTransport {
-	return serverTransport{server, t}
+	return named.Transport(server, t)
 }
-
-// serverTransport names a server's transport after its entry in the file,
-// so that logs and errors say which server.
-type serverTransport struct {
-	name string
-	transport.McpTransport
-}
-
-func (s serverTransport) String() string {
-	return fmt.Sprintf("server %q (%s)", s.name, s.McpTransport.String())
-}
-
-// ServerLabel names the server in logs by its entry's key alone.
-func (s serverTransport) ServerLabel() string { return s.name }
-
-// Unwrap returns the server's own transport, so that telemetry can tell
-// stdio from HTTP and read the address.
-func (s serverTransport) Unwrap() transport.McpTransport { return s.McpTransport }
 
 // Open starts one supervised connection per enabled server of cfg, in
 // parallel, under one ToolboxActor, and returns when each has connected or
@@ -146,8 +140,8 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 	if err := t.openStore(cfg, &o); err != nil {
 		return nil, err
 	}
-	if o.cluster != nil {
-		t.system = o.cluster.ActorSystem
+	if o.remote != nil {
+		t.system = o.remote.System
 	}
 	switch {
 	case t.system != nil:
@@ -175,12 +169,16 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 		if s.lazy = sc.Lazy && s.mf != nil; s.lazy {
 			continue // started by its first call
 		}
-		if o.cluster != nil {
+		if o.remote != nil {
 			continue // attached below, all at once
 		}
 		p, err := t.startLocal(name, sc, name)
 		if p != nil {
 			s.p.Store(p)
+		}
+		if errors.Is(err, plugin.ErrValidation) {
+			_ = t.Close()
+			return nil, err // an option with no effect fails Open, whatever WithStrict says
 		}
 		if err != nil {
 			s.startErr = err
@@ -195,7 +193,7 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 		s := t.servers[name]
 		switch {
 		case s.lazy:
-		case o.cluster != nil:
+		case o.remote != nil:
 			wg.Go(func() {
 				var p *plugin.McpPlugin
 				p, errs[i] = t.attach(ctx, name, s.cfg)
@@ -211,6 +209,12 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 		}
 	}
 	wg.Wait()
+	for _, err := range errs {
+		if errors.Is(err, plugin.ErrValidation) {
+			_ = t.Close()
+			return nil, err
+		}
+	}
 	for i, err := range errs {
 		if err != nil {
 			t.logger.Warn("mcp server did not connect",
@@ -237,34 +241,35 @@ func (t *Toolbox) startLocal(name string, sc *ServerConfig, actorName string) (*
 	if err != nil {
 		return nil, &plugin.Error{Kind: plugin.KindNotSupported, Server: fmt.Sprintf("server %q", name), Op: "connect", Err: err}
 	}
-	return plugin.Start(serverTransport{name, tr}, t.pluginOptions(actorName, sc, &t.opts)...)
+	return plugin.Start(named.Transport(name, tr), t.pluginOptions(actorName, sc, &t.opts)...)
 }
 
-// attach reaches the server's grain in the cluster, activating it.
+// attach reaches the server's actor where it lives (Remote), activating
+// it if needed.
 func (t *Toolbox) attach(ctx context.Context, name string, sc *ServerConfig) (*plugin.McpPlugin, error) {
-	c := t.opts.cluster
-	return plugin.Attach(ctx, c.ActorSystem, fmt.Sprintf("server %q (%s grain)", name, actors.GrainKind),
-		actors.LocateGrain(c, name), t.pluginOptions(name, sc, &t.opts)...)
+	return t.opts.remote.Attach(ctx, name, t.pluginOptions(name, sc, &t.opts)...)
 }
 
-// pluginOptions are the options of one server's plugin: the host's, then
-// the toolbox's own.
+// pluginOptions are the options of one server's plugin: the toolbox's
+// defaults, then the host's (which win over them), then the toolbox's own
+// seams, then the server's entry in the file.
 func (t *Toolbox) pluginOptions(name string, sc *ServerConfig, o *options) []plugin.Option {
 	opts := make([]plugin.Option, 0, len(o.pluginOpts)+8)
 	if o.logger != nil {
 		opts = append(opts, plugin.WithLogger(o.logger))
 	}
+	if o.remote == nil {
+		opts = append(opts, plugin.WithConnectTimeout(o.connectTimeout))
+	}
 	opts = append(opts, o.pluginOpts...)
-	opts = append(opts,
-		plugin.WithConnectTimeout(o.connectTimeout),
-		plugin.WithActorSystem(t.system),
-		plugin.WithStatusHandler(func(plugin.Status) { t.serverChanged() }),
-	)
-	if o.cluster == nil {
-		opts = append(opts, plugin.WithSpawn(func(props *actor.Props) (*actor.PID, error) { return t.spawn(name, props) }))
+	opts = append(opts, plugin.WithStatusHandler(func(plugin.Status) { t.statusChanged() }))
+	if o.remote == nil {
+		opts = append(opts,
+			plugin.WithActorSystem(t.system),
+			plugin.WithSpawn(func(props *actor.Props) (*actor.PID, error) { return t.spawn(name, props) }))
 	}
 	if sc.Timeout > 0 {
-		opts = append(opts, plugin.WithToolTimeout(sc.Timeout))
+		opts = append(opts, plugin.WithCallTimeoutCap(sc.Timeout))
 	}
 	if sc.Trust {
 		opts = append(opts, plugin.WithApproval(nil))
@@ -290,6 +295,25 @@ func (t *Toolbox) spawn(name string, props *actor.Props) (*actor.PID, error) {
 
 // serverChanged runs when any server's status changes (on that server's
 // actor goroutine): its tools may have come, gone or changed.
+// statusChanged is a server's status handler: it runs on the server's
+// actor goroutine, so it only queues a rebuild (one at most; a queued one
+// covers every change before it runs).
+func (t *Toolbox) statusChanged() {
+	if t.rebuildQueued.Swap(true) {
+		return
+	}
+	t.rebuildMu.Lock()
+	defer t.rebuildMu.Unlock()
+	if t.closed.Load() {
+		return
+	}
+	t.rebuilds.Go(func() {
+		t.rebuildQueued.Store(false)
+		t.serverChanged()
+	})
+}
+
+// serverChanged rebuilds the table now, on the caller's goroutine.
 func (t *Toolbox) serverChanged() {
 	if t.closed.Load() {
 		return
@@ -360,7 +384,9 @@ func (t *Toolbox) Status() map[string]plugin.Status {
 // idempotent.
 func (t *Toolbox) Close() error {
 	t.closeOnce.Do(func() {
+		t.rebuildMu.Lock()
 		t.closed.Store(true)
+		t.rebuildMu.Unlock()
 		var wg sync.WaitGroup
 		for _, s := range t.servers {
 			s.stopIdleTimer()
@@ -370,6 +396,7 @@ func (t *Toolbox) Close() error {
 			}
 		}
 		wg.Wait()
+		t.rebuilds.Wait()
 		for _, s := range t.servers {
 			if done := s.startUnderWay(); done != nil {
 				<-done // it closes what it started

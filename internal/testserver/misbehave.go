@@ -124,13 +124,15 @@ func serveLines(mode string, in io.Reader, out io.Writer, handle func(c *rawConn
 //     anyway.
 //   - flood {n, method}: sends n notifications of method (default
 //     "notifications/message"), then answers "flooded n".
-//   - stats: {"late": answers sent by late, "cancelled": cancellations seen}.
+//   - stats: {"late": answers sent by late, "cancelled": cancellations
+//     seen, "calls": tools/call requests read, this one included}.
 func serveMisbehave(_ []string, in io.Reader, out io.Writer) error {
 	var (
 		mu        sync.Mutex
 		cancelled = map[string]chan struct{}{}
 		late      atomic.Int64
 		seen      atomic.Int64
+		calls     atomic.Int64
 		wg        sync.WaitGroup
 	)
 	defer wg.Wait()
@@ -163,6 +165,7 @@ func serveMisbehave(_ []string, in io.Reader, out io.Writer) error {
 			}
 			return c.rpcError(req.ID, -32601, "Method not found")
 		}
+		calls.Add(1)
 		var p callParams
 		if err := json.Unmarshal(req.Params, &p); err != nil {
 			return c.rpcError(req.ID, -32602, err.Error())
@@ -203,7 +206,7 @@ func serveMisbehave(_ []string, in io.Reader, out io.Writer) error {
 					err = c.result(req.ID, textResult(fmt.Sprintf("flooded %d", a.N)))
 				}
 			case "stats":
-				b, _ := json.Marshal(map[string]int64{"late": late.Load(), "cancelled": seen.Load()})
+				b, _ := json.Marshal(map[string]int64{"late": late.Load(), "cancelled": seen.Load(), "calls": calls.Load()})
 				err = c.result(req.ID, textResult(string(b)))
 			default:
 				err = c.rpcError(req.ID, -32602, "unknown tool "+strconv.Quote(p.Name))

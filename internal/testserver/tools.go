@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -27,8 +28,9 @@ type SumOutput struct {
 // and "count" tools, for tests that prove a call ran once.
 var Calls atomic.Int64
 
-// gather counts the "gather" calls that have arrived.
-var gather atomic.Int64
+// gather counts the "gather" calls that have arrived, meet the "meet"
+// calls.
+var gather, meet atomic.Int64
 
 // NewServer returns the go-sdk server every test talks to. Its tools:
 //
@@ -43,6 +45,9 @@ var gather atomic.Int64
 //   - gather {n}: waits until all n gather calls of its batch have arrived
 //     (they come in batches of n), then
 //     "together"; "alone" after 10s, which only serialised calls produce.
+//   - meet {dir, n}: gather across processes: each call leaves a file in
+//     dir and waits until dir holds n, then "together"; "alone" after
+//     10s, which only serialised calls produce.
 //   - pid: the server's process id.
 //   - record {path, tag, ms}: appends tag as a line to the file at path,
 //     then waits ms; the file outlives the server, so it proves how often a
@@ -109,6 +114,34 @@ func NewServer() *mcp.Server {
 	type gatherIn struct {
 		N int `json:"n"`
 	}
+	type meetIn struct {
+		Dir string `json:"dir"`
+		N   int    `json:"n"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "meet", Description: "Wait until n calls of meet, from any process, are in dir at once"},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in meetIn) (*mcp.CallToolResult, any, error) {
+			k := meet.Add(1)
+			if err := os.WriteFile(filepath.Join(in.Dir, fmt.Sprintf("%d-%d", os.Getpid(), k)), nil, 0o600); err != nil {
+				return nil, nil, err
+			}
+			deadline := time.After(10 * time.Second)
+			for {
+				entries, err := os.ReadDir(in.Dir)
+				if err != nil {
+					return nil, nil, err
+				}
+				if len(entries) >= in.N {
+					return text("together"), nil, nil
+				}
+				select {
+				case <-time.After(time.Millisecond):
+				case <-deadline:
+					return text("alone"), nil, nil
+				case <-ctx.Done():
+					return nil, nil, ctx.Err()
+				}
+			}
+		})
 	mcp.AddTool(s, &mcp.Tool{Name: "gather", Description: "Wait until n calls of gather are in flight at once"},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in gatherIn) (*mcp.CallToolResult, any, error) {
 			if in.N < 1 {
@@ -166,7 +199,7 @@ func NewServer() *mcp.Server {
 }
 
 // ToolNames is the sorted list of [NewServer]'s tools.
-var ToolNames = strings.Fields("add add_structured audio count echo exit fail gather image link mixed pid record record_idempotent resource slow")
+var ToolNames = strings.Fields("add add_structured audio count echo exit fail gather image link meet mixed pid record record_idempotent resource slow")
 
 func text(s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}

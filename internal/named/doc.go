@@ -1,0 +1,3 @@
+// Package named names a server's transport after its entry in an mcp.json,
+// so that logs and errors say which server.
+package named
