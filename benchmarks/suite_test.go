@@ -37,7 +37,7 @@ func TestQuickRun(t *testing.T) {
 	} {
 		assert.NotZero(t, scenarios[sc], sc)
 	}
-	targets := 16 // 13, and the lazy servers' 3
+	targets := 16     // 13, and the lazy servers' 3
 	if !raceEnabled { // the grid's rows need a cluster, which -race cannot run
 		for _, sc := range []string{benchmarks.ScenarioGridHook, benchmarks.ScenarioGridWait} {
 			assert.NotZero(t, scenarios[sc], sc)
