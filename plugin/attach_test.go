@@ -64,6 +64,7 @@ func TestAttachFollowsTheActor(t *testing.T) {
 	defer p.Close()
 	assert.Len(t, p.Tools(), len(testserver.ToolNames))
 	assert.Equal(t, plugin.StateReady, p.Status().State)
+	require.NoError(t, p.WaitReady(ctx), "WaitReady asks the actor the facade is attached to")
 	before := callText(t, p, "pid", nil)
 
 	// The actor goes; the facade hears of it (a watch) and is
@@ -71,6 +72,7 @@ func TestAttachFollowsTheActor(t *testing.T) {
 	m.stop()
 	require.Eventually(t, func() bool { return p.Status().State == plugin.StateReconnecting }, 10*time.Second, time.Millisecond)
 	m.spawn()
+	require.NoError(t, p.WaitReady(ctx), "WaitReady finds the new home")
 	after := callText(t, p, "pid", nil)
 	assert.NotEqual(t, before, after)
 	require.Eventually(t, func() bool { return p.Status().State == plugin.StateReady }, 10*time.Second, time.Millisecond)

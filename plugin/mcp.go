@@ -302,15 +302,26 @@ func (p *McpPlugin) WaitReady(ctx context.Context) error {
 	if p.closed.Load() {
 		return &Error{Kind: KindInternal, Server: p.server, Op: "connect", Err: errors.New("plugin is closed")}
 	}
+	to := p.pid
+	if p.att != nil {
+		// A facade over an actor elsewhere asks its current home.
+		var err error
+		if to, err = p.att.current(ctx); err != nil {
+			return &Error{Kind: KindInternal, Server: p.server, Op: "connect", Err: err}
+		}
+	}
 	r := newReplyProcess(p.system)
-	p.system.Root.RequestWithCustomSender(p.pid, &messages.AwaitReady{}, r.pid)
+	p.system.Root.RequestWithCustomSender(to, &messages.AwaitReady{}, r.pid)
 	msg, err := r.wait(ctx)
 	if err != nil {
 		return &Error{Kind: KindInternal, Server: p.server, Op: "connect", Err: err}
 	}
 	switch m := msg.(type) {
 	case *messages.Ready:
-		return nil // the actor's OnReady has stored the tools already
+		if p.att != nil {
+			p.storeTools(m)
+		}
+		return nil // a local actor's OnReady has stored the tools already
 	case *messages.Failure:
 		return p.failure(m)
 	default:
