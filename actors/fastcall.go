@@ -3,7 +3,6 @@ package actors
 import (
 	"context"
 	"errors"
-	"os"
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -19,20 +18,15 @@ import (
 // answer is matched there and decoded by transport.DecodeCallToolResult
 // into the result go-sdk would give. Everything else stays the session's.
 //
-// The path is off unless the environment sets MCPCONNECTOR_DIRECT_CALLS=1,
-// until it covers Streamable HTTP too.
+// The path is taken when the transport asks for it (transport.Stdio's
+// DirectCalls, or MCPCONNECTOR_DIRECT_CALLS=1 in the environment); it is
+// off by default until it covers Streamable HTTP too.
 
-// directCalls says whether tools/call takes the direct path where it can.
-var directCalls = os.Getenv("MCPCONNECTOR_DIRECT_CALLS") == "1"
-
-// directCaller is the transport's own tools/call, if it has one and the
-// direct path is on.
+// directCaller is the transport's own tools/call, if it has one and asks
+// for it.
 func directCaller(tail transport.StderrTail) (transport.ToolCaller, bool) {
-	if !directCalls {
-		return nil, false
-	}
 	tc, ok := tail.(transport.ToolCaller)
-	return tc, ok
+	return tc, ok && tc.CallsDirect()
 }
 
 // callDirect runs tools/call on tc as ClientSession.CallTool would run it:

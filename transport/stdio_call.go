@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -30,7 +31,16 @@ type ToolCaller interface {
 	// go-sdk's: a *jsonrpc.Error wrapped as CallTool wraps it,
 	// mcp.ErrConnectionClosed, ErrNotSent, the context's error.
 	CallTool(ctx context.Context, params *mcp.CallToolParams, attempted func(id jsonrpc.ID)) (*mcp.CallToolResult, error)
+	// CallsDirect reports whether tool calls should take this path.
+	CallsDirect() bool
 }
+
+// directByDefault turns the direct path on for every stdio server.
+var directByDefault = os.Getenv("MCPCONNECTOR_DIRECT_CALLS") == "1"
+
+// CallsDirect reports whether Stdio.DirectCalls, or the environment, asks
+// for the direct path.
+func (t *stdioTransport) CallsDirect() bool { return t.cfg.DirectCalls || directByDefault }
 
 // CallTool implements [ToolCaller] on the connection of the last Connect.
 func (t *stdioTransport) CallTool(ctx context.Context, params *mcp.CallToolParams, attempted func(id jsonrpc.ID)) (*mcp.CallToolResult, error) {
