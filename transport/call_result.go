@@ -45,6 +45,16 @@ var resultOptions = []jsontext.Options{
 	jsontext.AllowInvalidUTF8(false),
 }
 
+// completeResult is an empty result of resultType "complete", as go-sdk
+// decodes one.
+var completeResult = func() mcp.CallToolResult {
+	var r mcp.CallToolResult
+	if err := r.UnmarshalJSON([]byte(`{"resultType":"complete"}`)); err != nil {
+		panic(err)
+	}
+	return r
+}()
+
 // maxFastDepth is the nesting beyond which a result goes to go-sdk, which
 // refuses more than 1,000 levels.
 const maxFastDepth = 500
@@ -68,6 +78,7 @@ func (d *resultDecoder) decode(raw []byte) (*mcp.CallToolResult, bool) {
 	}
 	res := &mcp.CallToolResult{}
 	var content []mcp.Content
+	complete := false
 	for d.dec.PeekKind() != '}' {
 		name, err := d.dec.ReadValue()
 		if err != nil || bytes.IndexByte(name, '\\') >= 0 {
@@ -104,7 +115,23 @@ func (d *resultDecoder) decode(raw []byte) (*mcp.CallToolResult, bool) {
 				return nil, false
 			}
 			res.StructuredContent = v
-		case `"resultType"`, `"inputRequests"`, `"requestState"`:
+		case `"resultType"`:
+			// "complete", which go-sdk's servers put on every result, is
+			// kept in a field of go-sdk's own; a copy of completeResult
+			// carries it. The others go to go-sdk.
+			v, err := d.dec.ReadValue()
+			if err != nil {
+				return nil, false
+			}
+			switch string(v) {
+			case `"complete"`:
+				complete = true
+			case `null`, `""`:
+				complete = false
+			default:
+				return nil, false
+			}
+		case `"inputRequests"`, `"requestState"`:
 			return nil, false
 		default:
 			if d.dec.SkipValue() != nil {
@@ -119,6 +146,11 @@ func (d *resultDecoder) decode(raw []byte) (*mcp.CallToolResult, bool) {
 		content = []mcp.Content{} // go-sdk's, for a missing or null content
 	}
 	res.Content = content
+	if complete {
+		r := completeResult
+		r.Meta, r.Content, r.StructuredContent, r.IsError = res.Meta, res.Content, res.StructuredContent, res.IsError
+		return &r, true
+	}
 	return res, true
 }
 

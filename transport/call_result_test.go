@@ -33,6 +33,12 @@ var callResultSeeds = []string{
 	`{"content":null}`,
 	`{}`,
 	`{"content":[{"type":"text","text":"x"}],"resultType":"complete"}`,
+	`{"resultType":"complete","content":[{"type":"text","text":"x"}],"isError":true,"_meta":{"a":"b"},"structuredContent":[1]}`,
+	`{"content":[],"resultType":"complete","resultType":"input_required"}`,
+	`{"content":[],"resultType":null}`,
+	`{"content":[],"resultType":""}`,
+	`{"content":[],"resultType":"other"}`,
+	`{"content":[],"resultType":7}`,
 	`{"content":[],"resultType":"input_required","inputRequests":{"r1":{"method":"elicitation/create","params":{"message":"m","requestedSchema":{"type":"object"}}}},"requestState":"s"}`,
 	`{"resultType":"task","task":{"taskId":"t1","status":"working","createdAt":"2025-01-01T00:00:00Z","ttl":60000}}`,
 	`{"content":[{"type":"text","text":"x","unknown":1}],"unknown":{"a":[1,2]},"Content":[]}`,
@@ -113,7 +119,7 @@ func TestDecodeCallToolResultFast(t *testing.T) {
 			t.Errorf("%s: not read by the fast reading", s)
 		}
 	}
-	for _, s := range []string{callResultSeeds[13], callResultSeeds[15], `{}`} {
+	for _, s := range []string{callResultSeeds[13], callResultSeeds[15], `{}`, callResultSeeds[19], callResultSeeds[20]} {
 		d := new(resultDecoder)
 		if _, ok := d.decode([]byte(s)); !ok {
 			t.Errorf("%s: not read by the fast reading", s)
