@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -47,6 +48,9 @@ type Config struct {
 	SearchRounds, SearchPerRound int
 	// Progress, if not nil, receives a line per step.
 	Progress io.Writer
+	// Only, if not empty, names the scenarios (the steps of [Run]) to
+	// run; the others are skipped.
+	Only []string
 }
 
 // FullConfig is the measurement the benchmarks page of the docs reports;
@@ -144,6 +148,9 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 		{ScenarioLazyOpen, r.lazy},
 	}
 	for _, s := range steps {
+		if len(cfg.Only) > 0 && s.name != "servers" && !slices.Contains(cfg.Only, s.name) {
+			continue
+		}
 		r.progress("%s", s.name)
 		t0 := time.Now()
 		if err := s.fn(ctx); err != nil {
