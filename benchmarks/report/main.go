@@ -23,7 +23,7 @@ func main() {
 	svg := flag.String("svg", "", "also write the chart to this file (e.g. benchmarks/report.svg)")
 	doc := flag.String("doc", "", "write the table as the docs page it owns to this file "+
 		"(default "+docTable+" for a full run, none with -quick; \"-\" for none)")
-	only := flag.String("only", "", "run only these scenarios, comma-separated (their names in the table); the table written is theirs alone")
+	only := flag.String("only", "", "run only these scenarios, separated by semicolons (their names in the table); the table written is theirs alone")
 	flag.Parse()
 
 	docPath := *doc
@@ -65,7 +65,7 @@ func splitOnly(s string) []string {
 		return nil
 	}
 	var out []string
-	for _, n := range strings.Split(s, ",") {
+	for _, n := range strings.Split(s, ";") {
 		if n = strings.TrimSpace(n); n != "" {
 			out = append(out, n)
 		}
@@ -82,7 +82,7 @@ func run(quick bool, outDir, svgPath, docPath string, only []string) error {
 	}
 	cfg.Only = only
 	if len(only) > 0 {
-		command += " -only " + strconv.Quote(strings.Join(only, ","))
+		command += " -only " + strconv.Quote(strings.Join(only, ";"))
 	}
 	cfg.Progress = os.Stderr
 	rep := &benchmarks.Report{Command: command, Machine: benchmarks.Machine(), Date: time.Now()}
