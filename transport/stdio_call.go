@@ -53,7 +53,8 @@ func (t *stdioTransport) CallTool(ctx context.Context, params *mcp.CallToolParam
 
 // directCalls are the tools/call requests a stdioConn sent itself. Their
 // ids are negative, so they never meet go-sdk's, which count up from 1;
-// every answer with a negative id is theirs and never reaches go-sdk.
+// an answer with one of the ids given out is theirs and never reaches
+// go-sdk.
 type directCalls struct {
 	next    atomic.Int64
 	mu      sync.Mutex
@@ -78,9 +79,15 @@ type envelope struct {
 
 var envelopeKeys = [...]string{mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientInfo, mcp.MetaKeyClientCapabilities}
 
-func (d *directCalls) init() {
-	d.waiting = map[int64]chan *jsonrpc.Response{}
-	d.done = make(chan struct{})
+// doneChan is closed when the connection ends; it is made on first use,
+// so a zero directCalls is ready.
+func (d *directCalls) doneChan() chan struct{} {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.done == nil {
+		d.done = make(chan struct{})
+	}
+	return d.done
 }
 
 // learn takes the envelope from a request go-sdk writes.
@@ -114,8 +121,8 @@ func (d *directCalls) learn(req *jsonrpc.Request) {
 // one's (answered, or given up on).
 func (d *directCalls) deliver(r *jsonrpc.Response) bool {
 	n, ok := r.ID.Raw().(int64)
-	if !ok || n >= 0 {
-		return false
+	if !ok || n >= 0 || n < -d.next.Load() {
+		return false // not an id a direct call was given
 	}
 	d.mu.Lock()
 	ch := d.waiting[n]
@@ -129,11 +136,12 @@ func (d *directCalls) deliver(r *jsonrpc.Response) bool {
 
 // end fails every direct call waiting, and every later one, with err.
 func (d *directCalls) end(err error) {
+	done := d.doneChan()
 	d.endOnce.Do(func() {
 		d.mu.Lock()
 		d.ended = err
 		d.mu.Unlock()
-		close(d.done)
+		close(done)
 	})
 }
 
@@ -151,8 +159,12 @@ func (c *stdioConn) callTool(ctx context.Context, params *mcp.CallToolParams, at
 		d.mu.Unlock()
 		return nil, fmt.Errorf("%w: calling %q: %v", mcp.ErrConnectionClosed, "tools/call", err)
 	}
+	if d.waiting == nil {
+		d.waiting = map[int64]chan *jsonrpc.Response{}
+	}
 	d.waiting[n] = ch
 	d.mu.Unlock()
+	done := d.doneChan()
 
 	if attempted != nil {
 		id, _ := jsonrpc.MakeID(float64(n))
@@ -170,7 +182,7 @@ func (c *stdioConn) callTool(ctx context.Context, params *mcp.CallToolParams, at
 			return nil, fmt.Errorf("calling %q: %w", "tools/call", r.Error)
 		}
 		return DecodeCallToolResult(r.Result)
-	case <-d.done:
+	case <-done:
 		select {
 		case r := <-ch: // answered as the connection ended
 			if r.Error == nil {

@@ -114,7 +114,6 @@ func startStdio(path string, cfg Stdio, td time.Duration, tail *stderrTail, logg
 		stderrDone: make(chan struct{}),
 	}
 	c.dec.sent = &c.sent
-	c.direct.init()
 	go c.readStderr()
 	return c, nil
 }
