@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -131,4 +132,22 @@ func contains(lines []string, s string) bool {
 		}
 	}
 	return false
+}
+
+func TestDirectCallAnsweredOverTheSizeLimitFailsAlone(t *testing.T) {
+	noLeaks(t)
+	cs, _, st := session(t, child(t, "mcp"), zap.NewNop())
+	defer cs.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	// The server escapes each '<' it echoes as \u003c: a request within
+	// its limit, an answer six times over ours.
+	huge := strings.Repeat("<", MaxMessageBytes/4)
+	_, err := st.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"` + huge + `"}`)}, nil)
+	var rpc *jsonrpc.Error
+	require.ErrorAs(t, err, &rpc)
+	assert.Equal(t, ErrMessageTooLarge.Error(), rpc.Message)
+	res, err := st.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"after"}`)}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "after", res.Content[0].(*mcp.TextContent).Text)
 }
