@@ -185,9 +185,10 @@ func (c *stdioConn) callTool(ctx context.Context, params *mcp.CallToolParams, at
 	case <-done:
 		select {
 		case r := <-ch: // answered as the connection ended
-			if r.Error == nil {
-				return DecodeCallToolResult(r.Result)
+			if r.Error != nil {
+				return nil, fmt.Errorf("calling %q: %w", "tools/call", r.Error)
 			}
+			return DecodeCallToolResult(r.Result)
 		default:
 		}
 		d.mu.Lock()
@@ -223,22 +224,21 @@ func (c *stdioConn) writeCall(n int64, params *mcp.CallToolParams) error {
 			b = append(b, "{}"...)
 			break
 		}
-		var buf bytes.Buffer
-		buf.Grow(len(a))
-		if err := json.Compact(&buf, a); err != nil {
-			return fmt.Errorf("%w: marshaling arguments: %v", ErrNotSent, err)
+		buf := bytes.NewBuffer(b) // Compact appends to the line
+		if err := json.Compact(buf, a); err != nil {
+			return fmt.Errorf("marshaling arguments: %w", err)
 		}
-		b = append(b, buf.Bytes()...)
+		b = buf.Bytes()
 	default:
 		raw, err := json.Marshal(a)
 		if err != nil {
-			return fmt.Errorf("%w: marshaling arguments: %v", ErrNotSent, err)
+			return fmt.Errorf("marshaling arguments: %w", err)
 		}
 		b = append(b, raw...)
 	}
 	var err error
 	if b, err = c.appendMeta(b, params.Meta); err != nil {
-		return fmt.Errorf("%w: marshaling _meta: %v", ErrNotSent, err)
+		return fmt.Errorf("marshaling _meta: %w", err)
 	}
 	b = append(b, "}}\n"...)
 	return c.writeLine(b)

@@ -151,3 +151,17 @@ func TestDirectCallAnsweredOverTheSizeLimitFailsAlone(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "after", res.Content[0].(*mcp.TextContent).Text)
 }
+
+func TestDirectCallWithArgumentsNotJSONIsNotSentAndFails(t *testing.T) {
+	noLeaks(t)
+	cs, _, st := session(t, child(t, "mcp"), zap.NewNop())
+	defer cs.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err := st.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":`)}, nil)
+	require.Error(t, err)
+	assert.NotErrorIs(t, err, ErrNotSent, "a call that cannot be written is no lost connection")
+	res, err := st.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"fine"}`)}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "fine", res.Content[0].(*mcp.TextContent).Text)
+}
