@@ -560,7 +560,13 @@ func (c *McpConnection) run(ctx context.Context, s *mcp.ClientSession, tail tran
 		if cl.prog != nil {
 			params.SetProgressToken(cl.prog.token)
 		}
-		res, err := s.CallTool(ctx, params)
+		var res *mcp.CallToolResult
+		var err error
+		if tc, ok := directCaller(tail); ok {
+			res, err = c.callDirect(ctx, tc, params)
+		} else {
+			res, err = s.CallTool(ctx, params)
+		}
 		c.untrack(cl)
 		if err != nil || res == nil {
 			defer cl.cancel(errCallFailed)

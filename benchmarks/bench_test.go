@@ -127,6 +127,20 @@ func BenchmarkHookCall(b *testing.B) {
 		}
 		b.Cleanup(func() { _ = raw.Close() })
 		b.Run("plugin", func(b *testing.B) { latency(b, benchmarks.PluginHook(p, benchmarks.InstantCall)) })
+		// tools/call on the stdio connection's own path.
+		b.Run("plugin_direct", func(b *testing.B) {
+			ds := srv
+			ds.DirectCalls = true
+			latency(b, benchmarks.PluginHook(connectPlugin(b, ds), benchmarks.InstantCall))
+		})
+		b.Run("mcpgo", func(b *testing.B) {
+			mg, err := benchmarks.ConnectMCPGo(context.Background(), srv)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { _ = mg.Close() })
+			latency(b, benchmarks.MCPGoDirect(mg, benchmarks.InstantCall))
+		})
 		b.Run("plugin_traced", func(b *testing.B) {
 			tp := benchmarks.TracingProvider()
 			b.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
@@ -204,6 +218,14 @@ func BenchmarkThroughput(b *testing.B) {
 	s := connectDirect(b, benchmarks.CommandTransport(srv))
 	w := benchmarks.NewOneWorker(s)
 	b.Cleanup(w.Close)
+	ds := srv
+	ds.DirectCalls = true
+	pd := connectPlugin(b, ds)
+	mg, err := benchmarks.ConnectMCPGo(context.Background(), srv)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = mg.Close() })
 	for _, c := range []struct {
 		name string
 		call benchmarks.Call
@@ -213,6 +235,8 @@ func BenchmarkThroughput(b *testing.B) {
 			s    *benchmarks.Subject
 		}{
 			{"plugin", benchmarks.PluginHook(p, c.call)},
+			{"plugin_direct", benchmarks.PluginHook(pd, c.call)},
+			{"mcpgo", benchmarks.MCPGoDirect(mg, c.call)},
 			{"oneworker", benchmarks.OneWorkerModel(w, c.call)},
 			{"gosdk", benchmarks.GoSDKDirect(s, c.call)},
 		} {

@@ -15,8 +15,14 @@
 //     most 1.05x go-sdk direct on its CommandTransport with fewer
 //     allocations and bytes per call; over HTTP, p50 within 3% and 15
 //     allocations of go-sdk direct); over stdio also the plugin without its
-//     supervising parent, which prices that hop, and a go-sdk session on
-//     this module's stdio connection, which prices the connection alone;
+//     supervising parent, which prices that hop, a go-sdk session on
+//     this module's stdio connection, which prices the connection alone,
+//     the plugin with tools/call on the connection's own path
+//     (transport.Stdio.DirectCalls, [SubjectPluginDirect]) and
+//     mark3labs/mcp-go's client ([MCPGoDirect]) as a peer beside go-sdk
+//     direct (targets of the direct path: p50, p99 and CPU per call below
+//     both peers, at most 16 KiB per call, and with 16 callers of the
+//     instant tool at least mcp-go's calls/s);
 //   - throughput with 1, 4, 16 and 64 concurrent callers on one plugin, for a
 //     tool that answers at once and one that waits 20 ms, against a model of
 //     the original design ([OneWorker]: one worker serving calls one at a
@@ -48,6 +54,7 @@
 //	go run ./benchmarks/report                            # full run, about 4 minutes: table on stdout, docs/benchmarks-table.md, benchmarks/out/report.{md,svg}
 //	go run ./benchmarks/report -svg benchmarks/report.svg # also refresh the committed chart
 //	go run ./benchmarks/report -quick                     # smoke test, seconds
+//	go run ./benchmarks/report -only 'hook call, stdio;throughput, instant tool, stdio' # some scenarios alone
 //	go test ./benchmarks -run '^$' -bench . -benchtime 200x
 //
 // A full run writes docs/benchmarks-table.md, the one place the measured

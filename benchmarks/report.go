@@ -104,6 +104,7 @@ func (r *Report) Targets() []Target {
 			Met: x <= 1.05 && hook.AllocsPerOp < direct.AllocsPerOp && hook.BytesPerOp < direct.BytesPerOp,
 		})
 	}
+	out = append(out, r.directCallTargets()...)
 	if own, direct := r.find(ScenarioHookStdio, SubjectStdioConn, 0), r.find(ScenarioHookStdio, nameDirect, 0); own != nil && direct != nil {
 		out = append(out, Target{
 			Goal: "stdio connection alone (go-sdk session on ours vs on its CommandTransport)",
@@ -349,4 +350,39 @@ func bytesStr(v float64) string {
 	default:
 		return fmt.Sprintf("%.0f B", v)
 	}
+}
+
+// directCallTargets are the goals of tools/call on a path of our own: the
+// stdio hook call with direct tools/call ahead of go-sdk direct and of
+// mcp-go's client on p50, p99 and CPU per call, at most 16 KiB per call,
+// and at 16 callers at least mcp-go's throughput.
+func (r *Report) directCallTargets() []Target {
+	var out []Target
+	d, gosdk, mg := r.find(ScenarioHookStdio, SubjectPluginDirect, 0), r.find(ScenarioHookStdio, nameDirect, 0), r.find(ScenarioHookStdio, SubjectMCPGo, 0)
+	if d != nil && gosdk != nil && mg != nil {
+		ratio := func(a, b time.Duration) float64 { return float64(a) / float64(b) }
+		out = append(out, Target{
+			Goal: ScenarioHookStdio + ", direct tools/call: p50, p99 and CPU per call below go-sdk direct and mcp-go's client",
+			Got: fmt.Sprintf("p50 %.2fx / %.2fx, p99 %.2fx / %.2fx, CPU %.2fx / %.2fx (of go-sdk / of mcp-go)",
+				ratio(d.Latency.P50, gosdk.Latency.P50), ratio(d.Latency.P50, mg.Latency.P50),
+				ratio(d.Latency.P99, gosdk.Latency.P99), ratio(d.Latency.P99, mg.Latency.P99),
+				ratio(d.CPUPerOp, gosdk.CPUPerOp), ratio(d.CPUPerOp, mg.CPUPerOp)),
+			Met: d.Latency.P50 < gosdk.Latency.P50 && d.Latency.P50 < mg.Latency.P50 &&
+				d.Latency.P99 < gosdk.Latency.P99 && d.Latency.P99 < mg.Latency.P99 &&
+				d.CPUPerOp < gosdk.CPUPerOp && d.CPUPerOp < mg.CPUPerOp,
+		})
+		out = append(out, Target{
+			Goal: ScenarioHookStdio + ", direct tools/call: at most 16 KiB per call",
+			Got:  fmt.Sprintf("%s (go-sdk direct %s, mcp-go %s)", bytesStr(d.BytesPerOp), bytesStr(gosdk.BytesPerOp), bytesStr(mg.BytesPerOp)),
+			Met:  d.BytesPerOp <= 16<<10,
+		})
+	}
+	if d, mg := r.find(ScenarioInstant, SubjectPluginDirect, 16), r.find(ScenarioInstant, SubjectMCPGo, 16); d != nil && mg != nil {
+		out = append(out, Target{
+			Goal: ScenarioInstant + ", 16 callers, direct tools/call: at least mcp-go's calls/s",
+			Got:  fmt.Sprintf("%.2fx (%.0f vs %.0f calls/s)", d.OpsPerSec/mg.OpsPerSec, d.OpsPerSec, mg.OpsPerSec),
+			Met:  d.OpsPerSec >= mg.OpsPerSec,
+		})
+	}
+	return out
 }

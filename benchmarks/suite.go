@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -47,6 +48,9 @@ type Config struct {
 	SearchRounds, SearchPerRound int
 	// Progress, if not nil, receives a line per step.
 	Progress io.Writer
+	// Only, if not empty, names the scenarios (the steps of [Run]) to
+	// run; the others are skipped.
+	Only []string
 }
 
 // FullConfig is the measurement the benchmarks page of the docs reports;
@@ -99,6 +103,10 @@ const (
 	// connection (transport.Stdio) instead of go-sdk's CommandTransport:
 	// what the connection alone changes.
 	SubjectStdioConn = "go-sdk on our stdio connection"
+	// SubjectPluginDirect is the plugin hook with tools/call on the stdio
+	// connection's own path (transport.Stdio.DirectCalls) instead of
+	// go-sdk's ClientSession.CallTool.
+	SubjectPluginDirect = "plugin hook, direct tools/call"
 )
 
 // Row is one line of the table.
@@ -140,6 +148,9 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 		{ScenarioLazyOpen, r.lazy},
 	}
 	for _, s := range steps {
+		if len(cfg.Only) > 0 && s.name != "servers" && !slices.Contains(cfg.Only, s.name) {
+			continue
+		}
 		r.progress("%s", s.name)
 		t0 := time.Now()
 		if err := s.fn(ctx); err != nil {
@@ -253,8 +264,23 @@ func (r *runner) hookStdio(ctx context.Context) error {
 		return err
 	}
 	defer traced.Close()
-	res, err := Interleave(ctx, []*Subject{PluginHook(r.plugin, InstantCall), unsupervised, TracedPluginHook(traced, InstantCall),
-		GoSDKDirect(r.direct, InstantCall), ownConn, raw.Subject(InstantCall)},
+	// The same plugin with tools/call on its own path (Stdio.DirectCalls).
+	ds := r.stdio
+	ds.DirectCalls = true
+	direct, err := plugin.Connect(ctx, ds)
+	if err != nil {
+		return err
+	}
+	defer direct.Close()
+	directHook := PluginHook(direct, InstantCall)
+	directHook.Name = SubjectPluginDirect
+	mg, err := ConnectMCPGo(ctx, r.stdio)
+	if err != nil {
+		return err
+	}
+	defer mg.Close()
+	res, err := Interleave(ctx, []*Subject{PluginHook(r.plugin, InstantCall), directHook, unsupervised, TracedPluginHook(traced, InstantCall),
+		GoSDKDirect(r.direct, InstantCall), MCPGoDirect(mg, InstantCall), ownConn, raw.Subject(InstantCall)},
 		r.cfg.HookRounds, r.cfg.HookPerRound, r.cfg.HookWarmup)
 	if err != nil {
 		return err
@@ -299,7 +325,21 @@ func (r *runner) hookHTTP(ctx context.Context) error {
 func (r *runner) throughput(ctx context.Context, scenario string, c Call, d time.Duration) error {
 	w := NewOneWorker(r.direct)
 	defer w.Close()
-	subjects := []*Subject{PluginHook(r.plugin, c), GoSDKDirect(r.direct, c), OneWorkerModel(w, c)}
+	ds := r.stdio
+	ds.DirectCalls = true
+	direct, err := plugin.Connect(ctx, ds)
+	if err != nil {
+		return err
+	}
+	defer direct.Close()
+	directHook := PluginHook(direct, c)
+	directHook.Name = SubjectPluginDirect
+	mg, err := ConnectMCPGo(ctx, r.stdio)
+	if err != nil {
+		return err
+	}
+	defer mg.Close()
+	subjects := []*Subject{PluginHook(r.plugin, c), directHook, GoSDKDirect(r.direct, c), MCPGoDirect(mg, c), OneWorkerModel(w, c)}
 	rounds := max(1, r.cfg.ThroughputRounds)
 	for _, n := range r.cfg.Callers {
 		res, err := ThroughputInterleaved(ctx, subjects, n, d/time.Duration(rounds), rounds)

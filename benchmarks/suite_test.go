@@ -37,7 +37,7 @@ func TestQuickRun(t *testing.T) {
 	} {
 		assert.NotZero(t, scenarios[sc], sc)
 	}
-	targets := 16     // 13, and the lazy servers' 3
+	targets := 19     // 13, the lazy servers' 3, and direct tools/call's 3
 	if !raceEnabled { // the grid's rows need a cluster, which -race cannot run
 		for _, sc := range []string{benchmarks.ScenarioGridHook, benchmarks.ScenarioGridWait} {
 			assert.NotZero(t, scenarios[sc], sc)
@@ -52,6 +52,8 @@ func TestQuickRun(t *testing.T) {
 	assert.Contains(t, md.String(), "| hook call, stdio | plugin hook |")
 	assert.Contains(t, md.String(), "| hook call, stdio | "+benchmarks.SubjectStdioConn+" |")
 	assert.Contains(t, md.String(), "| hook call, stdio | plugin hook, tracing on |")
+	assert.Contains(t, md.String(), "| hook call, stdio | "+benchmarks.SubjectPluginDirect+" |")
+	assert.Contains(t, md.String(), "| hook call, stdio | "+benchmarks.SubjectMCPGo+" |")
 	assert.Contains(t, md.String(), "| "+benchmarks.ScenarioTurn+" | "+benchmarks.SubjectTurn4+" |")
 	assert.Contains(t, md.String(), "| "+benchmarks.ScenarioLazyOpen+" | "+benchmarks.SubjectLazy+" |")
 	assert.Contains(t, md.String(), "Targets (reported, not asserted)")

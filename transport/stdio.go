@@ -40,6 +40,13 @@ type Stdio struct {
 	// empty means String(). The stderr lines of the child are logged with
 	// it as "mcp_server".
 	Label string
+	// DirectCalls sends tools/call on a path of the connection's own
+	// beneath the session, instead of through go-sdk's
+	// ClientSession.CallTool (see [ToolCaller]): the same requests and
+	// results at a fraction of the bytes and CPU. Off by default; the
+	// environment variable MCPCONNECTOR_DIRECT_CALLS=1 turns it on for
+	// every stdio server.
+	DirectCalls bool
 }
 
 // ServerLabel returns Label, or String() when Label is empty.

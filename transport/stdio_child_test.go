@@ -75,6 +75,14 @@ func echoServer() *mcp.Server {
 		func(_ context.Context, _ *mcp.CallToolRequest, a args) (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Text}}}, nil, nil
 		})
+	// "block" answers only when cancelled, saying so on stderr: the
+	// server heard notifications/cancelled.
+	mcp.AddTool(s, &mcp.Tool{Name: "block", Description: "waits for its cancellation"},
+		func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			<-ctx.Done()
+			fmt.Fprintln(os.Stderr, "block: cancelled")
+			return nil, nil, ctx.Err()
+		})
 	return s
 }
 

@@ -39,6 +39,8 @@ type stdioConn struct {
 	writeMu sync.Mutex
 	wbuf    []byte
 
+	direct directCalls // the tools/call requests sent beside go-sdk's
+
 	strays     strayLines
 	stderrDone chan struct{}
 	closing    atomic.Bool
@@ -144,17 +146,22 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		l, err := c.lines.next()
 		if err != nil {
 			if c.closing.Load() || errors.Is(err, os.ErrClosed) {
-				return nil, io.EOF
+				err = io.EOF
 			}
+			c.direct.end(err)
 			return nil, err
 		}
 		if l.tooLong {
 			id, ok := c.dec.idFromStart(l.text)
 			c.skipped(l, reasonTooLarge, ok)
 			if ok {
-				return &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{
+				r := &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{
 					Code: jsonrpc.CodeInternalError, Message: ErrMessageTooLarge.Error(),
-				}}, nil
+				}}
+				if c.direct.deliver(r) {
+					continue
+				}
+				return r, nil
 			}
 			continue
 		}
@@ -163,6 +170,9 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		}
 		msg, why := c.dec.decode(l.text, l.owned)
 		if msg != nil {
+			if r, ok := msg.(*jsonrpc.Response); ok && c.direct.deliver(r) {
+				continue
+			}
 			return msg, nil
 		}
 		c.skipped(l, why, false)
@@ -183,6 +193,7 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	b = append(b, '\n')
 	if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
 		c.sent.remember(req.ID)
+		c.direct.learn(req)
 	}
 	_, err = c.stdin.Write(b)
 	if cap(b) <= maxKeptWriteBuffer {
@@ -211,6 +222,7 @@ func (c *stdioConn) Close() error {
 
 func (c *stdioConn) close() error {
 	c.closing.Store(true)
+	c.direct.end(io.EOF)
 	c.reportStrays()
 	_ = c.stdin.Close()
 	exited := make(chan struct{})

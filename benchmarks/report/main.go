@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,6 +23,7 @@ func main() {
 	svg := flag.String("svg", "", "also write the chart to this file (e.g. benchmarks/report.svg)")
 	doc := flag.String("doc", "", "write the table as the docs page it owns to this file "+
 		"(default "+docTable+" for a full run, none with -quick; \"-\" for none)")
+	only := flag.String("only", "", "run only these scenarios, separated by semicolons (their names in the table); the table written is theirs alone")
 	flag.Parse()
 
 	docPath := *doc
@@ -31,7 +33,10 @@ func main() {
 	case docPath == "" && !*quick:
 		docPath = docTable
 	}
-	if err := run(*quick, *out, *svg, docPath); err != nil {
+	if *only != "" && *doc == "" {
+		docPath = "" // a partial table is not the docs page
+	}
+	if err := run(*quick, *out, *svg, docPath, splitOnly(*only)); err != nil {
 		fmt.Fprintln(os.Stderr, "report:", err)
 		os.Exit(1)
 	}
@@ -54,12 +59,30 @@ func docPage(md []byte, command string) []byte {
 	return b.Bytes()
 }
 
-func run(quick bool, outDir, svgPath, docPath string) error {
+// splitOnly is the -only flag's list of scenarios.
+func splitOnly(s string) []string {
+	if s == "" {
+		return nil
+	}
+	var out []string
+	for _, n := range strings.Split(s, ";") {
+		if n = strings.TrimSpace(n); n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func run(quick bool, outDir, svgPath, docPath string, only []string) error {
 	cfg := benchmarks.FullConfig()
 	command := "go run ./benchmarks/report"
 	if quick {
 		cfg = benchmarks.QuickConfig()
 		command += " -quick"
+	}
+	cfg.Only = only
+	if len(only) > 0 {
+		command += " -only " + strconv.Quote(strings.Join(only, ";"))
 	}
 	cfg.Progress = os.Stderr
 	rep := &benchmarks.Report{Command: command, Machine: benchmarks.Machine(), Date: time.Now()}
@@ -71,12 +94,14 @@ func run(quick bool, outDir, svgPath, docPath string) error {
 		return err
 	}
 	rep.Rows = rows
-	fmt.Fprintln(os.Stderr, "bench: tool search")
-	search, err := benchmarks.MeasureToolSearch(ctx, cfg.SearchRounds, cfg.SearchPerRound)
-	if err != nil {
-		return fmt.Errorf("tool search: %w", err)
+	if len(only) == 0 {
+		fmt.Fprintln(os.Stderr, "bench: tool search")
+		search, err := benchmarks.MeasureToolSearch(ctx, cfg.SearchRounds, cfg.SearchPerRound)
+		if err != nil {
+			return fmt.Errorf("tool search: %w", err)
+		}
+		rep.AddToolSearch(search)
 	}
-	rep.AddToolSearch(search)
 	rep.Elapsed = time.Since(rep.Date)
 	rep.Load = load0 + " before, " + benchmarks.LoadAverage() + " after (1 min)"
 

@@ -1,0 +1,70 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cuca-go/mcpconnector/transport"
+)
+
+// Direct tool calls: on a transport that is a [transport.ToolCaller] (a
+// stdio server), tools/call can bypass ClientSession.CallTool, whose answer
+// go-sdk decodes twice, each time through a fresh decoder and a new 32 KiB
+// buffer. The request goes out on the transport's own connection, its
+// answer is matched there and decoded by transport.DecodeCallToolResult
+// into the result go-sdk would give. Everything else stays the session's.
+//
+// The path is taken when the transport asks for it (transport.Stdio's
+// DirectCalls, or MCPCONNECTOR_DIRECT_CALLS=1 in the environment); it is
+// off by default until it covers Streamable HTTP too.
+
+// directCaller is the transport's own tools/call, if it has one and asks
+// for it.
+func directCaller(tail transport.StderrTail) (transport.ToolCaller, bool) {
+	tc, ok := tail.(transport.ToolCaller)
+	return tc, ok && tc.CallsDirect()
+}
+
+// callDirect runs tools/call on tc as ClientSession.CallTool would run it:
+// traced like every request (span, trace context in _meta, request id),
+// its send state kept for callFailed.
+func (c *McpConnection) callDirect(ctx context.Context, tc transport.ToolCaller, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+	st, _ := ctx.Value(sendStateKey{}).(*atomic.Int32)
+	traced := c.cfg.Telemetry != nil
+	send := func(ctx context.Context, _ string, req mcp.Request) (mcp.Result, error) {
+		p := req.GetParams().(*mcp.CallToolParams)
+		res, err := tc.CallTool(ctx, p, func(id jsonrpc.ID) {
+			if traced {
+				requestIDAttr(ctx, id)
+			}
+			if st != nil {
+				st.Store(sendAttempted)
+			}
+		})
+		if err != nil && st != nil && errors.Is(err, transport.ErrNotSent) {
+			st.Store(sendFailed)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
+	if !traced {
+		res, err := send(ctx, methodCallTool, &mcp.ClientRequest[*mcp.CallToolParams]{Params: params})
+		if err != nil {
+			return nil, err
+		}
+		return res.(*mcp.CallToolResult), nil
+	}
+	res, err := c.cfg.Telemetry.middleware(c.peer, c.cfg.Logger)(send)(ctx, methodCallTool, &mcp.ClientRequest[*mcp.CallToolParams]{Params: params})
+	if err != nil {
+		return nil, err
+	}
+	return res.(*mcp.CallToolResult), nil
+}
+
+const methodCallTool = "tools/call"

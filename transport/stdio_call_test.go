@@ -1,0 +1,167 @@
+package transport
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
+)
+
+func TestDirectCallAnswersAsCallTool(t *testing.T) {
+	noLeaks(t)
+	cs, conn, st := session(t, child(t, "mcp"), zap.NewNop())
+	defer cs.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	require.NotNil(t, conn.direct.envelope.Load(), "the envelope is learned from go-sdk's own requests")
+
+	want, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "héllo <&>"}})
+	require.NoError(t, err)
+	var ids []jsonrpc.ID
+	got, err := st.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(` { "text" : "héllo <&>" } `)},
+		func(id jsonrpc.ID) { ids = append(ids, id) })
+	require.NoError(t, err)
+	assert.True(t, reflect.DeepEqual(want, got), "got %#v, want %#v", got, want)
+	require.Len(t, ids, 1)
+	assert.Less(t, ids[0].Raw().(int64), int64(0), "a direct call's id never meets go-sdk's")
+
+	_, err = st.CallTool(ctx, &mcp.CallToolParams{Name: "nope", Meta: mcp.Meta{"progressToken": "7"}}, nil)
+	_, wantErr := cs.CallTool(ctx, &mcp.CallToolParams{Name: "nope"})
+	var rpc, wantRPC *jsonrpc.Error
+	require.ErrorAs(t, wantErr, &wantRPC)
+	require.ErrorAs(t, err, &rpc)
+	assert.Equal(t, wantRPC.Code, rpc.Code)
+	assert.Equal(t, wantErr.Error(), err.Error())
+}
+
+func TestDirectCallsBesideTheSessionsCalls(t *testing.T) {
+	noLeaks(t)
+	cs, _, st := session(t, child(t, "mcp"), zap.NewNop())
+	defer cs.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 20 {
+				text := fmt.Sprintf("g%d-%d", g, i)
+				var res *mcp.CallToolResult
+				var err error
+				if i%3 == 0 {
+					res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": text}})
+				} else {
+					res, err = st.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"` + text + `"}`)}, nil)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				if got := res.Content[0].(*mcp.TextContent).Text; got != text {
+					errs <- fmt.Errorf("call %s answered %q", text, got)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+func TestDirectCallCancelledTellsTheServer(t *testing.T) {
+	noLeaks(t)
+	cs, conn, st := session(t, child(t, "mcp"), zap.NewNop())
+	defer cs.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	sent := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		_, err := st.CallTool(ctx, &mcp.CallToolParams{Name: "block"}, func(jsonrpc.ID) { close(sent) })
+		done <- err
+	}()
+	<-sent
+	cancel()
+	require.ErrorIs(t, <-done, context.Canceled)
+	// The server says on stderr that its handler was cancelled; the session
+	// still works.
+	for !contains(conn.tail.Lines(), "block: cancelled") {
+		echoCtx, stop := context.WithTimeout(context.Background(), 20*time.Second)
+		_, err := cs.CallTool(echoCtx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "x"}})
+		stop()
+		require.NoError(t, err)
+	}
+}
+
+func TestDirectCallFailsWhenTheConnectionEnds(t *testing.T) {
+	noLeaks(t)
+	cs, _, st := session(t, child(t, "mcp"), zap.NewNop())
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	sent := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		_, err := st.CallTool(ctx, &mcp.CallToolParams{Name: "block"}, func(jsonrpc.ID) { close(sent) })
+		done <- err
+	}()
+	<-sent
+	require.NoError(t, cs.Close())
+	err := <-done
+	assert.ErrorIs(t, err, mcp.ErrConnectionClosed)
+	_, err = st.CallTool(ctx, &mcp.CallToolParams{Name: "echo"}, nil)
+	assert.True(t, errors.Is(err, mcp.ErrConnectionClosed), "a call after the end: %v", err)
+}
+
+func contains(lines []string, s string) bool {
+	for _, l := range lines {
+		if l == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestDirectCallAnsweredOverTheSizeLimitFailsAlone(t *testing.T) {
+	noLeaks(t)
+	cs, _, st := session(t, child(t, "mcp"), zap.NewNop())
+	defer cs.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	// The server escapes each '<' it echoes as \u003c: a request within
+	// its limit, an answer six times over ours.
+	huge := strings.Repeat("<", MaxMessageBytes/4)
+	_, err := st.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"` + huge + `"}`)}, nil)
+	var rpc *jsonrpc.Error
+	require.ErrorAs(t, err, &rpc)
+	assert.Equal(t, ErrMessageTooLarge.Error(), rpc.Message)
+	res, err := st.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"after"}`)}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "after", res.Content[0].(*mcp.TextContent).Text)
+}
+
+func TestDirectCallWithArgumentsNotJSONIsNotSentAndFails(t *testing.T) {
+	noLeaks(t)
+	cs, _, st := session(t, child(t, "mcp"), zap.NewNop())
+	defer cs.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err := st.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":`)}, nil)
+	require.Error(t, err)
+	assert.NotErrorIs(t, err, ErrNotSent, "a call that cannot be written is no lost connection")
+	res, err := st.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"fine"}`)}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "fine", res.Content[0].(*mcp.TextContent).Text)
+}
