@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	mcpgoclient "github.com/mark3labs/mcp-go/client"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cuca-go/mcpconnector/internal/testserver"
@@ -171,6 +172,8 @@ type runner struct {
 	httpSrv              *testserver.BenchHTTP
 	plugin               *plugin.McpPlugin  // stdio
 	direct               *mcp.ClientSession // stdio
+	directCalls          *plugin.McpPlugin  // stdio, tools/call on the module's own path
+	mcpgo                *mcpgoclient.Client
 }
 
 func (r *runner) progress(format string, args ...any) {
@@ -216,7 +219,26 @@ func (r *runner) start(ctx context.Context) error {
 		return err
 	}
 	r.onClose(r.direct.Close)
+	// The same plugin with tools/call on its own path (Stdio.DirectCalls),
+	// and mcp-go's client: the peers of the stdio hook call and throughput.
+	ds := r.stdio
+	ds.DirectCalls = true
+	if r.directCalls, err = plugin.Connect(ctx, ds); err != nil {
+		return err
+	}
+	r.onClose(r.directCalls.Close)
+	if r.mcpgo, err = ConnectMCPGo(ctx, r.stdio); err != nil {
+		return err
+	}
+	r.onClose(r.mcpgo.Close)
 	return nil
+}
+
+// directHook is the hook call subject of r.directCalls.
+func (r *runner) directHook(c Call) *Subject {
+	s := PluginHook(r.directCalls, c)
+	s.Name = SubjectPluginDirect
+	return s
 }
 
 func (r *runner) passThrough(ctx context.Context) error {
@@ -264,23 +286,8 @@ func (r *runner) hookStdio(ctx context.Context) error {
 		return err
 	}
 	defer traced.Close()
-	// The same plugin with tools/call on its own path (Stdio.DirectCalls).
-	ds := r.stdio
-	ds.DirectCalls = true
-	direct, err := plugin.Connect(ctx, ds)
-	if err != nil {
-		return err
-	}
-	defer direct.Close()
-	directHook := PluginHook(direct, InstantCall)
-	directHook.Name = SubjectPluginDirect
-	mg, err := ConnectMCPGo(ctx, r.stdio)
-	if err != nil {
-		return err
-	}
-	defer mg.Close()
-	res, err := Interleave(ctx, []*Subject{PluginHook(r.plugin, InstantCall), directHook, unsupervised, TracedPluginHook(traced, InstantCall),
-		GoSDKDirect(r.direct, InstantCall), MCPGoDirect(mg, InstantCall), ownConn, raw.Subject(InstantCall)},
+	res, err := Interleave(ctx, []*Subject{PluginHook(r.plugin, InstantCall), r.directHook(InstantCall), unsupervised, TracedPluginHook(traced, InstantCall),
+		GoSDKDirect(r.direct, InstantCall), MCPGoDirect(r.mcpgo, InstantCall), ownConn, raw.Subject(InstantCall)},
 		r.cfg.HookRounds, r.cfg.HookPerRound, r.cfg.HookWarmup)
 	if err != nil {
 		return err
@@ -325,21 +332,7 @@ func (r *runner) hookHTTP(ctx context.Context) error {
 func (r *runner) throughput(ctx context.Context, scenario string, c Call, d time.Duration) error {
 	w := NewOneWorker(r.direct)
 	defer w.Close()
-	ds := r.stdio
-	ds.DirectCalls = true
-	direct, err := plugin.Connect(ctx, ds)
-	if err != nil {
-		return err
-	}
-	defer direct.Close()
-	directHook := PluginHook(direct, c)
-	directHook.Name = SubjectPluginDirect
-	mg, err := ConnectMCPGo(ctx, r.stdio)
-	if err != nil {
-		return err
-	}
-	defer mg.Close()
-	subjects := []*Subject{PluginHook(r.plugin, c), directHook, GoSDKDirect(r.direct, c), MCPGoDirect(mg, c), OneWorkerModel(w, c)}
+	subjects := []*Subject{PluginHook(r.plugin, c), r.directHook(c), GoSDKDirect(r.direct, c), MCPGoDirect(r.mcpgo, c), OneWorkerModel(w, c)}
 	rounds := max(1, r.cfg.ThroughputRounds)
 	for _, n := range r.cfg.Callers {
 		res, err := ThroughputInterleaved(ctx, subjects, n, d/time.Duration(rounds), rounds)
