@@ -52,9 +52,10 @@ func (t *stdioTransport) CallTool(ctx context.Context, params *mcp.CallToolParam
 }
 
 // directCalls are the tools/call requests a stdioConn sent itself. Their
-// ids are negative, so they never meet go-sdk's, which count up from 1;
-// an answer with one of the ids given out is theirs and never reaches
-// go-sdk.
+// ids are negative, so they never meet go-sdk's, which count up from 1,
+// and start below -[directIDBase], so that a small id a misbehaving server
+// makes up (-1) is not taken for one of theirs; an answer with one of the
+// ids given out is theirs and never reaches go-sdk.
 type directCalls struct {
 	next    atomic.Int64
 	mu      sync.Mutex
@@ -76,6 +77,11 @@ type envelope struct {
 	members [][]byte // "name":value
 	all     []byte   // the members, comma-separated
 }
+
+// directIDBase is how far below zero direct calls' ids start: the k-th
+// call's id is -(directIDBase + k), well inside the integers JSON numbers
+// hold exactly.
+const directIDBase = 1 << 40
 
 var envelopeKeys = [...]string{mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientInfo, mcp.MetaKeyClientCapabilities}
 
@@ -121,7 +127,7 @@ func (d *directCalls) learn(req *jsonrpc.Request) {
 // one's (answered, or given up on).
 func (d *directCalls) deliver(r *jsonrpc.Response) bool {
 	n, ok := r.ID.Raw().(int64)
-	if !ok || n >= 0 || n < -d.next.Load() {
+	if !ok || n > -directIDBase-1 || n < -directIDBase-d.next.Load() {
 		return false // not an id a direct call was given
 	}
 	d.mu.Lock()
@@ -151,7 +157,7 @@ func (c *stdioConn) callTool(ctx context.Context, params *mcp.CallToolParams, at
 		return nil, err
 	}
 	d := &c.direct
-	n := -d.next.Add(1)
+	n := -directIDBase - d.next.Add(1)
 	ch := make(chan *jsonrpc.Response, 1)
 	d.mu.Lock()
 	if d.ended != nil {
