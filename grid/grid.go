@@ -9,7 +9,6 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/cluster"
 
-	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/internal/boxseam"
 	"github.com/cuca-go/mcpconnector/internal/named"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -58,27 +57,16 @@ func NewKind(cfg *toolbox.Config, opts ...plugin.Option) *cluster.Kind {
 // by the cluster, it learns its identity from cluster.ClusterInit and
 // connects to the server transportFor(identity) names.
 func grainProps(transportFor func(identity string) (transport.McpTransport, error), opts ...plugin.Option) *actor.Props {
-	sup, err := plugin.SupervisorConfigOf(opts...)
-	sup.IdentityOf = func(msg any) (string, bool) {
-		init, ok := msg.(*cluster.ClusterInit)
-		if !ok || init.Identity == nil {
-			return "", false
-		}
-		return init.Identity.Identity, true
+	return plugin.IdentityProps(clusterIdentity, transportFor, opts...)
+}
+
+// clusterIdentity is the identity cluster.ClusterInit gives a grain.
+func clusterIdentity(msg any) (string, bool) {
+	init, ok := msg.(*cluster.ClusterInit)
+	if !ok || init.Identity == nil {
+		return "", false
 	}
-	sup.ForIdentity = func(identity string) (actors.ConnectionConfig, error) {
-		if err != nil {
-			return actors.ConnectionConfig{}, err
-		}
-		t, terr := transportFor(identity)
-		if terr != nil {
-			return actors.ConnectionConfig{}, terr
-		}
-		conn := sup.Connection
-		conn.Transport = t
-		return conn, nil
-	}
-	return actors.NewSupervisorProps(sup)
+	return init.Identity.Identity, true
 }
 
 // Transport is the transport of server in cfg, named for logs and errors,

@@ -55,14 +55,15 @@ func SupervisorConfigOf(opts ...Option) (actors.SupervisorConfig, error) {
 	return sup, nil
 }
 
-// GrainProps returns the Props of a supervisor that takes its transport
-// from transportFor(identity) once a message with an Identity field that
-// has GetIdentity() string (protoactor's cluster.ClusterInit) names it.
-//
-// Deprecated: package grid builds its grains itself (grid.NewKind).
-func GrainProps(transportFor func(identity string) (transport.McpTransport, error), opts ...Option) *actor.Props {
+// IdentityProps returns the Props of a supervisor that learns which server
+// it is from a message: identityOf names the identity in the message that
+// carries it (nil for others), and transportFor gives that identity's
+// transport. Until then it connects nowhere. opts are [SupervisorConfigOf]'s;
+// a misplaced one fails every call with [ErrValidation] naming it. Package
+// grid builds its grains on it.
+func IdentityProps(identityOf func(msg any) (string, bool), transportFor func(identity string) (transport.McpTransport, error), opts ...Option) *actor.Props {
 	sup, err := SupervisorConfigOf(opts...)
-	sup.IdentityOf = identityField
+	sup.IdentityOf = identityOf
 	sup.ForIdentity = func(identity string) (actors.ConnectionConfig, error) {
 		if err != nil {
 			return actors.ConnectionConfig{}, err
@@ -76,6 +77,16 @@ func GrainProps(transportFor func(identity string) (transport.McpTransport, erro
 		return conn, nil
 	}
 	return actors.NewSupervisorProps(sup)
+}
+
+// GrainProps returns the Props of a supervisor that takes its transport
+// from transportFor(identity) once a message with an Identity field that
+// has GetIdentity() string (protoactor's cluster.ClusterInit) names it.
+//
+// Deprecated: package grid builds its grains itself (grid.NewKind), on
+// [IdentityProps].
+func GrainProps(transportFor func(identity string) (transport.McpTransport, error), opts ...Option) *actor.Props {
+	return IdentityProps(identityField, transportFor, opts...)
 }
 
 // identityField reads the identity of a message whose Identity field has
