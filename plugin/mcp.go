@@ -391,6 +391,16 @@ func (p *McpPlugin) ToolDefinitions() []ToolDefinition {
 	return slices.Clone(p.snapshot().definitions())
 }
 
+// ToolSet returns the discovered tools and their definitions, both sorted by
+// name, read from one snapshot of the list: while the list changes, the two
+// still describe the same tools, which [McpPlugin.Tools] followed by
+// [McpPlugin.ToolDefinitions] does not promise. The slices are the
+// caller's; the tools are shared and must not be modified.
+func (p *McpPlugin) ToolSet() ([]*mcp.Tool, []ToolDefinition) {
+	s := p.snapshot()
+	return slices.Clone(s.sorted), slices.Clone(s.definitions())
+}
+
 // HasTool reports whether name is a discovered tool.
 func (p *McpPlugin) HasTool(name string) bool {
 	_, ok := p.snapshot().byName[name]

@@ -324,3 +324,14 @@ func TestManyGoroutinesGetTheirOwnResults(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestToolSetReadsOneSnapshot(t *testing.T) {
+	p := connect(t, testserver.Stdio(t))
+	tools, defs := p.ToolSet()
+	require.NotEmpty(t, tools)
+	require.Len(t, defs, len(tools))
+	for i := range tools {
+		require.Equal(t, tools[i].Name, defs[i].Name)
+	}
+	require.Equal(t, p.ToolDefinitions(), defs)
+}
