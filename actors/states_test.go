@@ -20,13 +20,19 @@ import (
 )
 
 // memory is a transport to go-sdk servers in this process, over go-sdk's
-// in-memory transports: each Open connects a new server session, unless
-// refuse says why not. kill ends the server session in force.
+// in-memory transports: each Open connects a new session of a new server
+// (testserver's, unless server says which), unless refuse or always says
+// why not. kill ends the server session in force.
 type memory struct {
 	mu       sync.Mutex
-	refuse   []error // the next Opens' errors, in order
+	server   func() *mcp.Server // nil: testserver.NewServer
+	legacy   bool               // the peer refuses server/discover, as a server of older revisions
+	refuse   []error            // the next Opens' errors, in order
+	always   error              // once refuse is used up, every Open's error, if set
 	sessions []*mcp.ServerSession
+	peers    []*legacyPeer
 	opens    int
+	openedAt []time.Time // when each Open was called
 }
 
 func (m *memory) String() string { return "memory" }
@@ -35,18 +41,48 @@ func (m *memory) Open(*zap.Logger) (mcp.Transport, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.opens++
+	m.openedAt = append(m.openedAt, time.Now())
 	if len(m.refuse) > 0 {
 		err := m.refuse[0]
 		m.refuse = m.refuse[1:]
 		return nil, err
 	}
+	if m.always != nil {
+		return nil, m.always
+	}
 	client, server := mcp.NewInMemoryTransports()
-	ss, err := testserver.NewServer().Connect(context.Background(), server, nil)
+	if m.legacy {
+		p, err := serveLegacy(server)
+		if err != nil {
+			return nil, err
+		}
+		m.peers = append(m.peers, p)
+		return client, nil
+	}
+	newServer := m.server
+	if newServer == nil {
+		newServer = testserver.NewServer
+	}
+	ss, err := newServer().Connect(context.Background(), server, nil)
 	if err != nil {
 		return nil, err
 	}
 	m.sessions = append(m.sessions, ss)
 	return client, nil
+}
+
+// opened is how many Opens were called.
+func (m *memory) opened() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.opens
+}
+
+// refuseAll makes every later Open fail with err; nil lets them through.
+func (m *memory) refuseAll(err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.always = err
 }
 
 // kill closes the server session in force, as a server that goes away.
@@ -62,6 +98,9 @@ func (m *memory) closeAll() {
 	defer m.mu.Unlock()
 	for _, ss := range m.sessions {
 		_ = ss.Close()
+	}
+	for _, p := range m.peers {
+		p.close()
 	}
 }
 

@@ -1,0 +1,486 @@
+package actors_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cuca-go/mcpconnector/actors"
+	"github.com/cuca-go/mcpconnector/internal/testserver"
+	"github.com/cuca-go/mcpconnector/messages"
+	"github.com/cuca-go/mcpconnector/transport"
+)
+
+// The supervisor's tests run in synctest bubbles: its backoff, cool-down
+// and reconnection wait run on the bubble's clock, which moves only when
+// every goroutine of the test is blocked, so a test says exactly when a
+// timer may fire and sees what is due at that instant after synctest.Wait.
+
+// drainStatuses returns the statuses OnStatus has told so far.
+func drainStatuses(ch chan string) []string {
+	var got []string
+	for {
+		select {
+		case s := <-ch:
+			got = append(got, s)
+		default:
+			return got
+		}
+	}
+}
+
+// OnStatus and OnReady are told in order: Connecting, then the tools, then
+// Ready; a lost session is Reconnecting with one restart, nothing opens
+// again before the backoff, and after it the new session's tools come
+// before Ready.
+func TestSupervisorTellsStatusAndToolsInOrder(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := &memory{}
+		t.Cleanup(mem.closeAll)
+		events := make(chan string, 64)
+		startSupervisor(t, actors.SupervisorConfig{
+			Connection:     actors.ConnectionConfig{Transport: mem},
+			InitialBackoff: time.Second, MaxBackoff: time.Second,
+			OnStatus: func(st actors.Status) {
+				events <- fmt.Sprintf("status %s restarts=%d", st.State, st.Restarts)
+			},
+			OnReady: func(r *messages.Ready) { events <- fmt.Sprintf("tools %d", len(r.Tools)) },
+		})
+		synctest.Wait()
+		tools := fmt.Sprintf("tools %d", len(testserver.ToolNames))
+		assert.Equal(t, []string{"status connecting restarts=0", tools, "status ready restarts=0"}, drainStatuses(events))
+
+		mem.kill()
+		synctest.Wait()
+		assert.Equal(t, []string{"status reconnecting restarts=1"}, drainStatuses(events))
+		time.Sleep(time.Second / 2) // the backoff is at least half of InitialBackoff
+		synctest.Wait()
+		assert.Equal(t, 1, mem.opened(), "no new session before the backoff")
+		time.Sleep(time.Second / 2)
+		synctest.Wait()
+		assert.Equal(t, []string{tools, "status ready restarts=1"}, drainStatuses(events))
+		assert.Equal(t, 2, mem.opened())
+	})
+}
+
+// The backoff doubles with each failure in a row: the first restart comes
+// within [InitialBackoff/2, InitialBackoff] of the loss, the second, after
+// a refused attempt, within [InitialBackoff, 2·InitialBackoff] of the first;
+// each counts as a restart.
+func TestSupervisorBackoffDoublesAcrossFailedRestarts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := &memory{}
+		t.Cleanup(mem.closeAll)
+		system, pid, sts := spawnSupervisor(t, actors.SupervisorConfig{
+			Connection:     actors.ConnectionConfig{Transport: mem},
+			InitialBackoff: time.Second, MaxBackoff: time.Minute,
+		})
+		sts.until(t, actors.Ready)
+		mem.mu.Lock()
+		mem.refuse = []error{errors.New("not back yet")}
+		mem.mu.Unlock()
+		lostAt := time.Now()
+		mem.kill()
+
+		assert.Equal(t, actors.Status{State: actors.Reconnecting, Restarts: 1}, withoutFailure(sts.next(t)))
+		second := sts.next(t)
+		assert.Equal(t, actors.Reconnecting, second.State)
+		assert.Equal(t, 2, second.Restarts)
+		require.NotNil(t, second.LastFailure)
+		assert.Contains(t, second.LastFailure.Message, "not back yet")
+		back := sts.until(t, actors.Ready)
+		assert.Equal(t, 2, back.Restarts)
+
+		mem.mu.Lock()
+		at := mem.openedAt
+		mem.mu.Unlock()
+		require.Len(t, at, 3)
+		first, then := at[1].Sub(lostAt), at[2].Sub(at[1])
+		assert.True(t, first >= time.Second/2 && first <= time.Second, "first backoff %s", first)
+		assert.True(t, then >= time.Second && then <= 2*time.Second, "second backoff %s", then)
+
+		reply := ask(t, system, pid, &messages.CallTool{ID: 1, Name: "add", Arguments: []byte(`{"a":1,"b":1}`)}).(*messages.CallToolReply)
+		assert.Equal(t, "2", textOf(t, reply))
+	})
+}
+
+func withoutFailure(st actors.Status) actors.Status {
+	st.LastFailure = nil
+	return st
+}
+
+// What no restart mends is final, with or without RetryConnect, whether it
+// comes first or after a lost session: Failed, no retry however long one
+// waits, calls failed at once with the cause; a Reconnect dials once more
+// and answers with the outcome.
+func TestSupervisorFinalFailureWaitsForReconnect(t *testing.T) {
+	spawnErr := &transport.SpawnError{Command: "no-such-server", Err: os.ErrNotExist}
+	cases := []struct {
+		name      string
+		mem       *memory
+		afterLoss bool // the failure comes when a ready session is lost
+		is        func(*messages.Failure) bool
+		recovers  bool // the Reconnect's attempt finds a server
+	}{
+		{name: "a server that refuses 2026-07-28", mem: &memory{legacy: true},
+			is: func(f *messages.Failure) bool { return errors.Is(f, messages.ErrProtocolVersion) }},
+		{name: "a command that cannot start", mem: &memory{refuse: []error{spawnErr}}, recovers: true,
+			is: func(f *messages.Failure) bool { return f.Kind == messages.FailureIO }},
+		{name: "a transport that cannot work", mem: &memory{refuse: []error{transport.ErrNotSupported}}, recovers: true,
+			is: func(f *messages.Failure) bool { return f.Kind == messages.FailureNotSupported }},
+		{name: "a command that cannot start again after a lost session", mem: &memory{}, afterLoss: true, recovers: true,
+			is: func(f *messages.Failure) bool { return f.Kind == messages.FailureIO }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				mem := tc.mem
+				t.Cleanup(mem.closeAll)
+				system, pid, sts := spawnSupervisor(t, actors.SupervisorConfig{
+					Connection:   actors.ConnectionConfig{Transport: mem},
+					RetryConnect: true, InitialBackoff: time.Millisecond, MaxBackoff: time.Millisecond,
+					CoolDown: time.Second, MaxCoolDown: time.Second,
+				})
+				assert.Equal(t, actors.Connecting, sts.next(t).State)
+				restarts := 0
+				if tc.afterLoss {
+					require.Equal(t, actors.Ready, sts.next(t).State)
+					mem.refuseAll(spawnErr)
+					mem.kill()
+					restarts = 1
+				}
+				failed := sts.until(t, actors.Failed)
+				require.NotNil(t, failed.LastFailure)
+				assert.True(t, tc.is(failed.LastFailure), "cause: %+v", failed.LastFailure)
+				assert.False(t, failed.LastFailure.CircuitOpen)
+				assert.Equal(t, restarts, failed.Restarts)
+				opens := mem.opened()
+
+				time.Sleep(time.Hour) // far past every backoff and cool-down
+				synctest.Wait()
+				assert.Equal(t, opens, mem.opened(), "not retried")
+				reply := ask(t, system, pid, &messages.CallTool{ID: 1, Name: "add"}).(*messages.CallToolReply)
+				require.NotNil(t, reply.Failure)
+				assert.True(t, tc.is(reply.Failure), "the call fails with the cause: %+v", reply.Failure)
+				assert.Equal(t, messages.CallOp("add"), reply.Failure.Op)
+
+				mem.refuseAll(nil)
+				res := ask(t, system, pid, &messages.Reconnect{})
+				assert.Equal(t, opens+1, mem.opened(), "a Reconnect dials once")
+				if !tc.recovers {
+					f, ok := res.(*messages.Failure)
+					require.True(t, ok, "got %T", res)
+					assert.True(t, tc.is(f))
+					assert.Equal(t, actors.Failed, sts.until(t, actors.Failed).State)
+					time.Sleep(time.Hour)
+					synctest.Wait()
+					assert.Equal(t, opens+1, mem.opened(), "still not retried")
+					return
+				}
+				_, ok := res.(*messages.Ready)
+				require.True(t, ok, "got %T", res)
+				assert.Equal(t, actors.Ready, sts.until(t, actors.Ready).State)
+				reply = ask(t, system, pid, &messages.CallTool{ID: 2, Name: "add", Arguments: []byte(`{"a":2,"b":3}`)}).(*messages.CallToolReply)
+				assert.Equal(t, "5", textOf(t, reply))
+			})
+		})
+	}
+}
+
+// Past the restart budget the breaker opens: Failed, calls fail at once
+// with the circuit-open cause, nothing dials during the cool-down; after
+// it one reconnection is tried, and when that fails too the cool-down
+// doubles (up to MaxCoolDown); the try that succeeds closes the breaker,
+// so that the next loss restarts again.
+func TestSupervisorBreakerOpensPastTheBudget(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := &memory{}
+		t.Cleanup(mem.closeAll)
+		system, pid, sts := spawnSupervisor(t, actors.SupervisorConfig{
+			Connection:     actors.ConnectionConfig{Transport: mem},
+			InitialBackoff: time.Millisecond, MaxBackoff: time.Millisecond,
+			MaxRestarts: 2, RestartWindow: time.Hour,
+			CoolDown: 10 * time.Second, MaxCoolDown: 15 * time.Second,
+		})
+		sts.until(t, actors.Ready)
+		mem.refuseAll(errors.New("server down"))
+		mem.kill()
+
+		open := sts.until(t, actors.Failed)
+		require.NotNil(t, open.LastFailure)
+		assert.True(t, open.LastFailure.CircuitOpen)
+		assert.Contains(t, open.LastFailure.Message, "circuit open: 2 restarts failed")
+		assert.Contains(t, open.LastFailure.Message, "(in 10s)")
+		assert.Contains(t, open.LastFailure.Message, "server down")
+		assert.Equal(t, 2, open.Restarts)
+		assert.Equal(t, 3, mem.opened(), "the first session and the two restarts of the budget")
+
+		reply := ask(t, system, pid, &messages.CallTool{ID: 1, Name: "add"}).(*messages.CallToolReply)
+		require.NotNil(t, reply.Failure)
+		assert.ErrorIs(t, reply.Failure, messages.ErrCircuitOpen, "a call fails at once with the circuit-open cause")
+
+		time.Sleep(10*time.Second - time.Millisecond)
+		synctest.Wait()
+		assert.Equal(t, 3, mem.opened(), "nothing dials during the cool-down")
+		time.Sleep(time.Millisecond)
+		assert.Equal(t, actors.Reconnecting, sts.next(t).State, "the cool-down's one try")
+		again := sts.until(t, actors.Failed)
+		assert.Equal(t, 3, again.Restarts, "the try counts as a restart")
+		assert.True(t, again.LastFailure.CircuitOpen)
+		assert.Contains(t, again.LastFailure.Message, "the reconnection after the cool-down failed too")
+		assert.Contains(t, again.LastFailure.Message, "(in 15s)", "doubled, capped at MaxCoolDown")
+		assert.Equal(t, 4, mem.opened(), "one try per cool-down")
+
+		mem.refuseAll(nil)
+		time.Sleep(15*time.Second - time.Millisecond)
+		synctest.Wait()
+		assert.Equal(t, 4, mem.opened())
+		time.Sleep(time.Millisecond)
+		assert.Equal(t, actors.Reconnecting, sts.next(t).State)
+		back := sts.next(t)
+		assert.Equal(t, actors.Ready, back.State)
+		assert.Equal(t, 4, back.Restarts)
+		reply = ask(t, system, pid, &messages.CallTool{ID: 2, Name: "add", Arguments: []byte(`{"a":1,"b":2}`)}).(*messages.CallToolReply)
+		assert.Equal(t, "3", textOf(t, reply))
+
+		// Closed again: a loss restarts after backoff, not after a cool-down.
+		mem.kill()
+		assert.Equal(t, actors.Reconnecting, sts.next(t).State)
+		assert.Equal(t, actors.Ready, sts.next(t).State)
+	})
+}
+
+// A call that arrives while reconnecting waits in the supervisor, through
+// the backoff and the attempt, and is answered by the next session.
+func TestSupervisorQueuesACallWhileReconnecting(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := &memory{}
+		t.Cleanup(mem.closeAll)
+		gate := make(chan struct{}, 1)
+		gate <- struct{}{} // the first session opens at once
+		system, pid, sts := spawnSupervisor(t, actors.SupervisorConfig{
+			Connection:     actors.ConnectionConfig{Transport: gatedTransport{mem, gate}},
+			InitialBackoff: time.Second, MaxBackoff: time.Second,
+		})
+		sts.until(t, actors.Ready)
+		mem.kill()
+		assert.Equal(t, actors.Reconnecting, sts.next(t).State)
+
+		in := newInbox(t, system)
+		in.send(system, pid, &messages.CallTool{ID: 9, Name: "add", Arguments: []byte(`{"a":4,"b":5}`)})
+		time.Sleep(time.Second) // past the backoff: the attempt waits at the gate
+		synctest.Wait()
+		assert.Equal(t, 1, mem.opened(), "the attempt has not opened yet")
+		in.empty(t)
+
+		gate <- struct{}{}
+		reply := in.reply(t)
+		assert.Equal(t, uint64(9), reply.ID)
+		assert.Equal(t, "9", textOf(t, reply))
+		assert.Equal(t, actors.Ready, sts.next(t).State)
+	})
+}
+
+// A call waits for a reconnection no longer than ReconnectWait, or its own
+// deadline if sooner; its failure names both limits.
+func TestSupervisorReconnectWaitEndsAQueuedCall(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := &memory{}
+		t.Cleanup(mem.closeAll)
+		gate := make(chan struct{}, 1)
+		gate <- struct{}{}
+		system, pid, sts := spawnSupervisor(t, actors.SupervisorConfig{
+			Connection:     actors.ConnectionConfig{Transport: gatedTransport{mem, gate}},
+			InitialBackoff: time.Millisecond, MaxBackoff: time.Millisecond,
+			ReconnectWait: 5 * time.Second,
+		})
+		t.Cleanup(func() { close(gate) })
+		sts.until(t, actors.Ready)
+		mem.kill()
+		assert.Equal(t, actors.Reconnecting, sts.next(t).State)
+
+		in := newInbox(t, system)
+		start := time.Now()
+		in.send(system, pid, &messages.CallTool{ID: 1, Name: "add", Deadline: start.Add(time.Minute), Limit: "the call timeout of 1m"})
+		in.send(system, pid, &messages.CallTool{ID: 2, Name: "add", Deadline: start.Add(2 * time.Second), Limit: "the tool timeout of 2s"})
+
+		first := in.reply(t)
+		assert.Equal(t, uint64(2), first.ID, "the call with the nearer deadline ends first")
+		assert.Equal(t, 2*time.Second, time.Since(start))
+		second := in.reply(t)
+		assert.Equal(t, uint64(1), second.ID)
+		assert.Equal(t, 5*time.Second, time.Since(start))
+		for _, r := range []*messages.CallToolReply{first, second} {
+			require.NotNil(t, r.Failure)
+			assert.ErrorIs(t, r.Failure, context.DeadlineExceeded)
+			assert.Contains(t, r.Failure.Message, "reconnection wait of 5s (WithReconnectWait)")
+		}
+		assert.Contains(t, first.Failure.Message, "the tool timeout of 2s")
+		assert.Contains(t, second.Failure.Message, "the call timeout of 1m")
+	})
+}
+
+// WatchTools senders hear of every new list, the reconnection's too, until
+// UnwatchTools; RefreshTools is answered with the list, and while
+// reconnecting with the list in force.
+func TestSupervisorWatchersHearOfEveryList(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := &memory{server: func() *mcp.Server { return testserver.NewControlsServer(testserver.ControlsOptions{}) }}
+		t.Cleanup(mem.closeAll)
+		system, pid, sts := spawnSupervisor(t, actors.SupervisorConfig{
+			Connection:     actors.ConnectionConfig{Transport: mem},
+			InitialBackoff: time.Second, MaxBackoff: time.Second,
+		})
+		sts.until(t, actors.Ready)
+		w := newInbox(t, system)
+		w.send(system, pid, &messages.WatchTools{})
+
+		add := ask(t, system, pid, &messages.CallTool{ID: 1, Name: "add_tool", Arguments: []byte(`{"name":"extra"}`)}).(*messages.CallToolReply)
+		require.Equal(t, "added extra", textOf(t, add))
+		refreshed, ok := ask(t, system, pid, &messages.RefreshTools{}).(*messages.Ready)
+		require.True(t, ok)
+		assert.Contains(t, toolNames(refreshed), "extra")
+		told, ok := w.next(t).(*messages.Ready)
+		require.True(t, ok)
+		assert.Contains(t, toolNames(told), "extra", "the watcher hears of the new list")
+
+		mem.kill() // the next session's server is new: no "extra"
+		assert.Equal(t, actors.Reconnecting, sts.next(t).State)
+		inForce, ok := ask(t, system, pid, &messages.RefreshTools{}).(*messages.Ready)
+		require.True(t, ok)
+		assert.Contains(t, toolNames(inForce), "extra", "while reconnecting, the list in force")
+		assert.Equal(t, actors.Ready, sts.until(t, actors.Ready).State)
+		told, ok = w.next(t).(*messages.Ready)
+		require.True(t, ok)
+		assert.Equal(t, testserver.ControlsToolNames, toolNames(told), "the reconnection's list")
+
+		w.send(system, pid, &messages.UnwatchTools{})
+		add = ask(t, system, pid, &messages.CallTool{ID: 2, Name: "add_tool", Arguments: []byte(`{"name":"later"}`)}).(*messages.CallToolReply)
+		require.Equal(t, "added later", textOf(t, add))
+		refreshed, ok = ask(t, system, pid, &messages.RefreshTools{}).(*messages.Ready)
+		require.True(t, ok)
+		assert.Contains(t, toolNames(refreshed), "later")
+		synctest.Wait()
+		w.empty(t)
+	})
+}
+
+// A stopping supervisor with a DrainTimeout lets the calls in flight
+// finish: a grain's caller on another member gets the answer, then
+// HandedOver, in that order, once the call is done and not before.
+func TestSupervisorDrainAnswersThenHandsOver(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := newBlocker()
+		mem := &memory{server: b.server}
+		t.Cleanup(mem.closeAll)
+		t.Cleanup(b.releaseAll)
+		type identity struct{ name string }
+		// Dead letters start protoactor's log throttle, a goroutine that
+		// ends when its second has passed on the bubble's clock.
+		t.Cleanup(func() { time.Sleep(time.Second) })
+		system := actor.NewActorSystem()
+		t.Cleanup(system.Shutdown)
+		pid := system.Root.Spawn(actors.NewSupervisorProps(actors.SupervisorConfig{
+			DrainTimeout: time.Minute,
+			IdentityOf: func(m any) (string, bool) {
+				id, ok := m.(*identity)
+				if !ok {
+					return "", false
+				}
+				return id.name, true
+			},
+			ForIdentity: func(string) (actors.ConnectionConfig, error) {
+				return actors.ConnectionConfig{Transport: mem}, nil
+			},
+		}))
+		// The caller is a facade on another member: what the supervisor
+		// sends it goes to dead letters here, where the test reads it.
+		elsewhere := &actor.PID{Address: "elsewhere:1", Id: "facade"}
+		toElsewhere := make(chan any, 16)
+		sub := system.EventStream.Subscribe(func(evt any) {
+			if dl, ok := evt.(*actor.DeadLetterEvent); ok && dl.PID.Address == elsewhere.Address {
+				toElsewhere <- dl.Message
+			}
+		})
+		t.Cleanup(func() { system.EventStream.Unsubscribe(sub) })
+
+		system.Root.Send(pid, &identity{name: "alpha"})
+		_, ok := ask(t, system, pid, &messages.AwaitReady{}).(*messages.Ready)
+		require.True(t, ok)
+		system.Root.RequestWithCustomSender(pid, &messages.CallTool{ID: 5, Name: "block", Arguments: []byte(`{"tag":"a"}`)}, elsewhere)
+		assert.Equal(t, "a", recv(t, b.entered, "the call reaches the server"))
+
+		stopped := make(chan error, 1)
+		go func() { stopped <- system.Root.StopFuture(pid).Wait() }()
+		synctest.Wait()
+		select {
+		case m := <-toElsewhere:
+			t.Fatalf("before the call is done: %T %+v", m, m)
+		case <-stopped:
+			t.Fatal("stopped before the call in flight was done")
+		default:
+		}
+
+		b.releaseAll()
+		reply, ok := recv(t, toElsewhere, "the answer").(*messages.CallToolReply)
+		require.True(t, ok)
+		assert.Equal(t, uint64(5), reply.ID)
+		assert.Equal(t, "released a", textOf(t, reply))
+		_, ok = recv(t, toElsewhere, "the hand-over").(*messages.HandedOver)
+		assert.True(t, ok, "HandedOver after the answer")
+		require.NoError(t, recv(t, stopped, "the stop"))
+	})
+}
+
+// A drain lasts DrainTimeout at most: a call that does not finish by then
+// is failed as the connection closes under it, and HandedOver follows.
+func TestSupervisorDrainEndsAtItsTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := newBlocker()
+		mem := &memory{server: b.server}
+		t.Cleanup(mem.closeAll)
+		// Dead letters start protoactor's log throttle, a goroutine that
+		// ends when its second has passed on the bubble's clock.
+		t.Cleanup(func() { time.Sleep(time.Second) })
+		system := actor.NewActorSystem()
+		t.Cleanup(system.Shutdown)
+		pid := system.Root.Spawn(actors.NewSupervisorProps(actors.SupervisorConfig{
+			DrainTimeout: 3 * time.Second,
+			IdentityOf:   func(m any) (string, bool) { s, ok := m.(string); return s, ok },
+			ForIdentity: func(string) (actors.ConnectionConfig, error) {
+				return actors.ConnectionConfig{Transport: mem}, nil
+			},
+		}))
+		elsewhere := &actor.PID{Address: "elsewhere:1", Id: "facade"}
+		toElsewhere := make(chan any, 16)
+		sub := system.EventStream.Subscribe(func(evt any) {
+			if dl, ok := evt.(*actor.DeadLetterEvent); ok && dl.PID.Address == elsewhere.Address {
+				toElsewhere <- dl.Message
+			}
+		})
+		t.Cleanup(func() { system.EventStream.Unsubscribe(sub) })
+		system.Root.Send(pid, "alpha")
+		_, ok := ask(t, system, pid, &messages.AwaitReady{}).(*messages.Ready)
+		require.True(t, ok)
+		system.Root.RequestWithCustomSender(pid, &messages.CallTool{ID: 6, Name: "block", Arguments: []byte(`{"tag":"b"}`)}, elsewhere)
+		recv(t, b.entered, "the call reaches the server")
+
+		begin := time.Now()
+		require.NoError(t, system.Root.StopFuture(pid).Wait())
+		assert.True(t, time.Since(begin) >= 3*time.Second, "the drain waited its timeout, %s", time.Since(begin))
+		reply, ok := recv(t, toElsewhere, "the answer").(*messages.CallToolReply)
+		require.True(t, ok)
+		require.NotNil(t, reply.Failure, "the call did not finish")
+		_, ok = recv(t, toElsewhere, "the hand-over").(*messages.HandedOver)
+		assert.True(t, ok)
+	})
+}
