@@ -161,6 +161,10 @@ func TestConnectionProgressComesBeforeTheReply(t *testing.T) {
 
 		in.send(system, pid, &messages.CallTool{ID: 8, Name: "progress", Arguments: []byte(`{"steps":3,"ms":10}`)})
 		assert.Equal(t, "done", textOf(t, in.reply(t)), "no progress asked for, none comes")
+		// An idle timeout alone carries a token, so the server reports
+		// progress; it keeps the call alive but is not passed on.
+		in.send(system, pid, &messages.CallTool{ID: 9, Name: "progress", Arguments: []byte(`{"steps":3,"ms":10}`), IdleTimeout: time.Minute})
+		assert.Equal(t, "done", textOf(t, in.reply(t)), "no progress asked for, none comes")
 		synctest.Wait()
 		in.empty(t)
 	})
