@@ -249,3 +249,46 @@ func TestConnectionToolRefreshFollowsTheServer(t *testing.T) {
 		assert.Contains(t, toolNames(recv(t, lists, "the list after list_changed")), "extra")
 	})
 }
+
+// A session that ends under a call fails it as lost (it may have reached
+// the server); an unsupervised connection then stays ended, telling
+// OnStatus once and answering AwaitReady and later calls with the cause.
+func TestConnectionSessionLostUnderACall(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := newBlocker()
+		mem := &memory{server: b.server}
+		t.Cleanup(mem.closeAll)
+		t.Cleanup(b.releaseAll)
+		type status struct {
+			state actors.State
+			f     *messages.Failure
+		}
+		statuses := make(chan status, 16)
+		system, pid := startConnection(t, actors.ConnectionConfig{Transport: mem,
+			OnStatus: func(st actors.State, f *messages.Failure) { statuses <- status{st, f} }})
+		assert.Equal(t, actors.Ready, recv(t, statuses, "ready").state)
+		in := newInbox(t, system)
+		in.send(system, pid, &messages.CallTool{ID: 1, Name: "block", Arguments: []byte(`{"tag":"a"}`)})
+		recv(t, b.entered, "the call reaches the server")
+
+		mem.kill()
+		r := in.reply(t)
+		require.NotNil(t, r.Failure)
+		assert.ErrorIs(t, r.Failure, messages.ErrConnectionLost)
+		assert.Equal(t, messages.CallOp("block"), r.Failure.Op)
+		ended := recv(t, statuses, "ended")
+		assert.Equal(t, actors.Failed, ended.state)
+		require.NotNil(t, ended.f)
+		assert.Equal(t, messages.CauseConnectionLost, ended.f.Cause)
+
+		f, ok := ask(t, system, pid, &messages.AwaitReady{}).(*messages.Failure)
+		require.True(t, ok)
+		assert.Equal(t, ended.f.Message, f.Message)
+		later := ask(t, system, pid, &messages.CallTool{ID: 2, Name: "block"}).(*messages.CallToolReply)
+		require.NotNil(t, later.Failure)
+		assert.Equal(t, ended.f.Message, later.Failure.Message)
+		synctest.Wait()
+		assert.Equal(t, 1, mem.opened(), "nothing reconnects an unsupervised connection")
+		assert.Empty(t, statuses)
+	})
+}

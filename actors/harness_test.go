@@ -154,7 +154,8 @@ func toolNames(r *messages.Ready) []string {
 
 // blocker is a go-sdk server whose "block" calls each say they have
 // started, then wait until released or cancelled and say which: a call's
-// life on the server as the test sees it.
+// life on the server as the test sees it. "block_idempotent" is the same
+// tool annotated idempotentHint.
 type blocker struct {
 	entered   chan string // the "tag" argument of each call that started
 	cancelled chan string // the tag of each call whose context was cancelled
@@ -171,17 +172,19 @@ func (b *blocker) server() *mcp.Server {
 	type in struct {
 		Tag string `json:"tag"`
 	}
-	mcp.AddTool(s, &mcp.Tool{Name: "block", Description: "Wait until released or cancelled"},
-		func(ctx context.Context, _ *mcp.CallToolRequest, in in) (*mcp.CallToolResult, any, error) {
-			b.entered <- in.Tag
-			select {
-			case <-b.release:
-				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "released " + in.Tag}}}, nil, nil
-			case <-ctx.Done():
-				b.cancelled <- in.Tag
-				return nil, nil, ctx.Err()
-			}
-		})
+	block := func(ctx context.Context, _ *mcp.CallToolRequest, in in) (*mcp.CallToolResult, any, error) {
+		b.entered <- in.Tag
+		select {
+		case <-b.release:
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "released " + in.Tag}}}, nil, nil
+		case <-ctx.Done():
+			b.cancelled <- in.Tag
+			return nil, nil, ctx.Err()
+		}
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "block", Description: "Wait until released or cancelled"}, block)
+	mcp.AddTool(s, &mcp.Tool{Name: "block_idempotent", Description: "block, annotated idempotent",
+		Annotations: &mcp.ToolAnnotations{IdempotentHint: true}}, block)
 	return s
 }
 

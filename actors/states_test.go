@@ -30,6 +30,7 @@ type memory struct {
 	refuse   []error            // the next Opens' errors, in order
 	always   error              // once refuse is used up, every Open's error, if set
 	sessions []*mcp.ServerSession
+	conns    []mcp.Connection // the server's end of each session
 	peers    []*legacyPeer
 	opens    int
 	openedAt []time.Time // when each Open was called
@@ -63,12 +64,28 @@ func (m *memory) Open(*zap.Logger) (mcp.Transport, error) {
 	if newServer == nil {
 		newServer = testserver.NewServer
 	}
-	ss, err := newServer().Connect(context.Background(), server, nil)
+	cut := &cuttable{Transport: server}
+	ss, err := newServer().Connect(context.Background(), cut, nil)
 	if err != nil {
 		return nil, err
 	}
 	m.sessions = append(m.sessions, ss)
+	m.conns = append(m.conns, cut.conn)
 	return client, nil
+}
+
+// cuttable keeps the server's end of an in-memory transport, so that a
+// test can cut it in force: a graceful ServerSession.Close waits for the
+// handlers in flight.
+type cuttable struct {
+	mcp.Transport
+	conn mcp.Connection
+}
+
+func (c *cuttable) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := c.Transport.Connect(ctx)
+	c.conn = conn
+	return conn, err
 }
 
 // opened is how many Opens were called.
@@ -85,12 +102,13 @@ func (m *memory) refuseAll(err error) {
 	m.always = err
 }
 
-// kill closes the server session in force, as a server that goes away.
+// kill cuts the last server session's connection, as a server that goes
+// away: its handlers in flight are not waited for.
 func (m *memory) kill() {
 	m.mu.Lock()
-	ss := m.sessions[len(m.sessions)-1]
+	conn := m.conns[len(m.conns)-1]
 	m.mu.Unlock()
-	_ = ss.Close()
+	_ = conn.Close()
 }
 
 func (m *memory) closeAll() {

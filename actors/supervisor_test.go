@@ -484,3 +484,42 @@ func TestSupervisorDrainEndsAtItsTimeout(t *testing.T) {
 		assert.True(t, ok)
 	})
 }
+
+// A call in flight when the session dies has failed in the child: lost,
+// never re-sent, unless RetryIdempotent allows it for its tool, which the
+// next session then runs again and answers.
+func TestSupervisorRetriesOnlyIdempotentCallsInFlight(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := newBlocker()
+		mem := &memory{server: b.server}
+		t.Cleanup(mem.closeAll)
+		t.Cleanup(b.releaseAll)
+		system, pid, sts := spawnSupervisor(t, actors.SupervisorConfig{
+			Connection:     actors.ConnectionConfig{Transport: mem, RetryIdempotent: true},
+			InitialBackoff: time.Second, MaxBackoff: time.Second,
+		})
+		sts.until(t, actors.Ready)
+		in := newInbox(t, system)
+		in.send(system, pid, &messages.CallTool{ID: 1, Name: "block", Arguments: []byte(`{"tag":"once"}`)})
+		in.send(system, pid, &messages.CallTool{ID: 2, Name: "block_idempotent", Arguments: []byte(`{"tag":"again"}`)})
+		entered := []string{recv(t, b.entered, "a call"), recv(t, b.entered, "a call")}
+		assert.ElementsMatch(t, []string{"once", "again"}, entered)
+
+		mem.kill()
+		lost := in.reply(t)
+		assert.Equal(t, uint64(1), lost.ID)
+		require.NotNil(t, lost.Failure)
+		assert.ErrorIs(t, lost.Failure, messages.ErrConnectionLost)
+		synctest.Wait()
+		in.empty(t) // the idempotent call waits for the next session
+
+		assert.Equal(t, actors.Ready, sts.until(t, actors.Ready).State)
+		assert.Equal(t, "again", recv(t, b.entered, "the idempotent call, run again"))
+		b.releaseAll()
+		again := in.reply(t)
+		assert.Equal(t, uint64(2), again.ID)
+		assert.Equal(t, "released again", textOf(t, again))
+		synctest.Wait()
+		assert.Empty(t, b.entered, "the other call ran once")
+	})
+}
