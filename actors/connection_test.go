@@ -292,3 +292,46 @@ func TestConnectionSessionLostUnderACall(t *testing.T) {
 		assert.Empty(t, statuses)
 	})
 }
+
+// A server that never answers fails the connection at its ConnectTimeout,
+// with the timeout named and the deadline cause.
+func TestConnectionConnectTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := &memory{mute: true}
+		t.Cleanup(mem.closeAll)
+		begin := time.Now()
+		system, pid := startConnection(t, actors.ConnectionConfig{Transport: mem, ConnectTimeout: 7 * time.Second})
+		f, ok := ask(t, system, pid, &messages.AwaitReady{}).(*messages.Failure)
+		require.True(t, ok)
+		assert.Equal(t, 7*time.Second, time.Since(begin))
+		assert.ErrorIs(t, f, context.DeadlineExceeded)
+		assert.Contains(t, f.Message, "no answer within the connect timeout of 7s")
+	})
+}
+
+// A call ID already in flight is refused, the first call untouched; once
+// that call is answered, its ID may be used again.
+func TestConnectionRefusesAnIDInFlight(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := newBlocker()
+		mem := &memory{server: b.server}
+		t.Cleanup(mem.closeAll)
+		t.Cleanup(b.releaseAll)
+		system, pid := startConnection(t, actors.ConnectionConfig{Transport: mem})
+		in := newInbox(t, system)
+		in.send(system, pid, &messages.CallTool{ID: 4, Name: "block", Arguments: []byte(`{"tag":"first"}`)})
+		recv(t, b.entered, "the first call")
+		in.send(system, pid, &messages.CallTool{ID: 4, Name: "block", Arguments: []byte(`{"tag":"twin"}`)})
+		twin := in.reply(t)
+		require.NotNil(t, twin.Failure)
+		assert.Contains(t, twin.Failure.Message, "call id 4 is already in flight")
+		synctest.Wait()
+		assert.Empty(t, b.entered, "the twin never reached the server")
+
+		b.releaseAll()
+		assert.Equal(t, "released first", textOf(t, in.reply(t)))
+		synctest.Wait()
+		in.send(system, pid, &messages.CallTool{ID: 4, Name: "block", Arguments: []byte(`{"tag":"next"}`)})
+		assert.Equal(t, "released next", textOf(t, in.reply(t)))
+	})
+}

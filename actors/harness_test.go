@@ -15,20 +15,40 @@ import (
 	"github.com/cuca-go/mcpconnector/messages"
 )
 
-// legacyPeer is a server of older revisions on the far end of an
-// in-memory transport: it answers server/discover with "method not found",
-// as such a server does, and every other request likewise.
-type legacyPeer struct {
+// rawPeer is a hand-made peer on the far end of an in-memory transport,
+// speaking JSON-RPC without go-sdk's server.
+type rawPeer struct {
 	conn mcp.Connection
 	done chan struct{}
 }
 
-func serveLegacy(server *mcp.InMemoryTransport) (*legacyPeer, error) {
+// serveMute is a peer that reads every message and never answers.
+func serveMute(server *mcp.InMemoryTransport) (*rawPeer, error) {
 	conn, err := server.Connect(context.Background())
 	if err != nil {
 		return nil, err
 	}
-	p := &legacyPeer{conn: conn, done: make(chan struct{})}
+	p := &rawPeer{conn: conn, done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		for {
+			if _, err := conn.Read(context.Background()); err != nil {
+				return
+			}
+		}
+	}()
+	return p, nil
+}
+
+// serveLegacy is a server of older revisions: it answers server/discover
+// with "method not found", as such a server does, and every other request
+// likewise.
+func serveLegacy(server *mcp.InMemoryTransport) (*rawPeer, error) {
+	conn, err := server.Connect(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	p := &rawPeer{conn: conn, done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
 		for {
@@ -45,7 +65,7 @@ func serveLegacy(server *mcp.InMemoryTransport) (*legacyPeer, error) {
 	return p, nil
 }
 
-func (p *legacyPeer) close() {
+func (p *rawPeer) close() {
 	_ = p.conn.Close()
 	<-p.done
 }

@@ -27,11 +27,12 @@ type memory struct {
 	mu       sync.Mutex
 	server   func() *mcp.Server // nil: testserver.NewServer
 	legacy   bool               // the peer refuses server/discover, as a server of older revisions
+	mute     bool               // the peer never answers
 	refuse   []error            // the next Opens' errors, in order
 	always   error              // once refuse is used up, every Open's error, if set
 	sessions []*mcp.ServerSession
 	conns    []mcp.Connection // the server's end of each session
-	peers    []*legacyPeer
+	peers    []*rawPeer
 	opens    int
 	openedAt []time.Time // when each Open was called
 }
@@ -52,8 +53,12 @@ func (m *memory) Open(*zap.Logger) (mcp.Transport, error) {
 		return nil, m.always
 	}
 	client, server := mcp.NewInMemoryTransports()
-	if m.legacy {
-		p, err := serveLegacy(server)
+	if m.legacy || m.mute {
+		serve := serveLegacy
+		if m.mute {
+			serve = serveMute
+		}
+		p, err := serve(server)
 		if err != nil {
 			return nil, err
 		}

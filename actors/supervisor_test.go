@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -521,5 +522,174 @@ func TestSupervisorRetriesOnlyIdempotentCallsInFlight(t *testing.T) {
 		assert.Equal(t, "released again", textOf(t, again))
 		synctest.Wait()
 		assert.Empty(t, b.entered, "the other call ran once")
+	})
+}
+
+// A call cancelled while it waits for a reconnection leaves the queue: it
+// never reaches the next session and is not answered.
+func TestSupervisorCancelsAQueuedCall(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := newBlocker()
+		mem := &memory{server: b.server}
+		t.Cleanup(mem.closeAll)
+		t.Cleanup(b.releaseAll)
+		system, pid, sts := spawnSupervisor(t, actors.SupervisorConfig{
+			Connection:     actors.ConnectionConfig{Transport: mem},
+			InitialBackoff: time.Second, MaxBackoff: time.Second,
+		})
+		sts.until(t, actors.Ready)
+		mem.kill()
+		assert.Equal(t, actors.Reconnecting, sts.next(t).State)
+		in := newInbox(t, system)
+		in.send(system, pid, &messages.CallTool{ID: 1, Name: "block", Arguments: []byte(`{"tag":"cancelled"}`)})
+		in.send(system, pid, &messages.CallTool{ID: 2, Name: "block", Arguments: []byte(`{"tag":"kept"}`)})
+		in.send(system, pid, &messages.CancelCall{ID: 1})
+		assert.Equal(t, actors.Ready, sts.until(t, actors.Ready).State)
+		assert.Equal(t, "kept", recv(t, b.entered, "the call kept"))
+		b.releaseAll()
+		r := in.reply(t)
+		assert.Equal(t, uint64(2), r.ID)
+		synctest.Wait()
+		in.empty(t)
+		assert.Empty(t, b.entered, "the cancelled call never reached the server")
+	})
+}
+
+// A Reconnect to a ready supervisor is answered with its tools at once,
+// and dials nothing.
+func TestSupervisorReconnectWhenReadyDialsNothing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := &memory{}
+		t.Cleanup(mem.closeAll)
+		system, pid, sts := spawnSupervisor(t, actors.SupervisorConfig{Connection: actors.ConnectionConfig{Transport: mem}})
+		sts.until(t, actors.Ready)
+		r, ok := ask(t, system, pid, &messages.Reconnect{}).(*messages.Ready)
+		require.True(t, ok)
+		assert.Equal(t, testserver.ToolNames, toolNames(r))
+		synctest.Wait()
+		assert.Equal(t, 1, mem.opened())
+		assert.Empty(t, sts, "no change of state")
+	})
+}
+
+// A supervisor that stops while calls wait for a reconnection answers them
+// with protoactor's dead-letter answer (they never reached a server, so a
+// facade elsewhere may send them again), and AwaitReady, Reconnect and
+// every later state say it is closed.
+func TestSupervisorStoppingBouncesQueuedCalls(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := &memory{}
+		t.Cleanup(mem.closeAll)
+		gate := make(chan struct{}, 1)
+		gate <- struct{}{}
+		t.Cleanup(func() { close(gate) })
+		system := actor.NewActorSystem()
+		t.Cleanup(system.Shutdown)
+		sts := make(states, 64)
+		pid := system.Root.Spawn(actors.NewSupervisorProps(actors.SupervisorConfig{
+			Connection:     actors.ConnectionConfig{Transport: gatedTransport{mem, gate}},
+			InitialBackoff: time.Second, MaxBackoff: time.Second,
+			OnStatus: func(st actors.Status) { sts <- st },
+		}))
+		sts.until(t, actors.Ready)
+		mem.kill()
+		assert.Equal(t, actors.Reconnecting, sts.next(t).State)
+		in := newInbox(t, system)
+		in.send(system, pid, &messages.CallTool{ID: 1, Name: "add"})
+		in.send(system, pid, &messages.Reconnect{})
+		synctest.Wait()
+		in.empty(t)
+
+		require.NoError(t, system.Root.StopFuture(pid).Wait())
+		got := []any{in.next(t), in.next(t)}
+		var bounced, closed bool
+		for _, m := range got {
+			switch m := m.(type) {
+			case *actor.DeadLetterResponse:
+				bounced = true
+			case *messages.Failure:
+				closed = strings.Contains(m.Message, "connection closed")
+			}
+		}
+		assert.True(t, bounced, "the queued call is bounced: %v", got)
+		assert.True(t, closed, "the Reconnect hears the supervisor closed: %v", got)
+		assert.Equal(t, actors.Closed, sts.until(t, actors.Closed).State)
+	})
+}
+
+// OnDirect is given the connection once it is ready (after the calls
+// queued meanwhile went to it) and nil as soon as it is not; the PID it
+// gives serves calls.
+func TestSupervisorOnDirectFollowsTheState(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := &memory{}
+		t.Cleanup(mem.closeAll)
+		direct := make(chan *actor.PID, 16)
+		system, _, sts := spawnSupervisor(t, actors.SupervisorConfig{
+			Connection:     actors.ConnectionConfig{Transport: mem},
+			InitialBackoff: time.Second, MaxBackoff: time.Second,
+			OnDirect: func(conn *actor.PID) { direct <- conn },
+		})
+		sts.until(t, actors.Ready)
+		synctest.Wait()
+		var conn *actor.PID
+		for len(direct) > 0 {
+			conn = <-direct
+		}
+		require.NotNil(t, conn, "ready: the connection is given")
+		r := ask(t, system, conn, &messages.CallTool{ID: 1, Name: "add", Arguments: []byte(`{"a":2,"b":2}`)}).(*messages.CallToolReply)
+		assert.Equal(t, "4", textOf(t, r))
+
+		mem.kill()
+		assert.Equal(t, actors.Reconnecting, sts.next(t).State)
+		assert.Nil(t, recv(t, direct, "not ready"))
+		synctest.Wait()
+		assert.Empty(t, direct)
+		assert.Equal(t, actors.Ready, sts.until(t, actors.Ready).State)
+		assert.NotNil(t, recv(t, direct, "ready again"))
+	})
+}
+
+// A ForIdentity supervisor waits for its identity: calls wait as while
+// connecting and are answered once it connects; a ForIdentity error makes
+// it failed, every call failing with it.
+func TestSupervisorLearnsItsServerFromAnIdentity(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := &memory{}
+		t.Cleanup(mem.closeAll)
+		identityOf := func(m any) (string, bool) { s, ok := m.(string); return s, ok }
+		var asked []string
+		system, pid := startSupervisor(t, actors.SupervisorConfig{
+			IdentityOf: identityOf,
+			ForIdentity: func(id string) (actors.ConnectionConfig, error) {
+				asked = append(asked, id)
+				return actors.ConnectionConfig{Transport: mem}, nil
+			},
+		})
+		in := newInbox(t, system)
+		in.send(system, pid, &messages.CallTool{ID: 1, Name: "add", Arguments: []byte(`{"a":3,"b":4}`)})
+		synctest.Wait()
+		in.empty(t)
+		assert.Zero(t, mem.opened(), "no server before the identity")
+		system.Root.Send(pid, "alpha")
+		assert.Equal(t, "7", textOf(t, in.reply(t)))
+		system.Root.Send(pid, "beta") // a second identity changes nothing
+		synctest.Wait()
+		assert.Equal(t, []string{"alpha"}, asked)
+		assert.Equal(t, 1, mem.opened())
+
+		other, failing := startSupervisor(t, actors.SupervisorConfig{
+			IdentityOf: identityOf,
+			ForIdentity: func(string) (actors.ConnectionConfig, error) {
+				return actors.ConnectionConfig{}, errors.New("no such server")
+			},
+		})
+		other.Root.Send(failing, "gamma")
+		r := ask(t, other, failing, &messages.CallTool{ID: 2, Name: "add"}).(*messages.CallToolReply)
+		require.NotNil(t, r.Failure)
+		assert.Contains(t, r.Failure.Message, "no such server")
+		f, ok := ask(t, other, failing, &messages.AwaitReady{}).(*messages.Failure)
+		require.True(t, ok)
+		assert.Contains(t, f.Message, "no such server")
 	})
 }
