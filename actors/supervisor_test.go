@@ -693,3 +693,29 @@ func TestSupervisorLearnsItsServerFromAnIdentity(t *testing.T) {
 		assert.Contains(t, f.Message, "no such server")
 	})
 }
+
+// With ToolRefresh, a list the server changes reaches the supervisor's
+// OnReady and its watchers without anyone asking.
+func TestSupervisorPassesOnAChangedList(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := &memory{server: controlsServer}
+		t.Cleanup(mem.closeAll)
+		lists := make(chan *messages.Ready, 16)
+		system, pid := startSupervisor(t, actors.SupervisorConfig{
+			Connection: actors.ConnectionConfig{Transport: mem, ToolRefresh: true},
+			OnReady:    func(r *messages.Ready) { lists <- r },
+		})
+		assert.Equal(t, testserver.ControlsToolNames, toolNames(recv(t, lists, "the first list")))
+		w := newInbox(t, system)
+		w.send(system, pid, &messages.WatchTools{})
+		add := ask(t, system, pid, &messages.CallTool{ID: 1, Name: "add_tool", Arguments: []byte(`{"name":"extra"}`)}).(*messages.CallToolReply)
+		require.Equal(t, "added extra", textOf(t, add))
+		assert.Contains(t, toolNames(recv(t, lists, "OnReady after list_changed")), "extra")
+		told, ok := w.next(t).(*messages.Ready)
+		require.True(t, ok)
+		assert.Contains(t, toolNames(told), "extra")
+		r, ok := ask(t, system, pid, &messages.AwaitReady{}).(*messages.Ready)
+		require.True(t, ok)
+		assert.Contains(t, toolNames(r), "extra", "AwaitReady answers the list in force")
+	})
+}
