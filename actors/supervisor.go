@@ -512,6 +512,8 @@ func (s *McpSupervisor) openBreaker(child *actor.PID, f *messages.Failure, now t
 func (s *McpSupervisor) tryAgain() {
 	s.giveUp.Store(nil)
 	s.final = nil
+	// Counted before the status that announces the try, as a backoff's is.
+	s.countRestart()
 	switch {
 	case s.ready == nil && s.cfg.RetryConnect:
 		s.setPhase(phaseFirstRetry)
@@ -523,7 +525,6 @@ func (s *McpSupervisor) tryAgain() {
 		}
 		s.setPhase(phaseReconnecting)
 	}
-	s.countRestart()
 	s.sup.RestartChildren(s.child)
 	s.system.Root.RequestWithCustomSender(s.child, &messages.AwaitReady{}, s.self)
 }
