@@ -58,9 +58,14 @@ type Toolbox struct {
 	// pinned is WithPinnedTools.
 	pinned bool
 
-	mu       sync.Mutex // serialises rebuilds and admissions
-	opened   bool       // Open has built the first table: later changes rebuild
-	admitted int        // how many servers have been admitted so far
+	// mu guards the admissions and each server's startErr and heldOut;
+	// a rebuild holds it only to swap its table in, never while it reads
+	// a server's list (see Toolbox.rebuild).
+	mu       sync.Mutex
+	admitted int // how many servers have been admitted so far
+	// opened: Open is building, or has built, the first table; from then
+	// on a change of a server's status rebuilds it.
+	opened atomic.Bool
 
 	// A status change rebuilds the table on a goroutine of its own, never
 	// on the server's actor goroutine; at most one waits to run, and it
@@ -69,6 +74,9 @@ type Toolbox struct {
 	rebuildMu     sync.Mutex
 	rebuildQueued atomic.Bool
 	rebuilds      sync.WaitGroup
+
+	// test are the tests' rendezvous points; nil outside tests.
+	test *testHooks
 
 	closeOnce sync.Once
 	closed    atomic.Bool
@@ -92,7 +100,16 @@ type server struct {
 	startErr   error
 	admittedAt int   // 0 until its tools first entered the table; then its turn
 	heldOut    error // a name collision that keeps its tools out, or nil
+
+	// listMu guards pinState: one rebuild at a time reads the server's
+	// list, and no other server waits for it.
+	listMu sync.Mutex
 	pinState
+	// last is the list the latest read under listMu produced (nil before
+	// the first); a rebuild that finds listMu taken uses it, and readAgain
+	// tells the reader to read once more before it lets go.
+	last      atomic.Pointer[serverTools]
+	readAgain atomic.Bool
 }
 
 // plugin returns the server's plugin, nil if it has none (yet).
@@ -293,11 +310,11 @@ func (t *Toolbox) spawn(name string, props *actor.Props) (*actor.PID, error) {
 	return sp.PID, sp.Err
 }
 
-// serverChanged runs when any server's status changes (on that server's
-// actor goroutine): its tools may have come, gone or changed.
-// statusChanged is a server's status handler: it runs on the server's
-// actor goroutine, so it only queues a rebuild (one at most; a queued one
-// covers every change before it runs).
+// statusChanged is a server's status handler (its tools may have come,
+// gone or changed): it runs on the server's actor goroutine, so it only
+// queues a rebuild (one at most; a queued one covers every change before
+// it runs), which does not wait for a server whose list another rebuild
+// is reading.
 func (t *Toolbox) statusChanged() {
 	if t.rebuildQueued.Swap(true) {
 		return
@@ -309,19 +326,17 @@ func (t *Toolbox) statusChanged() {
 	}
 	t.rebuilds.Go(func() {
 		t.rebuildQueued.Store(false)
-		t.serverChanged()
+		if !t.closed.Load() && t.opened.Load() {
+			t.rebuild(false, false)
+		}
 	})
 }
 
-// serverChanged rebuilds the table now, on the caller's goroutine.
+// serverChanged rebuilds the table now, on the caller's goroutine, with
+// every server's list as it is now.
 func (t *Toolbox) serverChanged() {
-	if t.closed.Load() {
-		return
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.opened {
-		t.rebuild(false)
+	if !t.closed.Load() && t.opened.Load() {
+		t.rebuild(false, true)
 	}
 }
 
