@@ -150,7 +150,11 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 	if err := o.search.validate(); err != nil {
 		return nil, err
 	}
-	t := &Toolbox{system: o.system, logger: o.logger, servers: map[string]*server{}, search: o.search, opts: o, pinned: o.pinned}
+	if err := o.misplaced(); err != nil {
+		return nil, err
+	}
+	t := &Toolbox{system: o.system, logger: o.logger, servers: map[string]*server{}, search: o.search, opts: o, pinned: o.pinned,
+		test: o.test}
 	if t.logger == nil {
 		t.logger = zap.NewNop()
 	}
@@ -177,6 +181,7 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 	t.pid = t.system.Root.Spawn(actors.NewToolboxProps(t.logger))
 
 	var failures []error
+	eager := false // a server is started or attached at Open, which checks the plugin options
 	for _, name := range cfg.Enabled() {
 		sc := cfg.Servers[name]
 		s := &server{cfg: sc}
@@ -186,6 +191,7 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 		if s.lazy = sc.Lazy && s.mf != nil; s.lazy {
 			continue // started by its first call
 		}
+		eager = true
 		if o.remote != nil {
 			continue // attached below, all at once
 		}
@@ -200,6 +206,14 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 		if err != nil {
 			s.startErr = err
 			failures = append(failures, err)
+		}
+	}
+
+	if !eager && len(t.names) > 0 {
+		// Every server is lazy: check the options now, not at a first call.
+		if err := t.checkPluginOptions(t.names[0], cfg.Servers[t.names[0]]); err != nil {
+			_ = t.Close()
+			return nil, err
 		}
 	}
 
@@ -259,6 +273,36 @@ func (t *Toolbox) startLocal(name string, sc *ServerConfig, actorName string) (*
 		return nil, &plugin.Error{Kind: plugin.KindNotSupported, Server: fmt.Sprintf("server %q", name), Op: "connect", Err: err}
 	}
 	return plugin.Start(named.Transport(name, tr), t.pluginOptions(actorName, sc, &t.opts)...)
+}
+
+// errDryRun is the refusal of checkPluginOptions's spawn and locator.
+var errDryRun = errors.New("toolbox: options checked, nothing started")
+
+// checkPluginOptions fails with [plugin.ErrValidation], naming them, when
+// the plugin options of the server name of sc include one with no effect
+// there, as starting (or attaching) it would, without starting anything:
+// plugin.Start and plugin.Attach check their options first, and here the
+// spawn, or the locator, refuses what comes after.
+func (t *Toolbox) checkPluginOptions(name string, sc *ServerConfig) error {
+	opts := t.pluginOptions(name, sc, &t.opts)
+	var err error
+	if t.opts.remote != nil {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel() // no wait for a locator that refuses
+		_, err = plugin.Attach(ctx, t.system, fmt.Sprintf("server %q", name),
+			func(context.Context) (*actor.PID, error) { return nil, errDryRun }, opts...)
+	} else {
+		tr, terr := sc.Transport()
+		if terr != nil {
+			tr = transport.NewStdio(sc.Command) // its start fails; the options are checked all the same
+		}
+		_, err = plugin.Start(named.Transport(name, tr), append(opts,
+			plugin.WithSpawn(func(*actor.Props) (*actor.PID, error) { return nil, errDryRun }))...)
+	}
+	if errors.Is(err, plugin.ErrValidation) {
+		return err
+	}
+	return nil
 }
 
 // attach reaches the server's actor where it lives (Remote), activating
