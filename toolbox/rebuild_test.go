@@ -332,6 +332,21 @@ func TestAllLazyToolboxChecksPluginOptionsAtOpen(t *testing.T) {
 	assert.Equal(t, 1, countserver.Starts(t, log))
 }
 
+// A toolbox that starts nothing at Open because its one server's
+// transport is not supported checks its plugin options all the same.
+func TestAToolboxThatStartsNothingChecksPluginOptions(t *testing.T) {
+	cfg := config(t, map[string]entry{"legacy": {"type": "sse", "url": "http://127.0.0.1:1/sse"}})
+	tb, err := toolbox.Open(t.Context(), cfg, toolbox.WithPluginOptions(plugin.WithLossGrace(time.Second)))
+	if tb != nil {
+		_ = tb.Close()
+	}
+	require.ErrorIs(t, err, plugin.ErrValidation)
+	assert.Contains(t, err.Error(), "WithLossGrace")
+
+	tb = open(t, cfg)
+	assert.ErrorIs(t, tb.Status()["legacy"].LastError, plugin.ErrNotSupported)
+}
+
 // The same over grains: an all-lazy toolbox reached through a cluster
 // checks its plugin options as facades at Open, and attaches nothing.
 func TestAllLazyRemoteToolboxChecksPluginOptionsAtOpen(t *testing.T) {

@@ -70,12 +70,13 @@ func (t *Toolbox) openTable() error {
 // no other server's calls, nor Status, nor the table. With wait it waits
 // for a server whose list another rebuild is reading; without, it uses
 // the list that server's latest read produced and has the reader read
-// again before it lets go, so the reader's rebuild, which swaps its table
-// in after this one, has the change. It then builds the table and swaps
-// it in under t.mu, briefly: when a server's list was read again in the
-// meantime, or another table went in, the table is built again there
-// from the latest lists, so tables go in newest last, however many
-// rebuilds race.
+// again before it lets go (its read may have begun before the change
+// this rebuild is for). It then builds the table and swaps it in under
+// t.mu, briefly: when a server's list was read again in the meantime, or
+// another table went in, the table is built again there from each
+// server's latest list. So the table that goes in last has every
+// server's list as read after its latest change, however many rebuilds
+// race.
 //
 // Servers already admitted keep their names, in the order they came; a
 // server whose tools would collide with theirs is held out whole, with

@@ -181,7 +181,9 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 	t.pid = t.system.Root.Spawn(actors.NewToolboxProps(t.logger))
 
 	var failures []error
-	eager := false // a server is started or attached at Open, which checks the plugin options
+	// checked: a server's plugin is started or attached at Open, which
+	// checks the plugin options.
+	checked := false
 	for _, name := range cfg.Enabled() {
 		sc := cfg.Servers[name]
 		s := &server{cfg: sc}
@@ -191,14 +193,16 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 		if s.lazy = sc.Lazy && s.mf != nil; s.lazy {
 			continue // started by its first call
 		}
-		eager = true
 		if o.remote != nil {
+			checked = true
 			continue // attached below, all at once
 		}
 		p, err := t.startLocal(name, sc, name)
 		if p != nil {
 			s.p.Store(p)
 		}
+		// Only a transport that is not supported fails before plugin.Start.
+		checked = checked || !errors.Is(err, plugin.ErrNotSupported)
 		if errors.Is(err, plugin.ErrValidation) {
 			_ = t.Close()
 			return nil, err // an option with no effect fails Open, whatever WithStrict says
@@ -209,8 +213,9 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 		}
 	}
 
-	if !eager && len(t.names) > 0 {
-		// Every server is lazy: check the options now, not at a first call.
+	if !checked && len(t.names) > 0 {
+		// Every server is lazy (or its transport is not supported): check
+		// the options now, not at a first start.
 		if err := t.checkPluginOptions(t.names[0], cfg.Servers[t.names[0]]); err != nil {
 			_ = t.Close()
 			return nil, err
