@@ -10,8 +10,8 @@ type Table struct {
 	Owners map[string]string
 }
 
-// WithTestHooks calls read before a rebuild reads a server's list (under
-// that server's lock) and committed with every table that goes in (under
+// WithTestHooks calls read when a rebuild has read a server's list (before
+// it lets go of that server's lock) and committed with every table that goes in (under
 // the toolbox lock: it must not call the toolbox). Either may be nil.
 func WithTestHooks(read func(server string), committed func(Table)) Option {
 	h := &testHooks{read: read}

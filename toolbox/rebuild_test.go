@@ -152,6 +152,19 @@ func (r *tables) owner(name string) string {
 	return r.latest.Owners[name]
 }
 
+// count is how many tables have gone in.
+func (r *tables) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.seen
+}
+
+// waitPast waits until more than n tables have gone in.
+func (r *tables) waitPast(ctx context.Context, t *testing.T, n int) {
+	t.Helper()
+	r.waitFor(ctx, t, fmt.Sprintf("number %d", n+1), func(toolbox.Table) bool { return r.seen > n })
+}
+
 func (r *tables) problems() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -221,6 +234,93 @@ func TestRacingRebuildsNeverMixTwoLists(t *testing.T) {
 	names := exposed(tb)
 	assert.Contains(t, names, "a__echo", "the other server keeps its tools")
 	assert.Contains(t, names, "f__y")
+}
+
+// holder holds a rebuild, once, when it has read a server's list and not
+// yet let go of it.
+type holder struct {
+	server  atomic.Value // string: the server to hold, "" none
+	entered chan struct{}
+	release chan struct{}
+}
+
+func newHolder() *holder {
+	h := &holder{}
+	h.server.Store("")
+	return h
+}
+
+func (h *holder) read(server string) {
+	if server != "" && h.server.CompareAndSwap(server, "") {
+		h.entered <- struct{}{}
+		<-h.release
+	}
+}
+
+// arm makes the next read of server wait for release.
+func (h *holder) arm(server string) {
+	h.entered, h.release = make(chan struct{}), make(chan struct{})
+	h.server.Store(server)
+}
+
+// Two rebuilds race: one holds a server's list (and its lock) while the
+// list changes, and the rebuild the change queues goes in meanwhile with
+// the lists it could read. Whichever way they cross, the table that goes
+// in last has the server's new list.
+func TestRebuildsThatRaceEndWithTheNewestLists(t *testing.T) {
+	rec, hold := newTables(), newHolder()
+	changed := make(chan int, 4) // tables gone in when f's list changed
+	onChange := plugin.WithStatusHandler(func(st plugin.Status) {
+		if len(st.ToolsAdded)+len(st.ToolsRemoved) > 0 {
+			changed <- rec.count()
+		}
+	})
+	tb := open(t, config(t, map[string]entry{"f": flipEntry(t), "g": stdioEntry(t)}),
+		toolbox.WithPluginOptions(plugin.WithToolRefresh(), onChange), toolbox.WithTestHooks(hold.read, rec.committed))
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	// race holds a rebuild at server's list, flips f to version n and
+	// waits for the rebuild the change queues to go in (f's "x" in its
+	// table is meanwhile's); then it lets the held one go on, and waits
+	// for it.
+	race := func(server string, n int, meanwhile string) {
+		t.Helper()
+		hold.arm(server)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			toolbox.RebuildNow(tb)
+		}()
+		<-hold.entered
+		assert.Equal(t, "flipped", call(t, tb, "f__flip", map[string]any{"n": n}))
+		select {
+		case seen := <-changed:
+			rec.waitPast(ctx, t, seen)
+		case <-ctx.Done():
+			t.Fatal("f's list did not change")
+		}
+		rec.mu.Lock()
+		assert.Equal(t, meanwhile, description(rec.latest, "f__x"), "the table that went in meanwhile")
+		rec.mu.Unlock()
+		close(hold.release)
+		<-done
+	}
+
+	// The held rebuild has read f's old list when f changes; the queued
+	// one finds f's list taken and goes in with its last one. The held one
+	// reads f again before it lets go.
+	race("f", 1, "x v0")
+	assert.Equal(t, "x v1", descriptionIn(tb.Tools(), "f__x"))
+	assert.False(t, tb.HasTool("f__y"))
+
+	// The held rebuild has read f's list (version 1) and holds g's when f
+	// changes; the queued one reads f's new list and goes in first. The
+	// held one goes in after it, with f's newer list, not its own.
+	race("g", 2, "x v2")
+	assert.Equal(t, "x v2", descriptionIn(tb.Tools(), "f__x"))
+	assert.Equal(t, "y v2", descriptionIn(tb.Tools(), "f__y"))
+	assert.True(t, tb.HasTool("g__echo"))
+	assert.Empty(t, rec.problems())
 }
 
 // While one server's list is slow to read, the other server's calls go

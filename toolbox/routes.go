@@ -149,10 +149,10 @@ func (t *Toolbox) read(s *server, wait bool) *serverTools {
 	}
 	for {
 		s.readAgain.Store(false)
+		st := t.toolsOf(s)
 		if h := t.test; h != nil && h.read != nil {
 			h.read(s.cfg.Name)
 		}
-		st := t.toolsOf(s)
 		s.last.Store(st)
 		s.listMu.Unlock()
 		// A rebuild that found listMu taken meanwhile took the list that
@@ -302,7 +302,8 @@ func (t *Toolbox) commit(b built, order []*server, opening bool) {
 
 // testHooks are the package tests' rendezvous points.
 type testHooks struct {
-	// read runs before a rebuild reads a server's list, under its listMu.
+	// read runs when a rebuild has read a server's list, before it lets
+	// go of the server's listMu.
 	read func(server string)
 	// committed runs when a table has gone in, under Toolbox.mu.
 	committed func(rt *routeTable)
