@@ -50,7 +50,8 @@ func WithStrict() Option {
 // the file come last and win. An option that has no effect on the
 // servers' plugins (in a clustered toolbox, those of the connection
 // itself, which belong to the members hosting the grains) fails [Open]
-// with [plugin.ErrValidation] naming it.
+// with [plugin.ErrValidation] naming it, also when every server is lazy
+// and none starts at Open.
 func WithPluginOptions(opts ...plugin.Option) Option {
 	return func(o *options) { o.pluginOpts = append(o.pluginOpts, opts...) }
 }
