@@ -291,7 +291,11 @@ func TestRebuildsThatRaceEndWithTheNewestLists(t *testing.T) {
 			defer close(done)
 			toolbox.RebuildNow(tb)
 		}()
-		<-hold.entered
+		select {
+		case <-hold.entered:
+		case <-ctx.Done():
+			t.Fatalf("no rebuild read %s", server)
+		}
 		assert.Equal(t, "flipped", call(t, tb, "f__flip", map[string]any{"n": n}))
 		select {
 		case seen := <-changed:
