@@ -210,9 +210,9 @@ func (t *Toolbox) idleCheck(s *server) {
 		return
 	}
 	t.logger.Info("mcp server stopped: idle", zap.String("mcp_server", s.cfg.Name), zap.Duration("stopWhenIdle", s.cfg.StopWhenIdle))
-	t.mu.Lock()
+	s.listMu.Lock()
 	s.everReady = false
-	t.mu.Unlock()
+	s.listMu.Unlock()
 	_ = p.Close()
 	t.serverChanged() // its manifest's tools again
 }

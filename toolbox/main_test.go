@@ -12,6 +12,7 @@ import (
 func TestMain(m *testing.M) {
 	testserver.RunIfChild()
 	countserver.RunIfChild()
+	runFlipServerIfChild()
 	goleak.VerifyTestMain(m,
 		// Closing a toolbox may send Stop to a server's actor that has
 		// just stopped (the ToolboxActor stops its children before it has

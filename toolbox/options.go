@@ -1,6 +1,7 @@
 package toolbox
 
 import (
+	"errors"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -24,6 +25,7 @@ type options struct {
 	search         *ToolSearch
 	manifestDir    string
 	pinned         bool
+	test           *testHooks // the tests' rendezvous points
 }
 
 // DefaultConnectTimeout bounds each server's connection attempt, and so
@@ -48,13 +50,16 @@ func WithStrict() Option {
 // the file come last and win. An option that has no effect on the
 // servers' plugins (in a clustered toolbox, those of the connection
 // itself, which belong to the members hosting the grains) fails [Open]
-// with [plugin.ErrValidation] naming it.
+// with [plugin.ErrValidation] naming it, also when every server is lazy
+// and none starts at Open.
 func WithPluginOptions(opts ...plugin.Option) Option {
 	return func(o *options) { o.pluginOpts = append(o.pluginOpts, opts...) }
 }
 
 // WithActorSystem spawns the toolbox's actors in system, e.g. the host
-// agent's; Close then stops them and leaves the system running. Without it
+// agent's; Close then stops them and leaves the system running. A toolbox
+// over a cluster's grains uses the cluster's system: there another system
+// fails [Open] with [plugin.ErrValidation]. Without it
 // a toolbox with [WithLogger] has an actor system of its own, shut down by
 // Close, and silent toolboxes share one process-wide system.
 func WithActorSystem(system *actor.ActorSystem) Option {
@@ -73,6 +78,18 @@ func WithLogger(logger *zap.Logger) Option {
 // means [DefaultConnectTimeout]. The ctx given to Open bounds Open too.
 func WithConnectTimeout(d time.Duration) Option {
 	return func(o *options) { o.connectTimeout = d }
+}
+
+// misplaced fails with [plugin.ErrValidation], naming it, for a toolbox
+// option that cannot take effect with the others: an actor system of the
+// host's for a toolbox over a cluster's grains, whose actor system is the
+// cluster's.
+func (o *options) misplaced() error {
+	if o.remote != nil && o.system != nil && o.system != o.remote.System {
+		return &plugin.Error{Kind: plugin.KindValidation, Op: "open",
+			Err: errors.New("option WithActorSystem has no effect on a toolbox over a cluster's grains (its actor system is the cluster's)")}
+	}
+	return nil
 }
 
 func init() {

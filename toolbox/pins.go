@@ -48,12 +48,12 @@ func (h HeldTool) err() error {
 }
 
 // pinState is a server's manifest and what pinning holds out of it; under
-// Toolbox.mu.
+// the server's listMu.
 type pinState struct {
 	mf        *manifest // the manifest last read or written; nil if none
 	everReady bool      // its plugin has been ready since it (last) started
 	digests   map[*mcp.Tool]toolDigest
-	held      map[string]HeldTool // by tool name
+	held      map[string]HeldTool // by tool name, as of the latest read
 }
 
 // openStore opens the manifest directory, when one is needed.
@@ -101,7 +101,8 @@ func (t *Toolbox) loadManifest(s *server) {
 }
 
 // currentTools is s's list as the toolbox knows it now: its plugin's once
-// ready (real), or else a lazy server's manifest's. Under t.mu.
+// ready (real), the tools and their definitions from one snapshot of its
+// list, or else a lazy server's manifest's. Under s.listMu.
 func (t *Toolbox) currentTools(s *server) (tools []*mcp.Tool, defs []plugin.ToolDefinition, real bool) {
 	p := s.plugin()
 	if p != nil && p.Status().State == plugin.StateReady {
@@ -109,7 +110,8 @@ func (t *Toolbox) currentTools(s *server) (tools []*mcp.Tool, defs []plugin.Tool
 	}
 	switch {
 	case p != nil && (s.everReady || !s.lazy || s.mf == nil):
-		return p.Tools(), p.ToolDefinitions(), s.everReady
+		tools, defs = p.ToolSet()
+		return tools, defs, s.everReady
 	case s.mf != nil:
 		defs = make([]plugin.ToolDefinition, 0, len(s.mf.Tools))
 		for _, tool := range s.mf.Tools {
@@ -159,10 +161,10 @@ func (s *server) fullDigest(tool *mcp.Tool) toolDigest {
 
 // toolsOf reads s's tools for a rebuild: it keeps its manifest up to date
 // with a real list and, with pinning, holds out what differs from the
-// pins. Under t.mu.
-func (t *Toolbox) toolsOf(s *server) serverTools {
+// pins. Under s.listMu.
+func (t *Toolbox) toolsOf(s *server) *serverTools {
 	tools, defList, real := t.currentTools(s)
-	st := serverTools{tools: tools, defs: make(map[string]plugin.ToolDefinition, len(defList))}
+	st := &serverTools{tools: tools, defs: make(map[string]plugin.ToolDefinition, len(defList))}
 	for _, d := range defList {
 		st.defs[d.Name] = d
 	}
@@ -237,14 +239,24 @@ func sameDigests(a, b map[string]toolDigest) bool {
 	return maps.EqualFunc(a, b, func(x, y toolDigest) bool { return x.Digest == y.Digest })
 }
 
-// heldTools is the status error of s's held tools, nil if none. Under t.mu.
+// lastHeld is what pinning held out of s's list when it was last read
+// (nil if nothing), which it reads without waiting for a read under way.
+func (s *server) lastHeld() map[string]HeldTool {
+	if last := s.last.Load(); last != nil {
+		return last.held
+	}
+	return nil
+}
+
+// heldTools is the status error of s's held tools, nil if none.
 func (s *server) heldTools() error {
-	if len(s.held) == 0 {
+	held := s.lastHeld()
+	if len(held) == 0 {
 		return nil
 	}
 	var parts []string
-	for _, name := range slices.Sorted(maps.Keys(s.held)) {
-		parts = append(parts, fmt.Sprintf("%q %s", name, s.held[name].why()))
+	for _, name := range slices.Sorted(maps.Keys(held)) {
+		parts = append(parts, fmt.Sprintf("%q %s", name, held[name].why()))
 	}
 	return &plugin.Error{Kind: plugin.KindDenied, Server: fmt.Sprintf("server %q", s.cfg.Name), Op: "toolbox",
 		Err: fmt.Errorf("%w: held out: %s", ErrToolChanged, strings.Join(parts, "; "))}
@@ -253,11 +265,9 @@ func (s *server) heldTools() error {
 // HeldTools returns the tools [WithPinnedTools] holds out, by server and
 // tool name; nil when none is.
 func (t *Toolbox) HeldTools() []HeldTool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	var out []HeldTool
 	for _, s := range t.servers {
-		for _, h := range s.held {
+		for _, h := range s.lastHeld() {
 			out = append(out, h)
 		}
 	}
@@ -278,8 +288,19 @@ func (t *Toolbox) AcceptTools(server string) error {
 	if !t.pinned {
 		return errors.New("toolbox: AcceptTools needs WithPinnedTools")
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	if err := t.pinCurrent(s); err != nil {
+		return err
+	}
+	if t.opened.Load() {
+		t.rebuild(false, true)
+	}
+	return nil
+}
+
+// pinCurrent pins s's current list and writes its manifest.
+func (t *Toolbox) pinCurrent(s *server) error {
+	s.listMu.Lock()
+	defer s.listMu.Unlock()
 	tools, _, real := t.currentTools(s)
 	digests := make(map[string]toolDigest, len(tools))
 	for _, tool := range tools {
@@ -290,12 +311,9 @@ func (t *Toolbox) AcceptTools(server string) error {
 		mf.ListedAt = s.mf.ListedAt
 	}
 	if err := t.store.save(mf); err != nil {
-		return &plugin.Error{Kind: plugin.KindIO, Server: fmt.Sprintf("server %q", server), Op: "manifest", Err: err}
+		return &plugin.Error{Kind: plugin.KindIO, Server: fmt.Sprintf("server %q", s.cfg.Name), Op: "manifest", Err: err}
 	}
 	s.mf = mf
-	t.logger.Info("mcp server tools accepted and pinned", zap.String("mcp_server", server), zap.Int("tools", len(tools)))
-	if t.opened {
-		t.rebuild(false)
-	}
+	t.logger.Info("mcp server tools accepted and pinned", zap.String("mcp_server", s.cfg.Name), zap.Int("tools", len(tools)))
 	return nil
 }

@@ -53,51 +53,120 @@ type route struct {
 
 func (r *routeTable) definitions() []plugin.ToolDefinition { return r.defs }
 
-// openTable builds the first table; any collision fails Open.
+// openTable builds the first table; any collision fails Open. From its
+// start, a server's status change rebuilds the table too: a change while
+// it reads is not lost.
 func (t *Toolbox) openTable() error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if errs := t.rebuild(true); len(errs) > 0 {
+	t.opened.Store(true)
+	if errs := t.rebuild(true, true); len(errs) > 0 {
 		return errors.Join(errs...)
 	}
-	t.opened = true
 	return nil
 }
 
-// rebuild makes a new route table from every server's current tools and
-// swaps it in, in one pass. Servers already admitted keep their names, in
-// the order they came; a server whose tools would collide with theirs is
-// held out whole, with the collision as its status. A name keeps its
-// owner, the server it was routed to while that server still offers it:
-// when a server's list changes while it runs and a tool it adds takes a
-// name another server owns, the server that changed is held out, even if
-// it came first. It returns the collisions. Called with t.mu held.
-func (t *Toolbox) rebuild(opening bool) []error {
-	order := make([]*server, 0, len(t.servers))
-	for _, name := range t.names {
-		if s := t.servers[name]; s.plugin() != nil || s.lazy {
-			order = append(order, s)
+// rebuild makes a new route table from one snapshot of each server's
+// tools and swaps it in, in one pass. It reads each server's list under
+// that server's listMu only, never t.mu: a server slow to read holds up
+// no other server's calls, nor Status, nor the table. With wait it waits
+// for a server whose list another rebuild is reading; without, it uses
+// the list that server's latest read produced and has the reader read
+// again before it lets go (its read may have begun before the change
+// this rebuild is for). It then builds the table and swaps it in under
+// t.mu, briefly: when a server's list was read again in the meantime, or
+// another table went in, the table is built again there from each
+// server's latest list. So the table that goes in last has every
+// server's list as read after its latest change, however many rebuilds
+// race.
+//
+// Servers already admitted keep their names, in the order they came; a
+// server whose tools would collide with theirs is held out whole, with
+// the collision as its status. A name has one owner, the server the table
+// in force routes it to, and keeps it while that server still offers it:
+// when a server's list changes and a tool it adds takes a name another
+// server owns, the server that changed is held out, even if it came
+// first. It returns the collisions of the table it swapped in.
+func (t *Toolbox) rebuild(opening, wait bool) []error {
+	t.mu.Lock()
+	base := t.routes.Load()
+	order := t.order(nil)
+	t.mu.Unlock()
+	lists := make(map[*server]*serverTools, len(order))
+	for _, s := range order {
+		lists[s] = t.read(s, wait)
+	}
+	b := t.build(order, lists, base.byName)
+
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	now := t.order(lists)
+	same := t.routes.Load() == base && slices.Equal(now, order)
+	for _, s := range now {
+		if latest := s.last.Load(); latest != lists[s] {
+			lists[s], same = latest, false
 		}
 	}
-	// Admitted servers first, by turn; the rest by name (t.names is sorted
-	// and the sort is stable).
-	slices.SortStableFunc(order, func(a, b *server) int {
-		return cmp.Compare(turn(a), turn(b))
-	})
-	lists := make(map[*server]serverTools, len(order))
-	for _, s := range order {
-		lists[s] = t.toolsOf(s)
+	if !same {
+		b = t.build(now, lists, t.routes.Load().byName)
 	}
-	b := t.build(order, lists, t.routes.Load().byName)
-	t.commit(b, order, opening)
+	t.commit(b, now, opening)
 	return b.errs
 }
 
-// serverTools is one server's tools and their definitions, by name, read
-// once per rebuild (see Toolbox.toolsOf), and the tools pinning holds out.
-// The tools and the definitions are two reads of the plugin's list, which
-// may change between them: a tool without a definition is left for the
-// rebuild that the change brings.
+// order is the servers a table has room for (those with a plugin, and
+// lazy ones), admitted ones first by turn, the rest by name; only those
+// of read, when it is not nil. Under t.mu.
+func (t *Toolbox) order(read map[*server]*serverTools) []*server {
+	order := make([]*server, 0, len(t.servers))
+	for _, name := range t.names {
+		s := t.servers[name]
+		if read != nil {
+			if read[s] != nil {
+				order = append(order, s)
+			}
+		} else if s.plugin() != nil || s.lazy {
+			order = append(order, s)
+		}
+	}
+	// t.names is sorted and the sort is stable.
+	slices.SortStableFunc(order, func(a, b *server) int {
+		return cmp.Compare(turn(a), turn(b))
+	})
+	return order
+}
+
+// read reads s's list for a rebuild (see Toolbox.rebuild), under s.listMu.
+func (t *Toolbox) read(s *server, wait bool) *serverTools {
+	if !s.listMu.TryLock() {
+		last := s.last.Load()
+		if wait || last == nil {
+			s.listMu.Lock()
+		} else {
+			s.readAgain.Store(true)
+			if !s.listMu.TryLock() {
+				return last // the reader reads again, below
+			}
+		}
+	}
+	for {
+		s.readAgain.Store(false)
+		st := t.toolsOf(s)
+		if h := t.test; h != nil && h.read != nil {
+			h.read(s.cfg.Name)
+		}
+		s.last.Store(st)
+		s.listMu.Unlock()
+		// A rebuild that found listMu taken meanwhile took the list that
+		// was there before this read began: read again, unless another
+		// reader has the lock, whose read began after that.
+		if !s.readAgain.Load() || !s.listMu.TryLock() {
+			return st
+		}
+	}
+}
+
+// serverTools is one server's tools and their definitions, by name, from
+// one snapshot of its list (see Toolbox.toolsOf), and the tools pinning
+// holds out. Read-only once made.
 type serverTools struct {
 	tools []*mcp.Tool
 	defs  map[string]plugin.ToolDefinition
@@ -114,7 +183,10 @@ type built struct {
 }
 
 // exposes reports whether s's list offers exposed as its tool tool.
-func exposes(lists map[*server]serverTools, s *server, tool string) bool {
+func exposes(lists map[*server]*serverTools, s *server, tool string) bool {
+	if lists[s] == nil {
+		return false
+	}
 	if !s.cfg.AllowsTool(tool) {
 		return false
 	}
@@ -131,7 +203,7 @@ func exposes(lists map[*server]serverTools, s *server, tool string) bool {
 
 // build makes the table from lists, servers in order; prev (the table in
 // force) names each name's owner.
-func (t *Toolbox) build(order []*server, lists map[*server]serverTools, prev map[string]*route) built {
+func (t *Toolbox) build(order []*server, lists map[*server]*serverTools, prev map[string]*route) built {
 	b := built{rt: &routeTable{byName: map[string]*route{}, denied: map[string]*route{}}, clash: map[*server]error{}, count: map[*server]int{}}
 	for _, s := range order {
 		mine := map[string]*route{}
@@ -223,6 +295,18 @@ func (t *Toolbox) commit(b built, order []*server, opening bool) {
 		}
 	}
 	t.routes.Store(b.rt)
+	if h := t.test; h != nil && h.committed != nil {
+		h.committed(b.rt)
+	}
+}
+
+// testHooks are the package tests' rendezvous points.
+type testHooks struct {
+	// read runs when a rebuild has read a server's list, before it lets
+	// go of the server's listMu.
+	read func(server string)
+	// committed runs when a table has gone in, under Toolbox.mu.
+	committed func(rt *routeTable)
 }
 
 // turn orders admitted servers before the others.

@@ -58,9 +58,14 @@ type Toolbox struct {
 	// pinned is WithPinnedTools.
 	pinned bool
 
-	mu       sync.Mutex // serialises rebuilds and admissions
-	opened   bool       // Open has built the first table: later changes rebuild
-	admitted int        // how many servers have been admitted so far
+	// mu guards the admissions and each server's startErr and heldOut;
+	// a rebuild holds it only to swap its table in, never while it reads
+	// a server's list (see Toolbox.rebuild).
+	mu       sync.Mutex
+	admitted int // how many servers have been admitted so far
+	// opened: Open is building, or has built, the first table; from then
+	// on a change of a server's status rebuilds it.
+	opened atomic.Bool
 
 	// A status change rebuilds the table on a goroutine of its own, never
 	// on the server's actor goroutine; at most one waits to run, and it
@@ -69,6 +74,9 @@ type Toolbox struct {
 	rebuildMu     sync.Mutex
 	rebuildQueued atomic.Bool
 	rebuilds      sync.WaitGroup
+
+	// test are the tests' rendezvous points; nil outside tests.
+	test *testHooks
 
 	closeOnce sync.Once
 	closed    atomic.Bool
@@ -92,7 +100,16 @@ type server struct {
 	startErr   error
 	admittedAt int   // 0 until its tools first entered the table; then its turn
 	heldOut    error // a name collision that keeps its tools out, or nil
+
+	// listMu guards pinState: one rebuild at a time reads the server's
+	// list, and no other server waits for it.
+	listMu sync.Mutex
 	pinState
+	// last is the list the latest read under listMu produced (nil before
+	// the first); a rebuild that finds listMu taken uses it, and readAgain
+	// tells the reader to read once more before it lets go.
+	last      atomic.Pointer[serverTools]
+	readAgain atomic.Bool
 }
 
 // plugin returns the server's plugin, nil if it has none (yet).
@@ -133,7 +150,11 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 	if err := o.search.validate(); err != nil {
 		return nil, err
 	}
-	t := &Toolbox{system: o.system, logger: o.logger, servers: map[string]*server{}, search: o.search, opts: o, pinned: o.pinned}
+	if err := o.misplaced(); err != nil {
+		return nil, err
+	}
+	t := &Toolbox{system: o.system, logger: o.logger, servers: map[string]*server{}, search: o.search, opts: o, pinned: o.pinned,
+		test: o.test}
 	if t.logger == nil {
 		t.logger = zap.NewNop()
 	}
@@ -160,6 +181,9 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 	t.pid = t.system.Root.Spawn(actors.NewToolboxProps(t.logger))
 
 	var failures []error
+	// checked: a server's plugin is started or attached at Open, which
+	// checks the plugin options.
+	checked := false
 	for _, name := range cfg.Enabled() {
 		sc := cfg.Servers[name]
 		s := &server{cfg: sc}
@@ -170,12 +194,15 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 			continue // started by its first call
 		}
 		if o.remote != nil {
+			checked = true
 			continue // attached below, all at once
 		}
 		p, err := t.startLocal(name, sc, name)
 		if p != nil {
 			s.p.Store(p)
 		}
+		// Only a transport that is not supported fails before plugin.Start.
+		checked = checked || !errors.Is(err, plugin.ErrNotSupported)
 		if errors.Is(err, plugin.ErrValidation) {
 			_ = t.Close()
 			return nil, err // an option with no effect fails Open, whatever WithStrict says
@@ -183,6 +210,15 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 		if err != nil {
 			s.startErr = err
 			failures = append(failures, err)
+		}
+	}
+
+	if !checked && len(t.names) > 0 {
+		// Every server is lazy (or its transport is not supported): check
+		// the options now, not at a first start.
+		if err := t.checkPluginOptions(t.names[0], cfg.Servers[t.names[0]]); err != nil {
+			_ = t.Close()
+			return nil, err
 		}
 	}
 
@@ -244,6 +280,36 @@ func (t *Toolbox) startLocal(name string, sc *ServerConfig, actorName string) (*
 	return plugin.Start(named.Transport(name, tr), t.pluginOptions(actorName, sc, &t.opts)...)
 }
 
+// errDryRun is the refusal of checkPluginOptions's spawn and locator.
+var errDryRun = errors.New("toolbox: options checked, nothing started")
+
+// checkPluginOptions fails with [plugin.ErrValidation], naming them, when
+// the plugin options of the server name of sc include one with no effect
+// there, as starting (or attaching) it would, without starting anything:
+// plugin.Start and plugin.Attach check their options first, and here the
+// spawn, or the locator, refuses what comes after.
+func (t *Toolbox) checkPluginOptions(name string, sc *ServerConfig) error {
+	opts := t.pluginOptions(name, sc, &t.opts)
+	var err error
+	if t.opts.remote != nil {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel() // no wait for a locator that refuses
+		_, err = plugin.Attach(ctx, t.system, fmt.Sprintf("server %q", name),
+			func(context.Context) (*actor.PID, error) { return nil, errDryRun }, opts...)
+	} else {
+		tr, terr := sc.Transport()
+		if terr != nil {
+			tr = transport.NewStdio(sc.Command) // its start fails; the options are checked all the same
+		}
+		_, err = plugin.Start(named.Transport(name, tr), append(opts,
+			plugin.WithSpawn(func(*actor.Props) (*actor.PID, error) { return nil, errDryRun }))...)
+	}
+	if errors.Is(err, plugin.ErrValidation) {
+		return err
+	}
+	return nil
+}
+
 // attach reaches the server's actor where it lives (Remote), activating
 // it if needed.
 func (t *Toolbox) attach(ctx context.Context, name string, sc *ServerConfig) (*plugin.McpPlugin, error) {
@@ -293,11 +359,11 @@ func (t *Toolbox) spawn(name string, props *actor.Props) (*actor.PID, error) {
 	return sp.PID, sp.Err
 }
 
-// serverChanged runs when any server's status changes (on that server's
-// actor goroutine): its tools may have come, gone or changed.
-// statusChanged is a server's status handler: it runs on the server's
-// actor goroutine, so it only queues a rebuild (one at most; a queued one
-// covers every change before it runs).
+// statusChanged is a server's status handler (its tools may have come,
+// gone or changed): it runs on the server's actor goroutine, so it only
+// queues a rebuild (one at most; a queued one covers every change before
+// it runs), which does not wait for a server whose list another rebuild
+// is reading.
 func (t *Toolbox) statusChanged() {
 	if t.rebuildQueued.Swap(true) {
 		return
@@ -309,19 +375,17 @@ func (t *Toolbox) statusChanged() {
 	}
 	t.rebuilds.Go(func() {
 		t.rebuildQueued.Store(false)
-		t.serverChanged()
+		if !t.closed.Load() && t.opened.Load() {
+			t.rebuild(false, false)
+		}
 	})
 }
 
-// serverChanged rebuilds the table now, on the caller's goroutine.
+// serverChanged rebuilds the table now, on the caller's goroutine, with
+// every server's list as it is now.
 func (t *Toolbox) serverChanged() {
-	if t.closed.Load() {
-		return
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.opened {
-		t.rebuild(false)
+	if !t.closed.Load() && t.opened.Load() {
+		t.rebuild(false, true)
 	}
 }
 

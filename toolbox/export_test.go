@@ -1,0 +1,34 @@
+package toolbox
+
+import "github.com/cuca-go/mcpconnector/plugin"
+
+// Table is what a test sees of a route table as it goes in.
+type Table struct {
+	Tools []Tool
+	Defs  []plugin.ToolDefinition
+	// Owners is the server each exposed name is routed to.
+	Owners map[string]string
+}
+
+// WithTestHooks calls read when a rebuild has read a server's list (before
+// it lets go of that server's lock) and committed with every table that goes in (under
+// the toolbox lock: it must not call the toolbox). Either may be nil.
+func WithTestHooks(read func(server string), committed func(Table)) Option {
+	h := &testHooks{read: read}
+	if committed != nil {
+		h.committed = func(rt *routeTable) {
+			tb := Table{Tools: rt.tools, Defs: rt.defs, Owners: make(map[string]string, len(rt.byName))}
+			for name, r := range rt.byName {
+				tb.Owners[name] = r.server.cfg.Name
+			}
+			committed(tb)
+		}
+	}
+	return func(o *options) { o.test = h }
+}
+
+// QueueRebuild queues a rebuild, as a server's status change does.
+func QueueRebuild(t *Toolbox) { t.statusChanged() }
+
+// RebuildNow rebuilds the table on the caller's goroutine.
+func RebuildNow(t *Toolbox) { t.serverChanged() }
