@@ -115,3 +115,9 @@ func (o *linkOwner) Progress(m *messages.CallProgress) { o.router.progress(m) }
 func (o *linkOwner) StoreTools(m *messages.Ready)      { (*McpPlugin)(o).storeTools(m) }
 func (o *linkOwner) Relocated()                        { (*McpPlugin)(o).setState(StateReady, nil) }
 func (o *linkOwner) Lost(cause error)                  { (*McpPlugin)(o).setState(StateReconnecting, cause) }
+
+// Both ways to a connection are links.
+var (
+	_ link = (*localLink)(nil)
+	_ link = (*attach.Link)(nil)
+)

@@ -74,7 +74,7 @@ type Progress struct {
 // server sends after the call's result is dropped. h runs on the goroutine
 // that reads the session's messages, one at a time; it must return quickly
 // (every reply of the session waits for it) and must not close the plugin,
-// whose Close waits for those replies. Across a cluster ([Attach]) the
+// whose Close waits for those replies. Across a cluster (grid.Connect) the
 // progress travels to the facade's member as a message, ahead of the
 // result.
 func WithProgress(h func(Progress)) Option {
