@@ -399,4 +399,3 @@ func capText(s string, n int) string {
 func cutMarker(cut int) string {
 	return fmt.Sprintf("\n[… %s more cut]", sizeOf(int64(cut)))
 }
-

@@ -130,4 +130,3 @@ func WithToolRefresh() Option {
 		o.toolRefresh = true
 	}
 }
-

@@ -159,4 +159,3 @@ func (p *McpPlugin) failure(f *messages.Failure) *Error {
 	}
 	return &Error{Kind: kind, Server: p.server, Err: f}
 }
-
