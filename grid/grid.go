@@ -9,6 +9,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/cluster"
 
+	"github.com/cuca-go/mcpconnector/internal/attach"
 	"github.com/cuca-go/mcpconnector/internal/boxseam"
 	"github.com/cuca-go/mcpconnector/internal/named"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -29,7 +30,7 @@ const DefaultDrainTimeout = plugin.DefaultDrainTimeout
 // leaving, or it moving to another member) lets its calls in flight finish
 // before its connection closes; default [DefaultDrainTimeout]. Zero or
 // negative means the default. It is an option of [NewKind]; passed to
-// [Connect], plugin.Connect or plugin.Attach, it fails them with
+// [Connect] or plugin.Connect, it fails them with
 // plugin.ErrValidation.
 func WithDrainTimeout(d time.Duration) plugin.Option { return plugin.WithDrainTimeout(d) }
 
@@ -103,8 +104,12 @@ func serverTransport(cfg *toolbox.Config, server string) (transport.McpTransport
 // the connection itself (it belongs to [NewKind]) fails Connect with
 // plugin.ErrValidation naming it.
 func Connect(ctx context.Context, c *cluster.Cluster, server string, opts ...plugin.Option) (*plugin.McpPlugin, error) {
-	return plugin.Attach(ctx, c.ActorSystem, fmt.Sprintf("server %q (%s grain)", server, KindName),
-		locateGrain(c, server), opts...)
+	p, err := attach.Facade(ctx, c.ActorSystem, fmt.Sprintf("server %q (%s grain)", server, KindName),
+		locateGrain(c, server), opts)
+	if err != nil {
+		return nil, err
+	}
+	return p.(*plugin.McpPlugin), nil
 }
 
 // OpenToolbox is toolbox.Open over the grains of c: every server of cfg is
@@ -135,7 +140,7 @@ func OpenToolbox(ctx context.Context, c *cluster.Cluster, cfg *toolbox.Config, o
 // PID on whichever member the identity lookup chooses, activated there if
 // needed. The lookup does not take a context; ctx ends the wait, not the
 // lookup.
-func locateGrain(c *cluster.Cluster, server string) plugin.Locator {
+func locateGrain(c *cluster.Cluster, server string) attach.Locator {
 	return func(ctx context.Context) (*actor.PID, error) {
 		found := make(chan *actor.PID, 1)
 		go func() { found <- c.Get(server, KindName) }()

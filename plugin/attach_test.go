@@ -130,3 +130,40 @@ func TestAttachResendsADeadLetter(t *testing.T) {
 	mu.Unlock()
 	assert.Equal(t, finds+1, m.finds, "located again after the dead letter")
 }
+
+// A caller of an attached facade who gives up just as the answer arrives:
+// the call has left the facade's books, and the cancellation still goes to
+// the actor (it once went to the local actor's PID, which such a facade
+// has not, and the send dereferenced nil). Await's select takes either the
+// answer or the end of ctx, so twenty calls take the second at least once
+// but for a chance of 2^-20.
+func TestAttachedCallGivenUpAsItsAnswerArrives(t *testing.T) {
+	system := actor.NewActorSystem()
+	m := &movableActor{t: t, system: system}
+	m.spawn()
+	defer m.stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	p, err := plugin.Attach(ctx, system, "movable", m.locate)
+	require.NoError(t, err)
+	defer p.Close()
+
+	gaveUp, stop := context.WithCancel(ctx)
+	stop()
+	var answered, cancelled int
+	for range 20 {
+		f := p.CallTool(ctx, "add", map[string]any{"a": 1, "b": 2})
+		require.Eventually(t, func() bool { return plugin.Answered(f) }, 10*time.Second, time.Millisecond)
+		res, err := f.Await(gaveUp)
+		if err != nil {
+			require.ErrorIs(t, err, context.Canceled)
+			cancelled++
+			continue
+		}
+		require.Equal(t, "3", plugin.RenderResult(res))
+		answered++
+	}
+	assert.Equal(t, 20, answered+cancelled)
+	assert.NotZero(t, cancelled, "the caller gave up at least once")
+	assert.Equal(t, "3", callText(t, p, "add", map[string]any{"a": 1, "b": 2}), "the facade goes on working")
+}

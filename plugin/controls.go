@@ -3,11 +3,7 @@ package plugin
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"sync"
 	"time"
-	"unicode/utf8"
 )
 
 // The host controls: approval before a call, progress and an idle timeout
@@ -78,7 +74,7 @@ type Progress struct {
 // server sends after the call's result is dropped. h runs on the goroutine
 // that reads the session's messages, one at a time; it must return quickly
 // (every reply of the session waits for it) and must not close the plugin,
-// whose Close waits for those replies. Across a cluster ([Attach]) the
+// whose Close waits for those replies. Across a cluster (grid.Connect) the
 // progress travels to the facade's member as a message, ahead of the
 // result.
 func WithProgress(h func(Progress)) Option {
@@ -133,125 +129,4 @@ func WithToolRefresh() Option {
 		o.note("WithToolRefresh", roleAll)
 		o.toolRefresh = true
 	}
-}
-
-// ToolResult awaits the call and returns the [ToolResult] block that
-// replaces the call in a stream: the rendered result ([RenderResult]) or
-// the error text with IsError, cut at [WithMaxResultBytes]. ToolCallID and
-// Name are those of the call: the ToolCall's for [McpPlugin.StartToolCall],
-// empty and the tool's name for CallTool.
-func (f *Future) ToolResult(ctx context.Context) ToolResult {
-	res, err := f.Await(ctx)
-	out := ToolResult{ToolCallID: f.callID, Name: f.name}
-	limit := 0
-	if f.p != nil {
-		limit = f.p.maxResultBytes
-	}
-	if err != nil {
-		out.Content, out.IsError = capText(err.Error(), limit), true
-	} else {
-		out.Content, out.IsError = capText(RenderResult(res), limit), res != nil && res.IsError
-	}
-	return out
-}
-
-// StartToolCall starts the call of a model's ToolCall block as
-// [McpPlugin.OnStreamChunk] does, and returns at once: call.Name is the
-// server's tool, call.Arguments must be a JSON object, empty or null (else
-// [ErrValidation]), and call.ID is the CallID of approval and progress.
-// [Future.ToolResult] gives the block that replaces it. It is the seam for
-// facades that route blocks to plugins (a toolbox).
-func (p *McpPlugin) StartToolCall(ctx context.Context, call ToolCall) *Future {
-	p.snapshot()
-	raw, err := objectText(call.Arguments)
-	if err != nil {
-		return failedCall(call.ID, call.Name, p.callError(KindValidation, call.Name, err))
-	}
-	return p.call(ctx, call.ID, call.Name, raw)
-}
-
-// capText cuts s to at most n bytes, marker included, on a UTF-8
-// boundary. n <= 0 means no cap.
-func capText(s string, n int) string {
-	if n <= 0 || len(s) <= n {
-		return s
-	}
-	keep := n
-	for {
-		k := keep
-		for k > 0 && !utf8.RuneStart(s[k]) {
-			k--
-		}
-		m := cutMarker(len(s) - k)
-		if k == 0 {
-			return m[1:] // nothing kept: no line to end
-		}
-		if k+len(m) <= n {
-			return s[:k] + m
-		}
-		// The marker did not fit: keep less. Keeping less can lengthen the
-		// marker ("1023 B" becomes "1.0 KiB"), so look again.
-		keep = min(k-1, max(n-len(m), 0))
-	}
-}
-
-// cutMarker says that cut bytes were left out.
-func cutMarker(cut int) string {
-	return fmt.Sprintf("\n[… %s more cut]", sizeOf(int64(cut)))
-}
-
-// approvalGate settles the race between a decided call being sent and its
-// caller giving up: whichever comes first wins, under mu, so that a call is
-// never sent after its caller left, and a cancellation never overtakes its
-// call.
-type approvalGate struct {
-	mu        sync.Mutex
-	sent      bool
-	abandoned bool
-}
-
-// abandon marks the call given up and reports whether it had been sent
-// (and so needs cancelling on the connection).
-func (g *approvalGate) abandon() (sent bool) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.abandoned = true
-	return g.sent
-}
-
-// approveAndSend asks the approval function about f's call and then sends
-// it, or answers f with the refusal. It runs on a goroutine of its own.
-func (p *McpPlugin) approveAndSend(ctx context.Context, f *Future, args json.RawMessage) {
-	req := ApprovalRequest{Server: p.server, Tool: f.name, CallID: f.callID, Arguments: args}
-	err := p.decide(ctx, req)
-	g := f.gate
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.abandoned {
-		return // Await has returned the caller's error already
-	}
-	switch {
-	case ctx.Err() != nil:
-		f.ch <- p.callError(KindInternal, f.name, fmt.Errorf("caller gave up: %w", ctx.Err()))
-	case err != nil:
-		f.ch <- p.callError(KindDenied, f.name, err)
-	case p.closed.Load():
-		f.ch <- p.callError(KindInternal, f.name, errors.New("plugin is closed"))
-	default:
-		if err := p.send(ctx, f, args); err != nil {
-			f.ch <- err
-			return
-		}
-		g.sent = true
-	}
-}
-
-// decide runs the approval function; a panic in it denies the call.
-func (p *McpPlugin) decide(ctx context.Context, req ApprovalRequest) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("approval panicked: %v", r)
-		}
-	}()
-	return p.approve(ctx, req)
 }

@@ -136,3 +136,26 @@ func (e *Error) Is(target error) bool {
 	}
 	return false
 }
+
+var errUnexpectedReply = errors.New("unrecognised reply from the connection actor")
+
+// callError is the error of a call of tool, failed on this side.
+func (p *McpPlugin) callError(kind Kind, tool string, err error) *Error {
+	e := &Error{Kind: kind, Server: p.server, Op: messages.CallOp(tool), Err: err}
+	if kind == KindValidation {
+		e.Schema = ArgumentsSchema
+	}
+	return e
+}
+
+// failure is the [*Error] of a failure the connection reported.
+func (p *McpPlugin) failure(f *messages.Failure) *Error {
+	kind := KindInternal
+	switch f.Kind {
+	case messages.FailureIO:
+		kind = KindIO
+	case messages.FailureNotSupported:
+		kind = KindNotSupported
+	}
+	return &Error{Kind: kind, Server: p.server, Err: f}
+}

@@ -29,7 +29,7 @@ func WithDrainTimeout(d time.Duration) Option {
 }
 
 // SupervisorConfigOf is the supervisor that opts describe, for a package
-// that spawns supervisors of its own and speaks to them through [Attach]
+// that spawns supervisors of its own and speaks to them through a facade
 // (package grid does, for its grains): the options of the connection
 // itself ([WithLogger], [WithClientInfo], [WithConnectTimeout],
 // [WithClientOptions], [WithInputRequired], [WithToolRefresh], the

@@ -19,7 +19,6 @@ import (
 	"go.uber.org/zap/exp/zapslog"
 
 	"github.com/cuca-go/mcpconnector/actors"
-	"github.com/cuca-go/mcpconnector/internal/tracelog"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
 )
@@ -35,7 +34,7 @@ type McpPlugin struct {
 
 	system      *actor.ActorSystem
 	ownSystem   bool
-	pid         *actor.PID
+	conn        link // the way to the connection actor
 	server      string
 	logger      *zap.Logger
 	callTimeout time.Duration // for calls whose ctx has no deadline; 0: none
@@ -47,14 +46,10 @@ type McpPlugin struct {
 
 	tel    *actors.Telemetry // nil unless WithTracerProvider or WithMeterProvider
 	router *callRouter       // where every tool call's reply arrives
-	att    *attachment       // set for a facade over an actor it did not spawn
 	notify func(Status)      // the WithStatusHandler handlers
 	tools  atomic.Pointer[toolSnapshot]
 	status atomic.Pointer[Status]
 	nextID atomic.Uint64
-	// direct is the connection actor while it is ready, for a plugin that
-	// spawned its own supervisor: calls skip the supervisor's hop.
-	direct atomic.Pointer[actor.PID]
 	// A change of the tool list seen while not ready (a reconnection),
 	// for the status that says ready again.
 	pendingChange atomic.Pointer[toolChange]
@@ -171,6 +166,7 @@ func start(t transport.McpTransport, retryConnect bool, opts []Option) (*McpPlug
 	notify := p.notify
 	conn := o.connectionConfig(t)
 	storeTools := p.storeTools
+	l := &localLink{system: p.system}
 	var props *actor.Props
 	p.unsupervised = o.unsupervised
 	if o.unsupervised {
@@ -184,7 +180,7 @@ func start(t transport.McpTransport, retryConnect bool, opts []Option) (*McpPlug
 		sup.RetryConnect = retryConnect
 		sup.OnReady = storeTools
 		sup.OnStatus = func(st actors.Status) { p.setStatus(notify, st) }
-		sup.OnDirect = p.direct.Store
+		sup.OnDirect = l.direct.Store
 		props = actors.NewSupervisorProps(sup)
 	}
 	if o.spawn != nil {
@@ -195,11 +191,13 @@ func start(t transport.McpTransport, retryConnect bool, opts []Option) (*McpPlug
 			}
 			return nil, &Error{Kind: KindInternal, Server: p.server, Op: "connect", Err: fmt.Errorf("spawning the connection: %w", err)}
 		}
-		p.pid = pid
+		l.pid = pid
 	} else {
-		p.pid = p.system.Root.Spawn(props)
+		l.pid = p.system.Root.Spawn(props)
 	}
-	p.router = newCallRouter(p.system, nil)
+	p.router = newCallRouter(p.system)
+	l.router = p.router.pid
+	p.conn = l
 	return p, nil
 }
 
@@ -302,26 +300,13 @@ func (p *McpPlugin) WaitReady(ctx context.Context) error {
 	if p.closed.Load() {
 		return &Error{Kind: KindInternal, Server: p.server, Op: "connect", Err: errors.New("plugin is closed")}
 	}
-	to := p.pid
-	if p.att != nil {
-		// A facade over an actor elsewhere asks its current home.
-		var err error
-		if to, err = p.att.current(ctx); err != nil {
-			return &Error{Kind: KindInternal, Server: p.server, Op: "connect", Err: err}
-		}
-	}
-	r := newReplyProcess(p.system)
-	p.system.Root.RequestWithCustomSender(to, &messages.AwaitReady{}, r.pid)
-	msg, err := r.wait(ctx)
+	msg, err := p.conn.Ask(ctx, &messages.AwaitReady{})
 	if err != nil {
 		return &Error{Kind: KindInternal, Server: p.server, Op: "connect", Err: err}
 	}
 	switch m := msg.(type) {
 	case *messages.Ready:
-		if p.att != nil {
-			p.storeTools(m)
-		}
-		return nil // a local actor's OnReady has stored the tools already
+		return nil // the tools are stored already (OnReady, or the link)
 	case *messages.Failure:
 		return p.failure(m)
 	default:
@@ -344,24 +329,12 @@ func (p *McpPlugin) Reconnect(ctx context.Context) error {
 	if p.unsupervised {
 		return &Error{Kind: KindNotSupported, Server: p.server, Op: "reconnect", Err: errors.New("the plugin runs without supervision")}
 	}
-	to := p.pid
-	if p.att != nil {
-		var err error
-		if to, err = p.att.current(ctx); err != nil {
-			return &Error{Kind: KindInternal, Server: p.server, Op: "reconnect", Err: err}
-		}
-	}
-	r := newReplyProcess(p.system)
-	p.system.Root.RequestWithCustomSender(to, &messages.Reconnect{}, r.pid)
-	msg, err := r.wait(ctx)
+	msg, err := p.conn.Ask(ctx, &messages.Reconnect{})
 	if err != nil {
 		return &Error{Kind: KindInternal, Server: p.server, Op: "reconnect", Err: err}
 	}
 	switch m := msg.(type) {
 	case *messages.Ready:
-		if p.att != nil {
-			p.storeTools(m)
-		}
 		return nil
 	case *messages.Failure:
 		return p.failure(m)
@@ -407,120 +380,6 @@ func (p *McpPlugin) HasTool(name string) bool {
 	return ok
 }
 
-// CallTool starts a call of the tool name with args and returns at once.
-// args is anything that marshals to a JSON object; json.RawMessage and []byte
-// are taken as JSON text; nil, empty or JSON null mean no arguments. Other
-// arguments fail with [ErrValidation] (schema [ArgumentsSchema]) and reach no
-// server. ctx's deadline bounds the call on the server; ctx's end cancels it.
-// With [WithApproval] the call is decided on before it is sent, and the
-// Future fails with [ErrDenied] when it is refused.
-func (p *McpPlugin) CallTool(ctx context.Context, name string, args any) *Future {
-	p.snapshot()
-	raw, err := normalizeArgs(args)
-	if err != nil {
-		return failedCall("", name, p.callError(KindValidation, name, err))
-	}
-	return p.call(ctx, "", name, raw)
-}
-
-// call starts a call of tool name; callID is the model's ToolCall ID, if
-// the call comes from one. With an approval function the call is decided
-// on its own goroutine and sent from there.
-func (p *McpPlugin) call(ctx context.Context, callID, name string, args json.RawMessage) *Future {
-	if p.closed.Load() {
-		return failedCall(callID, name, p.callError(KindInternal, name, errors.New("plugin is closed")))
-	}
-	f := &Future{p: p, id: p.nextID.Add(1), name: name, callID: callID, callCtx: ctx}
-	if p.approve != nil {
-		f.gate = &approvalGate{}
-		f.ch = make(chan any, 1)
-		go p.approveAndSend(ctx, f, args)
-		return f
-	}
-	if err := p.send(ctx, f, args); err != nil {
-		return failedCall(callID, name, err)
-	}
-	return f
-}
-
-// send sends f's call to the connection and registers f for its reply.
-func (p *McpPlugin) send(ctx context.Context, f *Future, args json.RawMessage) error {
-	to := p.pid
-	if d := p.direct.Load(); d != nil {
-		to = d // ready: straight to the connection; reconnecting: queued by the supervisor
-	}
-	if p.att != nil {
-		var err error
-		if to, err = p.att.current(ctx); err != nil {
-			return p.callError(KindInternal, f.name, err)
-		}
-	}
-	name := f.name
-	msg := &messages.CallTool{ID: f.id, Name: name, Arguments: args,
-		Progress: p.onProgress != nil, IdleTimeout: p.idleTimeout}
-	if p.tel != nil {
-		msg.TraceContext = p.tel.Inject(ctx)
-	}
-	if d, ok := ctx.Deadline(); ok {
-		msg.Deadline, msg.Limit = d, "the caller's deadline"
-	} else if p.callTimeout > 0 {
-		msg.Deadline, msg.Limit = time.Now().Add(p.callTimeout), p.callTimeoutLimit
-	}
-	if p.toolTimeout > 0 {
-		if d := time.Now().Add(p.toolTimeout); msg.Deadline.IsZero() || d.Before(msg.Deadline) {
-			msg.Deadline, msg.Limit = d, p.toolTimeoutLimit
-		}
-	}
-	if ce := p.logger.Check(zap.DebugLevel, "mcp tools/call"); ce != nil {
-		ce.Write(append(tracelog.Fields(ctx), zap.String("tool", name), zap.Uint64("id", f.id), zap.ByteString("arguments", args))...)
-	}
-	sender := p.router.pid
-	if p.att != nil {
-		sender = p.router.expectAt(f, msg, to)
-	} else {
-		p.router.expect(f)
-	}
-	p.system.Root.RequestWithCustomSender(to, msg, sender)
-	return nil
-}
-
-// OnStreamChunk replaces every [ToolCall] whose name is a discovered tool with
-// a [ToolResult] of the same ID, carrying the rendered output or the error
-// text (cut at [WithMaxResultBytes], when given). Calls in one chunk run
-// concurrently, approval included; the hook returns when all have
-// answered. Other blocks pass through untouched, without an actor hop or an
-// allocation. It always returns nil.
-func (p *McpPlugin) OnStreamChunk(ctx context.Context, chunk *Chunk) error {
-	if chunk == nil {
-		return nil
-	}
-	byName := p.snapshot().byName
-	first := FirstToolCall(chunk.Blocks, byName)
-	if first < 0 {
-		return nil
-	}
-	type pending struct {
-		i int
-		f *Future
-	}
-	var buf [4]pending // most chunks call one tool; no allocation for up to four
-	calls := buf[:0]
-	for i := first; i < len(chunk.Blocks); i++ {
-		tc, ok := chunk.Blocks[i].(ToolCall)
-		if !ok {
-			continue
-		}
-		if _, known := byName[tc.Name]; !known {
-			continue
-		}
-		calls = append(calls, pending{i, p.StartToolCall(ctx, tc)})
-	}
-	for _, c := range calls {
-		chunk.Blocks[c.i] = c.f.ToolResult(ctx)
-	}
-	return nil
-}
-
 // Close stops the connection actor, which ends the session (a stdio child
 // gets its stdin closed, then SIGTERM, then SIGKILL) and waits for it. Calls
 // in flight, and calls still in the actor's mailbox, fail with [ErrInternal];
@@ -528,13 +387,7 @@ func (p *McpPlugin) OnStreamChunk(ctx context.Context, chunk *Chunk) error {
 func (p *McpPlugin) Close() error {
 	p.closeOnce.Do(func() {
 		p.closed.Store(true)
-		if p.att != nil {
-			p.att.close() // the actor is its owner's to stop
-		} else {
-			// Stop is a system message: it overtakes queued calls, which
-			// the stopped actor drops; done answers their futures.
-			_ = p.system.Root.StopFuture(p.pid).Wait()
-		}
+		p.conn.Close()
 		p.router.close()
 		p.status.Store(&Status{State: StateClosed, Restarts: p.Status().Restarts, LastError: p.Status().LastError})
 		close(p.done)

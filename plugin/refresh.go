@@ -2,7 +2,6 @@ package plugin
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"time"
 
@@ -33,13 +32,7 @@ func (p *McpPlugin) maybeRefresh(s *toolSnapshot) {
 	if time.Now().UnixNano() < s.staleAt.Load() || p.closed.Load() || !s.refreshing.CompareAndSwap(false, true) {
 		return
 	}
-	if p.att != nil {
-		go p.att.refreshTools(s)
-		return
-	}
-	// The connection publishes the listing, failed or not, through the
-	// same callback as a connection's first list: storeTools.
-	p.system.Root.Send(p.pid, &messages.RefreshTools{})
+	p.conn.RefreshTools(s.retryLater)
 }
 
 // retryLater makes s expire again a TTL from now: its refresh failed.
@@ -127,21 +120,4 @@ func sameTools(a, b *toolSnapshot) bool {
 		}
 	}
 	return true
-}
-
-// refreshTools lists an attached facade's tools again, its TTL past.
-func (a *attachment) refreshTools(s *toolSnapshot) {
-	ctx, cancel := context.WithTimeout(a.ctx, relocateTimeout)
-	defer cancel()
-	pid, err := a.current(ctx)
-	if err == nil {
-		err = a.ask(ctx, pid, &messages.RefreshTools{})
-	}
-	if err != nil {
-		if a.ctx.Err() == nil {
-			a.p.logger.Warn("mcp tools/list failed; keeping the tools known",
-				zap.Error(err))
-		}
-		s.retryLater()
-	}
 }

@@ -1,0 +1,208 @@
+package attach
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"go.uber.org/zap"
+
+	"github.com/cuca-go/mcpconnector/messages"
+)
+
+// A link's own process is the sender of every call and the watcher of the
+// actor: replies and progress go on to the Owner; a dead letter, a
+// hand-over or the actor's loss decide what becomes of the calls sent.
+
+// SendUserMessage hands a reply to the Owner. A dead letter sends the
+// bounced call (which never reached the actor) to wherever the actor lives
+// now.
+func (l *Link) SendUserMessage(pid *actor.PID, message any) {
+	_, msg, sender := actor.UnwrapEnvelope(message)
+	switch m := msg.(type) {
+	case *messages.HandedOver:
+		if sender != nil {
+			go l.handedOver(sender)
+		}
+	case *messages.CallToolReply:
+		l.calls.Lock()
+		l.take(m.ID)
+		l.calls.Unlock()
+		l.owner.Resolve(m.ID, m)
+	case *messages.CallProgress:
+		l.owner.Progress(m)
+	case *messages.Ready:
+		l.owner.StoreTools(m) // a watched list
+	case *actor.DeadLetterResponse:
+		l.calls.Lock()
+		id, ok := l.byReq[pid.RequestId]
+		l.calls.Unlock()
+		if ok {
+			go l.resend(id)
+		}
+	}
+}
+
+// SendSystemMessage hears of the loss of the watched actor; other system
+// messages are ignored.
+func (l *Link) SendSystemMessage(_ *actor.PID, message any) {
+	if t, ok := message.(*actor.Terminated); ok {
+		l.lost(t.Who)
+	}
+}
+
+// Stop unregisters the link's process.
+func (l *Link) Stop(*actor.PID) { l.system.ProcessRegistry.Remove(l.pid) }
+
+// newReq is a fresh RequestId, not 0; called with l.calls held.
+func (l *Link) newReq() uint32 {
+	l.nextReq++
+	if l.nextReq == 0 {
+		l.nextReq = 1 // 0 means "no request" to protoactor
+	}
+	return l.nextReq
+}
+
+func (l *Link) sender(req uint32) *actor.PID {
+	return &actor.PID{Address: l.pid.Address, Id: l.pid.Id, RequestId: req}
+}
+
+// take removes call id and returns it; called with l.calls held.
+func (l *Link) take(id uint64) (sentCall, bool) {
+	c, ok := l.pending[id]
+	if ok {
+		delete(l.pending, id)
+		delete(l.byReq, c.req)
+	}
+	return c, ok
+}
+
+// fail answers call id with a failure of this side, if it still waits.
+func (l *Link) fail(id uint64, f *messages.Failure) {
+	l.calls.Lock()
+	_, ok := l.take(id)
+	l.calls.Unlock()
+	if ok {
+		l.owner.Resolve(id, &messages.CallToolReply{ID: id, Failure: f})
+	}
+}
+
+// lost runs when the watched actor is reported gone: the next call locates
+// it again, and the calls that went to it get the grace to be answered.
+func (l *Link) lost(who *actor.PID) {
+	if l.closed.Load() || !l.forget(who) {
+		return
+	}
+	l.markGone(who.Address)
+	l.cfg.Logger.Warn("mcp connection lost; calls in flight get a grace period",
+		zap.String("address", who.Address), zap.Duration("grace", l.cfg.Grace))
+	l.owner.Lost(errors.New("the member hosting the connection is gone: " + who.Address))
+	l.calls.Lock()
+	var ids []uint64
+	for id, c := range l.pending {
+		if c.to.Equal(who) {
+			ids = append(ids, id)
+		}
+	}
+	l.calls.Unlock()
+	if len(ids) == 0 {
+		return
+	}
+	time.AfterFunc(l.cfg.Grace, func() {
+		for _, id := range ids {
+			l.calls.Lock()
+			c, ok := l.pending[id]
+			if ok && c.to.Equal(who) {
+				l.take(id)
+			}
+			l.calls.Unlock()
+			if ok && c.to.Equal(who) {
+				l.owner.Resolve(id, &messages.CallToolReply{ID: id, Failure: &messages.Failure{
+					Kind: messages.FailureInternal, Op: messages.CallOp(c.msg.Name), Cause: messages.CauseConnectionLost,
+					Message: fmt.Sprintf("call in flight when the member hosting the connection (%s) was lost; no answer within %s", who.Address, l.cfg.Grace),
+				}})
+			}
+		}
+	})
+}
+
+// handedOver runs when the actor at from's address says it has stopped and
+// answered all it received: the calls still waiting for it never reached
+// its connection, so they go to the actor's next home, and no call goes to
+// that address while the lookup still names it.
+func (l *Link) handedOver(from *actor.PID) {
+	if l.closed.Load() {
+		return
+	}
+	l.markGone(from.Address)
+	l.mu.Lock()
+	if l.target != nil && l.target.Address == from.Address {
+		l.target = nil
+	}
+	l.mu.Unlock()
+	l.calls.Lock()
+	var ids []uint64
+	for id, c := range l.pending {
+		if c.to.Address == from.Address {
+			ids = append(ids, id)
+		}
+	}
+	l.calls.Unlock()
+	for _, id := range ids {
+		go l.resend(id)
+	}
+}
+
+// resend sends call id, which came back as a dead letter (or was left
+// unanswered by an actor that handed over) and so never reached the
+// actor's connection, to the actor's current home, under a new RequestId:
+// a late bounce of the old send is then no reason to send it again.
+func (l *Link) resend(id uint64) {
+	l.calls.Lock()
+	c, ok := l.pending[id]
+	if ok && c.resending {
+		ok = false // being sent already
+	} else if ok {
+		c.resending = true
+		l.pending[id] = c
+	}
+	l.calls.Unlock()
+	if !ok || l.closed.Load() {
+		return
+	}
+	l.forget(c.to)
+	fail := func(why string) {
+		l.fail(id, &messages.Failure{Kind: messages.FailureInternal, Op: messages.CallOp(c.msg.Name), Message: why})
+	}
+	if c.sends >= maxSends {
+		fail(fmt.Sprintf("the connection actor was gone %d times in a row", c.sends))
+		return
+	}
+	deadline := time.Now().Add(relocateTimeout)
+	if !c.msg.Deadline.IsZero() {
+		deadline = c.msg.Deadline
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	// The home the call bounced off is gone: the next one.
+	pid, err := l.currentOtherThan(ctx, c.to)
+	if err != nil {
+		fail(err.Error())
+		return
+	}
+	l.calls.Lock()
+	c, ok = l.pending[id]
+	if ok {
+		delete(l.byReq, c.req)
+		c.req = l.newReq()
+		l.byReq[c.req] = id
+		c.to, c.sends, c.resending = pid, c.sends+1, false
+		l.pending[id] = c
+	}
+	l.calls.Unlock()
+	if ok {
+		l.system.Root.RequestWithCustomSender(pid, c.msg, l.sender(c.req))
+	}
+}

@@ -1,0 +1,367 @@
+package attach
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"go.uber.org/zap"
+
+	"github.com/cuca-go/mcpconnector/actors"
+	"github.com/cuca-go/mcpconnector/internal/reply"
+	"github.com/cuca-go/mcpconnector/messages"
+)
+
+// Locator finds the actor a facade speaks to: a supervisor, or anything
+// that speaks package messages as one does. It is called when the link
+// starts, and again whenever the actor is lost (its member left or died,
+// or a call came back as a dead letter), so it may return a new PID each
+// time: a cluster grain's current activation.
+type Locator func(ctx context.Context) (*actor.PID, error)
+
+// Facade returns a plugin facade (a *plugin.McpPlugin, as any: package
+// plugin imports this one) over the actor that locate finds in system,
+// server naming it in errors, configured by opts (a []plugin.Option). It
+// returns once the actor has answered with its tools, or with the error
+// (a *plugin.Error). Package plugin sets it in its init.
+var Facade func(ctx context.Context, system *actor.ActorSystem, server string, locate Locator, opts any) (any, error)
+
+// Owner is the facade a [Link] serves: where the replies, progress, tool
+// lists and the state the link observes go.
+type Owner interface {
+	// Resolve answers call id with msg, if the facade still waits for it.
+	Resolve(id uint64, msg any)
+	// Progress passes on a progress notification of a call.
+	Progress(m *messages.CallProgress)
+	// StoreTools keeps the tool list of m.
+	StoreTools(m *messages.Ready)
+	// Lost says the actor was lost (state reconnecting, cause the
+	// reason); Relocated that it was found again and listed (ready).
+	Lost(cause error)
+	Relocated()
+}
+
+// Config is what a [Link] is made of.
+type Config struct {
+	System *actor.ActorSystem
+	Locate Locator
+	// Grace is how long calls in flight still wait for their answers once
+	// the actor they went to is reported lost.
+	Grace  time.Duration
+	Logger *zap.Logger
+	// WatchTools makes the link watch the actor's tool list (every new
+	// list reaches Owner.StoreTools).
+	WatchTools bool
+	Owner      Owner
+}
+
+// maxSends bounds how often one call bounced as a dead letter is sent to
+// the actor's next home.
+const maxSends = 3
+
+// goneFor is how long a lost member's address is avoided while the lookup
+// still names it: past it, it may be a new member on the same address.
+const goneFor = 30 * time.Second
+
+// relocateTimeout bounds a facade's own work after its actor moved or its
+// list aged (locating it again, listing its tools), and how long a call
+// with no deadline of its own may be sent to the actor's next home.
+const relocateTimeout = actors.DefaultConnectTimeout
+
+// Link is a facade's way to a connection actor it did not spawn: it knows
+// how to find the actor and which PID it is now, and it is the mailbox of
+// every reply, which it hands to its Owner.
+type Link struct {
+	cfg    Config
+	system *actor.ActorSystem
+	owner  Owner
+	pid    *actor.PID // the link's own process: sender of every call, watcher
+	// ctx bounds the link's own background work (relocation, refresh);
+	// Close cancels it.
+	ctx     context.Context
+	cancel  context.CancelFunc
+	closed  atomic.Bool
+	started atomic.Bool // Start has listed the tools once
+
+	mu     sync.Mutex
+	target *actor.PID // nil once lost, until located again
+	// gone holds the addresses of members reported lost, with when: a
+	// cluster's lookup may go on naming a leaving member for a moment,
+	// and a call sent there then may arrive as its remote shuts down,
+	// neither answered nor bounced. Until the lookup names another home
+	// (or goneFor passes), no call goes there.
+	gone map[string]time.Time
+
+	calls   sync.Mutex
+	pending map[uint64]sentCall
+	byReq   map[uint32]uint64 // sender RequestId → call ID
+	nextReq uint32
+}
+
+// sentCall is a call sent and not yet answered: the call, where it went,
+// how often, and the RequestId of its sender PID, which a dead letter
+// answer carries.
+type sentCall struct {
+	msg   *messages.CallTool
+	to    *actor.PID
+	req   uint32
+	sends int
+	// resending: a goroutine is sending the call to the actor's next home;
+	// another reason to resend it (a bounce, a hand-over) is the same one.
+	resending bool
+}
+
+// New returns a link that has located nothing yet; [Link.Start] locates
+// the actor.
+func New(cfg Config) *Link {
+	if cfg.Logger == nil {
+		cfg.Logger = zap.NewNop()
+	}
+	l := &Link{cfg: cfg, system: cfg.System, owner: cfg.Owner,
+		pending: map[uint64]sentCall{}, byReq: map[uint32]uint64{}}
+	l.ctx, l.cancel = context.WithCancel(context.Background())
+	l.pid, _ = l.system.ProcessRegistry.Add(l, "mcpattached$"+l.system.ProcessRegistry.NextId())
+	return l
+}
+
+// Start locates the actor and asks it for its tools, which go to the
+// Owner; with WatchTools it watches the actor's list from then on. The
+// error is the locator's, the wait's, or the actor's *messages.Failure.
+func (l *Link) Start(ctx context.Context) error {
+	pid, err := l.current(ctx)
+	if err == nil {
+		err = l.refresh(ctx, pid)
+	}
+	if err == nil {
+		l.started.Store(true)
+	}
+	return err
+}
+
+// Send sends call msg to the actor's current home, locating it if need
+// be; its reply and progress go to the Owner.
+func (l *Link) Send(ctx context.Context, msg *messages.CallTool) error {
+	to, err := l.current(ctx)
+	if err != nil {
+		return err
+	}
+	l.calls.Lock()
+	req := l.newReq()
+	l.pending[msg.ID] = sentCall{msg: msg, to: to, req: req, sends: 1}
+	l.byReq[req] = msg.ID
+	l.calls.Unlock()
+	l.system.Root.RequestWithCustomSender(to, msg, l.sender(req))
+	return nil
+}
+
+// Cancel cancels call id where it was sent and forgets it.
+func (l *Link) Cancel(id uint64) {
+	l.calls.Lock()
+	c, ok := l.take(id)
+	l.calls.Unlock()
+	to := c.to
+	if !ok {
+		l.mu.Lock()
+		to = l.target
+		l.mu.Unlock()
+	}
+	if to != nil {
+		l.system.Root.Send(to, &messages.CancelCall{ID: id})
+	}
+}
+
+// Ask sends msg (AwaitReady, Reconnect) to the actor's current home and
+// returns its reply; the tools of a Ready reply go to the Owner.
+func (l *Link) Ask(ctx context.Context, msg any) (any, error) {
+	pid, err := l.current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	answer, err := reply.Ask(ctx, l.system, pid, msg)
+	if m, ok := answer.(*messages.Ready); ok {
+		l.owner.StoreTools(m)
+	}
+	return answer, err
+}
+
+// RefreshTools lists the tools again, the list's TTL past, without
+// waiting; retry runs when the listing fails.
+func (l *Link) RefreshTools(retry func()) {
+	go func() {
+		ctx, cancel := context.WithTimeout(l.ctx, relocateTimeout)
+		defer cancel()
+		pid, err := l.current(ctx)
+		if err == nil {
+			err = l.ask(ctx, pid, &messages.RefreshTools{})
+		}
+		if err != nil {
+			if l.ctx.Err() == nil {
+				l.cfg.Logger.Warn("mcp tools/list failed; keeping the tools known", zap.Error(err))
+			}
+			retry()
+		}
+	}()
+}
+
+// Close stops watching the actor, and its tool list, and ends the link's
+// background work. The actor is its owner's to stop.
+func (l *Link) Close() {
+	l.closed.Store(true)
+	l.cancel()
+	l.mu.Lock()
+	pid := l.target
+	l.target = nil
+	l.mu.Unlock()
+	if pid != nil {
+		if proc, _ := l.system.ProcessRegistry.Get(pid); proc != nil {
+			proc.SendSystemMessage(pid, &actor.Unwatch{Watcher: l.pid})
+		}
+		if l.cfg.WatchTools {
+			l.system.Root.RequestWithCustomSender(pid, &messages.UnwatchTools{}, l.pid)
+		}
+	}
+	l.system.ProcessRegistry.Remove(l.pid)
+}
+
+// current returns the actor's PID, locating it when it is not known.
+func (l *Link) current(ctx context.Context) (*actor.PID, error) {
+	return l.currentOtherThan(ctx, nil)
+}
+
+// currentOtherThan is current, never answering old: the home a call
+// bounced off. It is the one relocation loop: a cluster may need a while
+// to see that the old home is gone (until then its lookup finds nothing,
+// or goes on naming it: a member leaving drains its grains before it
+// leaves the lookup), so it tries again, with a doubling wait, until ctx
+// ends.
+func (l *Link) currentOtherThan(ctx context.Context, old *actor.PID) (*actor.PID, error) {
+	l.mu.Lock()
+	pid := l.target
+	l.mu.Unlock()
+	if pid != nil && (old == nil || !pid.Equal(old)) {
+		return pid, nil
+	}
+	var err error
+	for wait := 10 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
+		pid, err = l.cfg.Locate(ctx)
+		if err == nil && pid == nil {
+			err = errors.New("the locator found no actor")
+		}
+		if err == nil && old != nil && pid.Equal(old) {
+			err = errors.New("the connection actor is gone and the locator found no other")
+		}
+		if err == nil {
+			l.mu.Lock()
+			gone := l.isGone(pid)
+			l.mu.Unlock()
+			if !gone {
+				break
+			}
+			err = errors.New("the locator still names the member that was lost, " + pid.Address)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("locating the connection: %w (%w)", err, ctx.Err())
+		case <-time.After(wait):
+		}
+	}
+	l.mu.Lock()
+	if l.target != nil && (old == nil || !l.target.Equal(old)) {
+		pid = l.target // another caller located it first
+		l.mu.Unlock()
+		return pid, nil
+	}
+	l.target = pid
+	l.mu.Unlock()
+	// Watch it: its loss (a member leaving or dying) comes to the link.
+	if proc, _ := l.system.ProcessRegistry.Get(pid); proc != nil {
+		proc.SendSystemMessage(pid, &actor.Watch{Watcher: l.pid})
+	}
+	if l.started.Load() {
+		// A new home: its session is a new one, its tools may differ.
+		go func() {
+			ctx, cancel := context.WithTimeout(l.ctx, relocateTimeout)
+			defer cancel()
+			if err := l.refresh(ctx, pid); err != nil {
+				l.cfg.Logger.Warn("mcp connection relocated; its tools could not be listed", zap.Error(err))
+				return
+			}
+			l.cfg.Logger.Info("mcp connection relocated", zap.String("address", pid.Address))
+			l.owner.Relocated()
+		}()
+	}
+	return pid, nil
+}
+
+// refresh asks the actor for its tools and keeps them; with WatchTools it
+// watches the actor's list from then on.
+func (l *Link) refresh(ctx context.Context, pid *actor.PID) error {
+	if err := l.ask(ctx, pid, &messages.AwaitReady{}); err != nil {
+		return err
+	}
+	if l.cfg.WatchTools {
+		l.system.Root.RequestWithCustomSender(pid, &messages.WatchTools{}, l.pid)
+	}
+	return nil
+}
+
+// ask sends msg (AwaitReady or RefreshTools) to pid and keeps the tools of
+// the answer; a Failure answer is the error.
+func (l *Link) ask(ctx context.Context, pid *actor.PID, msg any) error {
+	answer, err := reply.Ask(ctx, l.system, pid, msg)
+	if err != nil {
+		return err
+	}
+	switch m := answer.(type) {
+	case *messages.Ready:
+		l.owner.StoreTools(m)
+		return nil
+	case *messages.Failure:
+		return m
+	case *actor.DeadLetterResponse:
+		l.forget(pid)
+		return errors.New("the connection actor is gone")
+	default:
+		return fmt.Errorf("unrecognised reply from the connection actor: %T", answer)
+	}
+}
+
+// markGone notes that the member at address left, unless it is this one
+// (an actor of this process that stopped says nothing of its neighbours).
+func (l *Link) markGone(address string) {
+	if address == l.system.Address() {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.gone == nil {
+		l.gone = map[string]time.Time{}
+	}
+	l.gone[address] = time.Now()
+}
+
+// isGone reports whether pid is at the address of a member reported lost
+// lately. Called with l.mu held.
+func (l *Link) isGone(pid *actor.PID) bool {
+	at, ok := l.gone[pid.Address]
+	if ok && time.Since(at) > goneFor {
+		delete(l.gone, pid.Address)
+		return false
+	}
+	return ok
+}
+
+// forget drops pid as the target, if it still is: the next call locates.
+func (l *Link) forget(pid *actor.PID) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.target != nil && l.target.Equal(pid) {
+		l.target = nil
+		return true
+	}
+	return false
+}

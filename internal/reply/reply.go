@@ -1,0 +1,48 @@
+package reply
+
+import (
+	"context"
+
+	"github.com/asynkron/protoactor-go/actor"
+)
+
+// Ask sends msg to to, with a one-shot mailbox as its sender, and returns
+// the first message that mailbox receives (a dead letter answer included),
+// or ctx's error.
+func Ask(ctx context.Context, system *actor.ActorSystem, to *actor.PID, msg any) (any, error) {
+	r := &process{system: system, ch: make(chan any, 1)}
+	r.pid, _ = system.ProcessRegistry.Add(r, "mcpreply$"+system.ProcessRegistry.NextId())
+	system.Root.RequestWithCustomSender(to, msg, r.pid)
+	select {
+	case m := <-r.ch:
+		return m, nil
+	case <-ctx.Done():
+		r.stop()
+		return nil, ctx.Err()
+	}
+}
+
+// process is the one-shot mailbox.
+type process struct {
+	system *actor.ActorSystem
+	pid    *actor.PID
+	ch     chan any
+}
+
+// SendUserMessage keeps the first reply and unregisters the process.
+func (r *process) SendUserMessage(_ *actor.PID, message any) {
+	_, msg, _ := actor.UnwrapEnvelope(message)
+	select {
+	case r.ch <- msg:
+	default:
+	}
+	r.stop()
+}
+
+// SendSystemMessage ignores system messages: nothing watches a reply.
+func (r *process) SendSystemMessage(*actor.PID, any) {}
+
+// Stop unregisters the process.
+func (r *process) Stop(*actor.PID) { r.stop() }
+
+func (r *process) stop() { r.system.ProcessRegistry.Remove(r.pid) }

@@ -1,0 +1,401 @@
+package plugin
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
+
+	"github.com/cuca-go/mcpconnector/internal/tracelog"
+	"github.com/cuca-go/mcpconnector/messages"
+)
+
+// The life of a tool call, top to bottom: a model's ToolCall reaches the
+// hook (or a host calls CallTool); its arguments are checked; the approval
+// function, if any, decides on it; it is sent to the connection through the
+// plugin's link, wherever the connection lives; its Future awaits the reply;
+// the reply is rendered into the ToolResult that replaces the call.
+
+// OnStreamChunk replaces every [ToolCall] whose name is a discovered tool with
+// a [ToolResult] of the same ID, carrying the rendered output or the error
+// text (cut at [WithMaxResultBytes], when given). Calls in one chunk run
+// concurrently, approval included; the hook returns when all have
+// answered. Other blocks pass through untouched, without an actor hop or an
+// allocation. It always returns nil.
+func (p *McpPlugin) OnStreamChunk(ctx context.Context, chunk *Chunk) error {
+	if chunk == nil {
+		return nil
+	}
+	byName := p.snapshot().byName
+	first := FirstToolCall(chunk.Blocks, byName)
+	if first < 0 {
+		return nil
+	}
+	type pending struct {
+		i int
+		f *Future
+	}
+	var buf [4]pending // most chunks call one tool; no allocation for up to four
+	calls := buf[:0]
+	for i := first; i < len(chunk.Blocks); i++ {
+		tc, ok := chunk.Blocks[i].(ToolCall)
+		if !ok {
+			continue
+		}
+		if _, known := byName[tc.Name]; !known {
+			continue
+		}
+		calls = append(calls, pending{i, p.StartToolCall(ctx, tc)})
+	}
+	for _, c := range calls {
+		chunk.Blocks[c.i] = c.f.ToolResult(ctx)
+	}
+	return nil
+}
+
+// StartToolCall starts the call of a model's ToolCall block as
+// [McpPlugin.OnStreamChunk] does, and returns at once: call.Name is the
+// server's tool, call.Arguments must be a JSON object, empty or null (else
+// [ErrValidation]), and call.ID is the CallID of approval and progress.
+// [Future.ToolResult] gives the block that replaces it. It is the seam for
+// facades that route blocks to plugins (a toolbox).
+func (p *McpPlugin) StartToolCall(ctx context.Context, call ToolCall) *Future {
+	p.snapshot()
+	raw, err := objectText(call.Arguments)
+	if err != nil {
+		return failedCall(call.ID, call.Name, p.callError(KindValidation, call.Name, err))
+	}
+	return p.call(ctx, call.ID, call.Name, raw)
+}
+
+// CallTool starts a call of the tool name with args and returns at once.
+// args is anything that marshals to a JSON object; json.RawMessage and []byte
+// are taken as JSON text; nil, empty or JSON null mean no arguments. Other
+// arguments fail with [ErrValidation] (schema [ArgumentsSchema]) and reach no
+// server. ctx's deadline bounds the call on the server; ctx's end cancels it.
+// With [WithApproval] the call is decided on before it is sent, and the
+// Future fails with [ErrDenied] when it is refused.
+func (p *McpPlugin) CallTool(ctx context.Context, name string, args any) *Future {
+	p.snapshot()
+	raw, err := normalizeArgs(args)
+	if err != nil {
+		return failedCall("", name, p.callError(KindValidation, name, err))
+	}
+	return p.call(ctx, "", name, raw)
+}
+
+// Arguments.
+
+// normalizeArgs turns CallTool's args into a JSON object's text, or nil for
+// no arguments.
+func normalizeArgs(args any) (json.RawMessage, error) {
+	switch a := args.(type) {
+	case nil:
+		return nil, nil
+	case json.RawMessage:
+		return objectText(a)
+	case []byte:
+		return objectText(a)
+	default:
+		b, err := json.Marshal(a)
+		if err != nil {
+			return nil, fmt.Errorf("arguments do not marshal to JSON: %w", err)
+		}
+		return objectText(b)
+	}
+}
+
+var errNotObject = errors.New("arguments must be a JSON object or null")
+
+// objectText accepts a JSON object, or empty/null for no arguments. Only
+// JSON's own whitespace is trimmed: text that JSON would reject (a leading
+// form feed or no-break space, say) is rejected here too.
+func objectText(b []byte) (json.RawMessage, error) {
+	t := bytes.Trim(b, " \t\r\n")
+	if len(t) == 0 || string(t) == "null" {
+		return nil, nil
+	}
+	if !json.Valid(t) {
+		return nil, fmt.Errorf("%w: invalid JSON", errNotObject)
+	}
+	if t[0] != '{' {
+		return nil, fmt.Errorf("%w: got %s", errNotObject, jsonKind(t[0]))
+	}
+	return json.RawMessage(t), nil
+}
+
+func jsonKind(c byte) string {
+	switch c {
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	default:
+		return "a number"
+	}
+}
+
+// Approval, then sending.
+
+// call starts a call of tool name; callID is the model's ToolCall ID, if
+// the call comes from one. With an approval function the call is decided
+// on its own goroutine and sent from there.
+func (p *McpPlugin) call(ctx context.Context, callID, name string, args json.RawMessage) *Future {
+	if p.closed.Load() {
+		return failedCall(callID, name, p.callError(KindInternal, name, errors.New("plugin is closed")))
+	}
+	f := &Future{p: p, id: p.nextID.Add(1), name: name, callID: callID, callCtx: ctx}
+	if p.approve != nil {
+		f.gate = &approvalGate{}
+		f.ch = make(chan any, 1)
+		go p.approveAndSend(ctx, f, args)
+		return f
+	}
+	if err := p.send(ctx, f, args); err != nil {
+		return failedCall(callID, name, err)
+	}
+	return f
+}
+
+// approvalGate settles the race between a decided call being sent and its
+// caller giving up: whichever comes first wins, under mu, so that a call is
+// never sent after its caller left, and a cancellation never overtakes its
+// call.
+type approvalGate struct {
+	mu        sync.Mutex
+	sent      bool
+	abandoned bool
+}
+
+// abandon marks the call given up and reports whether it had been sent
+// (and so needs cancelling on the connection).
+func (g *approvalGate) abandon() (sent bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.abandoned = true
+	return g.sent
+}
+
+// approveAndSend asks the approval function about f's call and then sends
+// it, or answers f with the refusal. It runs on a goroutine of its own.
+func (p *McpPlugin) approveAndSend(ctx context.Context, f *Future, args json.RawMessage) {
+	req := ApprovalRequest{Server: p.server, Tool: f.name, CallID: f.callID, Arguments: args}
+	err := p.decide(ctx, req)
+	g := f.gate
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.abandoned {
+		return // Await has returned the caller's error already
+	}
+	switch {
+	case ctx.Err() != nil:
+		f.ch <- p.callError(KindInternal, f.name, fmt.Errorf("caller gave up: %w", ctx.Err()))
+	case err != nil:
+		f.ch <- p.callError(KindDenied, f.name, err)
+	case p.closed.Load():
+		f.ch <- p.callError(KindInternal, f.name, errors.New("plugin is closed"))
+	default:
+		if err := p.send(ctx, f, args); err != nil {
+			f.ch <- err
+			return
+		}
+		g.sent = true
+	}
+}
+
+// decide runs the approval function; a panic in it denies the call.
+func (p *McpPlugin) decide(ctx context.Context, req ApprovalRequest) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("approval panicked: %v", r)
+		}
+	}()
+	return p.approve(ctx, req)
+}
+
+// send registers f for its reply and sends its call through the link.
+func (p *McpPlugin) send(ctx context.Context, f *Future, args json.RawMessage) error {
+	name := f.name
+	msg := &messages.CallTool{ID: f.id, Name: name, Arguments: args,
+		Progress: p.onProgress != nil, IdleTimeout: p.idleTimeout}
+	if p.tel != nil {
+		msg.TraceContext = p.tel.Inject(ctx)
+	}
+	if d, ok := ctx.Deadline(); ok {
+		msg.Deadline, msg.Limit = d, "the caller's deadline"
+	} else if p.callTimeout > 0 {
+		msg.Deadline, msg.Limit = time.Now().Add(p.callTimeout), p.callTimeoutLimit
+	}
+	if p.toolTimeout > 0 {
+		if d := time.Now().Add(p.toolTimeout); msg.Deadline.IsZero() || d.Before(msg.Deadline) {
+			msg.Deadline, msg.Limit = d, p.toolTimeoutLimit
+		}
+	}
+	if ce := p.logger.Check(zap.DebugLevel, "mcp tools/call"); ce != nil {
+		ce.Write(append(tracelog.Fields(ctx), zap.String("tool", name), zap.Uint64("id", f.id), zap.ByteString("arguments", args))...)
+	}
+	p.router.expect(f)
+	if err := p.conn.Send(ctx, msg); err != nil {
+		p.router.forget(f.id)
+		return p.callError(KindInternal, name, err)
+	}
+	return nil
+}
+
+// Awaiting the reply.
+
+// Future is a tool call in progress, returned by [McpPlugin.CallTool].
+type Future struct {
+	p       *McpPlugin
+	id      uint64
+	name    string
+	callID  string // the model's ToolCall ID, if the call comes from one
+	callCtx context.Context
+	ch      chan any      // the reply, from the plugin's callRouter
+	gate    *approvalGate // with WithApproval: whether the call was sent
+
+	mu   sync.Mutex
+	done bool
+	res  *mcp.CallToolResult
+	err  error
+}
+
+// failedCall is the future of a call of tool name (callID: the model's
+// ToolCall ID, if any) that failed before anything was sent; its
+// [Future.ToolResult] names the call.
+func failedCall(callID, name string, err error) *Future {
+	return &Future{done: true, err: err, callID: callID, name: name}
+}
+
+// FailedFuture returns a future whose Await returns err at once, for
+// facades that route calls and find nowhere to send one (a toolbox asked
+// for a tool no server has).
+func FailedFuture(err error) *Future { return &Future{done: true, err: err} }
+
+// Await waits for the call's result. It returns when the server answers,
+// when ctx (or the ctx given to CallTool) is done — then the call is
+// cancelled on the server and the error wraps ctx's error — or when the
+// connection fails. Every error is an [*Error], which says why beside its
+// kind: a deadline that ended the call (whichever limit: the caller's,
+// [WithDefaultCallTimeout], [WithCallTimeoutCap], [WithIdleTimeout]) matches
+// context.DeadlineExceeded and is named in the message; a cancellation
+// context.Canceled; a session that ended under the call
+// [ErrConnectionLost]; a server's JSON-RPC error is a *jsonrpc.Error to
+// errors.As. A call that never reached the server (its session was already
+// ending) waits for the reconnection instead of failing. Await may be
+// called again; it returns the same outcome.
+func (f *Future) Await(ctx context.Context) (*mcp.CallToolResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.done {
+		return f.res, f.err
+	}
+	var msg any
+	select {
+	case msg = <-f.ch:
+		f.res, f.err = f.p.decodeReply(f.name, msg)
+	case <-ctx.Done():
+		f.err = f.giveUp(ctx.Err())
+	case <-f.callCtx.Done():
+		f.err = f.giveUp(f.callCtx.Err())
+	case <-f.p.done:
+		select {
+		case msg = <-f.ch:
+			f.res, f.err = f.p.decodeReply(f.name, msg)
+		default:
+			f.p.router.forget(f.id)
+			f.err = f.p.callError(KindInternal, f.name, errors.New("plugin closed before the call was answered"))
+		}
+	}
+	f.done = true
+	return f.res, f.err
+}
+
+// giveUp cancels the call on the connection and forgets its reply. A call
+// still being decided on is never sent.
+func (f *Future) giveUp(cause error) error {
+	if f.gate == nil || f.gate.abandon() {
+		f.p.conn.Cancel(f.id)
+		f.p.router.forget(f.id)
+	}
+	return f.p.callError(KindInternal, f.name, fmt.Errorf("caller gave up: %w", cause))
+}
+
+// decodeReply maps a connection actor's reply to a result or an [*Error].
+func (p *McpPlugin) decodeReply(tool string, msg any) (*mcp.CallToolResult, error) {
+	switch m := msg.(type) {
+	case *messages.CallToolReply:
+		if m.Failure != nil {
+			return nil, p.failure(m.Failure)
+		}
+		return m.Result, nil
+	case *Error: // decided on this side: denied, abandoned, or not sendable
+		return nil, m
+	case *actor.DeadLetterResponse:
+		return nil, p.callError(KindInternal, tool, errors.New("the connection actor is gone"))
+	default:
+		return nil, p.callError(KindInternal, tool, fmt.Errorf("%w: %T", errUnexpectedReply, msg))
+	}
+}
+
+// Rendering the result.
+
+// ToolResult awaits the call and returns the [ToolResult] block that
+// replaces the call in a stream: the rendered result ([RenderResult]) or
+// the error text with IsError, cut at [WithMaxResultBytes]. ToolCallID and
+// Name are those of the call: the ToolCall's for [McpPlugin.StartToolCall],
+// empty and the tool's name for CallTool.
+func (f *Future) ToolResult(ctx context.Context) ToolResult {
+	res, err := f.Await(ctx)
+	out := ToolResult{ToolCallID: f.callID, Name: f.name}
+	limit := 0
+	if f.p != nil {
+		limit = f.p.maxResultBytes
+	}
+	if err != nil {
+		out.Content, out.IsError = capText(err.Error(), limit), true
+	} else {
+		out.Content, out.IsError = capText(RenderResult(res), limit), res != nil && res.IsError
+	}
+	return out
+}
+
+// capText cuts s to at most n bytes, marker included, on a UTF-8
+// boundary. n <= 0 means no cap.
+func capText(s string, n int) string {
+	if n <= 0 || len(s) <= n {
+		return s
+	}
+	keep := n
+	for {
+		k := keep
+		for k > 0 && !utf8.RuneStart(s[k]) {
+			k--
+		}
+		m := cutMarker(len(s) - k)
+		if k == 0 {
+			return m[1:] // nothing kept: no line to end
+		}
+		if k+len(m) <= n {
+			return s[:k] + m
+		}
+		// The marker did not fit: keep less. Keeping less can lengthen the
+		// marker ("1023 B" becomes "1.0 KiB"), so look again.
+		keep = min(k-1, max(n-len(m), 0))
+	}
+}
+
+// cutMarker says that cut bytes were left out.
+func cutMarker(cut int) string {
+	return fmt.Sprintf("\n[… %s more cut]", sizeOf(int64(cut)))
+}
