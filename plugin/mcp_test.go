@@ -335,3 +335,10 @@ func TestToolSetReadsOneSnapshot(t *testing.T) {
 	}
 	require.Equal(t, p.ToolDefinitions(), defs)
 }
+
+func TestOptionNameIsTheNameErrorsUse(t *testing.T) {
+	assert.Equal(t, "WithSpawn", plugin.WithSpawn(nil).Name())
+	assert.Equal(t, "WithLossGrace", plugin.WithLossGrace(time.Second).Name())
+	assert.Equal(t, "WithConnectTimeout", plugin.WithConnectTimeout(time.Second).Name())
+	assert.Equal(t, "", plugin.Option(nil).Name())
+}

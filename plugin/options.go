@@ -14,6 +14,22 @@ import (
 // Option configures [Connect].
 type Option func(*options)
 
+// Name is the option's name as an [ErrValidation] error names it, such as
+// "WithSpawn"; "" for a nil Option. Packages that pass
+// plugin options on, such as toolbox, use it to refuse one they would
+// override.
+func (opt Option) Name() string {
+	if opt == nil {
+		return ""
+	}
+	var o options
+	opt(&o)
+	if len(o.given) == 0 {
+		return ""
+	}
+	return o.given[len(o.given)-1].name
+}
+
 type options struct {
 	logger         *zap.Logger
 	system         *actor.ActorSystem

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/asynkron/protoactor-go/actor"
 	"os"
 	"path/filepath"
 	"strings"
@@ -120,4 +121,31 @@ func TestAPluginOptionWithNoEffectFailsOpen(t *testing.T) {
 	}
 	require.ErrorIs(t, err, plugin.ErrValidation)
 	assert.Contains(t, err.Error(), "WithLossGrace")
+}
+
+// The toolbox sets every server's actor system and spawn itself: the same
+// options given among the host's plugin options would be overridden, so
+// they fail Open, naming the option, and nothing starts.
+func TestPluginOptionsTheToolboxOverridesFailOpen(t *testing.T) {
+	system := actor.NewActorSystem()
+	t.Cleanup(system.Shutdown)
+	spawned := 0
+	for name, opt := range map[string]plugin.Option{
+		"WithActorSystem": plugin.WithActorSystem(system),
+		"WithSpawn": plugin.WithSpawn(func(props *actor.Props) (*actor.PID, error) {
+			spawned++
+			return system.Root.Spawn(props), nil
+		}),
+	} {
+		t.Run(name, func(t *testing.T) {
+			cfg := config(t, map[string]entry{"alpha": stdioEntry(t)})
+			tb, err := toolbox.Open(context.Background(), cfg, fast, toolbox.WithPluginOptions(opt))
+			if tb != nil {
+				_ = tb.Close()
+			}
+			require.ErrorIs(t, err, plugin.ErrValidation)
+			assert.Contains(t, err.Error(), "plugin."+name)
+		})
+	}
+	assert.Zero(t, spawned, "a refused toolbox spawns nothing")
 }

@@ -2,6 +2,7 @@ package toolbox
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -45,7 +46,9 @@ func WithStrict() Option {
 // controls (approval, progress, result cap, live tool lists). They come
 // after the toolbox's defaults ([WithLogger]'s logger, [WithConnectTimeout]'s
 // bound), so they win over them; the toolbox then sets the actor system,
-// the spawn seam and a status handler of its own, and a server's
+// the spawn seam and a status handler of its own (so plugin.WithActorSystem
+// and plugin.WithSpawn fail [Open] with [plugin.ErrValidation]: use
+// [WithActorSystem]), and a server's
 // "timeout", "trust" (which turns approval off) and "maxResultBytes" from
 // the file come last and win. An option that has no effect on the
 // servers' plugins (in a clustered toolbox, those of the connection
@@ -88,6 +91,18 @@ func (o *options) misplaced() error {
 	if o.remote != nil && o.system != nil && o.system != o.remote.System {
 		return &plugin.Error{Kind: plugin.KindValidation, Op: "open",
 			Err: errors.New("option WithActorSystem has no effect on a toolbox over a cluster's grains (its actor system is the cluster's)")}
+	}
+	// The toolbox sets these itself for every server, after the host's
+	// plugin options: one given there would do nothing.
+	for _, opt := range o.pluginOpts {
+		if o.remote != nil {
+			break // a facade's role check refuses them already
+		}
+		switch name := opt.Name(); name {
+		case "WithActorSystem", "WithSpawn":
+			return &plugin.Error{Kind: plugin.KindValidation, Op: "open",
+				Err: fmt.Errorf("option plugin.%s has no effect in WithPluginOptions: the toolbox spawns its servers' actors itself (use toolbox.WithActorSystem)", name)}
+		}
 	}
 	return nil
 }
