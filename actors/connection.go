@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
+	"github.com/cuca-go/mcpconnector/internal/wire"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
 )
@@ -442,7 +443,7 @@ func (c *McpConnection) onDialDone(msg *dialDone) {
 	c.log.Info("mcp connected", zap.Int("tools", len(c.ready.Tools)))
 	c.watch(c.session)
 	for _, w := range c.waiters {
-		c.system.Root.Send(w, c.ready)
+		wire.Send(c.system, w, c.ready)
 	}
 	c.waiters = nil
 	for _, q := range c.queued {
@@ -471,13 +472,13 @@ func (c *McpConnection) watch(s *mcp.ClientSession) {
 func (c *McpConnection) onAwaitReady(ctx actor.Context) {
 	switch c.state {
 	case ready:
-		ctx.Respond(c.ready)
+		wire.Respond(ctx, c.ready)
 	case connecting:
 		if ctx.Sender() != nil {
 			c.waiters = append(c.waiters, ctx.Sender())
 		}
 	default:
-		ctx.Respond(c.failure)
+		wire.Respond(ctx, c.failure)
 	}
 }
 
@@ -578,7 +579,7 @@ func (c *McpConnection) run(ctx context.Context, s *mcp.ClientSession, tail tran
 		reply = c.callFailed(ctx, s, tail, cl, err)
 	}()
 	if reply != nil && cl.replied.CompareAndSwap(false, true) {
-		c.system.Root.Send(cl.sender, reply)
+		wire.Send(c.system, cl.sender, reply)
 	}
 	cl.finished.Store(true)
 }
@@ -695,7 +696,7 @@ func (c *McpConnection) end(f *messages.Failure) {
 	c.state = ended
 	c.failure = f
 	for _, w := range c.waiters {
-		c.system.Root.Send(w, f)
+		wire.Send(c.system, w, f)
 	}
 	c.waiters = nil
 	for _, q := range c.queued {
@@ -708,7 +709,7 @@ func (c *McpConnection) end(f *messages.Failure) {
 	}
 	c.queued = nil
 	for _, w := range c.refreshWaiters {
-		c.system.Root.Send(w, f)
+		wire.Send(c.system, w, f)
 	}
 	c.refreshWaiters = nil
 	if c.cancelList != nil {
@@ -781,7 +782,7 @@ func (c *McpConnection) shutdown() {
 
 func (c *McpConnection) reply(to *actor.PID, msg any) {
 	if to != nil {
-		c.system.Root.Send(to, msg)
+		wire.Send(c.system, to, msg)
 	}
 }
 

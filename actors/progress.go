@@ -6,6 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cuca-go/mcpconnector/internal/wire"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 
@@ -91,7 +92,7 @@ func (c *McpConnection) onProgress(p *mcp.ProgressNotificationParams) {
 		pr.idle.Reset(cl.msg.IdleTimeout)
 	}
 	if cl.msg.Progress && cl.sender != nil {
-		c.system.Root.Send(cl.sender, &messages.CallProgress{
+		wire.Send(c.system, cl.sender, &messages.CallProgress{
 			ID: cl.msg.ID, Progress: p.Progress, Total: p.Total, Message: p.Message,
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
 
+	"github.com/cuca-go/mcpconnector/internal/wire"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 
@@ -77,7 +78,7 @@ func (c *McpConnection) onToolsListed(msg *toolsListed) {
 		c.cfg.OnReady(c.ready)
 	}
 	for _, w := range c.refreshWaiters {
-		c.system.Root.Send(w, c.ready)
+		wire.Send(c.system, w, c.ready)
 	}
 	c.refreshWaiters = nil
 	if c.relist {
@@ -107,28 +108,38 @@ func (w *toolWatchers) remove(pid *actor.PID) {
 	*w = slices.DeleteFunc(*w, pid.Equal)
 }
 
+// tell sends r to every watcher: as it is to those of this process, in
+// its wire form, made once, to those elsewhere.
 func (w toolWatchers) tell(system *actor.ActorSystem, r *messages.Ready) {
+	var onWire any
 	for _, pid := range w {
-		system.Root.Send(pid, r)
+		if !wire.Remote(system, pid) {
+			system.Root.Send(pid, r)
+			continue
+		}
+		if onWire == nil {
+			onWire = wire.For(system, pid, r)
+		}
+		system.Root.Send(pid, onWire)
 	}
 }
 
 // onRefresh answers a RefreshTools: the child lists again when ready;
 // otherwise the answer is the list in force, or the failure.
-func (s *McpSupervisor) onRefresh(ctx actor.Context) {
+func (s *McpSupervisor) onRefresh(ctx actor.Context, msg *messages.RefreshTools) {
 	switch {
 	case s.phase.retrying():
-		ctx.Respond(s.status.LastFailure)
+		wire.Respond(ctx, s.status.LastFailure)
 	case s.status.State == Ready:
-		ctx.Forward(s.child)
+		s.forward(ctx, msg)
 	case s.status.State == Reconnecting:
-		ctx.Respond(s.ready) // the reconnection lists anew
+		wire.Respond(ctx, s.ready) // the reconnection lists anew
 	case s.status.State == Connecting:
 		if ctx.Sender() != nil {
 			s.waiters = append(s.waiters, ctx.Sender())
 		}
 	default:
-		ctx.Respond(s.final)
+		wire.Respond(ctx, s.final)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
 
+	"github.com/cuca-go/mcpconnector/internal/wire"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
 )
@@ -260,8 +261,13 @@ func newSupervisor(cfg SupervisorConfig) *McpSupervisor {
 }
 
 // Receive reads as a table of the protocol.
-func (s *McpSupervisor) Receive(ctx actor.Context) {
-	switch msg := ctx.Message().(type) {
+func (s *McpSupervisor) Receive(ctx actor.Context) { s.receive(ctx, ctx.Message()) }
+
+// receive handles message, which ctx is receiving: a wire form from another
+// member (a grain's callers) is handled as its plain message, and every
+// answer to a sender there leaves in its wire form (reply, wire.Respond).
+func (s *McpSupervisor) receive(ctx actor.Context, message any) {
+	switch msg := message.(type) {
 	case *actor.Started:
 		s.self, s.system = ctx.Self(), ctx.ActorSystem()
 		s.setPhase(phaseConnecting)
@@ -280,7 +286,7 @@ func (s *McpSupervisor) Receive(ctx actor.Context) {
 	case *messages.CancelCall:
 		s.onCancel(ctx, msg)
 	case *messages.RefreshTools:
-		s.onRefresh(ctx)
+		s.onRefresh(ctx, msg)
 	case *toolList:
 		s.onToolList(msg.ready)
 	case *messages.WatchTools:
@@ -311,6 +317,10 @@ func (s *McpSupervisor) Receive(ctx actor.Context) {
 	case *actor.Stopped:
 		s.handOver()
 	default:
+		if p, ok := messages.FromWire(msg); ok {
+			s.receive(ctx, p)
+			return
+		}
 		if s.cfg.ForIdentity != nil && s.cfg.IdentityOf != nil {
 			if identity, ok := s.cfg.IdentityOf(msg); ok {
 				s.onIdentity(ctx, identity)
@@ -344,7 +354,7 @@ func (s *McpSupervisor) noteCaller(sender *actor.PID) {
 // reached the server. The message follows those answers on the wire.
 func (s *McpSupervisor) handOver() {
 	for _, pid := range s.callers {
-		s.system.Root.RequestWithCustomSender(pid, &messages.HandedOver{}, s.self)
+		wire.Request(s.system, pid, &messages.HandedOver{}, s.self)
 	}
 	s.callers = nil
 }
@@ -536,16 +546,16 @@ func (s *McpSupervisor) tryAgain() {
 func (s *McpSupervisor) onReconnect(ctx actor.Context) {
 	switch {
 	case s.status.State == Ready:
-		ctx.Respond(s.ready)
+		wire.Respond(ctx, s.ready)
 		return
 	case s.status.State == Closed:
-		ctx.Respond(s.final)
+		wire.Respond(ctx, s.final)
 		return
 	case s.child == nil || s.sup == nil:
 		// Never failed yet (or a grain before its identity): wait with
 		// the first connection.
 		if s.status.State == Failed {
-			ctx.Respond(s.final)
+			wire.Respond(ctx, s.final)
 			return
 		}
 	case s.status.State == Failed:
@@ -565,7 +575,7 @@ func (s *McpSupervisor) onReconnect(ctx actor.Context) {
 // answerReconnects answers every Reconnect sender with msg.
 func (s *McpSupervisor) answerReconnects(msg any) {
 	for _, w := range s.reconnectWaiters {
-		s.system.Root.Send(w, msg)
+		s.reply(w, msg)
 	}
 	s.reconnectWaiters = nil
 }
@@ -574,7 +584,7 @@ func (s *McpSupervisor) answerReconnects(msg any) {
 // tries again after backoff.
 func (s *McpSupervisor) retryFirst(f *messages.Failure) {
 	for _, w := range s.waiters {
-		s.system.Root.Send(w, f)
+		s.reply(w, f)
 	}
 	s.waiters = nil
 	s.failures++
@@ -640,7 +650,7 @@ func (s *McpSupervisor) onReady(r *messages.Ready) {
 	s.watchers.tell(s.system, r)
 	s.setPhase(phaseReady)
 	for _, w := range s.waiters {
-		s.system.Root.Send(w, r)
+		s.reply(w, r)
 	}
 	s.waiters = nil
 	queue := s.queue
@@ -678,18 +688,18 @@ func (s *McpSupervisor) logToolChanges(old, cur *messages.Ready) {
 
 func (s *McpSupervisor) onAwaitReady(ctx actor.Context) {
 	if s.phase.retrying() {
-		ctx.Respond(s.status.LastFailure)
+		wire.Respond(ctx, s.status.LastFailure)
 		return
 	}
 	switch s.status.State {
 	case Ready, Reconnecting:
-		ctx.Respond(s.ready)
+		wire.Respond(ctx, s.ready)
 	case Connecting:
 		if ctx.Sender() != nil {
 			s.waiters = append(s.waiters, ctx.Sender())
 		}
 	default:
-		ctx.Respond(s.final)
+		wire.Respond(ctx, s.final)
 	}
 }
 
@@ -704,7 +714,7 @@ func (s *McpSupervisor) onCallTool(ctx actor.Context, msg *messages.CallTool) {
 	}
 	switch s.status.State {
 	case Ready:
-		ctx.Forward(s.child)
+		s.forward(ctx, msg)
 	case Connecting, Reconnecting:
 		wait := s.cfg.ReconnectWait
 		if !msg.Deadline.IsZero() {
@@ -736,7 +746,19 @@ func (s *McpSupervisor) onCancel(ctx actor.Context, msg *messages.CancelCall) {
 			return
 		}
 	}
-	ctx.Forward(s.child)
+	s.forward(ctx, msg)
+}
+
+// forward passes msg, which ctx is receiving, on to the child with its
+// sender: as it came (envelope and all) when it came plain, as its plain
+// message when it came over the wire, so that the connection only ever
+// reads plain messages.
+func (s *McpSupervisor) forward(ctx actor.Context, msg any) {
+	if ctx.Message() == msg {
+		ctx.Forward(s.child)
+		return
+	}
+	s.system.Root.RequestWithCustomSender(s.child, msg, ctx.Sender())
 }
 
 func (s *McpSupervisor) onWaitExpired(seq uint64) {
@@ -760,7 +782,7 @@ func (s *McpSupervisor) onWaitExpired(seq uint64) {
 // failWaiting answers every AwaitReady and queued call with f.
 func (s *McpSupervisor) failWaiting(f *messages.Failure) {
 	for _, w := range s.waiters {
-		s.system.Root.Send(w, f)
+		s.reply(w, f)
 	}
 	s.waiters = nil
 	for _, w := range s.queue {
@@ -820,9 +842,11 @@ func (s *McpSupervisor) setPhase(p phase) {
 	}
 }
 
+// reply sends msg to to, in its wire form when to is on another member;
+// to nil (a message sent without a sender) gets nothing.
 func (s *McpSupervisor) reply(to *actor.PID, msg any) {
 	if to != nil {
-		s.system.Root.Send(to, msg)
+		wire.Send(s.system, to, msg)
 	}
 }
 

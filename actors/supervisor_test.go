@@ -404,12 +404,13 @@ func TestSupervisorDrainAnswersThenHandsOver(t *testing.T) {
 			},
 		}))
 		// The caller is a facade on another member: what the supervisor
-		// sends it goes to dead letters here, where the test reads it.
+		// sends it, in wire forms, goes to dead letters here, where the
+		// test reads it back.
 		elsewhere := &actor.PID{Address: "elsewhere:1", Id: "facade"}
 		toElsewhere := make(chan any, 16)
 		sub := system.EventStream.Subscribe(func(evt any) {
 			if dl, ok := evt.(*actor.DeadLetterEvent); ok && dl.PID.Address == elsewhere.Address {
-				toElsewhere <- dl.Message
+				toElsewhere <- fromWire(dl.Message)
 			}
 		})
 		t.Cleanup(func() { system.EventStream.Unsubscribe(sub) })
@@ -442,6 +443,15 @@ func TestSupervisorDrainAnswersThenHandsOver(t *testing.T) {
 	})
 }
 
+// fromWire reads back what the supervisor sent to another member, which
+// must be a wire form: anything else reads as the error that says so.
+func fromWire(m any) any {
+	if p, ok := messages.FromWire(m); ok {
+		return p
+	}
+	return fmt.Errorf("not a wire form: %T", m)
+}
+
 // A drain lasts DrainTimeout at most: a call that does not finish by then
 // is failed as the connection closes under it, and HandedOver follows.
 func TestSupervisorDrainEndsAtItsTimeout(t *testing.T) {
@@ -465,7 +475,7 @@ func TestSupervisorDrainEndsAtItsTimeout(t *testing.T) {
 		toElsewhere := make(chan any, 16)
 		sub := system.EventStream.Subscribe(func(evt any) {
 			if dl, ok := evt.(*actor.DeadLetterEvent); ok && dl.PID.Address == elsewhere.Address {
-				toElsewhere <- dl.Message
+				toElsewhere <- fromWire(dl.Message)
 			}
 		})
 		t.Cleanup(func() { system.EventStream.Unsubscribe(sub) })

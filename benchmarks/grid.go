@@ -34,15 +34,16 @@ const (
 	SubjectRemoteEcho = "protoactor remote echo (floor of the hop)"
 )
 
-// echoKind is the kind of the floor's grain: it answers every AwaitReady
-// with an AwaitReady (a message with a wire form, so it crosses the wire).
+// echoKind is the kind of the floor's grain: it answers the wire form of
+// an AwaitReady with the same (a protobuf message, as this module's
+// messages travel between members).
 const echoKind = "bench-echo"
 
 type echoGrain struct{}
 
 func (echoGrain) Receive(ctx actor.Context) {
-	if _, ok := ctx.Message().(*messages.AwaitReady); ok {
-		ctx.Respond(&messages.AwaitReady{})
+	if _, ok := ctx.Message().(*messages.WireAwaitReady); ok {
+		ctx.Respond(&messages.WireAwaitReady{})
 	}
 }
 
@@ -55,11 +56,11 @@ func RemoteEcho(a *cluster.Cluster) *Subject {
 			if pid == nil {
 				return errors.New("no echo grain")
 			}
-			res, err := a.ActorSystem.Root.RequestFuture(pid, &messages.AwaitReady{}, 10*time.Second).Result()
+			res, err := a.ActorSystem.Root.RequestFuture(pid, &messages.WireAwaitReady{}, 10*time.Second).Result()
 			if err != nil {
 				return err
 			}
-			if _, ok := res.(*messages.AwaitReady); !ok {
+			if _, ok := res.(*messages.WireAwaitReady); !ok {
 				return fmt.Errorf("echo answered %T", res)
 			}
 			return nil

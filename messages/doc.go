@@ -3,8 +3,11 @@
 // json.RawMessage, times, and go-sdk's JSON-serialisable protocol types; never
 // a channel, context or func, so that it can cross a process boundary: each
 // message has a protobuf wire form (wire.proto, the generated Wire* types),
-// which protoactor's remote carries between the members of a cluster, and MCP
-// payloads travel in it as their JSON, losslessly.
+// which the members of a cluster exchange, and MCP payloads travel in it as
+// their JSON, losslessly. [ToWire] and [FromWire] convert: a sender whose
+// receiver is on another member sends the wire form, and a receiver reads an
+// arriving wire form back as its plain message. The package needs nothing
+// but protobuf for it; it registers nothing with any transport.
 //
 // Each message says who sends it and what reply it gets. Calls carry an ID,
 // chosen by the sender and unique per connection, and a Deadline; a call whose
@@ -19,4 +22,6 @@
 //   - Calling: [CallTool] → [CallToolReply]; [CancelCall]; [CallProgress]
 //     while a call runs; [CallOp] names a call's operation in errors.
 //   - Tool lists: [RefreshTools], [WatchTools], [UnwatchTools].
+//   - Supervision: [Reconnect], [HandedOver].
+//   - Across members: [ToWire], [FromWire].
 package messages

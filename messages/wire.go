@@ -2,69 +2,137 @@ package messages
 
 import (
 	"encoding/json"
-	"fmt"
 	"time"
 
-	"github.com/asynkron/protoactor-go/remote"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/cuca-go/mcpconnector/auth"
 )
 
-// Each message of the protocol converts itself to its wire form when
-// protoactor's remote sends it to another member (remote.RootSerializable),
-// and the wire form converts back on arrival (remote.RootSerialized): the
-// actors on both sides only ever see the plain messages.
+// The wire forms: every message of the protocol has a protobuf form
+// (wire.proto, the generated Wire* types), which is what travels between
+// the members of a cluster. The actors convert at their own edges: a
+// message bound for another member goes out as [ToWire] makes it, and an
+// actor that receives a wire form reads it as [FromWire] gives it back, so
+// the code on both sides only ever handles the plain messages. Nothing here
+// names the cluster's transport: any carrier of protobuf messages will do.
 
-// Serialize returns the wire form.
-func (*AwaitReady) Serialize() (remote.RootSerialized, error) { return &WireAwaitReady{}, nil }
+// ToWire returns the wire form of msg, a message of this package, and
+// true; nil and false for anything else (a wire form already, or another
+// package's message, travels as it is). A message whose JSON payload cannot
+// be written (a tool list, a tool result) turns into the failure that says
+// so, which the receiver gets instead: failing beats dropping.
+func ToWire(msg any) (proto.Message, bool) {
+	switch m := msg.(type) {
+	case *CallTool:
+		return m.wire(), true
+	case *CallToolReply:
+		return m.wire(), true
+	case *CallProgress:
+		return &WireCallProgress{Id: m.ID, Progress: m.Progress, Total: m.Total, Message: m.Message}, true
+	case *CancelCall:
+		return &WireCancelCall{Id: m.ID}, true
+	case *Ready:
+		return m.wire(), true
+	case *Failure:
+		return m.wire(), true
+	case *AwaitReady:
+		return &WireAwaitReady{}, true
+	case *RefreshTools:
+		return &WireRefreshTools{}, true
+	case *WatchTools:
+		return &WireWatchTools{}, true
+	case *UnwatchTools:
+		return &WireUnwatchTools{}, true
+	case *Reconnect:
+		return &WireReconnect{}, true
+	case *HandedOver:
+		return &WireHandedOver{}, true
+	}
+	return nil, false
+}
 
-// Deserialize returns the plain message.
-func (*WireAwaitReady) Deserialize() (remote.RootSerializable, error) { return &AwaitReady{}, nil }
+// FromWire returns the plain message of msg, a wire form of this package,
+// and true; nil and false for anything else. A wire form whose JSON payload
+// does not read back turns into the failure that says so (a
+// [*CallToolReply] with its Failure set, for a tool result).
+func FromWire(msg any) (any, bool) {
+	switch w := msg.(type) {
+	case *WireCallTool:
+		return w.plain(), true
+	case *WireCallToolReply:
+		return w.plain(), true
+	case *WireCallProgress:
+		return &CallProgress{ID: w.Id, Progress: w.Progress, Total: w.Total, Message: w.Message}, true
+	case *WireCancelCall:
+		return &CancelCall{ID: w.Id}, true
+	case *WireReady:
+		return w.plain(), true
+	case *WireFailure:
+		return w.plain(), true
+	case *WireAwaitReady:
+		return &AwaitReady{}, true
+	case *WireRefreshTools:
+		return &RefreshTools{}, true
+	case *WireWatchTools:
+		return &WatchTools{}, true
+	case *WireUnwatchTools:
+		return &UnwatchTools{}, true
+	case *WireReconnect:
+		return &Reconnect{}, true
+	case *WireHandedOver:
+		return &HandedOver{}, true
+	}
+	return nil, false
+}
 
-// Serialize returns the wire form, with the tools and the server identity
-// as JSON.
-func (m *Ready) Serialize() (remote.RootSerialized, error) {
+// wireFailure is the failure a payload that cannot cross the wire becomes.
+func wireFailure(op, what string, err error) *Failure {
+	return &Failure{Kind: FailureInternal, Op: op, Message: what + " did not survive the wire: " + err.Error()}
+}
+
+// wire carries the tools and the server identity as JSON; a list that
+// cannot be written becomes the failure that says so.
+func (m *Ready) wire() proto.Message {
 	tools, err := json.Marshal(m.Tools)
 	if err != nil {
-		return nil, fmt.Errorf("messages: tools: %w", err)
+		return wireFailure("tools/list", "the tool list", err).wire()
 	}
 	w := &WireReady{ToolsJson: tools, ProtocolVersion: m.ProtocolVersion, ToolsTtlNanos: int64(m.ToolsTTL), Instructions: m.Instructions}
 	if m.ServerInfo != nil {
 		if w.ServerInfoJson, err = json.Marshal(m.ServerInfo); err != nil {
-			return nil, fmt.Errorf("messages: server info: %w", err)
+			return wireFailure("tools/list", "the server identity", err).wire()
 		}
 	}
-	return w, nil
+	return w
 }
 
-// Deserialize returns the plain message.
-func (w *WireReady) Deserialize() (remote.RootSerializable, error) {
+// plain is a [*Ready], or the [*Failure] of a list that does not read back.
+func (w *WireReady) plain() any {
 	m := &Ready{ProtocolVersion: w.ProtocolVersion, ToolsTTL: time.Duration(w.ToolsTtlNanos), Instructions: w.Instructions}
 	if err := json.Unmarshal(w.ToolsJson, &m.Tools); err != nil {
-		return nil, fmt.Errorf("messages: tools: %w", err)
+		return wireFailure("tools/list", "the tool list", err)
 	}
 	if len(w.ServerInfoJson) > 0 {
 		m.ServerInfo = new(mcp.Implementation)
 		if err := json.Unmarshal(w.ServerInfoJson, m.ServerInfo); err != nil {
-			return nil, fmt.Errorf("messages: server info: %w", err)
+			return wireFailure("tools/list", "the server identity", err)
 		}
 	}
-	return m, nil
+	return m
 }
 
-// Serialize returns the wire form.
-func (m *CallTool) Serialize() (remote.RootSerialized, error) {
+func (m *CallTool) wire() *WireCallTool {
 	w := &WireCallTool{Id: m.ID, Name: m.Name, Arguments: m.Arguments, Progress: m.Progress, IdleTimeoutNanos: int64(m.IdleTimeout),
 		TraceContext: m.TraceContext, Limit: m.Limit}
 	if !m.Deadline.IsZero() {
 		w.DeadlineUnixNano = m.Deadline.UnixNano()
 	}
-	return w, nil
+	return w
 }
 
-// Deserialize returns the plain message.
-func (w *WireCallTool) Deserialize() (remote.RootSerializable, error) {
+func (w *WireCallTool) plain() *CallTool {
 	m := &CallTool{ID: w.Id, Name: w.Name, Arguments: w.Arguments, Progress: w.Progress, IdleTimeout: time.Duration(w.IdleTimeoutNanos),
 		Limit: w.Limit}
 	if len(w.TraceContext) > 0 {
@@ -73,11 +141,12 @@ func (w *WireCallTool) Deserialize() (remote.RootSerializable, error) {
 	if w.DeadlineUnixNano != 0 {
 		m.Deadline = time.Unix(0, w.DeadlineUnixNano)
 	}
-	return m, nil
+	return m
 }
 
-// Serialize returns the wire form, with the result as JSON.
-func (m *CallToolReply) Serialize() (remote.RootSerialized, error) {
+// wire carries the result as JSON; a result that cannot be written fails
+// the call instead.
+func (m *CallToolReply) wire() *WireCallToolReply {
 	w := &WireCallToolReply{Id: m.ID}
 	if m.Failure != nil {
 		w.Failure = m.Failure.wire()
@@ -85,14 +154,13 @@ func (m *CallToolReply) Serialize() (remote.RootSerialized, error) {
 	if m.Result != nil {
 		var err error
 		if w.ResultJson, err = json.Marshal(m.Result); err != nil {
-			return nil, fmt.Errorf("messages: tool result: %w", err)
+			w.ResultJson, w.Failure = nil, wireFailure("", "the tool result", err).wire()
 		}
 	}
-	return w, nil
+	return w
 }
 
-// Deserialize returns the plain message.
-func (w *WireCallToolReply) Deserialize() (remote.RootSerializable, error) {
+func (w *WireCallToolReply) plain() *CallToolReply {
 	m := &CallToolReply{ID: w.Id}
 	if w.Failure != nil {
 		m.Failure = w.Failure.plain()
@@ -103,67 +171,11 @@ func (w *WireCallToolReply) Deserialize() (remote.RootSerializable, error) {
 			// The result was valid when it left; failing the call beats
 			// dropping it.
 			m.Result = nil
-			m.Failure = &Failure{Kind: FailureInternal, Message: "tool result did not survive the wire: " + err.Error()}
+			m.Failure = wireFailure("", "the tool result", err)
 		}
 	}
-	return m, nil
+	return m
 }
-
-// Serialize returns the wire form.
-func (m *CancelCall) Serialize() (remote.RootSerialized, error) {
-	return &WireCancelCall{Id: m.ID}, nil
-}
-
-// Deserialize returns the plain message.
-func (w *WireCancelCall) Deserialize() (remote.RootSerializable, error) {
-	return &CancelCall{ID: w.Id}, nil
-}
-
-// Serialize returns the wire form.
-func (m *CallProgress) Serialize() (remote.RootSerialized, error) {
-	return &WireCallProgress{Id: m.ID, Progress: m.Progress, Total: m.Total, Message: m.Message}, nil
-}
-
-// Deserialize returns the plain message.
-func (w *WireCallProgress) Deserialize() (remote.RootSerializable, error) {
-	return &CallProgress{ID: w.Id, Progress: w.Progress, Total: w.Total, Message: w.Message}, nil
-}
-
-// Serialize returns the wire form.
-func (*RefreshTools) Serialize() (remote.RootSerialized, error) { return &WireRefreshTools{}, nil }
-
-// Deserialize returns the plain message.
-func (*WireRefreshTools) Deserialize() (remote.RootSerializable, error) { return &RefreshTools{}, nil }
-
-// Serialize returns the wire form.
-func (*WatchTools) Serialize() (remote.RootSerialized, error) { return &WireWatchTools{}, nil }
-
-// Deserialize returns the plain message.
-func (*WireWatchTools) Deserialize() (remote.RootSerializable, error) { return &WatchTools{}, nil }
-
-// Serialize returns the wire form.
-func (*Reconnect) Serialize() (remote.RootSerialized, error) { return &WireReconnect{}, nil }
-
-// Deserialize returns the plain message.
-func (*WireReconnect) Deserialize() (remote.RootSerializable, error) { return &Reconnect{}, nil }
-
-// Serialize returns the wire form.
-func (*HandedOver) Serialize() (remote.RootSerialized, error) { return &WireHandedOver{}, nil }
-
-// Deserialize returns the plain message.
-func (*WireHandedOver) Deserialize() (remote.RootSerializable, error) { return &HandedOver{}, nil }
-
-// Serialize returns the wire form.
-func (*UnwatchTools) Serialize() (remote.RootSerialized, error) { return &WireUnwatchTools{}, nil }
-
-// Deserialize returns the plain message.
-func (*WireUnwatchTools) Deserialize() (remote.RootSerializable, error) { return &UnwatchTools{}, nil }
-
-// Serialize returns the wire form.
-func (f *Failure) Serialize() (remote.RootSerialized, error) { return f.wire(), nil }
-
-// Deserialize returns the plain message.
-func (w *WireFailure) Deserialize() (remote.RootSerializable, error) { return w.plain(), nil }
 
 func (f *Failure) wire() *WireFailure {
 	w := &WireFailure{Kind: string(f.Kind), Op: f.Op, Message: f.Message, Cause: string(f.Cause), CircuitOpen: f.CircuitOpen}
@@ -191,3 +203,36 @@ func (w *WireFailure) plain() *Failure {
 	}
 	return f
 }
+
+// The wire forms of the messages that may reach nobody as expected say so
+// too, for a wire form that arrives after its receiver stopped.
+
+// IgnoreDeadLetterLogging: see [Ready.IgnoreDeadLetterLogging].
+func (*WireReady) IgnoreDeadLetterLogging() {}
+
+// IgnoreDeadLetterLogging: see [Ready.IgnoreDeadLetterLogging].
+func (*WireCallToolReply) IgnoreDeadLetterLogging() {}
+
+// IgnoreDeadLetterLogging: see [Ready.IgnoreDeadLetterLogging].
+func (*WireFailure) IgnoreDeadLetterLogging() {}
+
+// IgnoreDeadLetterLogging: see [CancelCall.IgnoreDeadLetterLogging].
+func (*WireCancelCall) IgnoreDeadLetterLogging() {}
+
+// IgnoreDeadLetterLogging: see [CallProgress.IgnoreDeadLetterLogging].
+func (*WireCallProgress) IgnoreDeadLetterLogging() {}
+
+// IgnoreDeadLetterLogging: see [UnwatchTools.IgnoreDeadLetterLogging].
+func (*WireUnwatchTools) IgnoreDeadLetterLogging() {}
+
+// IgnoreDeadLetterLogging: see [RefreshTools.IgnoreDeadLetterLogging].
+func (*WireRefreshTools) IgnoreDeadLetterLogging() {}
+
+// IgnoreDeadLetterLogging: see [RefreshTools.IgnoreDeadLetterLogging].
+func (*WireWatchTools) IgnoreDeadLetterLogging() {}
+
+// IgnoreDeadLetterLogging: see [RefreshTools.IgnoreDeadLetterLogging].
+func (*WireReconnect) IgnoreDeadLetterLogging() {}
+
+// IgnoreDeadLetterLogging: see [HandedOver.IgnoreDeadLetterLogging].
+func (*WireHandedOver) IgnoreDeadLetterLogging() {}

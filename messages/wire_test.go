@@ -8,32 +8,33 @@ import (
 	"testing"
 	"time"
 
-	"github.com/asynkron/protoactor-go/remote"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/cuca-go/mcpconnector/auth"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
 )
 
-// roundTrip sends m through its wire form and protobuf bytes, as remote
-// does between members, and returns what arrives.
-func roundTrip(t *testing.T, m remote.RootSerializable) remote.RootSerializable {
+// roundTrip sends m through its wire form and protobuf bytes, as it
+// travels between members, and returns what arrives.
+func roundTrip(t *testing.T, m any) any {
 	t.Helper()
-	w, err := m.Serialize()
-	require.NoError(t, err)
-	pm, ok := w.(proto.Message)
-	require.True(t, ok, "%T is a proto message", w)
+	pm, ok := messages.ToWire(m)
+	require.True(t, ok, "%T has a wire form", m)
 	b, err := proto.Marshal(pm)
 	require.NoError(t, err)
-	back := pm.ProtoReflect().New().Interface()
-	require.NoError(t, proto.Unmarshal(b, back))
-	out, err := back.(remote.RootSerialized).Deserialize()
+	// The receiver finds the type by its name, as a remote member does.
+	mt, err := protoregistry.GlobalTypes.FindMessageByName(pm.ProtoReflect().Descriptor().FullName())
 	require.NoError(t, err)
+	back := mt.New().Interface()
+	require.NoError(t, proto.Unmarshal(b, back))
+	out, ok := messages.FromWire(back)
+	require.True(t, ok, "%T reads back", back)
 	return out
 }
 

@@ -195,7 +195,10 @@ func attachedControls(t *testing.T, hostSys, facadeSys *actor.ActorSystem) {
 
 	var log progressLog
 	var statuses changeLog
-	f, err := plugin.Attach(ctx, facadeSys, "attached", func(context.Context) (*actor.PID, error) { return target, nil },
+	// The facade's own PID of the target, as another member has: a PID
+	// caches the process it resolves to, and a shared one would carry the
+	// facade's messages past the wire.
+	f, err := plugin.Attach(ctx, facadeSys, "attached", func(context.Context) (*actor.PID, error) { return actor.NewPID(target.Address, target.Id), nil },
 		plugin.WithApproval(func(_ context.Context, r plugin.ApprovalRequest) error {
 			if r.Tool == "text" && strings.Contains(string(r.Arguments), "forbidden") {
 				return errors.New("forbidden word")

@@ -9,6 +9,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
 
+	"github.com/cuca-go/mcpconnector/internal/wire"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 
@@ -16,12 +17,12 @@ import (
 // actor: replies and progress go on to the Owner; a dead letter, a
 // hand-over or the actor's loss decide what becomes of the calls sent.
 
-// SendUserMessage hands a reply to the Owner. A dead letter sends the
-// bounced call (which never reached the actor) to wherever the actor lives
-// now.
+// SendUserMessage hands a reply, as its plain message, to the Owner. A
+// dead letter sends the bounced call (which never reached the actor) to
+// wherever the actor lives now.
 func (l *Link) SendUserMessage(pid *actor.PID, message any) {
 	_, msg, sender := actor.UnwrapEnvelope(message)
-	switch m := msg.(type) {
+	switch m := wire.Plain(msg).(type) {
 	case *messages.HandedOver:
 		if sender != nil {
 			go l.handedOver(sender)
@@ -203,6 +204,6 @@ func (l *Link) resend(id uint64) {
 	}
 	l.calls.Unlock()
 	if ok {
-		l.system.Root.RequestWithCustomSender(pid, c.msg, l.sender(c.req))
+		wire.Request(l.system, pid, c.msg, l.sender(c.req))
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/internal/reply"
+	"github.com/cuca-go/mcpconnector/internal/wire"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 
@@ -154,7 +155,7 @@ func (l *Link) Send(ctx context.Context, msg *messages.CallTool) error {
 	l.pending[msg.ID] = sentCall{msg: msg, to: to, req: req, sends: 1}
 	l.byReq[req] = msg.ID
 	l.calls.Unlock()
-	l.system.Root.RequestWithCustomSender(to, msg, l.sender(req))
+	wire.Request(l.system, to, msg, l.sender(req))
 	return nil
 }
 
@@ -170,7 +171,7 @@ func (l *Link) Cancel(id uint64) {
 		l.mu.Unlock()
 	}
 	if to != nil {
-		l.system.Root.Send(to, &messages.CancelCall{ID: id})
+		wire.Send(l.system, to, &messages.CancelCall{ID: id})
 	}
 }
 
@@ -221,7 +222,7 @@ func (l *Link) Close() {
 			proc.SendSystemMessage(pid, &actor.Unwatch{Watcher: l.pid})
 		}
 		if l.cfg.WatchTools {
-			l.system.Root.RequestWithCustomSender(pid, &messages.UnwatchTools{}, l.pid)
+			wire.Request(l.system, pid, &messages.UnwatchTools{}, l.pid)
 		}
 	}
 	l.system.ProcessRegistry.Remove(l.pid)
@@ -304,7 +305,7 @@ func (l *Link) refresh(ctx context.Context, pid *actor.PID) error {
 		return err
 	}
 	if l.cfg.WatchTools {
-		l.system.Root.RequestWithCustomSender(pid, &messages.WatchTools{}, l.pid)
+		wire.Request(l.system, pid, &messages.WatchTools{}, l.pid)
 	}
 	return nil
 }

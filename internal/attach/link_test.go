@@ -14,7 +14,13 @@ import (
 	"github.com/cuca-go/mcpconnector/messages"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m,
+		// protoactor's dead-letter throttle: a timer goroutine started by a
+		// dead letter (remote_test.go's members shutting down) that ends by
+		// itself one throttle period later.
+		goleak.IgnoreTopFunction("github.com/asynkron/protoactor-go/actor.NewDeadLetter.NewThrottle.func4.1"))
+}
 
 // owner records what a link hands its facade.
 type owner struct {

@@ -4,15 +4,18 @@ import (
 	"context"
 
 	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/cuca-go/mcpconnector/internal/wire"
 )
 
 // Ask sends msg to to, with a one-shot mailbox as its sender, and returns
 // the first message that mailbox receives (a dead letter answer included),
-// or ctx's error.
+// or ctx's error. To an actor on another member msg goes in its wire form,
+// and the answer comes back as its plain message.
 func Ask(ctx context.Context, system *actor.ActorSystem, to *actor.PID, msg any) (any, error) {
 	r := &process{system: system, ch: make(chan any, 1)}
 	r.pid, _ = system.ProcessRegistry.Add(r, "mcpreply$"+system.ProcessRegistry.NextId())
-	system.Root.RequestWithCustomSender(to, msg, r.pid)
+	wire.Request(system, to, msg, r.pid)
 	select {
 	case m := <-r.ch:
 		return m, nil
@@ -29,11 +32,12 @@ type process struct {
 	ch     chan any
 }
 
-// SendUserMessage keeps the first reply and unregisters the process.
+// SendUserMessage keeps the first reply, as its plain message, and
+// unregisters the process.
 func (r *process) SendUserMessage(_ *actor.PID, message any) {
 	_, msg, _ := actor.UnwrapEnvelope(message)
 	select {
-	case r.ch <- msg:
+	case r.ch <- wire.Plain(msg):
 	default:
 	}
 	r.stop()

@@ -1,0 +1,59 @@
+//go:build !race
+
+// protoactor-go's remote.Start writes grpc's global logger, which the race
+// detector reports when two remotes share a process: this file builds
+// without -race.
+
+package reply_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/remote"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cuca-go/mcpconnector/internal/reply"
+	"github.com/cuca-go/mcpconnector/messages"
+)
+
+// Asking an actor on another member: the question leaves in its wire form
+// and the answer, a wire form, comes back as its plain message.
+func TestAskAcrossRemote(t *testing.T) {
+	quiet := actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) })
+	host, caller := actor.NewActorSystem(quiet), actor.NewActorSystem(quiet)
+	for _, sys := range []*actor.ActorSystem{host, caller} {
+		r := remote.NewRemote(sys, remote.Configure("127.0.0.1", 0))
+		r.Start()
+		t.Cleanup(func() { r.Shutdown(true) })
+	}
+	seen := make(chan string, 1)
+	pid := host.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
+		switch c.Message().(type) {
+		case actor.SystemMessage, actor.AutoReceiveMessage:
+			return
+		}
+		seen <- fmt.Sprintf("%T", c.Message())
+		w, _ := messages.ToWire(&messages.Failure{Kind: messages.FailureIO, Op: "connect", Message: "no such command",
+			Cause: messages.CauseNotStarted})
+		c.Respond(w)
+	}))
+	t.Cleanup(func() { _ = host.Root.StopFuture(pid).Wait() })
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	// A PID of the caller's own, as another member has: a PID caches the
+	// process it resolves to.
+	got, err := reply.Ask(ctx, caller, actor.NewPID(pid.Address, pid.Id), &messages.Reconnect{})
+	require.NoError(t, err)
+	assert.Equal(t, "*messages.WireReconnect", <-seen, "the question crossed as its wire form")
+	f, ok := got.(*messages.Failure)
+	require.True(t, ok, "got %T", got)
+	assert.Equal(t, &messages.Failure{Kind: messages.FailureIO, Op: "connect", Message: "no such command",
+		Cause: messages.CauseNotStarted}, f)
+}
