@@ -562,7 +562,7 @@ func (c *McpConnection) run(ctx context.Context, s *mcp.ClientSession, tail tran
 		}
 		var res *mcp.CallToolResult
 		var err error
-		tc, direct := directCaller(tail)
+		tc, direct := c.directCaller(tail)
 		if direct {
 			res, err = c.callDirect(ctx, tc, params)
 		}

@@ -27,9 +27,13 @@ import (
 // turn it off.
 
 // directCaller is the transport's own tools/call, if it has one and asks
-// for it.
-func directCaller(tail transport.StderrTail) (transport.ToolCaller, bool) {
+// for it, and go-sdk is not to drive input_required (the MRTR opt-in),
+// which only ClientSession.CallTool does.
+func (c *McpConnection) directCaller(tail transport.StderrTail) (transport.ToolCaller, bool) {
 	tc, ok := tail.(transport.ToolCaller)
+	if o := c.cfg.ClientOptions; o != nil && o.MultiRoundTrip != nil && !o.MultiRoundTrip.Disabled {
+		return nil, false
+	}
 	return tc, ok && tc.CallsDirect()
 }
 

@@ -555,14 +555,17 @@ func nextEvent(br *bufio.Reader, limit int) (data []byte, name string, err error
 	hasData, used := false, 0
 	for {
 		line, err := br.ReadSlice('\n')
-		for errors.Is(err, bufio.ErrBufferFull) {
+		if errors.Is(err, bufio.ErrBufferFull) {
 			// A long line: gather it, within the limit.
-			if limit > 0 && used+len(line) > limit {
-				return nil, "", errEventTooLarge
-			}
 			long := append([]byte(nil), line...)
-			line, err = br.ReadSlice('\n')
-			line = append(long, line...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				if limit > 0 && used+len(long) > limit {
+					return nil, "", errEventTooLarge
+				}
+				line, err = br.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
 		}
 		used += len(line)
 		if limit > 0 && used > limit {
