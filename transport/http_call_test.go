@@ -77,6 +77,13 @@ func newHTTPTestServer(t *testing.T, asJSON bool) *httpTestServer {
 			ts.mu.Lock()
 			ts.seen = append(ts.seen, r.Header.Clone())
 			ts.mu.Unlock()
+			if r.Header.Get("Mcp-Name") == "cut" {
+				// A stream that ends before its answer.
+				w.Header().Set("Content-Type", "text/event-stream")
+				w.WriteHeader(http.StatusOK)
+				_, _ = w.Write([]byte(": nothing\n\n"))
+				return
+			}
 			if r.Header.Get("Mcp-Name") == "fail500" {
 				http.Error(w, "out of order", http.StatusInternalServerError)
 				return
@@ -173,6 +180,11 @@ func TestHTTPDirectCallAnswersAsCallTool(t *testing.T) {
 		assert.Equal(t, "2026-07-28", ourH.Get("Mcp-Protocol-Version"))
 
 		// A JSON-RPC error, and an HTTP status, fail as the session's do.
+		_, err = ht.CallTool(ctx, &mcp.CallToolParams{Name: "cut"}, nil)
+		_, wantErr := cs.CallTool(ctx, &mcp.CallToolParams{Name: "cut"})
+		require.Error(t, wantErr)
+		require.Error(t, err)
+		assert.Equal(t, wantErr.Error(), err.Error(), "a stream cut before its answer")
 		for _, name := range []string{"nope", "fail500"} {
 			_, err = ht.CallTool(ctx, &mcp.CallToolParams{Name: name}, nil)
 			_, wantErr := cs.CallTool(ctx, &mcp.CallToolParams{Name: name})

@@ -16,7 +16,8 @@ import (
 
 // ToolCaller is a transport that runs tools/call on a path of its own,
 // beneath go-sdk's ClientSession: the request is written and its answer
-// matched on the transport's connection, and the result is decoded by
+// matched on the transport's connection (over Streamable HTTP: POSTed with
+// go-sdk's client and headers, see http_call.go), and the result is decoded by
 // [DecodeCallToolResult]. The session keeps everything else (discovery,
 // tools/list, notifications, progress, which it reads as before).
 //
@@ -29,7 +30,9 @@ type ToolCaller interface {
 	// envelope go-sdk puts on every request is added. attempted is called
 	// with the request's id just before the request is handed to the wire. Its failures are
 	// go-sdk's: a *jsonrpc.Error wrapped as CallTool wraps it,
-	// mcp.ErrConnectionClosed, ErrNotSent, the context's error.
+	// mcp.ErrConnectionClosed, ErrNotSent, the context's error; and
+	// ErrCallOnSession for a call it leaves to the session, which the
+	// server has not run.
 	CallTool(ctx context.Context, params *mcp.CallToolParams, attempted func(id jsonrpc.ID)) (*mcp.CallToolResult, error)
 	// CallsDirect reports whether tool calls should take this path.
 	CallsDirect() bool
