@@ -334,8 +334,16 @@ func (c *httpConn) callTool(ctx context.Context, params *mcp.CallToolParams, att
 	if err != nil {
 		return nil, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+	// The POST ends with the call's context while the call waits; once
+	// answered, the rest of its stream is read off the caller's path, so
+	// that its connection is kept alive even when the caller's context
+	// ends as soon as the call returns.
+	rctx, endPost := context.WithCancel(context.WithoutCancel(ctx))
+	unhook := context.AfterFunc(ctx, endPost)
+	req, err := http.NewRequestWithContext(rctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
+		unhook()
+		endPost()
 		return nil, fmt.Errorf("calling %q: %w", methodToolsCall, err)
 	}
 	h := req.Header
@@ -343,6 +351,8 @@ func (c *httpConn) callTool(ctx context.Context, params *mcp.CallToolParams, att
 	h.Set("Accept", "application/json, text/event-stream")
 	if c.oauth != nil {
 		if !c.authorize(ctx, h) {
+			unhook()
+			endPost()
 			return nil, ErrCallOnSession
 		}
 	}
@@ -363,12 +373,23 @@ func (c *httpConn) callTool(ctx context.Context, params *mcp.CallToolParams, att
 	}
 	resp, err := c.client.Do(req)
 	if err != nil {
+		unhook()
+		endPost()
 		if ctx.Err() != nil {
 			return nil, c.cancelled(ctx, n)
 		}
 		return nil, fmt.Errorf("calling %q: %s: %w: %w", methodToolsCall, summaryToolsCall, errRejected, err)
 	}
-	defer func() { _ = resp.Body.Close() }()
+	answered := false
+	defer func() {
+		if answered && unhook() && resp.ContentLength != 0 {
+			go drain(resp.Body, endPost)
+			return
+		}
+		_ = resp.Body.Close()
+		unhook()
+		endPost()
+	}()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		// Not an answer posts.go made a JSON-RPC error of: the OAuth
 		// handler's challenge, or a redirect not followed. The server has
@@ -392,10 +413,25 @@ func (c *httpConn) callTool(ctx context.Context, params *mcp.CallToolParams, att
 	if err != nil {
 		return nil, err
 	}
+	answered = mt == "text/event-stream"
 	if r.Error != nil {
 		return nil, fmt.Errorf("calling %q: %w", methodToolsCall, r.Error)
 	}
 	return DecodeCallToolResult(r.Result)
+}
+
+// drainTimeout bounds the reading of what follows a direct call's answer
+// in its stream; a server ends the stream at once.
+const drainTimeout = 5 * time.Second
+
+// drain reads what is left of an answered stream, so its connection can
+// serve the next POST, then ends the POST.
+func drain(body io.ReadCloser, endPost context.CancelFunc) {
+	t := time.AfterFunc(drainTimeout, endPost)
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, MaxMessageBytes))
+	_ = body.Close()
+	t.Stop()
+	endPost()
 }
 
 // authorize puts the OAuth handler's token on h, as go-sdk does; false
