@@ -77,6 +77,19 @@ func newHTTPTestServer(t *testing.T, asJSON bool) *httpTestServer {
 			ts.mu.Lock()
 			ts.seen = append(ts.seen, r.Header.Clone())
 			ts.mu.Unlock()
+			if r.Header.Get("Mcp-Name") == "crafted" {
+				// An answer spread as event streams may spread it.
+				var call struct {
+					ID json.RawMessage `json:"id"`
+				}
+				_ = json.NewDecoder(r.Body).Decode(&call)
+				w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
+				w.WriteHeader(http.StatusOK)
+				_, _ = fmt.Fprintf(w, ": hello\n\nid: 7\nretry: 10\n\nevent: other\ndata: not json\n\n"+
+					"event: message\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":%s,\r\ndata:  \"result\":{\"content\":[{\"type\":\"text\",\"text\":\"a\\nb\"}],\r\n"+
+					"data: \"isError\":true,\"extra\":1}}\r\n\r\n: after\n\n", call.ID)
+				return
+			}
 			if r.Header.Get("Mcp-Name") == "cut" {
 				// A stream that ends before its answer.
 				w.Header().Set("Content-Type", "text/event-stream")
@@ -180,6 +193,13 @@ func TestHTTPDirectCallAnswersAsCallTool(t *testing.T) {
 		assert.Equal(t, "2026-07-28", ourH.Get("Mcp-Protocol-Version"))
 
 		// A JSON-RPC error, and an HTTP status, fail as the session's do.
+		want, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "crafted"})
+		require.NoError(t, err)
+		got, err = ht.CallTool(ctx, &mcp.CallToolParams{Name: "crafted"}, nil)
+		require.NoError(t, err)
+		assert.True(t, reflect.DeepEqual(want, got), "got %#v, want %#v", got, want)
+		assert.True(t, got.IsError)
+
 		_, err = ht.CallTool(ctx, &mcp.CallToolParams{Name: "cut"}, nil)
 		_, wantErr := cs.CallTool(ctx, &mcp.CallToolParams{Name: "cut"})
 		require.Error(t, wantErr)
