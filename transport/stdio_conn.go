@@ -147,7 +147,7 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		if err != nil {
 			if c.closing.Load() || errors.Is(err, os.ErrClosed) {
 				err = io.EOF
-			} else {
+			} else if c.stderrDone != nil {
 				// The server ended its output: what it said on stderr
 				// as it went (read by another goroutine) belongs in the
 				// errors of the calls that end with it.
