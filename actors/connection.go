@@ -563,9 +563,11 @@ func (c *McpConnection) run(ctx context.Context, s *mcp.ClientSession, tail tran
 		}
 		var res *mcp.CallToolResult
 		var err error
-		if tc, ok := directCaller(tail); ok {
+		tc, direct := c.directCaller(tail)
+		if direct {
 			res, err = c.callDirect(ctx, tc, params)
-		} else {
+		}
+		if !direct || errors.Is(err, transport.ErrCallOnSession) {
 			res, err = s.CallTool(ctx, params)
 		}
 		c.untrack(cl)

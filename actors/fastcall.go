@@ -12,20 +12,28 @@ import (
 )
 
 // Direct tool calls: on a transport that is a [transport.ToolCaller] (a
-// stdio server), tools/call can bypass ClientSession.CallTool, whose answer
-// go-sdk decodes twice, each time through a fresh decoder and a new 32 KiB
-// buffer. The request goes out on the transport's own connection, its
-// answer is matched there and decoded by transport.DecodeCallToolResult
-// into the result go-sdk would give. Everything else stays the session's.
+// stdio server, a Streamable HTTP endpoint), tools/call bypasses
+// ClientSession.CallTool, whose answer go-sdk decodes twice, each time
+// through a fresh decoder and a new 32 KiB buffer. The request goes out on
+// the transport's own connection (over HTTP: a POST with go-sdk's client
+// and headers), its answer is matched there and decoded by
+// transport.DecodeCallToolResult into the result go-sdk would give.
+// Everything else stays the session's, and so does a call the transport
+// leaves to it (transport.ErrCallOnSession, e.g. an authorization
+// challenge over HTTP: the call site then runs it on the session).
 //
-// The path is taken when the transport asks for it (transport.Stdio's
-// DirectCalls, or MCPCONNECTOR_DIRECT_CALLS=1 in the environment); it is
-// off by default until it covers Streamable HTTP too.
+// The path is the default; transport.Stdio's and StreamableHTTP's
+// DisableDirectCalls, or MCPCONNECTOR_DIRECT_CALLS=0 in the environment,
+// turn it off.
 
 // directCaller is the transport's own tools/call, if it has one and asks
-// for it.
-func directCaller(tail transport.StderrTail) (transport.ToolCaller, bool) {
+// for it, and go-sdk is not to drive input_required (the MRTR opt-in),
+// which only ClientSession.CallTool does.
+func (c *McpConnection) directCaller(tail transport.StderrTail) (transport.ToolCaller, bool) {
 	tc, ok := tail.(transport.ToolCaller)
+	if o := c.cfg.ClientOptions; o != nil && o.MultiRoundTrip != nil && !o.MultiRoundTrip.Disabled {
+		return nil, false
+	}
 	return tc, ok && tc.CallsDirect()
 }
 

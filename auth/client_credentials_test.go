@@ -55,8 +55,18 @@ func pingWith(t *testing.T, tr transport.StreamableHTTP, logger *zap.Logger, cal
 		return err
 	}
 	defer func() { _ = session.Close() }()
-	for range calls {
-		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "ping"})
+	direct, _ := mt.(transport.ToolCaller)
+	for i := range calls {
+		// Every other call takes the transport's direct tools/call, which
+		// POSTs through the same client and OAuth handler; a challenge it
+		// leaves to the session.
+		var res *mcp.CallToolResult
+		if direct != nil && i%2 == 1 {
+			res, err = direct.CallTool(ctx, &mcp.CallToolParams{Name: "ping"}, nil)
+		}
+		if direct == nil || i%2 == 0 || errors.Is(err, transport.ErrCallOnSession) {
+			res, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "ping"})
+		}
 		if err != nil {
 			return err
 		}

@@ -110,7 +110,11 @@ func BenchmarkPassThrough(b *testing.B) {
 func BenchmarkHookCall(b *testing.B) {
 	b.Run("stdio", func(b *testing.B) {
 		srv := stdioServer(b)
-		p := connectPlugin(b, srv)
+		// "plugin" keeps go-sdk's ClientSession.CallTool; "plugin_direct"
+		// is the default.
+		ss := srv
+		ss.DisableDirectCalls = true
+		p := connectPlugin(b, ss)
 		s := connectDirect(b, benchmarks.CommandTransport(srv))
 		own, err := srv.Open(nil)
 		if err != nil {
@@ -129,9 +133,7 @@ func BenchmarkHookCall(b *testing.B) {
 		b.Run("plugin", func(b *testing.B) { latency(b, benchmarks.PluginHook(p, benchmarks.InstantCall)) })
 		// tools/call on the stdio connection's own path.
 		b.Run("plugin_direct", func(b *testing.B) {
-			ds := srv
-			ds.DirectCalls = true
-			latency(b, benchmarks.PluginHook(connectPlugin(b, ds), benchmarks.InstantCall))
+			latency(b, benchmarks.PluginHook(connectPlugin(b, srv), benchmarks.InstantCall))
 		})
 		b.Run("mcpgo", func(b *testing.B) {
 			mg, err := benchmarks.ConnectMCPGo(context.Background(), srv)
@@ -214,13 +216,13 @@ func reportDials(b *testing.B, dials *atomic.Int64) {
 // time per completed call, calls/s its inverse.
 func BenchmarkThroughput(b *testing.B) {
 	srv := stdioServer(b)
-	p := connectPlugin(b, srv)
+	ss := srv
+	ss.DisableDirectCalls = true // "plugin" keeps ClientSession.CallTool
+	p := connectPlugin(b, ss)
 	s := connectDirect(b, benchmarks.CommandTransport(srv))
 	w := benchmarks.NewOneWorker(s)
 	b.Cleanup(w.Close)
-	ds := srv
-	ds.DirectCalls = true
-	pd := connectPlugin(b, ds)
+	pd := connectPlugin(b, srv)
 	mg, err := benchmarks.ConnectMCPGo(context.Background(), srv)
 	if err != nil {
 		b.Fatal(err)

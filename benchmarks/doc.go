@@ -18,7 +18,8 @@
 //     supervising parent, which prices that hop, a go-sdk session on
 //     this module's stdio connection, which prices the connection alone,
 //     the plugin with tools/call on the connection's own path
-//     (transport.Stdio.DirectCalls, [SubjectPluginDirect]) and
+//     (the default, [SubjectPluginDirect]; the stdio plugin hook rows keep
+//     ClientSession.CallTool with transport.Stdio.DisableDirectCalls) and
 //     mark3labs/mcp-go's client ([MCPGoDirect]) as a peer beside go-sdk
 //     direct (targets of the direct path: p50, p99 and CPU per call below
 //     both peers, at most 16 KiB per call, and with 16 callers of the

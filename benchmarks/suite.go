@@ -105,8 +105,9 @@ const (
 	// what the connection alone changes.
 	SubjectStdioConn = "go-sdk on our stdio connection"
 	// SubjectPluginDirect is the plugin hook with tools/call on the stdio
-	// connection's own path (transport.Stdio.DirectCalls) instead of
-	// go-sdk's ClientSession.CallTool.
+	// connection's own path (the default) instead of go-sdk's
+	// ClientSession.CallTool, which the stdio rows of SubjectPlugin keep
+	// (transport.Stdio.DisableDirectCalls).
 	SubjectPluginDirect = "plugin hook, direct tools/call"
 )
 
@@ -211,7 +212,11 @@ func (r *runner) start(ctx context.Context) error {
 		return err
 	}
 	r.onClose(r.httpSrv.Close)
-	if r.plugin, err = plugin.Connect(ctx, r.stdio); err != nil {
+	// The plugin hook row keeps go-sdk's ClientSession.CallTool, beside
+	// the direct tools/call row, which is the default.
+	session := r.stdio
+	session.DisableDirectCalls = true
+	if r.plugin, err = plugin.Connect(ctx, session); err != nil {
 		return err
 	}
 	r.onClose(r.plugin.Close)
@@ -219,11 +224,9 @@ func (r *runner) start(ctx context.Context) error {
 		return err
 	}
 	r.onClose(r.direct.Close)
-	// The same plugin with tools/call on its own path (Stdio.DirectCalls),
-	// and mcp-go's client: the peers of the stdio hook call and throughput.
-	ds := r.stdio
-	ds.DirectCalls = true
-	if r.directCalls, err = plugin.Connect(ctx, ds); err != nil {
+	// The same plugin with tools/call on its own path (the default), and
+	// mcp-go's client: the peers of the stdio hook call and throughput.
+	if r.directCalls, err = plugin.Connect(ctx, r.stdio); err != nil {
 		return err
 	}
 	r.onClose(r.directCalls.Close)

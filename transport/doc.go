@@ -49,4 +49,16 @@
 // is left of its group (a wrapper's background job, a helper it forked) gets
 // SIGTERM, then SIGKILL, so that nothing it started outlives it, unless it
 // left the group on purpose (setsid).
+//
+// # Direct tool calls
+//
+// The transports Open returns run tools/call on a path of their own
+// beneath go-sdk's session ([ToolCaller]): over stdio on the connection
+// above, over Streamable HTTP as a POST with go-sdk's client and headers.
+// The result is decoded by [DecodeCallToolResult] into the one go-sdk would
+// give, without go-sdk's two decodings per answer. The session keeps
+// everything else, and any call the path leaves to it ([ErrCallOnSession]).
+// DisableDirectCalls on [Stdio] or [StreamableHTTP], or
+// MCPCONNECTOR_DIRECT_CALLS=0 in the environment, sends every call through
+// go-sdk's ClientSession.CallTool instead.
 package transport

@@ -58,6 +58,14 @@ type StreamableHTTP struct {
 	// Label names the server in logs ("mcp_server"), e.g. the key of its
 	// mcp.json entry; empty means String().
 	Label string
+	// DisableDirectCalls sends tools/call through go-sdk's
+	// ClientSession.CallTool instead of POSTing it from this package (see
+	// [ToolCaller]), which is the default: the same requests and results
+	// at a fraction of the bytes and CPU. Open then returns go-sdk's
+	// *mcp.StreamableClientTransport itself. The environment variable
+	// MCPCONNECTOR_DIRECT_CALLS=0 turns the direct path off for every
+	// server.
+	DisableDirectCalls bool
 }
 
 func (h StreamableHTTP) String() string { return fmt.Sprintf("http %q", h.URL) }
@@ -70,7 +78,8 @@ func (h StreamableHTTP) ServerLabel() string {
 	return h.String()
 }
 
-// Open returns go-sdk's Streamable HTTP client transport for h. It fails
+// Open returns go-sdk's Streamable HTTP client transport for h, wrapped to
+// send tools/call itself unless DisableDirectCalls is set. It fails
 // when URL is empty, when more than one of OAuthHandler, BearerToken and
 // an Authorization in Header is set, when DPoP is set without an
 // OAuthHandler, and when a handler of this package is missing what it needs.
@@ -114,12 +123,16 @@ func (h StreamableHTTP) Open(logger *zap.Logger) (mcp.Transport, error) {
 	}
 	client = standAlonePosts(client, logger, oauth != nil) // see posts.go: one failed POST fails no other
 	client = limitResponses(client)
-	return &mcp.StreamableClientTransport{
+	sdk := &mcp.StreamableClientTransport{
 		Endpoint:     h.URL,
 		MaxEventSize: MaxMessageBytes, // go-sdk leaves 0 unbounded, not at its documented default
 		HTTPClient:   client,
 		OAuthHandler: oauth,
-	}, nil
+	}
+	if h.DisableDirectCalls || !directCallsAllowed() {
+		return sdk, nil
+	}
+	return &httpTransport{sdk: sdk}, nil // see http_call.go
 }
 
 // errBearerRefused is what a request authorized by [StreamableHTTP.BearerToken]

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -95,7 +94,7 @@ func TestStreamableHTTPBoundsEveryMessage(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			tr, err := h.Open(nil)
 			require.NoError(t, err)
-			st := tr.(*mcp.StreamableClientTransport)
+			st := tr.(*httpTransport).sdk
 			assert.Equal(t, MaxMessageBytes, st.MaxEventSize, "go-sdk would leave 0 unbounded")
 			assert.IsType(t, limitRoundTripper{}, st.HTTPClient.Transport)
 		})

@@ -40,12 +40,18 @@ type Stdio struct {
 	// empty means String(). The stderr lines of the child are logged with
 	// it as "mcp_server".
 	Label string
-	// DirectCalls sends tools/call on a path of the connection's own
-	// beneath the session, instead of through go-sdk's
-	// ClientSession.CallTool (see [ToolCaller]): the same requests and
-	// results at a fraction of the bytes and CPU. Off by default; the
-	// environment variable MCPCONNECTOR_DIRECT_CALLS=1 turns it on for
-	// every stdio server.
+	// DisableDirectCalls sends tools/call through go-sdk's
+	// ClientSession.CallTool instead of on the connection's own path
+	// beneath the session (see [ToolCaller]), which is the default: the
+	// same requests and results at a fraction of the bytes and CPU. The
+	// environment variable MCPCONNECTOR_DIRECT_CALLS=0 turns the direct
+	// path off for every server.
+	DisableDirectCalls bool
+	// DirectCalls asked for the direct path when it was off by default. It
+	// is the default now, so the field changes nothing; DisableDirectCalls
+	// turns the path off.
+	//
+	// Deprecated: direct calls are the default; see DisableDirectCalls.
 	DirectCalls bool
 }
 
@@ -104,6 +110,7 @@ func (s Stdio) Open(logger *zap.Logger) (mcp.Transport, error) {
 	}
 	logger = logger.With(zap.String("mcp_server", s.ServerLabel()))
 	return &stdioTransport{
+		direct: !s.DisableDirectCalls && directCallsAllowed(),
 		cfg:    s,
 		path:   path,
 		td:     td,
@@ -114,6 +121,7 @@ func (s Stdio) Open(logger *zap.Logger) (mcp.Transport, error) {
 
 // stdioTransport is one spawn of a [Stdio] server.
 type stdioTransport struct {
+	direct bool // tools/call takes the direct path
 	cfg    Stdio
 	path   string
 	td     time.Duration
@@ -171,7 +179,9 @@ type ChildExit interface {
 func (t *stdioTransport) StderrTail() []string { return t.stderr.Lines() }
 
 // StderrTail is implemented by the transports [Stdio.Open] returns: it gives
-// the child's last stderr lines, oldest first, for error messages.
+// the child's last stderr lines, oldest first, for error messages. The
+// transports [StreamableHTTP.Open] returns with direct calls implement it
+// too, with no lines: the connection actor finds the [ToolCaller] there.
 type StderrTail interface {
 	StderrTail() []string
 }

@@ -16,7 +16,8 @@ import (
 
 // ToolCaller is a transport that runs tools/call on a path of its own,
 // beneath go-sdk's ClientSession: the request is written and its answer
-// matched on the transport's connection, and the result is decoded by
+// matched on the transport's connection (over Streamable HTTP: POSTed with
+// go-sdk's client and headers, see http_call.go), and the result is decoded by
 // [DecodeCallToolResult]. The session keeps everything else (discovery,
 // tools/list, notifications, progress, which it reads as before).
 //
@@ -29,18 +30,21 @@ type ToolCaller interface {
 	// envelope go-sdk puts on every request is added. attempted is called
 	// with the request's id just before the request is handed to the wire. Its failures are
 	// go-sdk's: a *jsonrpc.Error wrapped as CallTool wraps it,
-	// mcp.ErrConnectionClosed, ErrNotSent, the context's error.
+	// mcp.ErrConnectionClosed, ErrNotSent, the context's error; and
+	// ErrCallOnSession for a call it leaves to the session, which the
+	// server has not run.
 	CallTool(ctx context.Context, params *mcp.CallToolParams, attempted func(id jsonrpc.ID)) (*mcp.CallToolResult, error)
 	// CallsDirect reports whether tool calls should take this path.
 	CallsDirect() bool
 }
 
-// directByDefault turns the direct path on for every stdio server.
-var directByDefault = os.Getenv("MCPCONNECTOR_DIRECT_CALLS") == "1"
+// directCallsAllowed reports whether the environment leaves the direct
+// path on: MCPCONNECTOR_DIRECT_CALLS=0 turns it off for every server.
+func directCallsAllowed() bool { return os.Getenv("MCPCONNECTOR_DIRECT_CALLS") != "0" }
 
-// CallsDirect reports whether Stdio.DirectCalls, or the environment, asks
-// for the direct path.
-func (t *stdioTransport) CallsDirect() bool { return t.cfg.DirectCalls || directByDefault }
+// CallsDirect reports whether tool calls take the direct path: unless
+// Stdio.DisableDirectCalls or the environment turns it off.
+func (t *stdioTransport) CallsDirect() bool { return t.direct }
 
 // CallTool implements [ToolCaller] on the connection of the last Connect.
 func (t *stdioTransport) CallTool(ctx context.Context, params *mcp.CallToolParams, attempted func(id jsonrpc.ID)) (*mcp.CallToolResult, error) {
@@ -73,6 +77,7 @@ type directCalls struct {
 // envelope holds the _meta members go-sdk puts on every request: each
 // one's name and value, and all of them as object members.
 type envelope struct {
+	version string // the protocol version, for the MCP-Protocol-Version header
 	names   []string
 	members [][]byte // "name":value
 	all     []byte   // the members, comma-separated
@@ -98,16 +103,28 @@ func (d *directCalls) doneChan() chan struct{} {
 
 // learn takes the envelope from a request go-sdk writes.
 func (d *directCalls) learn(req *jsonrpc.Request) {
-	if d.envelope.Load() != nil || !req.IsCall() || len(req.Params) == 0 {
+	if d.envelope.Load() != nil {
 		return
+	}
+	if env := envelopeOf(req); env != nil {
+		d.envelope.CompareAndSwap(nil, env)
+	}
+}
+
+// envelopeOf is the envelope of a call go-sdk writes, or nil when req
+// carries none.
+func envelopeOf(req *jsonrpc.Request) *envelope {
+	if !req.IsCall() || len(req.Params) == 0 {
+		return nil
 	}
 	var p struct {
 		Meta map[string]json.RawMessage `json:"_meta"`
 	}
 	if json.Unmarshal(req.Params, &p) != nil || p.Meta[mcp.MetaKeyProtocolVersion] == nil {
-		return
+		return nil
 	}
 	env := &envelope{}
+	_ = json.Unmarshal(p.Meta[mcp.MetaKeyProtocolVersion], &env.version)
 	for _, k := range envelopeKeys {
 		if v, ok := p.Meta[k]; ok {
 			m := appendString(nil, k)
@@ -120,7 +137,7 @@ func (d *directCalls) learn(req *jsonrpc.Request) {
 			env.all = append(env.all, m...)
 		}
 	}
-	d.envelope.CompareAndSwap(nil, env)
+	return env
 }
 
 // deliver hands a response to its direct call, and reports whether it was
@@ -217,7 +234,18 @@ func (c *stdioConn) callTool(ctx context.Context, params *mcp.CallToolParams, at
 func (c *stdioConn) writeCall(n int64, params *mcp.CallToolParams) error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
-	b := append(c.wbuf[:0], `{"jsonrpc":"2.0","id":`...)
+	b, err := appendCall(c.wbuf[:0], n, params, c.direct.envelope.Load())
+	if err != nil {
+		return err
+	}
+	return c.writeLine(append(b, '\n'))
+}
+
+// appendCall appends the tools/call request of direct call n: params'
+// name, arguments as written (compacted) and _meta, with env's members
+// _meta does not have.
+func appendCall(b []byte, n int64, params *mcp.CallToolParams, env *envelope) ([]byte, error) {
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = strconv.AppendInt(b, n, 10)
 	b = append(b, `,"method":"tools/call","params":{"name":`...)
 	b = appendString(b, params.Name)
@@ -232,28 +260,26 @@ func (c *stdioConn) writeCall(n int64, params *mcp.CallToolParams) error {
 		}
 		buf := bytes.NewBuffer(b) // Compact appends to the line
 		if err := json.Compact(buf, a); err != nil {
-			return fmt.Errorf("marshaling arguments: %w", err)
+			return b, fmt.Errorf("marshaling arguments: %w", err)
 		}
 		b = buf.Bytes()
 	default:
 		raw, err := json.Marshal(a)
 		if err != nil {
-			return fmt.Errorf("marshaling arguments: %w", err)
+			return b, fmt.Errorf("marshaling arguments: %w", err)
 		}
 		b = append(b, raw...)
 	}
 	var err error
-	if b, err = c.appendMeta(b, params.Meta); err != nil {
-		return fmt.Errorf("marshaling _meta: %w", err)
+	if b, err = appendMeta(b, params.Meta, env); err != nil {
+		return b, fmt.Errorf("marshaling _meta: %w", err)
 	}
-	b = append(b, "}}\n"...)
-	return c.writeLine(b)
+	return append(b, "}}"...), nil
 }
 
 // appendMeta appends ,"_meta":{...}: meta's members, then the envelope's
 // members meta does not have.
-func (c *stdioConn) appendMeta(b []byte, meta mcp.Meta) ([]byte, error) {
-	env := c.direct.envelope.Load()
+func appendMeta(b []byte, meta mcp.Meta, env *envelope) ([]byte, error) {
 	if len(meta) == 0 && env == nil {
 		return b, nil
 	}
@@ -294,17 +320,23 @@ func (c *stdioConn) appendMeta(b []byte, meta mcp.Meta) ([]byte, error) {
 func (c *stdioConn) writeCancelled(n int64, reason string) {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
-	b := append(c.wbuf[:0], `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"reason":`...)
+	b := appendCancelled(c.wbuf[:0], n, reason, c.direct.envelope.Load())
+	_ = c.writeLine(append(b, '\n'))
+}
+
+// appendCancelled appends the notifications/cancelled of direct call n,
+// with env as its _meta.
+func appendCancelled(b []byte, n int64, reason string, env *envelope) []byte {
+	b = append(b, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"reason":`...)
 	b = appendString(b, reason)
 	b = append(b, `,"requestId":`...)
 	b = strconv.AppendInt(b, n, 10)
-	if env := c.direct.envelope.Load(); env != nil {
+	if env != nil {
 		b = append(b, `,"_meta":{`...)
 		b = append(b, env.all...)
 		b = append(b, '}')
 	}
-	b = append(b, "}}\n"...)
-	_ = c.writeLine(b)
+	return append(b, "}}"...)
 }
 
 // writeLine writes b, a whole line, under writeMu, keeping its buffer.

@@ -147,6 +147,11 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		if err != nil {
 			if c.closing.Load() || errors.Is(err, os.ErrClosed) {
 				err = io.EOF
+			} else if c.stderrDone != nil {
+				// The server ended its output: what it said on stderr
+				// as it went (read by another goroutine) belongs in the
+				// errors of the calls that end with it.
+				within(c.stderrDone, stderrSettle)
 			}
 			c.direct.end(err)
 			return nil, err
@@ -283,6 +288,10 @@ func (c *stdioConn) release() {
 }
 
 // within waits for ch to close, at most d, and reports whether it did.
+// stderrSettle bounds the wait, once a server's stdout ended, for the end
+// of its stderr (which a process it left behind may hold open).
+const stderrSettle = 200 * time.Millisecond
+
 func within(ch <-chan struct{}, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
