@@ -288,8 +288,12 @@ func newConnection(cfg ConnectionConfig) *McpConnection {
 }
 
 // Receive reads as a table of the protocol.
-func (c *McpConnection) Receive(ctx actor.Context) {
-	switch msg := ctx.Message().(type) {
+func (c *McpConnection) Receive(ctx actor.Context) { c.receive(ctx, ctx.Message()) }
+
+// receive handles message, which ctx is receiving: a wire form from another
+// member is handled as its plain message, as the supervisor does.
+func (c *McpConnection) receive(ctx actor.Context, message any) {
+	switch msg := message.(type) {
 	case *actor.Started:
 		c.self, c.system, c.parent = ctx.Self(), ctx.ActorSystem(), ctx.Parent()
 		if c.cfg.giveUp != nil {
@@ -324,6 +328,10 @@ func (c *McpConnection) Receive(ctx actor.Context) {
 		c.checkDrain()
 	case *actor.Stopping, *actor.Restarting:
 		c.shutdown()
+	default:
+		if p, ok := messages.FromWire(msg); ok {
+			c.receive(ctx, p)
+		}
 	}
 }
 

@@ -18,10 +18,9 @@
 //
 // Across the members of a cluster the messages travel in their wire forms
 // (messages.ToWire), converted at the actors' own edges: the supervisor
-// reads a wire form that arrives as its plain message, passes plain
-// messages on to its connection, and both answer a sender on another member
-// in wire forms. Between actors of one process nothing is converted; which
-// side a sender is on is one comparison of its PID's address. From another
-// member, speak to the supervisor: a bare connection reads plain messages
-// only.
+// and the connection read a wire form that arrives as its plain message (the
+// supervisor passes plain messages on to its connection), and both answer a
+// sender on another member in wire forms. Between actors of one process
+// nothing is converted; which side a sender is on is one comparison of its
+// PID's address.
 package actors

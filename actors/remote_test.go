@@ -140,3 +140,22 @@ func TestHandOverReachesACallerOnAnotherMember(t *testing.T) {
 func sortedNames(r *messages.Ready) []string {
 	return slices.Sorted(slices.Values(toolNames(r)))
 }
+
+// A bare connection (no supervisor) spoken to from another member reads
+// the wire forms as the supervisor does and answers in them.
+func TestConnectionServesACallerOnAnotherMember(t *testing.T) {
+	host, caller := remoteSystems(t)
+	conn := host.Root.Spawn(actors.NewConnectionProps(actors.ConnectionConfig{Transport: testserver.Stdio(t)}))
+	t.Cleanup(func() { _ = host.Root.StopFuture(conn).Wait() })
+	in := newInbox(t, caller)
+	to := elsewhere(conn)
+	send := func(msg any) { caller.Root.RequestWithCustomSender(to, onWire(t, msg), in.pid) }
+
+	send(&messages.AwaitReady{})
+	assert.Equal(t, testserver.ToolNames, sortedNames(arrived[*messages.Ready](t, in)))
+	send(&messages.CallTool{ID: 7, Name: "add", Arguments: json.RawMessage(`{"a":4,"b":5}`), Deadline: time.Now().Add(time.Minute)})
+	r := arrived[*messages.CallToolReply](t, in)
+	assert.Equal(t, uint64(7), r.ID)
+	assert.Equal(t, "9", textOf(t, r))
+	in.empty(t)
+}
