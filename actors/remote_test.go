@@ -15,12 +15,12 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/asynkron/protoactor-go/remote"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/cuca-go/mcpconnector/actors"
+	"github.com/cuca-go/mcpconnector/internal/testremote"
 	"github.com/cuca-go/mcpconnector/internal/testserver"
 	"github.com/cuca-go/mcpconnector/messages"
 )
@@ -32,9 +32,7 @@ func remoteSystems(t *testing.T) (host, caller *actor.ActorSystem) {
 	quiet := actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) })
 	host, caller = actor.NewActorSystem(quiet), actor.NewActorSystem(quiet)
 	for _, sys := range []*actor.ActorSystem{host, caller} {
-		r := remote.NewRemote(sys, remote.Configure("127.0.0.1", 0))
-		r.Start()
-		t.Cleanup(func() { r.Shutdown(true) })
+		testremote.Start(t, sys)
 	}
 	require.NotEqual(t, host.Address(), caller.Address())
 	return host, caller

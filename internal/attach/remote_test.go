@@ -14,12 +14,12 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/asynkron/protoactor-go/remote"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/cuca-go/mcpconnector/internal/attach"
+	"github.com/cuca-go/mcpconnector/internal/testremote"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 
@@ -39,9 +39,7 @@ func TestLinkAcrossRemote(t *testing.T) {
 	quiet := actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) })
 	host, facade := actor.NewActorSystem(quiet), actor.NewActorSystem(quiet)
 	for _, sys := range []*actor.ActorSystem{host, facade} {
-		r := remote.NewRemote(sys, remote.Configure("127.0.0.1", 0))
-		r.Start()
-		t.Cleanup(func() { r.Shutdown(true) })
+		testremote.Start(t, sys)
 	}
 	// The peer answers in wire forms, as an actor of this module there
 	// does, and reports what it received.

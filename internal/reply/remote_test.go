@@ -14,11 +14,11 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/asynkron/protoactor-go/remote"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuca-go/mcpconnector/internal/reply"
+	"github.com/cuca-go/mcpconnector/internal/testremote"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 
@@ -28,9 +28,7 @@ func TestAskAcrossRemote(t *testing.T) {
 	quiet := actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) })
 	host, caller := actor.NewActorSystem(quiet), actor.NewActorSystem(quiet)
 	for _, sys := range []*actor.ActorSystem{host, caller} {
-		r := remote.NewRemote(sys, remote.Configure("127.0.0.1", 0))
-		r.Start()
-		t.Cleanup(func() { r.Shutdown(true) })
+		testremote.Start(t, sys)
 	}
 	seen := make(chan string, 1)
 	pid := host.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
