@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap/exp/zapslog"
 
 	"github.com/cuca-go/mcpconnector/actors"
+	"github.com/cuca-go/mcpconnector/internal/attach"
 	"github.com/cuca-go/mcpconnector/internal/named"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"
@@ -294,8 +295,8 @@ func (t *Toolbox) checkPluginOptions(name string, sc *ServerConfig) error {
 	if t.opts.remote != nil {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel() // no wait for a locator that refuses
-		_, err = plugin.Attach(ctx, t.system, fmt.Sprintf("server %q", name),
-			func(context.Context) (*actor.PID, error) { return nil, errDryRun }, opts...)
+		_, err = attach.Facade(ctx, t.system, fmt.Sprintf("server %q", name),
+			func(context.Context) (*actor.PID, error) { return nil, errDryRun }, opts)
 	} else {
 		tr, terr := sc.Transport()
 		if terr != nil {
