@@ -270,37 +270,7 @@ func TestHTTPDirectCallCancelledEndsTheServersCall(t *testing.T) {
 func TestHTTPDirectCallsBesideTheSessionsCalls(t *testing.T) {
 	eachAnswerKind(t, func(t *testing.T, srv *httpTestServer) {
 		cs, ht := httpSession(t, StreamableHTTP{URL: srv.URL}, nil)
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		var wg sync.WaitGroup
-		errs := make(chan error, 64)
-		for g := range 8 {
-			wg.Go(func() {
-				for i := range 10 {
-					text := fmt.Sprintf("g%d-%d", g, i)
-					var res *mcp.CallToolResult
-					var err error
-					if i%3 == 0 {
-						res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": text}})
-					} else {
-						res, err = ht.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"` + text + `"}`)}, nil)
-					}
-					if err != nil {
-						errs <- err
-						return
-					}
-					if got := res.Content[0].(*mcp.TextContent).Text; got != text {
-						errs <- fmt.Errorf("call %s answered %q", text, got)
-						return
-					}
-				}
-			})
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Error(err)
-		}
+		mixCalls(t, cs, ht, 10)
 	})
 }
 

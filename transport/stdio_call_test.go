@@ -49,20 +49,28 @@ func TestDirectCallsBesideTheSessionsCalls(t *testing.T) {
 	noLeaks(t)
 	cs, _, st := session(t, child(t, "mcp"), zap.NewNop())
 	defer cs.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	mixCalls(t, cs, st, 20)
+}
+
+// mixCalls runs rounds echo calls from each of 8 goroutines, one in three
+// through the session and the others through tc's direct path, and
+// checks that each call gets its own answer.
+func mixCalls(t *testing.T, cs *mcp.ClientSession, tc ToolCaller, rounds int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var wg sync.WaitGroup
 	errs := make(chan error, 64)
 	for g := range 8 {
 		wg.Go(func() {
-			for i := range 20 {
+			for i := range rounds {
 				text := fmt.Sprintf("g%d-%d", g, i)
 				var res *mcp.CallToolResult
 				var err error
 				if i%3 == 0 {
 					res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": text}})
 				} else {
-					res, err = st.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"` + text + `"}`)}, nil)
+					res, err = tc.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"` + text + `"}`)}, nil)
 				}
 				if err != nil {
 					errs <- err
