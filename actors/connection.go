@@ -274,7 +274,9 @@ func (c *McpConnection) logTail(tail transport.StderrTail) {
 		return
 	}
 	if ce := c.log.Check(zap.DebugLevel, "mcp server stderr tail"); ce != nil {
-		ce.Write(zap.Strings("lines", tail.StderrTail()))
+		if lines := tail.StderrTail(); len(lines) > 0 { // an HTTP server has none
+			ce.Write(zap.Strings("lines", lines))
+		}
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/cuca-go/mcpconnector/plugin"
+	"github.com/cuca-go/mcpconnector/transport"
 )
 
 // A server that prints 100 KiB of stderr and exits: its error carries the
@@ -47,4 +48,14 @@ func TestNoisyServerGetsAShortErrorAndTheWholeTailAtDebug(t *testing.T) {
 		}
 	}
 	assert.Greater(t, named, 1000, "the stderr lines and the connection's own lines name the server")
+}
+
+// An HTTP server has no stderr: its failure logs no empty tail.
+func TestHTTPServerFailureLogsNoStderrTail(t *testing.T) {
+	core, logs := observer.New(zapcore.DebugLevel)
+	_, err := plugin.Connect(context.Background(), transport.StreamableHTTP{URL: "http://127.0.0.1:1/mcp"},
+		plugin.WithLogger(zap.New(core)), plugin.WithConnectTimeout(5*time.Second))
+	require.Error(t, err)
+	require.NotEmpty(t, logs.All(), "the failure is logged")
+	assert.Empty(t, logs.FilterMessage("mcp server stderr tail").All())
 }
