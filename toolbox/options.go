@@ -78,7 +78,9 @@ func WithLogger(logger *zap.Logger) Option {
 
 // WithConnectTimeout bounds each connection attempt (spawn, server/discover,
 // tools/list) and so how long [Open] waits for a server; zero or negative
-// means [DefaultConnectTimeout]. The ctx given to Open bounds Open too.
+// means [DefaultConnectTimeout]. The ctx given to Open bounds Open too. In
+// a toolbox over a cluster's grains it bounds how long Open, and a lazy
+// server's first call, wait for a grain's answer.
 func WithConnectTimeout(d time.Duration) Option {
 	return func(o *options) { o.connectTimeout = d }
 }

@@ -1,6 +1,7 @@
 package toolbox_test
 
 import (
+	"errors"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -504,4 +505,26 @@ func TestActorSystemOfAToolboxOverGrainsFailsOpen(t *testing.T) {
 	}
 	require.ErrorIs(t, err, plugin.ErrValidation)
 	assert.Contains(t, err.Error(), "WithActorSystem")
+}
+
+// In a toolbox over a cluster's grains, WithConnectTimeout bounds how long
+// Open waits for a grain: a grain that never answers is reported failed
+// with the deadline, and Open returns.
+func TestConnectTimeoutBoundsOpenOverGrains(t *testing.T) {
+	cfg := config(t, map[string]entry{"alpha": stdioEntry(t)})
+	system := quietSystem()
+	defer system.Shutdown()
+	remote := boxseam.WithRemote(&boxseam.Remote{System: system,
+		Attach: func(ctx context.Context, _ string, _ ...plugin.Option) (*plugin.McpPlugin, error) {
+			d, ok := ctx.Deadline()
+			if !ok || time.Until(d) > time.Second {
+				return nil, errors.New("the attach is not bound by the connect timeout")
+			}
+			<-ctx.Done() // a grain that never answers
+			return nil, ctx.Err()
+		}}).(toolbox.Option)
+	tb := open(t, cfg, remote, toolbox.WithConnectTimeout(50*time.Millisecond))
+	st := tb.Status()["alpha"]
+	require.Error(t, st.LastError)
+	assert.ErrorIs(t, st.LastError, context.DeadlineExceeded)
 }

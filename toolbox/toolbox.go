@@ -232,6 +232,10 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 		case s.lazy:
 		case o.remote != nil:
 			wg.Go(func() {
+				// The facade waits for the grain's answer: as long as a
+				// local server's first connection may take.
+				ctx, cancel := context.WithTimeout(ctx, o.connectTimeout)
+				defer cancel()
 				var p *plugin.McpPlugin
 				p, errs[i] = t.attach(ctx, name, s.cfg)
 				if p != nil {
