@@ -39,13 +39,7 @@ func newHTTPTestServer(t *testing.T, asJSON bool) *httpTestServer {
 	t.Helper()
 	ts := &httpTestServer{started: make(chan struct{}, 16), cancelled: make(chan string, 16)}
 	s := mcp.NewServer(&mcp.Implementation{Name: "transport-http-test", Version: "0"}, nil)
-	type args struct {
-		Text string `json:"text"`
-	}
-	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "echoes text"},
-		func(_ context.Context, _ *mcp.CallToolRequest, a args) (*mcp.CallToolResult, any, error) {
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Text}}}, nil, nil
-		})
+	addEcho(s)
 	mcp.AddTool(s, &mcp.Tool{Name: "block", Description: "waits for its cancellation"},
 		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 			ts.started <- struct{}{}

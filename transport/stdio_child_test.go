@@ -66,8 +66,8 @@ func runChildIfAsked() {
 	os.Exit(0)
 }
 
-func echoServer() *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "transport-test", Version: "0"}, nil)
+// addEcho adds the "echo" tool, which answers its text argument.
+func addEcho(s *mcp.Server) {
 	type args struct {
 		Text string `json:"text"`
 	}
@@ -75,6 +75,11 @@ func echoServer() *mcp.Server {
 		func(_ context.Context, _ *mcp.CallToolRequest, a args) (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Text}}}, nil, nil
 		})
+}
+
+func echoServer() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "transport-test", Version: "0"}, nil)
+	addEcho(s)
 	// "block" answers only when cancelled, saying so on stderr: the
 	// server heard notifications/cancelled.
 	mcp.AddTool(s, &mcp.Tool{Name: "block", Description: "waits for its cancellation"},
