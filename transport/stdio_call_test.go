@@ -102,6 +102,10 @@ func TestDirectCallCancelledTellsTheServer(t *testing.T) {
 		done <- err
 	}()
 	<-sent
+	// Cancel once the handler runs: go-sdk's server never hands a request
+	// cancelled before its handler starts to the handler, which then says
+	// nothing (the wait below ran on forever 1 run in 40 under -race).
+	require.Eventually(t, func() bool { return contains(conn.tail.Lines(), "block: started") }, 20*time.Second, time.Millisecond)
 	cancel()
 	require.ErrorIs(t, <-done, context.Canceled)
 	// The server says on stderr that its handler was cancelled; the session

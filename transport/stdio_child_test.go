@@ -80,10 +80,12 @@ func addEcho(s *mcp.Server) {
 func echoServer() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "transport-test", Version: "0"}, nil)
 	addEcho(s)
-	// "block" answers only when cancelled, saying so on stderr: the
-	// server heard notifications/cancelled.
+	// "block" says on stderr that it started, and answers only when
+	// cancelled, saying so on stderr too: the server heard
+	// notifications/cancelled.
 	mcp.AddTool(s, &mcp.Tool{Name: "block", Description: "waits for its cancellation"},
 		func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			fmt.Fprintln(os.Stderr, "block: started")
 			<-ctx.Done()
 			fmt.Fprintln(os.Stderr, "block: cancelled")
 			return nil, nil, ctx.Err()
