@@ -14,6 +14,8 @@
 //	go run ./examples/toolbox -tool-search             # the demo with tool search
 //	go build -o tb ./examples/toolbox && ./tb -lazy    # twice: the second run starts no child until the call
 //	./tb -pin && ./tb -pin -changed                    # a pinned tool that changes is held out
+//	./tb -pin -changed -call local__add -args '{"a":1,"b":2}'  # says it is held out, what changed, how to accept
+//	./tb -changed -accept local                        # accept the change: pin local's current tools
 //	go run ./examples/toolbox -strict mcp.json         # exit 1 unless every server is ready
 //	go run ./examples/toolbox -h                       # the flags
 //
@@ -29,7 +31,12 @@
 // -call TOOL calls one tool by its exposed name, with -args JSON as its
 // arguments (none by default), through the toolbox's hook as a model's tool
 // call goes, and prints the text the model would read: the rendered result,
-// or the error text.
+// or the error text. -args must be one JSON object; it is checked before any
+// server starts (exit status 2 when it is not). A tool that pinning holds
+// out is not called: the error says so, what changed, and that -accept
+// SERVER takes the change. For a lazy server, the server's line is printed
+// again after the call ("After the call:"), with the state the call left it
+// in (the listing said "not started").
 //
 // Exit status: 0 when every enabled server is ready or reported with its
 // reason; 1 for a file that cannot be read or parsed, with -strict when an
@@ -76,7 +83,9 @@
 // -changed sets it; only the value changes, so the entry stays the same):
 // with -pin, local__add is then printed "held out: changed since it was
 // pinned (description)", it is not offered to the model, which calls
-// remote__add instead, and a call to it would be denied. With -lazy too,
+// remote__add instead, and a call to it would be denied; -accept local pins
+// its current tools (with [toolbox.Toolbox.AcceptTools]; it implies -pin),
+// after which local__add is offered again, changed. With -lazy too,
 // the first run that sees the change is the call that starts the server:
 // that call is denied (and the demo fails with the reason); later runs know
 // from the manifest and never start it.

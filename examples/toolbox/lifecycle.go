@@ -10,14 +10,14 @@ import (
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
 
-// lifecycleOptions applies -manifests, -lazy and -pin: the toolbox options
+// lifecycleOptions applies -manifests, -lazy and -pin (or -accept): the toolbox options
 // they give, after making the servers lazy for -lazy.
 func lifecycleOptions(cfg config, servers *toolbox.Config) []toolbox.Option {
 	var opts []toolbox.Option
 	if cfg.manifestDir != "" {
 		opts = append(opts, toolbox.WithManifestDir(cfg.manifestDir))
 	}
-	if cfg.pin {
+	if cfg.pin || cfg.accept != "" {
 		opts = append(opts, toolbox.WithPinnedTools())
 	}
 	for _, s := range servers.Servers {

@@ -57,6 +57,9 @@ type config struct {
 	// the bundled stdio server change its add tool's description (-changed).
 	manifestDir        string
 	lazy, pin, changed bool
+	// accept names the server whose current tools to pin (-accept),
+	// taking back what pinning held out of it; it implies pin.
+	accept string
 
 	// observe is CUCA_TRACE and CUCA_METRICS_ADDR.
 	observe observe.Config
@@ -88,7 +91,7 @@ the tools it found join the second request, where it calls add.
 -manifests DIR keeps the servers' tool lists; -lazy starts a server whose
 list is kept only when a tool of it is called; -pin holds out tools that
 change after their first run (-changed makes the bundled stdio server
-change one).
+change one), and -accept SERVER pins the server's current tools.
 
 With the bundled file it then runs the two-turn demo: a model (llama-server
 at http://localhost:1234/v1, or a built-in scripted one when nothing answers
@@ -118,6 +121,7 @@ func parseArgs(args []string, stdout, stderr io.Writer, cfg *config) error {
 	fs.StringVar(&cfg.manifestDir, "manifests", "", "keep each server's tool list in this directory (default: the user's cache directory when -lazy or -pin is given)")
 	fs.BoolVar(&cfg.lazy, "lazy", false, "make every server lazy: once its tools are in a manifest, it starts only when a tool of it is called")
 	fs.BoolVar(&cfg.pin, "pin", false, "pin the servers' tools on first use and hold out any tool that changes later")
+	fs.StringVar(&cfg.accept, "accept", "", "pin this server's current tools, accepting what changed since they were pinned (implies -pin)")
 	fs.BoolVar(&cfg.changed, "changed", false, "make the bundled stdio server change its add tool's description, as a server that turns on its users would")
 	demo := fs.Bool("demo", false, "run the two-turn demo on a file of your own too (it needs a tool whose name ends in add)")
 	if err := fs.Parse(args); err != nil {
@@ -141,7 +145,33 @@ func parseArgs(args []string, stdout, stderr io.Writer, cfg *config) error {
 	if cfg.args != "" && cfg.call == "" {
 		return usageError(fs, "-args needs -call")
 	}
+	if cfg.args != "" {
+		// Checked here, before any server starts, not by the call.
+		if err := checkArgs(cfg.args); err != nil {
+			return usageError(fs, "-args: %v", err)
+		}
+	}
 	cfg.demo = cfg.call == "" && (cfg.mcpJSON == "" || *demo)
+	return nil
+}
+
+// checkArgs says what is wrong with -args, which must be one JSON object.
+func checkArgs(args string) error {
+	var obj map[string]json.RawMessage
+	dec := json.NewDecoder(strings.NewReader(args))
+	if err := dec.Decode(&obj); err != nil || obj == nil {
+		var syntax *json.SyntaxError
+		switch {
+		case errors.As(err, &syntax):
+			return fmt.Errorf("not valid JSON (%v at byte %d): %s", err, syntax.Offset, args)
+		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+			return fmt.Errorf("not valid JSON (it ends early): %s", args)
+		}
+		return fmt.Errorf("not a JSON object, such as {\"a\":1}: %s", args)
+	}
+	if dec.More() {
+		return fmt.Errorf("more than one JSON value: %s", args)
+	}
 	return nil
 }
 
@@ -195,6 +225,11 @@ func run(ctx context.Context, out io.Writer, cfg config) error {
 	if err != nil {
 		return err
 	}
+	if cfg.accept != "" {
+		if s := servers.Servers[cfg.accept]; s == nil || s.Disabled {
+			return fmt.Errorf("-accept: %s has no enabled server %q", source, cfg.accept)
+		}
+	}
 
 	var endpoint *demomodel.Endpoint
 	if cfg.demo {
@@ -232,6 +267,12 @@ func run(ctx context.Context, out io.Writer, cfg config) error {
 		defer cfg.beforeExit(tel.MetricsURL)
 	}
 
+	if cfg.accept != "" {
+		if err := tb.AcceptTools(cfg.accept); err != nil {
+			return fmt.Errorf("-accept: %w", err)
+		}
+		fmt.Fprintf(out, "Accepted the current tools of %s: pinned again\n\n", cfg.accept)
+	}
 	printServers(out, source, servers, tb)
 	if cfg.strict {
 		if down := notReady(servers, tb); len(down) > 0 {
@@ -239,7 +280,7 @@ func run(ctx context.Context, out io.Writer, cfg config) error {
 		}
 	}
 	if cfg.call != "" {
-		return callOne(ctx, out, tb, cfg.call, cfg.args)
+		return callOne(ctx, out, tb, servers, cfg.call, cfg.args)
 	}
 	if !cfg.demo {
 		return nil
@@ -319,9 +360,21 @@ func loadServers(path string) (*toolbox.Config, string, error) {
 
 // callOne calls the tool exposed as name with args through the toolbox's
 // hook, as a model's tool call would go, and prints what the model would
-// read. A name no server exposes, and a call that fails, are errors.
-func callOne(ctx context.Context, out io.Writer, tb *toolbox.Toolbox, name, args string) error {
-	if !tb.HasTool(name) {
+// read; for a lazy server, its line again after the call, with the state
+// the call left it in. A name no server exposes, a tool pinning holds out
+// (saying what changed and how to accept it) and a call that fails are
+// errors.
+func callOne(ctx context.Context, out io.Writer, tb *toolbox.Toolbox, servers *toolbox.Config, name, args string) error {
+	server := ""
+	for _, t := range tb.Tools() {
+		if t.Name == name {
+			server = t.Server
+		}
+	}
+	if server == "" {
+		if h, ok := heldOut(tb, name); ok {
+			return heldOutError(h)
+		}
 		return fmt.Errorf("-call: no server of the toolbox exposes a tool %q", name)
 	}
 	var raw json.RawMessage
@@ -339,8 +392,39 @@ func callOne(ctx context.Context, out io.Writer, tb *toolbox.Toolbox, name, args
 	fmt.Fprintln(out)
 	fmt.Fprintf(out, "Called %s: what the model reads\n", name)
 	fmt.Fprintln(out, res.Content)
+	if servers.Servers[server].Lazy {
+		// The listing said "not started"; say what the call made of it.
+		fmt.Fprintln(out)
+		fmt.Fprintln(out, "After the call:")
+		fmt.Fprintln(out, newServerLines(servers).line(server, tb.Status()[server], len(toolsByServer(tb)[server])))
+	}
 	if res.IsError {
+		// A lazy server's start can show that a pinned tool has changed.
+		if h, ok := heldOut(tb, name); ok {
+			return heldOutError(h)
+		}
 		return fmt.Errorf("-call: %s failed", name)
 	}
 	return nil
+}
+
+// heldOut finds the tool exposed as name among those pinning holds out.
+func heldOut(tb *toolbox.Toolbox, name string) (toolbox.HeldTool, bool) {
+	for _, h := range tb.HeldTools() {
+		if h.Exposed == name {
+			return h, true
+		}
+	}
+	return toolbox.HeldTool{}, false
+}
+
+// heldOutError says that the tool h is held out, what changed, and how to
+// accept it.
+func heldOutError(h toolbox.HeldTool) error {
+	what := "is new since the tools were pinned"
+	if !h.New {
+		what = "changed since it was pinned (" + strings.Join(h.Changed, ", ") + ")"
+	}
+	return fmt.Errorf("-call: %s is held out: tool %q of server %q %s; to accept the server's current tools, run the same command with -accept %s",
+		h.Exposed, h.Tool, h.Server, what, h.Server)
 }

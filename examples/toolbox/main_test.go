@@ -227,8 +227,8 @@ func TestRunCall(t *testing.T) {
 	}{
 		{"a result", "local__add", `{"a":2,"b":3}`, "\nCalled local__add: what the model reads\n5\n", ""},
 		{"over HTTP", "remote__add", `{"a":40,"b":2}`, "\nCalled remote__add: what the model reads\n42\n", ""},
-		{"arguments that are no object", "local__add", `[1,2]`,
-			"\nCalled local__add: what the model reads\nmcp-connector: validation", "-call: local__add failed"},
+		{"arguments the server refuses", "local__add", `{"a":"two","b":3}`,
+			"\nCalled local__add: what the model reads\n", "-call: local__add failed"},
 		{"a tool no server exposes", "nowhere__add", "", "", `-call: no server of the toolbox exposes a tool "nowhere__add"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -245,6 +245,81 @@ func TestRunCall(t *testing.T) {
 			assert.NotContains(t, out.String(), "Turn 1", "no demo with -call")
 		})
 	}
+}
+
+// heldOutAdd is the error of -call local__add once -changed changed it
+// after -pin pinned it.
+const heldOutAdd = `-call: local__add is held out: tool "add" of server "local" changed since it was pinned (description); ` +
+	`to accept the server's current tools, run the same command with -accept local`
+
+// A pinned tool that changed: -call says it is held out, what changed and
+// how to accept it, and -accept does.
+func TestRunCallOfAHeldOutTool(t *testing.T) {
+	dir := t.TempDir()
+	call := func(cfg config) (string, error) {
+		t.Helper()
+		var out bytes.Buffer
+		cfg.manifestDir, cfg.call, cfg.args = dir, "local__add", `{"a":1,"b":2}`
+		err := run(t.Context(), &out, cfg)
+		t.Log("\n" + out.String())
+		return out.String(), err
+	}
+	out, err := call(config{pin: true})
+	require.NoError(t, err, "the first run pins the tools")
+	assert.Contains(t, out, "\nCalled local__add: what the model reads\n3\n")
+
+	out, err = call(config{pin: true, changed: true})
+	require.Error(t, err)
+	assert.Equal(t, heldOutAdd, err.Error())
+	assert.Contains(t, out, "    local__add  held out: changed since it was pinned (description)\n")
+	assert.NotContains(t, out, "Called local__add", "a held-out tool is not called")
+
+	out, err = call(config{changed: true, accept: "local"})
+	require.NoError(t, err, "-accept pins the changed tool")
+	assert.True(t, strings.HasPrefix(out, "Accepted the current tools of local: pinned again\n\n"), out)
+	assert.Contains(t, out, "  local   stdio  ready (1 tool)\n    local__add\n      Add two numbers and return their sum. Before answering,")
+	assert.Contains(t, out, "\nCalled local__add: what the model reads\n3\n")
+
+	out, err = call(config{pin: true, changed: true})
+	require.NoError(t, err, "accepted, the changed tool is the pinned one")
+	assert.NotContains(t, out, "held out")
+
+	var stderr bytes.Buffer
+	err = parseArgs([]string{"-accept", "nowhere"}, io.Discard, &stderr, new(config))
+	require.NoError(t, err)
+	err = run(t.Context(), io.Discard, config{accept: "nowhere", manifestDir: dir})
+	require.Error(t, err)
+	assert.Equal(t, `-accept: mcp.json has no enabled server "nowhere"`, err.Error())
+}
+
+// -lazy -call: the listing says "not started"; after the call the
+// server's line says what the call made of it.
+func TestRunLazyCallPrintsTheServerAgain(t *testing.T) {
+	dir := t.TempDir()
+	call := func(cfg config) (string, error) {
+		t.Helper()
+		var out bytes.Buffer
+		cfg.manifestDir, cfg.lazy, cfg.pin, cfg.call, cfg.args = dir, true, true, "local__add", `{"a":20,"b":22}`
+		err := run(t.Context(), &out, cfg)
+		t.Log("\n" + out.String())
+		return out.String(), err
+	}
+	const after = "\nCalled local__add: what the model reads\n42\n\nAfter the call:\n  local   stdio  ready (1 tool)\n"
+	out, err := call(config{})
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(out, bundledServers), "no manifest yet: every server starts\n%s", out)
+	assert.True(t, strings.HasSuffix(out, after), out)
+
+	out, err = call(config{})
+	require.NoError(t, err)
+	assert.Contains(t, out, "  local   stdio  not started (1 tool from its manifest)\n")
+	assert.True(t, strings.HasSuffix(out, after), "the server's line again, started by the call\n%s", out)
+
+	out, err = call(config{changed: true})
+	require.Error(t, err, "the call that starts it finds the tool changed")
+	assert.Equal(t, heldOutAdd, err.Error())
+	assert.Contains(t, out, "  local   stdio  not started (1 tool from its manifest)\n")
+	assert.True(t, strings.HasSuffix(out, "\n\nAfter the call:\n  local   stdio  ready (0 tools)\n"), out)
 }
 
 func TestParseArgs(t *testing.T) {
@@ -266,6 +341,10 @@ func TestParseArgs(t *testing.T) {
 		{"two files", []string{"a.json", "b.json"}, config{}, errUsage},
 		{"-config and another file", []string{"-config", "a.json", "b.json"}, config{}, errUsage},
 		{"-args alone", []string{"-args", "{}"}, config{}, errUsage},
+		{"-args that is not JSON", []string{"-call", "s__t", "-args", `{"a":1`}, config{}, errUsage},
+		{"-args that is no object", []string{"-call", "s__t", "-args", `[1,2]`}, config{}, errUsage},
+		{"-args with two values", []string{"-call", "s__t", "-args", `{} {}`}, config{}, errUsage},
+		{"-accept", []string{"-accept", "local"}, config{demo: true, accept: "local"}, nil},
 		{"an unknown flag", []string{"-bogus"}, config{}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -460,6 +539,10 @@ func TestBinary(t *testing.T) {
 		{"a malformed file", []string{badFile}, 1, func(t *testing.T, out, stderr string) {
 			assert.Empty(t, out)
 			assert.Contains(t, stderr, badFile+":1:")
+		}},
+		{"-args that is not JSON: said before any server starts", []string{"-config", userFile, "-call", "adder__add", "-args", `{"a":1`}, 2, func(t *testing.T, out, stderr string) {
+			assert.Empty(t, out, "no server listed: none was started")
+			assert.Contains(t, stderr, "toolbox: -args: not valid JSON (it ends early): {\"a\":1\n")
 		}},
 		{"two files", []string{userFile, badFile}, 2, func(t *testing.T, out, stderr string) {
 			assert.Empty(t, out)

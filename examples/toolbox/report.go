@@ -28,42 +28,15 @@ func printServers(out io.Writer, source string, servers *toolbox.Config, tb *too
 	}
 	fmt.Fprintf(out, "Discovered from %s (%d %s):\n", source, len(names), noun)
 
-	tools := map[string][]toolbox.Tool{}
-	for _, t := range tb.Tools() {
-		tools[t.Server] = append(tools[t.Server], t)
-	}
-	nameW, typeW := 0, 0
-	for _, name := range names {
-		nameW = max(nameW, len(name))
-		typeW = max(typeW, len(servers.Servers[name].Type))
-	}
+	tools := toolsByServer(tb)
 	held := map[string][]toolbox.HeldTool{}
 	for _, h := range tb.HeldTools() {
 		held[h.Server] = append(held[h.Server], h)
 	}
 	status := tb.Status()
+	lines := newServerLines(servers)
 	for _, name := range names {
-		s := servers.Servers[name]
-		state, reason := "disabled", "in the file"
-		if !s.Disabled {
-			st := status[name]
-			state, reason = st.State.String(), ""
-			if st.LastError != nil {
-				reason = st.LastError.Error()
-			}
-			switch st.State {
-			case plugin.StateReady:
-				state, reason = state+" ("+toolCount(len(tools[name]))+")", ""
-			case plugin.StateNotStarted:
-				// A lazy server: its tools are known from its manifest.
-				state, reason = state+" ("+toolCount(len(tools[name]))+" from its manifest)", ""
-			}
-		}
-		line := fmt.Sprintf("  %-*s  %-*s  %s", nameW, name, typeW, s.Type, state)
-		if reason != "" {
-			line += ": " + reason
-		}
-		fmt.Fprintln(out, line)
+		fmt.Fprintln(out, lines.line(name, status[name], len(tools[name])))
 		for _, t := range tools[name] {
 			fmt.Fprintf(out, "    %s\n", t.Name)
 			for _, l := range wrap(t.Tool.Description, descWidth-6) {
@@ -74,6 +47,57 @@ func printServers(out io.Writer, source string, servers *toolbox.Config, tb *too
 			fmt.Fprintf(out, "    %s  held out: %s\n", h.Exposed, heldWhy(h))
 		}
 	}
+}
+
+// toolsByServer is the toolbox's exposed tools by server name.
+func toolsByServer(tb *toolbox.Toolbox) map[string][]toolbox.Tool {
+	tools := map[string][]toolbox.Tool{}
+	for _, t := range tb.Tools() {
+		tools[t.Server] = append(tools[t.Server], t)
+	}
+	return tools
+}
+
+// serverLines prints the servers' lines of a file, aligned on its longest
+// name and transport.
+type serverLines struct {
+	servers      *toolbox.Config
+	nameW, typeW int
+}
+
+func newServerLines(servers *toolbox.Config) serverLines {
+	l := serverLines{servers: servers}
+	for _, name := range servers.Names() {
+		l.nameW = max(l.nameW, len(name))
+		l.typeW = max(l.typeW, len(servers.Servers[name].Type))
+	}
+	return l
+}
+
+// line is the server's line: its name, its transport, its state (st, with
+// its tool count when ready or known from a manifest, "disabled" for a
+// server the file disables) and, when it is not ready, why.
+func (l serverLines) line(name string, st plugin.Status, tools int) string {
+	s := l.servers.Servers[name]
+	state, reason := "disabled", "in the file"
+	if !s.Disabled {
+		state, reason = st.State.String(), ""
+		if st.LastError != nil {
+			reason = st.LastError.Error()
+		}
+		switch st.State {
+		case plugin.StateReady:
+			state, reason = state+" ("+toolCount(tools)+")", ""
+		case plugin.StateNotStarted:
+			// A lazy server: its tools are known from its manifest.
+			state, reason = state+" ("+toolCount(tools)+" from its manifest)", ""
+		}
+	}
+	line := fmt.Sprintf("  %-*s  %-*s  %s", l.nameW, name, l.typeW, s.Type, state)
+	if reason != "" {
+		line += ": " + reason
+	}
+	return line
 }
 
 // heldWhy says why pinning holds a tool out.
