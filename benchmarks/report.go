@@ -184,6 +184,7 @@ func (r *Report) Targets() []Target {
 		out = append(out, t)
 	}
 	out = append(out, r.lazyTargets()...)
+	out = append(out, r.outageTargets()...)
 	out = append(out, r.toolSearchTargets()...)
 	for _, sc := range []string{ScenarioIdleHTTP, ScenarioIdleStdio} {
 		if row := r.find(sc, SubjectPluginOwnSystem, 0); row != nil && row.Idle != nil {
@@ -254,6 +255,8 @@ func (r *Report) note(row *Row) string {
 		}
 	case ScenarioTurn:
 		return r.turnNote(row)
+	case ScenarioOutageHTTP, ScenarioOutageStdio:
+		return outageNote(row)
 	case ScenarioWide:
 		if direct := r.find(row.Scenario, nameDirect, 0); row.Subject == "plugin" && direct != nil {
 			return fmt.Sprintf("p50 %+.1f%%, CPU %+.1f%% vs go-sdk direct", pct(row.Latency.P50, direct.Latency.P50), pct(row.CPUPerOp, direct.CPUPerOp))

@@ -47,6 +47,9 @@ type Config struct {
 	// SearchRounds rounds of SearchPerRound searches and OnRequests, for
 	// [MeasureToolSearch].
 	SearchRounds, SearchPerRound int
+	// Outages are the lengths of the outage scenarios (each for dbhub over
+	// HTTP and for a failing stdio command); none runs when empty.
+	Outages []time.Duration
 	// Progress, if not nil, receives a line per step.
 	Progress io.Writer
 	// Only, if not empty, names the scenarios (the steps of [Run]) to
@@ -55,7 +58,7 @@ type Config struct {
 }
 
 // FullConfig is the measurement the benchmarks page of the docs reports;
-// it runs in about 4 minutes on two cores.
+// it runs in about 4 minutes on two cores, and the outages 2 more.
 func FullConfig() Config {
 	return Config{
 		PassBatches: 200, PassBatchSize: 10000,
@@ -66,6 +69,7 @@ func FullConfig() Config {
 		WideRounds: 6, ToolboxOpenRounds: 8,
 		TurnRounds:   20,
 		SearchRounds: 10, SearchPerRound: 300,
+		Outages: []time.Duration{10 * time.Second, 60 * time.Second},
 	}
 }
 
@@ -80,6 +84,7 @@ func QuickConfig() Config {
 		WideRounds: 1, ToolboxOpenRounds: 1,
 		TurnRounds:   1,
 		SearchRounds: 1, SearchPerRound: 5,
+		Outages: []time.Duration{time.Second},
 	}
 }
 
@@ -119,6 +124,8 @@ type Row struct {
 	Result
 	// Idle, for connect scenarios, is what each idle connection holds.
 	Idle *Footprint
+	// Outage, for outage scenarios, is what the outage measured.
+	Outage *Outage
 }
 
 // Run measures every scenario, one after another in this process, with the
@@ -148,6 +155,8 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 		{ScenarioGridHook, r.gridHook},
 		{ScenarioTurn, r.turn},
 		{ScenarioLazyOpen, r.lazy},
+		{ScenarioOutageHTTP, r.outageHTTP},
+		{ScenarioOutageStdio, r.outageStdio},
 	}
 	for _, s := range steps {
 		if len(cfg.Only) > 0 && s.name != "servers" && !slices.Contains(cfg.Only, s.name) {

@@ -19,7 +19,7 @@ func TestQuickRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns servers for every scenario")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	rows, err := benchmarks.Run(ctx, benchmarks.QuickConfig())
 	require.NoError(t, err)
@@ -34,8 +34,18 @@ func TestQuickRun(t *testing.T) {
 		benchmarks.ScenarioIdleHTTP, benchmarks.ScenarioWide,
 		benchmarks.ScenarioToolboxPass, benchmarks.ScenarioToolboxHook, benchmarks.ScenarioToolboxOpen,
 		benchmarks.ScenarioTurn, benchmarks.ScenarioLazyOpen, benchmarks.ScenarioLazyFirst, benchmarks.ScenarioLazyIdle,
+		benchmarks.ScenarioOutageHTTP, benchmarks.ScenarioOutageStdio,
 	} {
 		assert.NotZero(t, scenarios[sc], sc)
+	}
+	// Each outage came back: a good call after the return, no give-up.
+	for _, r := range rows {
+		if r.Scenario == benchmarks.ScenarioOutageHTTP || r.Scenario == benchmarks.ScenarioOutageStdio {
+			require.NotNil(t, r.Outage, r.Scenario)
+			assert.False(t, r.Outage.GaveUp, "%s: no good call after the return", r.Scenario)
+			assert.Equal(t, benchmarks.OutageSubject(time.Second), r.Subject)
+			assert.Greater(t, r.Outage.AfterKill, r.Outage.AfterReturn, "the kill came before the return")
+		}
 	}
 	targets := 19     // 13, the lazy servers' 3, and direct tools/call's 3
 	if !raceEnabled { // the grid's rows need a cluster, which -race cannot run

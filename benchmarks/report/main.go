@@ -87,7 +87,7 @@ func run(quick bool, outDir, svgPath, docPath string, only []string) error {
 	cfg.Progress = os.Stderr
 	rep := &benchmarks.Report{Command: command, Machine: benchmarks.Machine(), Date: time.Now()}
 	load0 := benchmarks.LoadAverage()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	rows, err := benchmarks.Run(ctx, cfg)
 	if err != nil {
