@@ -119,7 +119,7 @@ func TestServerThatCrashesAtEveryStartCostsBoundedSpawns(t *testing.T) {
 	spawns := filepath.Join(t.TempDir(), "spawns")
 	var log errorLog
 	p, err := plugin.Start(transportSh("echo start >> '"+spawns+"'; echo 'bad config' >&2; exit 3"), fast,
-		plugin.WithRestartBudget(2, time.Minute), plugin.WithBreakerCoolDown(20*time.Millisecond, time.Hour),
+		plugin.WithRestartBudget(2, time.Minute), plugin.WithBreakerCoolDown(200*time.Millisecond, time.Hour),
 		plugin.WithStatusHandler(log.handler))
 	require.NoError(t, err)
 	defer p.Close()
@@ -132,11 +132,11 @@ func TestServerThatCrashesAtEveryStartCostsBoundedSpawns(t *testing.T) {
 	assert.Contains(t, first.Error(), "exit status 3", "the last cause is kept")
 	assert.NotContains(t, first.Error(), "2026-07-28")
 	// The first breaker opened after the first start and two restarts; the
-	// second after one try more, following the cool-down of 20ms.
+	// second after one try more, following the cool-down of 200ms.
 	require.Eventually(t, func() bool { return log.count(plugin.ErrCircuitOpen) >= 2 }, 10*time.Second, time.Millisecond)
 	require.NoError(t, p.Close())
 	n := starts(t, spawns, "start")
-	assert.Equal(t, 4, n, "budget plus one, plus one per cool-down (the next cool-down is 40ms and the test closed first)")
+	assert.Equal(t, 4, n, "budget plus one, plus one per cool-down (the test closed within the next cool-down of 200ms)")
 
 	_, err = p.CallTool(context.Background(), "t", nil).Await(context.Background())
 	require.ErrorIs(t, err, plugin.ErrInternal)
