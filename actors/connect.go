@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -233,8 +234,8 @@ func connectFailure(ctx context.Context, cfg *ConnectionConfig, err, discoverErr
 		if discoverErr == nil {
 			return versionFailure("its server/discover offers no MCP " + ProtocolVersion)
 		}
-		if re := discoverRefusal(discoverErr); re != nil {
-			return versionFailure(fmt.Sprintf("it answered server/discover with error %d %q", re.Code, re.Message))
+		if answered, ok := discoverRefusal(discoverErr); ok {
+			return versionFailure(answered)
 		}
 		err = discoverErr
 	}
@@ -269,25 +270,56 @@ func connectTimeout(cfg *ConnectionConfig, tail transport.StderrTail) *messages.
 // 2026-07-28; why says how it showed.
 func versionFailure(why string) *messages.Failure {
 	return &messages.Failure{Kind: messages.FailureInternal, Op: "connect", Cause: messages.CauseProtocolVersion,
-		Message: "the server does not implement MCP " + ProtocolVersion + " (" + why +
-			"); it may speak only older revisions, and this client speaks only MCP " + ProtocolVersion}
+		Message: "the server does not speak MCP " + ProtocolVersion + ": " + why +
+			"; it may speak only older revisions, and this client speaks only MCP " + ProtocolVersion}
 }
 
-// discoverRefusal is err as the server's JSON-RPC refusal of
-// server/discover (method not found, invalid params, or an unsupported
-// protocol version), or nil when it is none: go-sdk's own codes for a
-// broken connection, and the transport's answer in place of an HTTP error
-// status, are no refusal.
-func discoverRefusal(err error) *jsonrpc.Error {
+// discoverRefusal says what the server answered, when err says that it
+// refused server/discover, which is how a server of an older revision
+// answers a method it does not know: any JSON-RPC error it sent (gopls
+// answers code 0 "invalid during session initialization"), or over HTTP an
+// answer of a status in the 4xx range that says "not this request" (400
+// "Server not initialized" or "No valid session ID", 404, 405, 406, 415).
+// It is no refusal when err is none of these: go-sdk's own codes for a
+// broken connection, an oversized message, an HTTP status that asks for
+// credentials or patience (401, 403, 407, 408, 429) or says the server
+// failed (5xx), or no answer at all.
+func discoverRefusal(err error) (answered string, ok bool) {
 	var re *jsonrpc.Error
 	if !errors.As(err, &re) {
-		return nil
+		return "", false
 	}
-	switch re.Code {
-	case jsonrpc.CodeMethodNotFound, jsonrpc.CodeInvalidParams, mcp.CodeUnsupportedProtocolVersion:
-		return re
+	switch {
+	case re.Code == codeClientClosing || re.Code == codeServerClosing || re.Code == codeRejectedByTransport:
+		return "", false
+	case strings.Contains(re.Message, transport.ErrMessageTooLarge.Error()):
+		return "", false
 	}
-	return nil
+	if status := transport.HTTPStatusOf(re); status != 0 {
+		switch {
+		case status >= 500, status == 401, status == 403, status == 407, status == 408, status == 429:
+			return "", false
+		}
+		return "it answered the server/discover POST with " + shortQuote(strings.TrimPrefix(re.Message, "transport: ")), true
+	}
+	return fmt.Sprintf("it answered server/discover with error %d %s", re.Code, shortQuote(re.Message)), true
+}
+
+// maxQuote bounds what a message quotes of a server's answer.
+const maxQuote = 160
+
+// shortQuote is s quoted on one line, cut at maxQuote bytes.
+func shortQuote(s string) string {
+	s = strings.Join(strings.Fields(strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)), " ")
+	if len(s) > maxQuote {
+		s = strings.ToValidUTF8(s[:maxQuote], "") + "…"
+	}
+	return strconv.Quote(s)
 }
 
 // transportFailure classifies err: a child that could not be spawned is IO,

@@ -21,20 +21,23 @@ type SupervisorConfig struct {
 	// Connection configures the child; EscalateFailures is forced on.
 	Connection ConnectionConfig
 	// InitialBackoff is the wait before the first restart; zero means 100ms.
+	// Every wait of the schedule (see [SupervisorConfig.TryTimes]) is
+	// stretched by a random part of up to a quarter of itself.
 	InitialBackoff time.Duration
-	// MaxBackoff caps the doubling wait between restarts; zero means 10s.
+	// MaxBackoff caps the doubling wait between restarts; zero means 2s.
 	MaxBackoff time.Duration
 	// MaxRestarts is how many restarts RestartWindow may hold before the
-	// breaker opens (see CoolDown); zero means 5, negative means the
+	// breaker opens (see CoolDown); zero means 9, negative means the
 	// breaker never opens.
 	MaxRestarts int
 	// RestartWindow is the sliding window MaxRestarts counts in; zero means
 	// one minute.
 	RestartWindow time.Duration
 	// CoolDown is how long the breaker stays open once the restart budget
-	// is spent, before one reconnection is tried; each failed try doubles
-	// it up to MaxCoolDown, and a success closes the breaker. Zero means
-	// 30s; MaxCoolDown zero means 5 minutes.
+	// is spent, before one reconnection is tried, while the outage is
+	// shorter than [LongOutage]; past it each cool-down is twice the
+	// outage so far, up to MaxCoolDown. A success closes the breaker. Zero
+	// means 7.5s ([DefaultCoolDown]); MaxCoolDown zero means one hour.
 	CoolDown    time.Duration
 	MaxCoolDown time.Duration
 	// ReconnectWait is how long a call that arrives while reconnecting may
@@ -79,6 +82,10 @@ type SupervisorConfig struct {
 	// supervisor's hop. It runs on the supervisor's goroutine and must not
 	// block.
 	OnDirect func(conn *actor.PID)
+
+	// jitter, if set, replaces the random part of each wait (in [0, 1]):
+	// tests fix it.
+	jitter func() float64
 }
 
 func (c SupervisorConfig) withDefaults() SupervisorConfig {
@@ -88,34 +95,10 @@ func (c SupervisorConfig) withDefaults() SupervisorConfig {
 		c.Connection.Logger = zap.NewNop()
 	}
 	c.Connection.EscalateFailures = true
-	if c.InitialBackoff <= 0 {
-		c.InitialBackoff = 100 * time.Millisecond
-	}
-	if c.MaxBackoff <= 0 {
-		c.MaxBackoff = 10 * time.Second
-	}
-	if c.MaxBackoff < c.InitialBackoff {
-		c.MaxBackoff = c.InitialBackoff
-	}
-	if c.MaxRestarts == 0 {
-		c.MaxRestarts = 5
-	}
-	if c.RestartWindow <= 0 {
-		c.RestartWindow = time.Minute
-	}
 	if c.ReconnectWait <= 0 {
 		c.ReconnectWait = 10 * time.Second
 	}
-	if c.CoolDown <= 0 {
-		c.CoolDown = DefaultCoolDown
-	}
-	if c.MaxCoolDown <= 0 {
-		c.MaxCoolDown = 5 * time.Minute
-	}
-	if c.MaxCoolDown < c.CoolDown {
-		c.MaxCoolDown = c.CoolDown
-	}
-	return c
+	return c.scheduleDefaults()
 }
 
 // The defaults every layer shares.
@@ -123,8 +106,9 @@ const (
 	// DefaultConnectTimeout bounds a connection attempt (spawn,
 	// server/discover, tools/list) unless configured otherwise.
 	DefaultConnectTimeout = 30 * time.Second
-	// DefaultCoolDown is how long the breaker first stays open.
-	DefaultCoolDown = 30 * time.Second
+	// DefaultCoolDown is how long the breaker stays open during the first
+	// [LongOutage] of an outage.
+	DefaultCoolDown = 7500 * time.Millisecond
 )
 
 // Status is the health of a supervised connection.
@@ -164,6 +148,10 @@ type McpSupervisor struct {
 	// restartCount mirrors status.Restarts for the connection's telemetry.
 	restartCount atomic.Int64
 	lostAt       time.Time // when the ready session was lost, until the next is ready
+	// outageSince is when the failures in a row began (the lost session,
+	// or the first failed connection), until a session is ready: the
+	// cool-down grows with the outage.
+	outageSince time.Time
 
 	status   Status
 	final    *messages.Failure // what every call fails with once failed or closed
@@ -180,7 +168,7 @@ type McpSupervisor struct {
 	// The breaker: open once the restart budget is spent, until the
 	// cool-down passes; then half-open for one reconnection.
 	breaker  breakerState
-	coolDown time.Duration // the next cool-down; CoolDown until a try fails
+	coolDown time.Duration // the breaker's current cool-down
 	// Reconnect senders, answered by the next ready session or failure.
 	reconnectWaiters []*actor.PID
 	// callers are the facades on other members that sent calls to this
@@ -452,6 +440,9 @@ func (s *McpSupervisor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor
 		return
 	}
 	now := time.Now()
+	if s.outageSince.IsZero() {
+		s.outageSince = now
+	}
 	if s.breaker == breakerHalfOpen {
 		s.openBreaker(child, f, now)
 		return
@@ -489,13 +480,10 @@ func permanent(f *messages.Failure) bool {
 // openBreaker stops restarting after the budget is spent (or a half-open
 // try failed): the child rests as a tombstone, calls fail at once with f's
 // cause and when the next try is, and after the cool-down one
-// reconnection is tried. Each failed try doubles the cool-down.
+// reconnection is tried. The cool-down grows with the outage
+// (coolDownFor).
 func (s *McpSupervisor) openBreaker(child *actor.PID, f *messages.Failure, now time.Time) {
-	if s.coolDown == 0 {
-		s.coolDown = s.cfg.CoolDown
-	} else if s.breaker == breakerHalfOpen {
-		s.coolDown = min(2*s.coolDown, s.cfg.MaxCoolDown)
-	}
+	s.coolDown = s.cfg.coolDownFor(now.Sub(s.outageSince), s.jitter())
 	n, span := len(s.restarts), time.Duration(0)
 	if n > 0 {
 		span = now.Sub(s.restarts[0])
@@ -505,10 +493,10 @@ func (s *McpSupervisor) openBreaker(child *actor.PID, f *messages.Failure, now t
 	g.CircuitOpen = true
 	if s.breaker == breakerHalfOpen {
 		g.Message = fmt.Sprintf("circuit open: the reconnection after the cool-down failed too; next try at %s (in %s); last failure: %s",
-			next.UTC().Format(time.TimeOnly), s.coolDown, f.Message)
+			next.UTC().Format(time.TimeOnly), s.coolDown.Round(time.Millisecond), f.Message)
 	} else {
 		g.Message = fmt.Sprintf("circuit open: %d restarts failed within %s; next try at %s (in %s); last failure: %s",
-			n, span.Round(time.Millisecond), next.UTC().Format(time.TimeOnly), s.coolDown, f.Message)
+			n, span.Round(time.Millisecond), next.UTC().Format(time.TimeOnly), s.coolDown.Round(time.Millisecond), f.Message)
 	}
 	s.breaker = breakerOpen
 	s.log().Warn("mcp connection failed; circuit open",
@@ -565,6 +553,7 @@ func (s *McpSupervisor) onReconnect(ctx actor.Context) {
 		}
 		s.breaker, s.coolDown = breakerClosed, 0
 		s.restarts, s.failures = nil, 0
+		s.outageSince = time.Time{} // the host's try starts the count anew
 		s.tryAgain()
 	}
 	if ctx.Sender() != nil {
@@ -597,15 +586,19 @@ func (s *McpSupervisor) retryFirst(f *messages.Failure) {
 	s.backoff = time.AfterFunc(d, func() { s.system.Root.Send(s.self, &restartChild{}) })
 }
 
-// backoffFor doubles from InitialBackoff up to MaxBackoff, then takes a
-// random point in its upper half, so that many clients do not retry in step.
+// backoffFor doubles from InitialBackoff up to MaxBackoff, stretched by
+// a random part of up to a quarter, so that many clients do not retry in
+// step.
 func (s *McpSupervisor) backoffFor(attempt int) time.Duration {
-	d := s.cfg.InitialBackoff
-	for i := 1; i < attempt && d < s.cfg.MaxBackoff; i++ {
-		d *= 2
+	return s.cfg.backoffFor(attempt, s.jitter())
+}
+
+// jitter is the random part of the next wait, in [0, 1].
+func (s *McpSupervisor) jitter() float64 {
+	if s.cfg.jitter != nil {
+		return s.cfg.jitter()
 	}
-	d = min(d, s.cfg.MaxBackoff)
-	return d/2 + rand.N(d/2+1)
+	return rand.Float64()
 }
 
 // abandon stops retrying, until a cool-down or a Reconnect: the child
@@ -635,6 +628,7 @@ func (s *McpSupervisor) onReady(r *messages.Ready) {
 	}
 	s.ready = r
 	s.failures = 0
+	s.outageSince = time.Time{}
 	if s.breaker != breakerClosed {
 		s.breaker, s.coolDown = breakerClosed, 0
 		s.restarts = nil

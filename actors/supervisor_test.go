@@ -48,14 +48,14 @@ func TestSupervisorTellsStatusAndToolsInOrder(t *testing.T) {
 		mem := &memory{}
 		t.Cleanup(mem.closeAll)
 		events := make(chan string, 64)
-		startSupervisor(t, actors.SupervisorConfig{
+		startSupervisor(t, actors.WithoutJitter(actors.SupervisorConfig{
 			Connection:     actors.ConnectionConfig{Transport: mem},
 			InitialBackoff: time.Second, MaxBackoff: time.Second,
 			OnStatus: func(st actors.Status) {
 				events <- fmt.Sprintf("status %s restarts=%d", st.State, st.Restarts)
 			},
 			OnReady: func(r *messages.Ready) { events <- fmt.Sprintf("tools %d", len(r.Tools)) },
-		})
+		}))
 		synctest.Wait()
 		tools := fmt.Sprintf("tools %d", len(testserver.ToolNames))
 		assert.Equal(t, []string{"status connecting restarts=0", tools, "status ready restarts=0"}, drainStatuses(events))
@@ -63,10 +63,10 @@ func TestSupervisorTellsStatusAndToolsInOrder(t *testing.T) {
 		mem.kill()
 		synctest.Wait()
 		assert.Equal(t, []string{"status reconnecting restarts=1"}, drainStatuses(events))
-		time.Sleep(time.Second / 2) // the backoff is at least half of InitialBackoff
+		time.Sleep(time.Second - time.Millisecond) // the backoff is InitialBackoff without its jitter
 		synctest.Wait()
 		assert.Equal(t, 1, mem.opened(), "no new session before the backoff")
-		time.Sleep(time.Second / 2)
+		time.Sleep(time.Millisecond)
 		synctest.Wait()
 		assert.Equal(t, []string{tools, "status ready restarts=1"}, drainStatuses(events))
 		assert.Equal(t, 2, mem.opened())
@@ -74,9 +74,10 @@ func TestSupervisorTellsStatusAndToolsInOrder(t *testing.T) {
 }
 
 // The backoff doubles with each failure in a row: the first restart comes
-// within [InitialBackoff/2, InitialBackoff] of the loss, the second, after
-// a refused attempt, within [InitialBackoff, 2·InitialBackoff] of the first;
-// each counts as a restart.
+// within [InitialBackoff, 1.25·InitialBackoff] of the loss (its jitter adds
+// up to a quarter), the second, after a refused attempt, within
+// [2·InitialBackoff, 2.5·InitialBackoff] of the first; each counts as a
+// restart.
 func TestSupervisorBackoffDoublesAcrossFailedRestarts(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		mem := &memory{}
@@ -106,8 +107,8 @@ func TestSupervisorBackoffDoublesAcrossFailedRestarts(t *testing.T) {
 		mem.mu.Unlock()
 		require.Len(t, at, 3)
 		first, then := at[1].Sub(lostAt), at[2].Sub(at[1])
-		assert.True(t, first >= time.Second/2 && first <= time.Second, "first backoff %s", first)
-		assert.True(t, then >= time.Second && then <= 2*time.Second, "second backoff %s", then)
+		assert.True(t, first >= time.Second && first <= 5*time.Second/4, "first backoff %s", first)
+		assert.True(t, then >= 2*time.Second && then <= 5*time.Second/2, "second backoff %s", then)
 
 		reply := ask(t, system, pid, &messages.CallTool{ID: 1, Name: "add", Arguments: []byte(`{"a":1,"b":1}`)}).(*messages.CallToolReply)
 		assert.Equal(t, "2", textOf(t, reply))
@@ -199,19 +200,20 @@ func TestSupervisorFinalFailureWaitsForReconnect(t *testing.T) {
 
 // Past the restart budget the breaker opens: Failed, calls fail at once
 // with the circuit-open cause, nothing dials during the cool-down; after
-// it one reconnection is tried, and when that fails too the cool-down
-// doubles (up to MaxCoolDown); the try that succeeds closes the breaker,
-// so that the next loss restarts again.
+// it one reconnection is tried, and when that fails too the breaker opens
+// for another cool-down (CoolDown again in the outage's first minute;
+// TestSupervisorFollowsTheSchedule follows it past); the try that succeeds
+// closes the breaker, so that the next loss restarts again.
 func TestSupervisorBreakerOpensPastTheBudget(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		mem := &memory{}
 		t.Cleanup(mem.closeAll)
-		system, pid, sts := spawnSupervisor(t, actors.SupervisorConfig{
+		system, pid, sts := spawnSupervisor(t, actors.WithoutJitter(actors.SupervisorConfig{
 			Connection:     actors.ConnectionConfig{Transport: mem},
 			InitialBackoff: time.Millisecond, MaxBackoff: time.Millisecond,
 			MaxRestarts: 2, RestartWindow: time.Hour,
 			CoolDown: 10 * time.Second, MaxCoolDown: 15 * time.Second,
-		})
+		}))
 		sts.until(t, actors.Ready)
 		mem.refuseAll(errors.New("server down"))
 		mem.kill()
@@ -238,11 +240,11 @@ func TestSupervisorBreakerOpensPastTheBudget(t *testing.T) {
 		assert.Equal(t, 3, again.Restarts, "the try counts as a restart")
 		assert.True(t, again.LastFailure.CircuitOpen)
 		assert.Contains(t, again.LastFailure.Message, "the reconnection after the cool-down failed too")
-		assert.Contains(t, again.LastFailure.Message, "(in 15s)", "doubled, capped at MaxCoolDown")
+		assert.Contains(t, again.LastFailure.Message, "(in 10s)", "CoolDown again: the outage is 10s old")
 		assert.Equal(t, 4, mem.opened(), "one try per cool-down")
 
 		mem.refuseAll(nil)
-		time.Sleep(15*time.Second - time.Millisecond)
+		time.Sleep(10*time.Second - time.Millisecond)
 		synctest.Wait()
 		assert.Equal(t, 4, mem.opened())
 		time.Sleep(time.Millisecond)

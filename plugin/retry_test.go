@@ -66,26 +66,49 @@ func (l *errorLog) count(target error) int {
 
 // A server that speaks only older revisions is started once: the version
 // refusal is final, the state Failed with that reason, until the host asks
-// again with Reconnect, which starts it once more.
+// again with Reconnect, which starts it once more. So it goes whatever the
+// refusal looks like: "method not found", gopls's code 0 from a server that
+// stays up, or the TypeScript SDK v1's HTTP 400 "Server not initialized".
 func TestLegacyOnlyServerIsNotStartedAgainUntilAsked(t *testing.T) {
-	log := filepath.Join(t.TempDir(), "received")
-	p, err := plugin.Start(testserver.Raw(t, "legacy", log), fast, plugin.WithBreakerCoolDown(time.Millisecond, time.Millisecond))
-	require.NoError(t, err)
-	defer p.Close()
-	err = p.WaitReady(context.Background())
-	require.ErrorIs(t, err, plugin.ErrProtocolVersion)
-	require.ErrorIs(t, err, plugin.ErrInternal)
-	st := p.Status()
-	assert.Equal(t, plugin.StateFailed, st.State)
-	assert.ErrorIs(t, st.LastError, plugin.ErrProtocolVersion)
-	_, err = p.CallTool(context.Background(), "t", nil).Await(context.Background())
-	assert.ErrorIs(t, err, plugin.ErrProtocolVersion, "calls fail at once with the reason")
-	assert.Equal(t, 1, starts(t, log, "server/discover"))
+	cases := map[string]func(t *testing.T) (transport.McpTransport, func() int){
+		"method not found": func(t *testing.T) (transport.McpTransport, func() int) {
+			log := filepath.Join(t.TempDir(), "received")
+			return testserver.Raw(t, "legacy", log), func() int { return starts(t, log, "server/discover") }
+		},
+		"code 0, stays up": func(t *testing.T) (transport.McpTransport, func() int) {
+			log := filepath.Join(t.TempDir(), "received")
+			return testserver.Raw(t, "session_first", log), func() int { return starts(t, log, "server/discover") }
+		},
+		"HTTP 400 Server not initialized": func(t *testing.T) (transport.McpTransport, func() int) {
+			srv := testserver.NewRefusingHTTP(t, http.StatusBadRequest, testserver.LegacyNotInitializedBody)
+			return transport.StreamableHTTP{URL: srv.URL}, func() int { return int(srv.Posts.Load()) }
+		},
+	}
+	for name, server := range cases {
+		t.Run(name, func(t *testing.T) {
+			tr, discovers := server(t)
+			p, err := plugin.Start(tr, fast, plugin.WithBreakerCoolDown(time.Millisecond, time.Millisecond))
+			require.NoError(t, err)
+			defer p.Close()
+			err = p.WaitReady(context.Background())
+			require.ErrorIs(t, err, plugin.ErrProtocolVersion)
+			require.ErrorIs(t, err, plugin.ErrInternal)
+			assert.Contains(t, err.Error(), "does not speak MCP 2026-07-28")
+			st := p.Status()
+			assert.Equal(t, plugin.StateFailed, st.State)
+			assert.ErrorIs(t, st.LastError, plugin.ErrProtocolVersion)
+			_, err = p.CallTool(context.Background(), "t", nil).Await(context.Background())
+			assert.ErrorIs(t, err, plugin.ErrProtocolVersion, "calls fail at once with the reason")
+			time.Sleep(50 * time.Millisecond) // fifty cool-downs, were it retried
+			assert.Equal(t, 1, discovers())
+			assert.Zero(t, p.Status().Restarts)
 
-	err = p.Reconnect(context.Background())
-	require.ErrorIs(t, err, plugin.ErrProtocolVersion)
-	assert.Equal(t, 2, starts(t, log, "server/discover"), "asked again, it is started once more, and no more")
-	assert.Equal(t, plugin.StateFailed, p.Status().State)
+			err = p.Reconnect(context.Background())
+			require.ErrorIs(t, err, plugin.ErrProtocolVersion)
+			assert.Equal(t, 2, discovers(), "asked again, it is started once more, and no more")
+			assert.Equal(t, plugin.StateFailed, p.Status().State)
+		})
+	}
 }
 
 // A server that crashes at every start costs the restart budget plus one
@@ -96,7 +119,7 @@ func TestServerThatCrashesAtEveryStartCostsBoundedSpawns(t *testing.T) {
 	spawns := filepath.Join(t.TempDir(), "spawns")
 	var log errorLog
 	p, err := plugin.Start(transportSh("echo start >> '"+spawns+"'; echo 'bad config' >&2; exit 3"), fast,
-		plugin.WithRestartBudget(2, time.Minute), plugin.WithBreakerCoolDown(20*time.Millisecond, time.Hour),
+		plugin.WithRestartBudget(2, time.Minute), plugin.WithBreakerCoolDown(200*time.Millisecond, time.Hour),
 		plugin.WithStatusHandler(log.handler))
 	require.NoError(t, err)
 	defer p.Close()
@@ -109,11 +132,11 @@ func TestServerThatCrashesAtEveryStartCostsBoundedSpawns(t *testing.T) {
 	assert.Contains(t, first.Error(), "exit status 3", "the last cause is kept")
 	assert.NotContains(t, first.Error(), "2026-07-28")
 	// The first breaker opened after the first start and two restarts; the
-	// second after one try more, following the cool-down of 20ms.
+	// second after one try more, following the cool-down of 200ms.
 	require.Eventually(t, func() bool { return log.count(plugin.ErrCircuitOpen) >= 2 }, 10*time.Second, time.Millisecond)
 	require.NoError(t, p.Close())
 	n := starts(t, spawns, "start")
-	assert.Equal(t, 4, n, "budget plus one, plus one per cool-down (the next cool-down is 40ms and the test closed first)")
+	assert.Equal(t, 4, n, "budget plus one, plus one per cool-down (the test closed within the next cool-down of 200ms)")
 
 	_, err = p.CallTool(context.Background(), "t", nil).Await(context.Background())
 	require.ErrorIs(t, err, plugin.ErrInternal)

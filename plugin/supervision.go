@@ -74,8 +74,8 @@ func WithoutSupervision() Option {
 }
 
 // WithBackoff sets the wait before the first restart (default 100ms) and the
-// cap it doubles up to (default 10s). Each wait is jittered within its upper
-// half.
+// cap it doubles up to (default 2s). Each wait of the schedule is
+// stretched by a random part of up to a quarter of itself (jitter).
 func WithBackoff(initial, max time.Duration) Option {
 	return func(o *options) {
 		o.note("WithBackoff", roleConn)
@@ -84,7 +84,7 @@ func WithBackoff(initial, max time.Duration) Option {
 }
 
 // WithRestartBudget lets the connection restart at most n times within
-// window (defaults: 5 in one minute), whether the server was up or never
+// window (defaults: 9 in one minute), whether the server was up or never
 // came up; past that the breaker opens: the plugin is failed, every call
 // fails at once with [ErrCircuitOpen] and the last cause, and after the
 // cool-down of [WithBreakerCoolDown] one reconnection is tried. A negative
@@ -97,12 +97,16 @@ func WithRestartBudget(n int, window time.Duration) Option {
 }
 
 // WithBreakerCoolDown sets how long the breaker stays open once the
-// restart budget is spent before one reconnection is tried (default 30s),
-// and the cap that each failed try doubles it up to (default 5 minutes). A
-// success closes the breaker and starts the budget and the cool-down anew.
-// So a server that comes back after an outage of any length serves again
-// within one cool-down, and one that crashes at every start costs at most
-// the budget plus one spawn per cool-down. Zero keeps a default.
+// restart budget is spent before one reconnection is tried, during the
+// outage's first minute (default 7.5s), and the cap of each cool-down
+// past it, when a cool-down is twice the outage so far (default one hour).
+// A success closes the breaker and starts the budget anew. So a server
+// that comes back after an outage of any length serves again within one
+// cool-down, and one that crashes at every start costs at most the budget
+// plus one spawn per cool-down: with the defaults, 10s of outage cost at
+// most 2.5s more, 60s at most 10s more, and a server that never returns is
+// tried 19 times in its first hour (docs/guarantees.md has the table).
+// Zero keeps a default.
 func WithBreakerCoolDown(initial, max time.Duration) Option {
 	return func(o *options) {
 		o.note("WithBreakerCoolDown", roleConn)

@@ -1,0 +1,101 @@
+package testserver
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"sync/atomic"
+	"testing"
+)
+
+// SessionFirstMessage is what the raw mode "session_first" answers
+// server/discover with, under code 0: gopls's words (v0.23.0, `gopls mcp`).
+const SessionFirstMessage = `method "server/discover" is invalid during session initialization`
+
+func init() {
+	rawModes["session_first"] = serveSessionFirst
+}
+
+// serveSessionFirst is a server that wants a legacy session first, as
+// gopls does: every request before initialize is answered with a JSON-RPC
+// error of code 0 ([SessionFirstMessage] for server/discover), and the
+// server stays up, reading, until its stdin closes. args[0], when given, is
+// a file that receives a line per message received (its method).
+func serveSessionFirst(args []string, in io.Reader, out io.Writer) error {
+	log := io.Discard
+	if len(args) > 0 {
+		f, err := os.OpenFile(args[0], os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		log = f
+	}
+	enc := json.NewEncoder(out)
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	for sc.Scan() {
+		var req rawRequest
+		if err := json.Unmarshal(sc.Bytes(), &req); err != nil {
+			return fmt.Errorf("bad request line: %w", err)
+		}
+		fmt.Fprintln(log, req.Method)
+		if len(req.ID) == 0 {
+			continue
+		}
+		msg := map[string]any{"jsonrpc": "2.0", "id": req.ID}
+		if req.Method == "initialize" {
+			msg["result"] = map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+				"serverInfo": map[string]any{"name": "session-first", "version": "0"}}
+		} else {
+			msg["error"] = rpcError{Code: 0, Message: fmt.Sprintf("method %q is invalid during session initialization", req.Method)}
+		}
+		if err := enc.Encode(msg); err != nil {
+			return err
+		}
+	}
+	return sc.Err()
+}
+
+// RefusingHTTP is a Streamable HTTP endpoint of an older revision that
+// answers every POST with one HTTP error status and body, as the
+// TypeScript SDK v1's stateful server answers a POST that is not an
+// initialize of a session ("Bad Request: Server not initialized").
+type RefusingHTTP struct {
+	// URL is the endpoint.
+	URL string
+	// Posts counts the POSTs received.
+	Posts atomic.Int64
+}
+
+// LegacyNotInitializedBody is the body the TypeScript SDK v1 sends with its
+// 400 to a POST before the session's initialize.
+const LegacyNotInitializedBody = `{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Server not initialized"},"id":null}`
+
+// NewRefusingHTTP starts a [RefusingHTTP] on a loopback port answering
+// status with body (as application/json when it starts with "{", else as
+// text); it stops when the test ends.
+func NewRefusingHTTP(t testing.TB, status int, body string) *RefusingHTTP {
+	t.Helper()
+	r := &RefusingHTTP{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.Method == http.MethodPost {
+			r.Posts.Add(1)
+		}
+		_, _ = io.Copy(io.Discard, req.Body)
+		if len(body) > 0 && body[0] == '{' {
+			w.Header().Set("Content-Type", "application/json")
+		} else {
+			w.Header().Set("Content-Type", "text/plain")
+		}
+		w.WriteHeader(status)
+		_, _ = io.WriteString(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	r.URL = srv.URL
+	return r
+}
