@@ -29,4 +29,14 @@
 // (a server that refuses notifications fails no call and ends no session)
 // and TestLegacyOnlyServerIsRefusedNamingTheRevision (a server that speaks
 // only 2025 revisions is refused at Connect).
+//
+// realservers_test.go runs published servers as a user meets them: gopls
+// v0.23.0's "gopls mcp" and the TypeScript SDK v1's Streamable HTTP server
+// (server-everything's streamableHttp mode), each refused once, for good,
+// with its answer quoted; dbhub (npm @bytebase/dbhub, pinned, on SQLite)
+// started without a database, whose error keeps its ERROR line, and over
+// HTTP killed and started again on the same port. setup.sh installs dbhub
+// with the other npm packages, and gopls with "setup.sh gopls" (go
+// install); where either cannot be had the test skips, and fails with
+// CI=true.
 package interop
