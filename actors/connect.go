@@ -337,9 +337,10 @@ func transportFailure(op string, err error, tail transport.StderrTail) *messages
 	return &messages.Failure{Kind: kind, Op: op, Message: withTail(err.Error(), tail)}
 }
 
-// An error carries at most the last tailLines lines of the server's
-// stderr, at most tailBytes of them: the whole tail goes to the logger at
-// debug level instead (McpConnection.logTail).
+// An error carries the first line of the server's stderr that reads as an
+// error (transport.ReadsAsError), when it is not among the last lines, and
+// the last tailLines lines, at most tailBytes in all: the whole tail goes
+// to the logger at debug level instead (McpConnection.logTail).
 const (
 	tailLines = 3
 	tailBytes = 512
@@ -359,25 +360,53 @@ func withTail(msg string, tail transport.StderrTail) string {
 // moves), OSC (titles, links) and two-byte escapes.
 var escapeSequence = regexp.MustCompile(`\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-_])`)
 
-// shortTail is the last non-blank lines of a stderr tail, without control
-// sequences, joined with " | " and cut from the front to tailBytes.
+// shortTail is the stderr lines an error quotes, without control
+// sequences, joined with " | ": the first that reads as an error, when it
+// is not among the last tailLines non-blank lines (cut to half of
+// tailBytes), then those, cut from the front to what is left of tailBytes.
+// "…" stands for what is left out.
 func shortTail(lines []string) string {
-	var keep []string
-	for i := len(lines) - 1; i >= 0 && len(keep) < tailLines; i-- {
-		l := strings.TrimSpace(strings.Map(func(r rune) rune {
-			if unicode.IsControl(r) {
-				return ' '
-			}
-			return r
-		}, escapeSequence.ReplaceAllString(lines[i], "")))
-		if l != "" {
-			keep = append(keep, l)
+	var clean []string
+	for _, l := range lines {
+		if c := cleanLine(l); c != "" {
+			clean = append(clean, c)
 		}
 	}
-	slices.Reverse(keep)
-	s := strings.Join(keep, " | ")
-	if len(s) > tailBytes {
-		s = "…" + strings.ToValidUTF8(s[len(s)-tailBytes+len("…"):], "")
+	n := max(0, len(clean)-tailLines)
+	last := strings.Join(clean[n:], " | ")
+	first := slices.IndexFunc(clean[:n], transport.ReadsAsError)
+	if first < 0 {
+		return cutFront(last, tailBytes)
 	}
-	return s
+	head, sep := cutBack(clean[first], tailBytes/2), " | … | "
+	if first == n-1 {
+		sep = " | "
+	}
+	return head + sep + cutFront(last, tailBytes-len(head)-len(sep))
+}
+
+// cleanLine is l without escape sequences and control characters, trimmed.
+func cleanLine(l string) string {
+	return strings.TrimSpace(strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, escapeSequence.ReplaceAllString(l, "")))
+}
+
+// cutFront is s cut from the front to at most n bytes, "…" first.
+func cutFront(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + strings.ToValidUTF8(s[len(s)-n+len("…"):], "")
+}
+
+// cutBack is s cut from the back to at most n bytes, "…" last.
+func cutBack(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n-len("…")], "") + "…"
 }

@@ -48,6 +48,8 @@ func TestConnectFailuresSayWhatHappened(t *testing.T) {
 			plugin.ErrInternal, nil, "HTTP 503 Service Unavailable: upstream restarting", false},
 		{"child exits with status 3", transportSh("echo 'no config found' >&2; exit 3"), plugin.ErrInternal, nil,
 			"exit status 3", false},
+		{"child prints why, then a sample config", transportSh("cat >&2 <<'EOF'\n" + dbhubWithoutDSN + "EOF\nexit 1"), plugin.ErrInternal, nil,
+			"exit status 1) (server stderr: ERROR: Database connection configuration is required. | … | ", false},
 		{"child killed by a signal", transportSh("kill -9 $$"), plugin.ErrInternal, nil,
 			"killed by signal SIGKILL", false},
 		{"closed port", transport.StreamableHTTP{URL: closedPort}, plugin.ErrInternal, nil,
@@ -76,3 +78,25 @@ func TestConnectFailuresSayWhatHappened(t *testing.T) {
 		})
 	}
 }
+
+// dbhubWithoutDSN is the shape of what dbhub prints to stderr when started
+// without a database: the line that says why, then a sample configuration.
+const dbhubWithoutDSN = `
+ERROR: Database connection configuration is required.
+Please provide configuration in one of these ways (in order of priority):
+
+1. Use demo mode: --demo (uses in-memory SQLite with sample employee database)
+2. TOML config file: --config=path/to/dbhub.toml or ./dbhub.toml
+3. Command line argument: --dsn="your-connection-string"
+
+Example DSN formats:
+  - postgres: postgres://user:password@localhost:5432/dbname?sslmode=disable
+  - sqlite: sqlite:///path/to/database.db
+
+Example TOML config (dbhub.toml):
+  [[sources]]
+  id = "my_db"
+  dsn = "postgres://user:pass@localhost:5432/dbname"
+
+See documentation for more details on configuring database connections.
+`

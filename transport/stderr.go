@@ -2,6 +2,7 @@ package transport
 
 import (
 	"bytes"
+	"strings"
 	"sync"
 
 	"go.uber.org/zap"
@@ -12,7 +13,8 @@ import (
 const maxStderrLine = 4096
 
 // stderrTail is the io.Writer a child's stderr goes to: each line is logged
-// and the last few are kept in a ring.
+// and the last few are kept in a ring, and so is the first line that reads
+// as an error ([ReadsAsError]), which is often the one that says why.
 type stderrTail struct {
 	mu      sync.Mutex
 	logger  *zap.Logger
@@ -20,10 +22,30 @@ type stderrTail struct {
 	ring    []string
 	next    int
 	full    bool
+	total   int    // lines flushed so far
+	first   string // the first line that reads as an error
+	firstAt int    // its number, from 0; -1 before there is one
+}
+
+// errorWords are what make a line read as an error, in lower case.
+var errorWords = []string{"error", "fatal", "exception", "panic", "required", "not found"}
+
+// ReadsAsError reports whether a line of a server's stderr reads as an
+// error: it holds one of "error", "fatal", "exception", "panic",
+// "required" or "not found", in any case. An error message quotes the
+// first such line of a child's stderr before its last lines.
+func ReadsAsError(line string) bool {
+	l := strings.ToLower(line)
+	for _, w := range errorWords {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
 }
 
 func newStderrTail(n int, logger *zap.Logger) *stderrTail {
-	t := &stderrTail{logger: logger}
+	t := &stderrTail{logger: logger, firstAt: -1}
 	if n > 0 {
 		t.ring = make([]string, n)
 	}
@@ -63,6 +85,10 @@ func (t *stderrTail) flush() {
 	line := string(bytes.TrimRight(t.partial, "\r"))
 	t.partial = t.partial[:0]
 	t.logger.Info("mcp server stderr", zap.String("line", line))
+	if t.firstAt < 0 && ReadsAsError(line) {
+		t.first, t.firstAt = line, t.total
+	}
+	t.total++
 	if len(t.ring) == 0 {
 		return
 	}
@@ -74,11 +100,15 @@ func (t *stderrTail) flush() {
 }
 
 // Lines returns the kept lines, oldest first, including an unterminated last
-// line.
+// line: the first line that reads as an error when it is no longer among
+// the last ones, then the last ones.
 func (t *stderrTail) Lines() []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var out []string
+	if len(t.ring) > 0 && t.firstAt >= 0 && t.firstAt < t.total-len(t.ring) {
+		out = append(out, t.first)
+	}
 	if t.full {
 		out = append(out, t.ring[t.next:]...)
 	}

@@ -31,10 +31,11 @@ type Stdio struct {
 	// again after SIGTERM, before escalating; and how long what the server
 	// started may outlive it before SIGKILL. Zero or negative means 2s.
 	TerminateTimeout time.Duration
-	// StderrLines is how many of the child's last stderr lines are kept.
-	// The last 3 of them (at most 512 bytes, control sequences removed) go
-	// into errors; the whole tail goes to the logger at debug level when a
-	// connection fails. Zero means 20; negative keeps none.
+	// StderrLines is how many of the child's last stderr lines are kept,
+	// beside the first line that reads as an error ([ReadsAsError]). That
+	// line and the last 3 (at most 512 bytes in all, control sequences
+	// removed) go into errors; the whole tail goes to the logger at debug
+	// level when a connection fails. Zero means 20; negative keeps none.
 	StderrLines int
 	// Label names the server in logs, e.g. the key of its mcp.json entry;
 	// empty means String(). The stderr lines of the child are logged with
@@ -175,11 +176,14 @@ type ChildExit interface {
 	ChildExit(wait time.Duration) string
 }
 
-// StderrTail returns the child's last stderr lines, oldest first.
+// StderrTail returns the child's last stderr lines, oldest first, after
+// the first line that reads as an error when it is no longer among them.
 func (t *stdioTransport) StderrTail() []string { return t.stderr.Lines() }
 
 // StderrTail is implemented by the transports [Stdio.Open] returns: it gives
-// the child's last stderr lines, oldest first, for error messages. The
+// the child's last stderr lines, oldest first, for error messages, after
+// the first line that reads as an error ([ReadsAsError]) when it is no
+// longer among them. The
 // transports [StreamableHTTP.Open] returns with direct calls implement it
 // too, with no lines: the connection actor finds the [ToolCaller] there.
 type StderrTail interface {
