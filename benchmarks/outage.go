@@ -434,7 +434,7 @@ func (r *Report) outageTargets() []Target {
 			}
 			what, _, _ := strings.Cut(scenario, ":")
 			out = append(out, Target{
-				Goal: fmt.Sprintf("%s, %s: the first good call within %s of the server's return", what, OutageSubject(g.d), g.within),
+				Goal: fmt.Sprintf("%s, %s: the first good call within %d s of the server's return", what, OutageSubject(g.d), int(g.within.Seconds())),
 				Got:  got,
 				Met:  !o.GaveUp && o.AfterReturn <= g.within,
 			})
