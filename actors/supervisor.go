@@ -116,8 +116,22 @@ type Status struct {
 	State State
 	// Restarts counts the restarts since the supervisor started.
 	Restarts int
-	// LastFailure is the most recent failure, nil if none.
-	LastFailure *messages.Failure
+	// LastFailure is the most recent failure, nil if none, and
+	// LastFailureAt when it happened. Both stay once a session is ready
+	// again: [Status.Err] says whether the failure is the present state's.
+	LastFailure   *messages.Failure
+	LastFailureAt time.Time
+}
+
+// Err is the failure that explains the present state: LastFailure while
+// the connection is not ready (connecting again, reconnecting, failed),
+// nil while it is ready, before any failure, and once closed.
+func (s Status) Err() *messages.Failure {
+	switch s.State {
+	case Ready, Closed:
+		return nil
+	}
+	return s.LastFailure
 }
 
 // NewSupervisorProps returns the Props of an [McpSupervisor] for cfg. Speak
@@ -360,7 +374,8 @@ func (s *McpSupervisor) onIdentity(ctx actor.Context, identity string) {
 	conn, err := s.cfg.ForIdentity(identity)
 	if err != nil {
 		f := &messages.Failure{Kind: messages.FailureInternal, Op: "connect", Message: err.Error()}
-		s.final, s.status.LastFailure = f, f
+		s.final = f
+		s.noteFailure(f)
 		s.setPhase(phaseFailed)
 		s.failWaiting(f)
 		return
@@ -422,7 +437,7 @@ func (s *McpSupervisor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor
 	if !ok {
 		f = &messages.Failure{Kind: messages.FailureInternal, Op: "connection", Message: fmt.Sprintf("connection actor failed: %v", reason)}
 	}
-	s.status.LastFailure = f
+	s.noteFailure(f)
 	// Whoever asked for this try hears of it once the state says what
 	// comes next.
 	defer func() { s.answerReconnects(s.status.LastFailure) }()
@@ -607,7 +622,7 @@ func (s *McpSupervisor) jitter() float64 {
 func (s *McpSupervisor) abandon(child *actor.PID, f *messages.Failure) {
 	s.giveUp.Store(f)
 	s.final = f
-	s.status.LastFailure = f
+	s.status.LastFailure = f // the circuit-open form of the failure just noted
 	s.sup.RestartChildren(child)
 	if s.phase.retrying() {
 		s.setPhase(phaseFirstFailed) // still never up: calls say so
@@ -812,6 +827,11 @@ func (s *McpSupervisor) stop() {
 // fails its calls with it, an attached facade sends the call again.
 func (s *McpSupervisor) bounce(to *actor.PID) {
 	s.reply(to, &actor.DeadLetterResponse{Target: s.self})
+}
+
+// noteFailure records f as the last failure, now.
+func (s *McpSupervisor) noteFailure(f *messages.Failure) {
+	s.status.LastFailure, s.status.LastFailureAt = f, time.Now()
 }
 
 // countRestart counts one restart, for Status and for telemetry.

@@ -116,7 +116,7 @@ func TestSupervisorBackoffDoublesAcrossFailedRestarts(t *testing.T) {
 }
 
 func withoutFailure(st actors.Status) actors.Status {
-	st.LastFailure = nil
+	st.LastFailure, st.LastFailureAt = nil, time.Time{}
 	return st
 }
 
@@ -729,5 +729,38 @@ func TestSupervisorPassesOnAChangedList(t *testing.T) {
 		r, ok := ask(t, system, pid, &messages.AwaitReady{}).(*messages.Ready)
 		require.True(t, ok)
 		assert.Contains(t, toolNames(r), "extra", "AwaitReady answers the list in force")
+	})
+}
+
+// A status after recovery carries no error of the past: Err is nil once
+// Ready, while LastFailure and LastFailureAt keep the failure and when it
+// happened; while reconnecting, Err is that failure.
+func TestSupervisorStatusAfterRecovery(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := &memory{}
+		t.Cleanup(mem.closeAll)
+		_, _, sts := spawnSupervisor(t, actors.WithoutJitter(actors.SupervisorConfig{
+			Connection:     actors.ConnectionConfig{Transport: mem},
+			InitialBackoff: time.Second, MaxBackoff: time.Second,
+		}))
+		ready := sts.until(t, actors.Ready)
+		assert.Nil(t, ready.Err())
+		assert.Nil(t, ready.LastFailure)
+		assert.True(t, ready.LastFailureAt.IsZero())
+
+		lostAt := time.Now()
+		mem.kill()
+		lost := sts.next(t)
+		assert.Equal(t, actors.Reconnecting, lost.State)
+		require.NotNil(t, lost.Err())
+		assert.Same(t, lost.LastFailure, lost.Err())
+		assert.Equal(t, lostAt, lost.LastFailureAt)
+
+		back := sts.until(t, actors.Ready)
+		assert.Nil(t, back.Err(), "ready again: no error of the past")
+		require.NotNil(t, back.LastFailure)
+		assert.Equal(t, lost.LastFailure.Message, back.LastFailure.Message)
+		assert.Equal(t, lostAt, back.LastFailureAt, "when it happened, not when it mended")
+		assert.Equal(t, lostAt.Add(time.Second), time.Now())
 	})
 }

@@ -172,7 +172,11 @@ func start(t transport.McpTransport, retryConnect bool, opts []Option) (*McpPlug
 	if o.unsupervised {
 		conn.OnReady = storeTools
 		conn.OnStatus = func(st actors.State, f *messages.Failure) {
-			p.setStatus(notify, actors.Status{State: st, LastFailure: f})
+			var at time.Time
+			if f != nil {
+				at = time.Now()
+			}
+			p.setStatus(notify, actors.Status{State: st, LastFailure: f, LastFailureAt: at})
 		}
 		props = actors.NewConnectionProps(conn)
 	} else {
@@ -389,7 +393,9 @@ func (p *McpPlugin) Close() error {
 		p.closed.Store(true)
 		p.conn.Close()
 		p.router.close()
-		p.status.Store(&Status{State: StateClosed, Restarts: p.Status().Restarts, LastError: p.Status().LastError})
+		old := p.Status()
+		p.status.Store(&Status{State: StateClosed, Restarts: old.Restarts, LastError: old.LastError,
+			LastFailure: old.LastFailure, LastFailureAt: old.LastFailureAt})
 		close(p.done)
 		if p.ownSystem {
 			p.system.Shutdown()

@@ -69,7 +69,7 @@ func (p *McpPlugin) storeTools(r *messages.Ready) {
 		zap.Int("tools", len(s.sorted)), zap.Strings("added", added), zap.Strings("removed", removed))
 	old2 := p.Status()
 	st := &Status{State: old2.State, Restarts: old2.Restarts, LastError: old2.LastError,
-		ToolsAdded: added, ToolsRemoved: removed}
+		LastFailure: old2.LastFailure, LastFailureAt: old2.LastFailureAt, ToolsAdded: added, ToolsRemoved: removed}
 	p.status.Store(st)
 	p.notify(*st)
 }

@@ -183,4 +183,55 @@ func TestHTTPServerBackAfterALongOutageServesWithinOneCoolDown(t *testing.T) {
 	defer srv2.Close()
 	require.Eventually(t, func() bool { return p.Status().State == plugin.StateReady }, 10*time.Second, 5*time.Millisecond)
 	assert.Equal(t, "42", callText(t, p, "add", map[string]any{"a": 40, "b": 2}))
+
+	// Recovered, the status carries no error of the past; the last
+	// failure, the breaker's, stays readable apart with its time.
+	st := p.Status()
+	assert.Equal(t, plugin.StateReady, st.State)
+	assert.NoError(t, st.LastError)
+	require.Error(t, st.LastFailure)
+	assert.ErrorIs(t, st.LastFailure, plugin.ErrCircuitOpen)
+	assert.False(t, st.LastFailureAt.IsZero())
+	assert.True(t, st.LastFailureAt.Before(time.Now()))
+}
+
+// A connection that failed and recovered reports Ready with no error,
+// and its last failure apart, with when it happened: for a stdio child
+// killed and restarted.
+func TestStatusAfterRecoveryCarriesNoErrorOfThePast(t *testing.T) {
+	var seen []plugin.Status
+	var mu sync.Mutex
+	p := connect(t, testserver.Stdio(t), fast, plugin.WithStatusHandler(func(s plugin.Status) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen = append(seen, s)
+	}))
+	assert.Nil(t, p.Status().LastFailure, "no failure yet")
+	before := time.Now()
+	killServer(t, p)
+	require.Eventually(t, func() bool {
+		st := p.Status()
+		return st.State == plugin.StateReady && st.Restarts == 1
+	}, 10*time.Second, time.Millisecond)
+	st := p.Status()
+	assert.NoError(t, st.LastError, "ready: no error of the past")
+	require.Error(t, st.LastFailure)
+	assert.ErrorIs(t, st.LastFailure, plugin.ErrInternal)
+	assert.Contains(t, st.LastFailure.Error(), "killed")
+	assert.False(t, st.LastFailureAt.Before(before))
+	assert.False(t, st.LastFailureAt.After(time.Now()))
+
+	mu.Lock()
+	defer mu.Unlock()
+	var reconnecting *plugin.Status
+	for i := range seen {
+		if seen[i].State == plugin.StateReconnecting {
+			reconnecting = &seen[i]
+		}
+		if seen[i].State == plugin.StateReady {
+			assert.NoError(t, seen[i].LastError, "no ready status carries an error")
+		}
+	}
+	require.NotNil(t, reconnecting, "a reconnecting status came")
+	assert.Equal(t, reconnecting.LastFailure, reconnecting.LastError, "while reconnecting, the failure is the present one")
 }

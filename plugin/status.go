@@ -1,6 +1,8 @@
 package plugin
 
 import (
+	"time"
+
 	"github.com/cuca-go/mcpconnector/actors"
 )
 
@@ -29,8 +31,17 @@ type Status struct {
 	State State
 	// Restarts counts the connection's restarts since Connect.
 	Restarts int
-	// LastError is the most recent failure of the connection, nil if none.
+	// LastError is why the connection is not ready now: the failure of its
+	// last try while it connects again, reconnects or is failed. It is nil
+	// while the connection is ready, before any failure, and once closed
+	// after being ready: a recovered connection carries no error of the
+	// past (LastFailure keeps it).
 	LastError error
+	// LastFailure is the connection's most recent failure, nil if none,
+	// and LastFailureAt when it happened; they stay after the connection
+	// recovers.
+	LastFailure   error
+	LastFailureAt time.Time
 	// ToolsAdded and ToolsRemoved name, sorted, the tools that the change
 	// this status reports added to the list and removed from it: a live
 	// change ([WithToolRefresh]) or a reconnection that found other tools.
@@ -45,10 +56,12 @@ func (p *McpPlugin) Status() Status { return *p.status.Load() }
 func (p *McpPlugin) setStatus(notify func(Status), st actors.Status) {
 	s := &Status{State: st.State, Restarts: st.Restarts}
 	if st.LastFailure != nil {
-		s.LastError = p.failure(st.LastFailure)
+		s.LastFailure, s.LastFailureAt = p.failure(st.LastFailure), st.LastFailureAt
+	} else if old := p.status.Load(); old != nil {
+		s.LastFailure, s.LastFailureAt = old.LastFailure, old.LastFailureAt
 	}
-	if old := p.status.Load(); old != nil && s.LastError == nil {
-		s.LastError = old.LastError
+	if st.Err() != nil {
+		s.LastError = s.LastFailure
 	}
 	p.takeChange(s)
 	p.status.Store(s)
@@ -58,12 +71,17 @@ func (p *McpPlugin) setStatus(notify func(Status), st actors.Status) {
 }
 
 // setState records a state the facade itself observed (an attached
-// facade's actor lost or found again); cause, if not nil, becomes LastError.
+// facade's actor lost or found again); cause, if not nil, becomes LastError
+// and LastFailure.
 func (p *McpPlugin) setState(st State, cause error) {
 	old := p.Status()
-	s := &Status{State: st, Restarts: old.Restarts, LastError: old.LastError}
+	s := &Status{State: st, Restarts: old.Restarts, LastFailure: old.LastFailure, LastFailureAt: old.LastFailureAt}
+	if st != StateReady {
+		s.LastError = old.LastError
+	}
 	if cause != nil {
 		s.LastError = &Error{Kind: KindInternal, Server: p.server, Err: cause}
+		s.LastFailure, s.LastFailureAt = s.LastError, time.Now()
 	}
 	p.takeChange(s)
 	p.status.Store(s)

@@ -104,7 +104,8 @@ func TestKilledServerIsRestartedAndNothingRunsTwice(t *testing.T) {
 	st := p.Status()
 	assert.Equal(t, plugin.StateReady, st.State)
 	assert.Equal(t, 1, st.Restarts)
-	require.Error(t, st.LastError)
+	assert.NoError(t, st.LastError, "ready again: no error of the past")
+	require.Error(t, st.LastFailure, "the lost session stays readable apart")
 	assert.Equal(t, []plugin.State{plugin.StateConnecting, plugin.StateReady, plugin.StateReconnecting, plugin.StateReady}, log.get())
 }
 
