@@ -387,9 +387,12 @@ func pinnedDBHub() (node, dbhub string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	out, err := exec.Command("bash", filepath.Join(root, "interop", "setup.sh")).Output()
+	var stderr strings.Builder
+	cmd := exec.Command("bash", filepath.Join(root, "interop", "setup.sh"))
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
 	if err != nil {
-		return "", "", fmt.Errorf("interop/setup.sh: %w", err)
+		return "", "", fmt.Errorf("interop/setup.sh (it installs dbhub and Node.js with npm): %w: %s", err, strings.TrimSpace(stderr.String()))
 	}
 	node = strings.TrimSpace(string(out))
 	dbhub = filepath.Join(root, "interop", ".cache", "node_modules", "@bytebase", "dbhub", "dist", "index.js")

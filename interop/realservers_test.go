@@ -86,9 +86,9 @@ func countingCommand(t *testing.T, command ...string) (script string, starts fun
 	script = filepath.Join(dir, "server.sh")
 	var quoted []string
 	for _, c := range command {
-		quoted = append(quoted, strconv.Quote(c))
+		quoted = append(quoted, shellQuote(c))
 	}
-	body := fmt.Sprintf("#!/bin/sh\necho start >> %q\nexec %s \"$@\"\n", count, strings.Join(quoted, " "))
+	body := fmt.Sprintf("#!/bin/sh\necho start >> %s\nexec %s \"$@\"\n", shellQuote(count), strings.Join(quoted, " "))
 	require.NoError(t, os.WriteFile(script, []byte(body), 0o755))
 	return script, func() int {
 		b, err := os.ReadFile(count)
@@ -99,6 +99,9 @@ func countingCommand(t *testing.T, command ...string) (script string, starts fun
 		return strings.Count(string(b), "start\n")
 	}
 }
+
+// shellQuote quotes s for sh: in single quotes, each of its own as '\”.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // refusalWait is how long a refused server is watched for a retry; today's
 // first retry comes after 100 ms, a refused one should never come.
