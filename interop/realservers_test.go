@@ -100,7 +100,8 @@ func countingCommand(t *testing.T, command ...string) (script string, starts fun
 	}
 }
 
-// shellQuote quotes s for sh: in single quotes, each of its own as '\”.
+// shellQuote quotes s for sh: in single quotes, each single quote of s
+// ended, escaped with a backslash and begun again.
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // refusalWait is how long a refused server is watched for a retry; today's
