@@ -118,9 +118,11 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 		return nil, connectFailure(ctx, cfg, err, discoverErr, tr, tail)
 	}
 	d := &dialed{session: session, tail: tail}
-	fail := func(op string, err error) (*dialed, *messages.Failure) {
+	fail := func(method string, err error) (*dialed, *messages.Failure) {
 		_ = session.Close()
-		return nil, transportFailure(op, err, tail)
+		f := transportFailure("connect", err, tail)
+		f.Message = withTail(failed(method, err), tail)
+		return nil, causeOf(f, err)
 	}
 	ir := session.InitializeResult()
 	if ir == nil || ir.ProtocolVersion != ProtocolVersion {
@@ -255,7 +257,7 @@ func connectFailure(ctx context.Context, cfg *ConnectionConfig, err, discoverErr
 		}
 	}
 	f := &messages.Failure{Kind: messages.FailureInternal, Op: "connect",
-		Message: withTail("server/discover failed: "+err.Error(), tail)}
+		Message: withTail(failed("server/discover", err), tail)}
 	return causeOf(f, err)
 }
 

@@ -641,13 +641,26 @@ func (c *McpConnection) callFailed(ctx context.Context, s *mcp.ClientSession, ta
 			c.system.Root.RequestWithCustomSender(c.parent, msg, cl.sender)
 			return nil
 		}
-		f := causeOf(&messages.Failure{Kind: messages.FailureInternal, Message: withTail("connection lost: "+err.Error(), tail)}, err)
+		f := causeOf(&messages.Failure{Kind: messages.FailureInternal, Message: withTail("connection lost: "+lostWords(err), tail)}, err)
 		if f.Cause == messages.CauseNone {
 			f.Cause = messages.CauseConnectionLost
 		}
 		return failCall(msg, f)
 	}
-	return failCall(msg, causeOf(&messages.Failure{Kind: messages.FailureInternal, Message: err.Error()}, err))
+	text, ok := serverAnswered("", err) // the failure's Op names tools/call
+	if !ok {
+		text = unwrapped("tools/call", err.Error())
+	}
+	return failCall(msg, causeOf(&messages.Failure{Kind: messages.FailureInternal, Message: text}, err))
+}
+
+// lostWords is why a call's exchange failed: the endpoint out of reach,
+// or err without go-sdk's wrappings of the method's name.
+func lostWords(err error) string {
+	if msg, ok := unreachable("tools/call", err); ok {
+		return msg
+	}
+	return unwrapped("tools/call", err.Error())
 }
 
 // limitOf names the limit that set msg's deadline.

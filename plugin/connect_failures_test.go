@@ -2,11 +2,14 @@ package plugin_test
 
 import (
 	"context"
+	"errors"
 	"net"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -100,3 +103,62 @@ Example TOML config (dbhub.toml):
 
 See documentation for more details on configuring database connections.
 `
+
+// The server's words are the server's: a JSON-RPC error answer reads "the
+// server answered <method> with error <code>: <message>" (the call's Op
+// names tools/call already) and stays a *jsonrpc.Error for errors.As; a
+// transport failure names the method once, the URL, and what to check.
+func TestServerWordsAreTheServers(t *testing.T) {
+	answers := []struct {
+		name    string
+		connect func() (*plugin.McpPlugin, error)
+		code    int64
+		message string
+		says    string
+	}{
+		{"tools/list over HTTP", func() (*plugin.McpPlugin, error) {
+			return plugin.Connect(context.Background(), transport.StreamableHTTP{URL: testserver.NewListErrorHTTP(t, -32603, "fetch failed")})
+		}, -32603, "fetch failed", `connect: the server answered tools/list with error -32603: fetch failed`},
+		{"tools/list over stdio", func() (*plugin.McpPlugin, error) {
+			return plugin.Connect(context.Background(), testserver.Raw(t, "list_error"))
+		}, -32603, "tools are on fire", `connect: the server answered tools/list with error -32603: tools are on fire`},
+		{"tools/call over stdio", func() (*plugin.McpPlugin, error) {
+			p, err := plugin.Connect(context.Background(), testserver.Raw(t, "call_error"))
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = p.Close() })
+			_, err = p.CallTool(context.Background(), "t", nil).Await(context.Background())
+			return nil, err
+		}, testserver.CallErrorCode, testserver.CallErrorMessage,
+			`tools/call "t": the server answered with error -32602: ` + testserver.CallErrorMessage},
+	}
+	for _, tc := range answers {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := tc.connect()
+			require.ErrorIs(t, err, plugin.ErrInternal)
+			t.Log(err)
+			assert.Contains(t, err.Error(), tc.says)
+			assert.NotContains(t, err.Error(), "calling", "go-sdk's wrapping is left out")
+			var rpc *jsonrpc.Error
+			require.ErrorAs(t, err, &rpc)
+			assert.Equal(t, tc.code, rpc.Code)
+			assert.Equal(t, tc.message, rpc.Message)
+		})
+	}
+
+	t.Run("nothing listens", func(t *testing.T) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		url := "http://" + ln.Addr().String() + "/mcp"
+		require.NoError(t, ln.Close())
+		_, err = plugin.Connect(context.Background(), transport.StreamableHTTP{URL: url + "?token=secret"})
+		require.ErrorIs(t, err, plugin.ErrInternal)
+		t.Log(err)
+		assert.Equal(t, 1, strings.Count(err.Error(), "server/discover"), "the method named once")
+		assert.Contains(t, err.Error(), "server/discover could not reach "+url+": nothing listens there; check the URL")
+		assert.Contains(t, err.Error(), "connection refused")
+		_, reach, _ := strings.Cut(err.Error(), "could not reach")
+		assert.NotContains(t, reach, "secret", "the query may hold credentials")
+		var rpc *jsonrpc.Error
+		assert.False(t, errors.As(err, &rpc), "no server's error")
+	})
+}

@@ -99,3 +99,36 @@ func NewRefusingHTTP(t testing.TB, status int, body string) *RefusingHTTP {
 	r.URL = srv.URL
 	return r
 }
+
+// NewListErrorHTTP starts a Streamable HTTP endpoint that speaks
+// 2026-07-28 (server/discover answers it) and answers tools/list with the
+// JSON-RPC error code and message in a 200 answer, as the Supabase server
+// answers -32603 "fetch failed" when its backend is away; it stops when
+// the test ends, and returns its URL.
+func NewListErrorHTTP(t testing.TB, code int, message string) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req rawRequest
+		if r.Method != http.MethodPost || json.NewDecoder(r.Body).Decode(&req) != nil {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		if len(req.ID) == 0 {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		msg := map[string]any{"jsonrpc": "2.0", "id": req.ID}
+		switch req.Method {
+		case "server/discover":
+			msg["result"], _ = answer("list-error-http", req.Method)
+		case "tools/list":
+			msg["error"] = rpcError{Code: code, Message: message}
+		default:
+			msg["error"] = rpcError{Code: -32601, Message: "Method not found"}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(msg)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
