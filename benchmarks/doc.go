@@ -40,7 +40,15 @@
 //   - one model turn through [client.Client], streamed by a scripted
 //     endpoint on loopback ([ScriptedTurn], [Turn]), asking for 4 calls of a
 //     100 ms tool against a turn of 1 call (target: at most 1.2x, which only
-//     calls run together can meet).
+//     calls run together can meet);
+//   - outages ([ScenarioOutageHTTP], [ScenarioOutageStdio]): a real server
+//     away for 10 s and for 60 s ([Config.Outages]) while a caller calls
+//     every [OutagePoll]: dbhub over HTTP (the npm package that
+//     interop/package.json pins; interop/setup.sh installs it) killed and
+//     started again on the same port, and the stdio test server killed
+//     while its command exits 1; the row is the time from the return to
+//     the first good call ([Outage]; targets: within 3 s after 10 s away,
+//     within 10 s after 60 s).
 //
 // Every server runs in a child process, so allocation counts and CPU time
 // are the client's alone: [testserver.RunBenchIfChild] must run first in
@@ -52,7 +60,7 @@
 //
 // # Running
 //
-//	go run ./benchmarks/report                            # full run, about 4 minutes: table on stdout, docs/benchmarks-table.md, benchmarks/out/report.{md,svg}
+//	go run ./benchmarks/report                            # full run, about 7 minutes (3 of outages): table on stdout, docs/benchmarks-table.md, benchmarks/out/report.{md,svg}
 //	go run ./benchmarks/report -svg benchmarks/report.svg # also refresh the committed chart
 //	go run ./benchmarks/report -quick                     # smoke test, seconds
 //	go run ./benchmarks/report -only 'hook call, stdio;throughput, instant tool, stdio' # some scenarios alone

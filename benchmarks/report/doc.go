@@ -5,7 +5,7 @@
 // header naming the command, to docs/benchmarks-table.md: the one place the
 // module's measured figures live.
 //
-//	go run ./benchmarks/report                            # full run, about 4 minutes of both cores
+//	go run ./benchmarks/report                            # full run, about 7 minutes (3 of them outages, mostly waiting)
 //	go run ./benchmarks/report -svg benchmarks/report.svg # also refresh the committed chart
 //	go run ./benchmarks/report -quick                     # every scenario briefly: a smoke test, no docs page
 //	go run ./benchmarks/report -doc -                     # a full run that leaves the docs page alone
