@@ -13,6 +13,13 @@
 // server fails ([messages.CauseConnectionLost]); one that never did goes
 // back to the supervising parent, to wait for the next session.
 //
+// The supervisor retries on a schedule (schedule.go) chosen so that an
+// outage costs about what it lasts and a server that never returns costs a
+// bounded number of tries; [SupervisorConfig.TryTimes] computes it. Its
+// [Status] keeps the last failure apart from the present state's
+// ([Status.Err]), so that a recovered connection carries no error of the
+// past.
+//
 // Both actors are ordinary protoactor-go actors: a host may spawn them from
 // their Props in its own actor system and speak [messages] to them.
 //

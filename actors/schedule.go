@@ -12,8 +12,9 @@ import (
 //   - the first restarts follow a jittered exponential backoff from
 //     InitialBackoff (100ms) doubling up to MaxBackoff (2s), within the
 //     restart budget (9 in a minute), which lasts past the tenth second of
-//     an outage even on the shortest waits (9.1s): a server back after
-//     10s is tried within 2.5s of its return;
+//     an outage even on the shortest waits (its ninth restart comes at
+//     11.1s at the earliest): a server back after 10s is tried within 2.5s
+//     of its return;
 //   - once the budget is spent the breaker opens (calls fail at once) and
 //     one reconnection is tried per cool-down: CoolDown (7.5s, at most
 //     9.4s with its jitter) while the outage is shorter than [LongOutage],
