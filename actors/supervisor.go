@@ -45,8 +45,10 @@ type SupervisorConfig struct {
 	// zero means 10s.
 	ReconnectWait time.Duration
 	// RetryConnect keeps retrying a first connection that fails, with the
-	// same backoff as a lost one and not counted against the restart budget:
-	// a server that is not up yet (a toolbox's) comes in when it comes up.
+	// same schedule as a lost one (the backoff, the restart budget, then the
+	// breaker's cool-downs): a server that is not up yet (a toolbox's) comes
+	// in when it comes up, and one that never does is tried no more often
+	// than the schedule says.
 	// Each failed attempt answers the AwaitReady waiters with its failure,
 	// and the state is Failed until a session is ready. Without it (the
 	// default) a first connection that fails is final: that is Connect's

@@ -69,7 +69,7 @@ func unreachable(method string, err error) (msg string, ok bool) {
 	if !errors.As(err, &ue) {
 		return "", false
 	}
-	where := redact(ue.URL)
+	where := transport.RedactURL(ue.URL)
 	cause := ue.Err
 	var op *net.OpError
 	if errors.As(cause, &op) {
@@ -96,17 +96,6 @@ func unreachable(method string, err error) (msg string, ok bool) {
 		hint = "the connection failed; check that the server is running and reachable from here"
 	}
 	return fmt.Sprintf("%s could not reach %s: %s (%s)", method, where, hint, strings.TrimPrefix(cause.Error(), transport.ErrNotSent.Error()+": ")), true
-}
-
-// redact is raw without user information or query, which may hold
-// credentials.
-func redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return strconv.Quote(raw)
-	}
-	u.User, u.RawQuery, u.Fragment = nil, "", ""
-	return u.String()
 }
 
 // failed says how method failed with err, naming the method once: the

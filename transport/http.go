@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -68,7 +69,21 @@ type StreamableHTTP struct {
 	DisableDirectCalls bool
 }
 
-func (h StreamableHTTP) String() string { return fmt.Sprintf("http %q", h.URL) }
+// String names the endpoint for logs and errors: its URL without user
+// information, query or fragment, which may hold credentials (a
+// "?token=" in the URL never reaches an error text).
+func (h StreamableHTTP) String() string { return fmt.Sprintf("http %q", RedactURL(h.URL)) }
+
+// RedactURL is raw without user information, query or fragment, which may
+// hold credentials; a raw that does not parse is quoted as it is.
+func RedactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return strconv.Quote(raw)
+	}
+	u.User, u.RawQuery, u.Fragment = nil, "", ""
+	return u.String()
+}
 
 // ServerLabel returns Label, or String() when Label is empty.
 func (h StreamableHTTP) ServerLabel() string {

@@ -346,12 +346,9 @@ func oneLine(s string) string {
 	return s
 }
 
-// redactedURL is req's URL without user information or query, which may
-// hold credentials.
+// redactedURL is req's URL as [RedactURL] leaves it.
 func redactedURL(req *http.Request) string {
 	u := *req.URL
-	u.User = nil
-	u.RawQuery = ""
-	u.Fragment = ""
+	u.User, u.RawQuery, u.Fragment = nil, "", ""
 	return u.String()
 }

@@ -66,7 +66,8 @@ type WebSocket struct {
 	URL string
 }
 
-func (w WebSocket) String() string { return fmt.Sprintf("websocket %q", w.URL) }
+// String names the endpoint, its URL redacted as [RedactURL] does.
+func (w WebSocket) String() string { return fmt.Sprintf("websocket %q", RedactURL(w.URL)) }
 
 // Open fails with [ErrNotSupported].
 func (w WebSocket) Open(*zap.Logger) (mcp.Transport, error) {

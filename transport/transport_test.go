@@ -84,3 +84,20 @@ func TestHeadersAreAddedToEveryRequest(t *testing.T) {
 	assert.Equal(t, "k", got.Get("X-Api-Key"))
 	assert.Equal(t, "Bearer old", req.Header.Get("Authorization"), "the caller's request is not modified")
 }
+
+// An endpoint's name, which every error and log line carries, never holds
+// the credentials its URL may carry.
+func TestEndpointNamesHoldNoCredentials(t *testing.T) {
+	for _, tc := range []struct {
+		t    McpTransport
+		want string
+	}{
+		{StreamableHTTP{URL: "https://user:secret@example.com/mcp?token=secret#frag"}, `http "https://example.com/mcp"`},
+		{StreamableHTTP{URL: "http://127.0.0.1:8080/mcp"}, `http "http://127.0.0.1:8080/mcp"`},
+		{WebSocket{URL: "wss://example.com/ws?key=secret"}, `websocket "wss://example.com/ws"`},
+		{StreamableHTTP{URL: "http://[::1"}, `http "\"http://[::1\""`},
+	} {
+		assert.Equal(t, tc.want, tc.t.String())
+		assert.NotContains(t, tc.t.String(), "secret")
+	}
+}
