@@ -318,3 +318,26 @@ func TestAPluginIsASource(t *testing.T) {
 	assert.Equal(t, "[ok] sunny in Oslo (metric)", got)
 	assert.Equal(t, []string{"big", "wait", "weather"}, toolNames(m.requests()[0]))
 }
+
+func TestAHeldToolReachesTheModelAsItsResult(t *testing.T) {
+	dir := t.TempDir()
+	first := agenttest.Open(t, agenttest.Options{PinDir: dir, Search: true})
+	require.NoError(t, first.Close())
+	box := agenttest.Open(t, agenttest.Options{PinDir: dir, Search: true, ChangedWeather: true})
+	for _, l := range loops {
+		t.Run(l.name, func(t *testing.T) {
+			// The runner reaches tools through the fixed pair's call tool;
+			// a hand-written loop calls them by name.
+			c := call("beta__weather", `{"city":"Oslo"}`)
+			if strings.HasPrefix(l.name, "runner") {
+				c = call(anthropicmcp.DefaultCallToolName, `{"name":"beta__weather","arguments":{"city":"Oslo"}}`)
+			}
+			m := newModel(t, c, answerFromResult("answer: "))
+			got, err := l.run(testCtx(t), t, client(m), anthropicmcp.Tools(box), l.streamed, "weather?")
+			require.NoError(t, err)
+			assert.True(t, strings.HasPrefix(got, "answer: [error] "), got)
+			assert.Contains(t, got, "changed since it was pinned")
+			assert.NotContains(t, toolNames(m.requests()[0]), "beta__weather", "a held tool is not offered")
+		})
+	}
+}

@@ -307,3 +307,19 @@ func TestAPluginIsASource(t *testing.T) {
 	assert.Equal(t, "sunny in Oslo (metric)", got)
 	assert.Equal(t, []string{"big", "wait", "weather"}, toolNames(m.requests()[0]))
 }
+
+func TestAHeldToolReachesTheModelAsItsResult(t *testing.T) {
+	dir := t.TempDir()
+	first := agenttest.Open(t, agenttest.Options{PinDir: dir})
+	require.NoError(t, first.Close())
+	box := agenttest.Open(t, agenttest.Options{PinDir: dir, ChangedWeather: true})
+	for _, l := range loops {
+		t.Run(l.name, func(t *testing.T) {
+			m := newModel(t, call("beta__weather", `{"city":"Oslo"}`), answerFromResult("answer: "))
+			got, err := l.run(testCtx(t), t, client(m), openaimcp.Tools(box), l.streamed, "weather?")
+			require.NoError(t, err)
+			assert.Contains(t, got, "changed since it was pinned")
+			assert.NotContains(t, toolNames(m.requests()[0]), "beta__weather", "a held tool is not offered")
+		})
+	}
+}
