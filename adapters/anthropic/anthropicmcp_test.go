@@ -132,7 +132,7 @@ var loops = []loop{
 }
 
 func TestTheModelAnswersFromAToolResult(t *testing.T) {
-	box := agenttest.Open(t, agenttest.Options{Deny: []string{"echo"}})
+	box := agenttest.Open(t, agenttest.Options{Deny: []string{"echo"}, MaxResultBytes: 100})
 	for _, l := range loops {
 		t.Run(l.name, func(t *testing.T) {
 			for _, c := range []struct {
@@ -142,6 +142,7 @@ func TestTheModelAnswersFromAToolResult(t *testing.T) {
 				{"schema as sent", "beta__weather", `{"city":"Oslo"}`, "[ok] sunny in Oslo (metric)"},
 				{"failing tool", "alpha__fail", `{}`, "[error] "},
 				{"denied approval", "alpha__echo", `{"x":1}`, "[error] "},
+				{"over the cap", "beta__big", `{}`, "[ok] xxx"},
 			} {
 				t.Run(c.name, func(t *testing.T) {
 					m := newModel(t, call(c.tool, c.input), answerFromResult("answer: "))
@@ -153,6 +154,9 @@ func TestTheModelAnswersFromAToolResult(t *testing.T) {
 						assert.Contains(t, got, "boom")
 					case "denied approval":
 						assert.Contains(t, got, agenttest.DeniedReason)
+					case "over the cap":
+						assert.Contains(t, got, "cut]")
+						assert.Less(t, len(got), agenttest.BigBytes)
 					}
 					reqs := m.requests()
 					require.Len(t, reqs, 2)
