@@ -189,11 +189,44 @@ func (s *Toolset) run(ctx context.Context, call host.ToolCall) Result {
 	if err := s.src.OnStreamChunk(ctx, &chunk); err != nil {
 		return Result{Text: err.Error(), IsError: true}
 	}
-	res, ok := chunk.Blocks[0].(host.ToolResult)
+	return blockResult(chunk.Blocks[0], call.Name)
+}
+
+// blockResult is the result of a call's block after the hook ran: a
+// ToolResult, or the call itself when no server has the tool.
+func blockResult(b host.Block, name string) Result {
+	res, ok := b.(host.ToolResult)
 	if !ok {
-		return Result{Text: fmt.Sprintf("%q is not a tool here: call a tool by its exact name.", call.Name), IsError: true}
+		return Result{Text: fmt.Sprintf("%q is not a tool here: call a tool by its exact name.", name), IsError: true}
 	}
 	return Result{Text: res.Content, IsError: res.IsError}
+}
+
+// CallEach runs calls as [Toolset.Call] runs each, concurrently (one
+// chunk of the source's hook, as a model's message of several calls is
+// run), and returns their results in order.
+func (s *Toolset) CallEach(ctx context.Context, calls []host.ToolCall) []Result {
+	switch len(calls) {
+	case 0:
+		return nil
+	case 1:
+		return []Result{s.run(ctx, calls[0])}
+	}
+	chunk := host.Chunk{Blocks: make([]host.Block, len(calls))}
+	for i, c := range calls {
+		chunk.Blocks[i] = c
+	}
+	out := make([]Result, len(calls))
+	if err := s.src.OnStreamChunk(ctx, &chunk); err != nil {
+		for i := range out {
+			out[i] = Result{Text: err.Error(), IsError: true}
+		}
+		return out
+	}
+	for i, b := range chunk.Blocks {
+		out[i] = blockResult(b, calls[i].Name)
+	}
+	return out
 }
 
 // CallFixed runs a call of one of [Toolset.Fixed]'s tools: the call tool

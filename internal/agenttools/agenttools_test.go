@@ -220,3 +220,22 @@ func TestTheToolboxSpansNestUnderTheSpanInCtx(t *testing.T) {
 func TestNewPanicsOnANilSource(t *testing.T) {
 	assert.Panics(t, func() { agenttools.New(nil, nil) })
 }
+
+func TestCallEachRunsAMessagesCallsInOrder(t *testing.T) {
+	box := agenttest.Open(t, agenttest.Options{Deny: []string{"echo"}})
+	ts := agenttools.New(box, nil)
+	got := ts.CallEach(ctx(t), []host.ToolCall{
+		call("alpha__add", `{"a":1,"b":2}`),
+		call("alpha__echo", `{}`),
+		call("nope", `{}`),
+		call("beta__weather", `{"city":"Oslo"}`),
+	})
+	require.Len(t, got, 4)
+	assert.Equal(t, agenttools.Result{Text: "3"}, got[0])
+	assert.True(t, got[1].IsError)
+	assert.Contains(t, got[1].Text, agenttest.DeniedReason)
+	assert.True(t, got[2].IsError)
+	assert.Contains(t, got[2].Text, `"nope" is not a tool here`)
+	assert.Equal(t, agenttools.Result{Text: "sunny in Oslo (metric)"}, got[3])
+	assert.Nil(t, ts.CallEach(ctx(t), nil))
+}

@@ -48,5 +48,5 @@
 //   - The source: [Source], [Toolset], [New], [Options].
 //   - Listing: [Toolset.All], [Toolset.Published], [Toolset.Fixed],
 //     [Toolset.SearchTool], [Toolset.Instructions].
-//   - Calling: [Toolset.Call], [Toolset.CallFixed], [Result], [Conversation].
+//   - Calling: [Toolset.Call], [Toolset.CallEach], [Toolset.CallFixed], [Result], [Conversation].
 package agenttools
