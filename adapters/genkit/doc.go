@@ -13,22 +13,23 @@
 //		ai.WithPrompt("What is the weather in Oslo?"),
 //		ai.WithTools(tools...), ai.WithMiddleware(loads))
 //
-// [Tools] defines every exposed tool on g (genkit.DefineTool), under its
-// exposed name ("weather__forecast") and with the MCP tool's inputSchema,
-// as the server sent it, as its input schema (ai.WithInputSchema). It
-// returns the tools a conversation starts with and a model middleware that
-// sets the request's tools of the source on each turn.
+// [Tools] defines every exposed tool on g as a Genkit tool action, under
+// its exposed name ("weather__forecast") and with the MCP tool's
+// inputSchema, as the server sent it, as its input schema. It returns the
+// tools a conversation starts with and a model middleware that sets the
+// request's tools of the source on each turn.
 //
 // A call runs as the toolbox's stream hook runs it, so the host controls
 // apply: approval, the result cap, held (changed, pinned) tools, the
 // rendering of results. A failure of any of those, or of the tool itself,
 // is the tool's output (a string), which the model reads; Generate goes
-// on. When the ctx of Generate ends, the MCP call is cancelled on the
-// server (notifications/cancelled) and the tool fails with ctx's error,
-// which ends Generate. Genkit itself checks the model's arguments against
-// the input schema before a tool runs (and drops null members): arguments
-// that do not match end Generate with Genkit's error, as for any Genkit
-// tool.
+// on. The model's arguments go to the server as it sent them: Genkit's
+// own check of a tool's input against its schema, which ends Generate on
+// a mismatch, and its dropping of null members, are skipped (the actions
+// are the adapter's, not genkit.DefineTool's), so the server's answer to
+// wrong arguments is what the model reads. When the ctx of Generate ends,
+// the MCP call is cancelled on the server (notifications/cancelled) and
+// the tool fails with ctx's error, which ends Generate.
 //
 // # Tool search
 //

@@ -31,9 +31,10 @@ type Source interface {
 // src's names (Tools was called twice on g, or the name is taken).
 var ErrDefined = errors.New("genkitmcp: a tool of that name is already defined")
 
-// Tools defines src's tools on g and returns the ones a conversation
-// starts with, for ai.WithTools, and the model middleware that keeps the
-// model's tool list current turn by turn, for ai.WithMiddleware:
+// Tools defines src's tools on g, as Genkit tool actions, and returns the
+// ones a conversation starts with, for ai.WithTools, and the model
+// middleware that keeps the model's tool list current turn by turn, for
+// ai.WithMiddleware:
 //
 //	tools, loads, err := genkitmcp.Tools(ctx, g, tb)
 //	resp, err := genkit.Generate(ctx, g, ai.WithPrompt("..."),
@@ -42,10 +43,12 @@ var ErrDefined = errors.New("genkitmcp: a tool of that name is already defined")
 // Every tool is named by its exposed name and takes its inputSchema as the
 // server sent it. A call's failure, a denied approval, a held tool and a
 // result over the cap are the tool's output text, which the model reads;
-// Generate goes on. When ctx ends, the MCP call is cancelled on the server
-// and the tool fails with ctx's error, which ends Generate. Genkit checks
-// the model's arguments against the schema before a tool runs: arguments
-// that do not match are Genkit's error, as for any Genkit tool.
+// Generate goes on. The arguments reach the server as the model sent
+// them: unlike a tool of genkit.DefineTool, Genkit does not check them
+// against the schema first (which would end Generate on a mismatch) nor
+// drop their null members; the server checks them, and its answer is the
+// output. When ctx ends, the MCP call is cancelled on the server and the
+// tool fails with ctx's error, which ends Generate.
 //
 // With a toolbox opened with tool search, the tools are the search tool and
 // the tools of "alwaysLoad" servers; the middleware adds, each turn, the
@@ -100,22 +103,19 @@ func (s *toolset) define(d host.ToolDefinition) error {
 			return fmt.Errorf("genkitmcp: tool %q: the inputSchema is not a JSON object", d.Name)
 		}
 	}
-	name := d.Name
-	t := genkit.DefineTool(s.g, name, d.Description,
-		func(tc *ai.ToolContext, in any) (string, error) { return s.call(tc, name, in) },
-		ai.WithInputSchema(schema))
-	s.defs[name] = t.Definition()
+	genkit.RegisterAction(s.g, newToolAction(s, d.Name, d.Description, schema))
+	t := genkit.LookupTool(s.g, d.Name)
+	if t == nil {
+		return fmt.Errorf("genkitmcp: tool %q: Genkit does not find it once registered", d.Name)
+	}
+	s.defs[d.Name] = t.Definition()
 	return nil
 }
 
-func (s *toolset) call(ctx context.Context, name string, in any) (string, error) {
-	var args json.RawMessage
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return "", fmt.Errorf("genkitmcp: %s: arguments: %w", name, err)
-		}
-		args = b
+// call runs the model's call of the tool name with args, the model's JSON.
+func (s *toolset) call(ctx context.Context, name string, args json.RawMessage) (string, error) {
+	if string(args) == "null" {
+		args = nil
 	}
 	res := s.ts.Call(ctx, host.ToolCall{Name: name, Arguments: args})
 	if err := ctx.Err(); err != nil {

@@ -147,6 +147,27 @@ func TestFailuresAreOutputTextAndGenerateGoesOn(t *testing.T) {
 	}
 }
 
+// Genkit's own tools check the model's arguments against the schema and
+// end Generate on a mismatch; these reach the server as the model sent
+// them, nulls too, and the server's answer is what the model reads.
+func TestArgumentsReachTheServerAsTheModelSentThem(t *testing.T) {
+	box := agenttest.Open(t, agenttest.Options{})
+	for _, c := range []struct{ name, tool, args, want string }{
+		{"nulls kept", "alpha__echo", `{"x":null,"y":[1,null]}`, `{"x":null,"y":[1,null]}`},
+		{"not the schema's types", "alpha__add", `{"a":"two","b":3}`, plugin.ToolErrorPrefix},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g, s := newGenkit(t, callTool("r1", c.tool, c.args), answer)
+			resp, err := generate(ctx(t), t, g, box)
+			require.NoError(t, err)
+			require.Len(t, s.reqs, 2)
+			out := lastOutput(s.reqs[1])
+			assert.Contains(t, out, c.want)
+			assert.Equal(t, "the tool said: "+out, resp.Text())
+		})
+	}
+}
+
 func TestACancelledGenerateCancelsTheCallOnTheServer(t *testing.T) {
 	box := agenttest.Open(t, agenttest.Options{})
 	path := box.WaitPath(t)
