@@ -64,14 +64,20 @@ func Tools(ctx context.Context, g *genkit.Genkit, src Source) ([]ai.ToolRef, ai.
 	if search, ok := s.ts.SearchTool(ctx); ok {
 		all = append(all, search)
 	}
-	for _, d := range all {
+	schemas := make([]map[string]any, len(all))
+	for i, d := range all {
 		if genkit.LookupTool(g, d.Name) != nil {
 			return nil, nil, fmt.Errorf("%w: %q", ErrDefined, d.Name)
 		}
+		schema, err := inputSchema(d)
+		if err != nil {
+			return nil, nil, err
+		}
+		schemas[i] = schema
 	}
 	s.mu.Lock()
-	for _, d := range all {
-		if err := s.define(d); err != nil {
+	for i, d := range all {
+		if err := s.define(d, schemas[i]); err != nil {
 			s.mu.Unlock()
 			return nil, nil, err
 		}
@@ -94,15 +100,20 @@ type toolset struct {
 	defs map[string]*ai.ToolDefinition // the tools defined on g, by name
 }
 
-// define defines d on g; s.mu is held.
-func (s *toolset) define(d host.ToolDefinition) error {
-	schema := map[string]any{"type": "object"}
-	if len(d.InputSchema) > 0 {
-		schema = nil
-		if err := json.Unmarshal(d.InputSchema, &schema); err != nil || schema == nil {
-			return fmt.Errorf("genkitmcp: tool %q: the inputSchema is not a JSON object", d.Name)
-		}
+// inputSchema is d's inputSchema as the map Genkit takes.
+func inputSchema(d host.ToolDefinition) (map[string]any, error) {
+	if len(d.InputSchema) == 0 {
+		return map[string]any{"type": "object"}, nil
 	}
+	var schema map[string]any
+	if err := json.Unmarshal(d.InputSchema, &schema); err != nil || schema == nil {
+		return nil, fmt.Errorf("genkitmcp: tool %q: the inputSchema is not a JSON object", d.Name)
+	}
+	return schema, nil
+}
+
+// define defines d with its schema on g; s.mu is held.
+func (s *toolset) define(d host.ToolDefinition, schema map[string]any) error {
 	genkit.RegisterAction(s.g, newToolAction(s, d.Name, d.Description, schema))
 	t := genkit.LookupTool(s.g, d.Name)
 	if t == nil {
@@ -141,7 +152,8 @@ func (s *toolset) middleware(next ai.ModelFunc) ai.ModelFunc {
 			if !ok {
 				// A tool that came after Tools: define it now, so that
 				// Genkit finds it when the model calls it.
-				if genkit.LookupTool(s.g, d.Name) != nil || s.define(d) != nil {
+				schema, err := inputSchema(d)
+				if err != nil || genkit.LookupTool(s.g, d.Name) != nil || s.define(d, schema) != nil {
 					continue
 				}
 				def = s.defs[d.Name]
