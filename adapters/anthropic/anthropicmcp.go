@@ -150,8 +150,8 @@ func (t *Toolset) ToolResults(ctx context.Context, msg *anthropic.Message) []ant
 	var calls []host.ToolCall
 	for _, b := range msg.Content {
 		if b.Type == "tool_use" {
-			u := b.AsToolUse()
-			calls = append(calls, host.ToolCall{ID: u.ID, Name: u.Name, Arguments: u.Input})
+			// The union's own fields: AsToolUse would decode the block again.
+			calls = append(calls, host.ToolCall{ID: b.ID, Name: b.Name, Arguments: b.Input})
 		}
 	}
 	results := t.ts.CallEach(ctx, calls)

@@ -181,8 +181,8 @@ func (t *Toolset) FunctionCallOutputs(ctx context.Context, resp *responses.Respo
 	var calls []host.ToolCall
 	for _, it := range resp.Output {
 		if it.Type == "function_call" {
-			c := it.AsFunctionCall()
-			calls = append(calls, host.ToolCall{ID: c.CallID, Name: c.Name, Arguments: json.RawMessage(c.Arguments)})
+			// The union's own fields: AsFunctionCall would decode the item again.
+			calls = append(calls, host.ToolCall{ID: it.CallID, Name: it.Name, Arguments: json.RawMessage(it.Arguments.OfString)})
 		}
 	}
 	results := t.ts.CallEach(ctx, calls)
