@@ -303,3 +303,19 @@ func TestAToolStreamDirectly(t *testing.T) {
 		assert.Equal(t, []string{"[progress 1/2: step 1]\n", "[progress 2/2: step 2]\n", "done"}, g.chunks)
 	}
 }
+
+func TestAPluginIsASource(t *testing.T) {
+	box := agenttest.Open(t, agenttest.Options{Search: true})
+	ts := tools(t, box.Plugin("beta"))
+	var names []string
+	for _, tl := range ts {
+		info, err := tl.Info(context.Background())
+		require.NoError(t, err)
+		names = append(names, info.Name)
+	}
+	assert.Equal(t, []string{"big", "wait", "weather"}, names, "a plugin has no tool search: its own names")
+	m, _ := newModel(callTool("c1", "weather", `{"city":"Oslo"}`), answer)
+	out, err := run(ctx(t), t, ts, m)
+	require.NoError(t, err)
+	assert.Equal(t, "the tool said: sunny in Oslo (metric)", out.Content)
+}

@@ -18,6 +18,7 @@ import (
 
 	genkitmcp "github.com/cuca-go/mcpconnector/adapters/genkit"
 	"github.com/cuca-go/mcpconnector/internal/agenttools/agenttest"
+	"github.com/cuca-go/mcpconnector/internal/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
@@ -276,4 +277,38 @@ func TestThePluginsSpansNestUnderGenkitsToolSpan(t *testing.T) {
 		}
 	}
 	assert.Equal(t, "action", typ)
+}
+
+func TestAToolThatComesLaterJoinsTheRequest(t *testing.T) {
+	c := ctx(t)
+	p, err := plugin.Connect(c, testserver.Controls(t, testserver.ControlsOptions{}), plugin.WithToolRefresh())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
+	g, s := newGenkit(t, callTool("r1", "add_tool", `{"name":"later"}`), answer, callTool("r2", "later", `{}`), answer)
+	tools, loads, err := genkitmcp.Tools(c, g, p)
+	require.NoError(t, err)
+	generate := func() (*ai.ModelResponse, error) {
+		return genkit.Generate(c, g, ai.WithModelName("test/scripted"), ai.WithPrompt("go"),
+			ai.WithTools(tools...), ai.WithMiddleware(loads))
+	}
+	resp, err := generate()
+	require.NoError(t, err)
+	assert.Equal(t, "the tool said: added later", resp.Text())
+	assert.NotContains(t, toolNames(s.reqs[0]), "later")
+
+	require.Eventually(t, func() bool { return p.HasTool("later") }, 10*time.Second, 5*time.Millisecond,
+		"the plugin's list follows the server's")
+	resp, err = generate()
+	require.NoError(t, err)
+	assert.Equal(t, "the tool said: I am later", resp.Text(), "Genkit found the tool defined after Tools")
+	assert.Contains(t, toolNames(s.reqs[2]), "later")
+}
+
+func TestAPluginIsASource(t *testing.T) {
+	box := agenttest.Open(t, agenttest.Options{Search: true})
+	g, s := newGenkit(t, callTool("r1", "weather", `{"city":"Oslo"}`), answer)
+	resp, err := generate(ctx(t), t, g, box.Plugin("beta"))
+	require.NoError(t, err)
+	assert.Equal(t, "the tool said: sunny in Oslo (metric)", resp.Text())
+	assert.ElementsMatch(t, []string{"big", "wait", "weather"}, toolNames(s.reqs[0]), "a plugin has no tool search: its own names")
 }

@@ -266,3 +266,16 @@ func TestTheOneShotAgentWritesTheArgumentsAsActionInput(t *testing.T) {
 	prompt := m.turns[0][0].Parts[0].(llms.TextContent).Text
 	assert.Contains(t, prompt, "beta__weather: The weather forecast of a city Input: a JSON object of the arguments, with this JSON Schema: ")
 }
+
+func TestAPluginIsASource(t *testing.T) {
+	box := agenttest.Open(t, agenttest.Options{Search: true})
+	ts := lcTools(t, box.Plugin("beta"))
+	var names []string
+	for _, tl := range ts {
+		names = append(names, tl.Name())
+	}
+	assert.Equal(t, []string{"big", "wait", "weather"}, names, "a plugin has no tool search: its own names")
+	out, err := run(ctx(t), ts, newModel(callTool("c1", "weather", `{"city":"Oslo"}`), answer))
+	require.NoError(t, err)
+	assert.Equal(t, "the tool said: sunny in Oslo (metric)", out)
+}
