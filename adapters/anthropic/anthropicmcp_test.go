@@ -132,7 +132,7 @@ var loops = []loop{
 }
 
 func TestTheModelAnswersFromAToolResult(t *testing.T) {
-	box := agenttest.Open(t, agenttest.Options{Deny: []string{"echo"}})
+	box := agenttest.Open(t, agenttest.Options{Deny: []string{"echo"}, MaxResultBytes: 100})
 	for _, l := range loops {
 		t.Run(l.name, func(t *testing.T) {
 			for _, c := range []struct {
@@ -142,6 +142,7 @@ func TestTheModelAnswersFromAToolResult(t *testing.T) {
 				{"schema as sent", "beta__weather", `{"city":"Oslo"}`, "[ok] sunny in Oslo (metric)"},
 				{"failing tool", "alpha__fail", `{}`, "[error] "},
 				{"denied approval", "alpha__echo", `{"x":1}`, "[error] "},
+				{"over the cap", "beta__big", `{}`, "[ok] xxx"},
 			} {
 				t.Run(c.name, func(t *testing.T) {
 					m := newModel(t, call(c.tool, c.input), answerFromResult("answer: "))
@@ -153,6 +154,9 @@ func TestTheModelAnswersFromAToolResult(t *testing.T) {
 						assert.Contains(t, got, "boom")
 					case "denied approval":
 						assert.Contains(t, got, agenttest.DeniedReason)
+					case "over the cap":
+						assert.Contains(t, got, "cut]")
+						assert.Less(t, len(got), agenttest.BigBytes)
 					}
 					reqs := m.requests()
 					require.Len(t, reqs, 2)
@@ -317,4 +321,27 @@ func TestAPluginIsASource(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "[ok] sunny in Oslo (metric)", got)
 	assert.Equal(t, []string{"big", "wait", "weather"}, toolNames(m.requests()[0]))
+}
+
+func TestAHeldToolReachesTheModelAsItsResult(t *testing.T) {
+	dir := t.TempDir()
+	first := agenttest.Open(t, agenttest.Options{PinDir: dir, Search: true})
+	require.NoError(t, first.Close())
+	box := agenttest.Open(t, agenttest.Options{PinDir: dir, Search: true, ChangedWeather: true})
+	for _, l := range loops {
+		t.Run(l.name, func(t *testing.T) {
+			// The runner reaches tools through the fixed pair's call tool;
+			// a hand-written loop calls them by name.
+			c := call("beta__weather", `{"city":"Oslo"}`)
+			if strings.HasPrefix(l.name, "runner") {
+				c = call(anthropicmcp.DefaultCallToolName, `{"name":"beta__weather","arguments":{"city":"Oslo"}}`)
+			}
+			m := newModel(t, c, answerFromResult("answer: "))
+			got, err := l.run(testCtx(t), t, client(m), anthropicmcp.Tools(box), l.streamed, "weather?")
+			require.NoError(t, err)
+			assert.True(t, strings.HasPrefix(got, "answer: [error] "), got)
+			assert.Contains(t, got, "changed since it was pinned")
+			assert.NotContains(t, toolNames(m.requests()[0]), "beta__weather", "a held tool is not offered")
+		})
+	}
 }

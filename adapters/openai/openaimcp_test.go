@@ -139,7 +139,7 @@ func compact(t *testing.T, schema string) string {
 }
 
 func TestTheModelAnswersFromAToolResult(t *testing.T) {
-	box := agenttest.Open(t, agenttest.Options{Deny: []string{"echo"}})
+	box := agenttest.Open(t, agenttest.Options{Deny: []string{"echo"}, MaxResultBytes: 100})
 	for _, l := range loops {
 		t.Run(l.name, func(t *testing.T) {
 			for _, c := range []struct {
@@ -149,6 +149,7 @@ func TestTheModelAnswersFromAToolResult(t *testing.T) {
 				{"schema as sent", "beta__weather", `{"city":"Oslo"}`, "sunny in Oslo (metric)"},
 				{"failing tool", "alpha__fail", `{}`, "boom"},
 				{"denied approval", "alpha__echo", `{"x":1}`, agenttest.DeniedReason},
+				{"over the cap", "beta__big", `{}`, "cut]"},
 			} {
 				t.Run(c.name, func(t *testing.T) {
 					m := newModel(t, call(c.tool, c.args), answerFromResult("answer: "))
@@ -156,6 +157,7 @@ func TestTheModelAnswersFromAToolResult(t *testing.T) {
 					require.NoError(t, err, "a tool's failure must not stop the loop")
 					assert.True(t, strings.HasPrefix(got, "answer: "), got)
 					assert.Contains(t, got, c.want)
+					assert.Less(t, len(got), agenttest.BigBytes, "the cap holds")
 					reqs := m.requests()
 					require.Len(t, reqs, 2)
 					weather := toolNamed(reqs[0], "beta__weather")
@@ -306,4 +308,20 @@ func TestAPluginIsASource(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "sunny in Oslo (metric)", got)
 	assert.Equal(t, []string{"big", "wait", "weather"}, toolNames(m.requests()[0]))
+}
+
+func TestAHeldToolReachesTheModelAsItsResult(t *testing.T) {
+	dir := t.TempDir()
+	first := agenttest.Open(t, agenttest.Options{PinDir: dir})
+	require.NoError(t, first.Close())
+	box := agenttest.Open(t, agenttest.Options{PinDir: dir, ChangedWeather: true})
+	for _, l := range loops {
+		t.Run(l.name, func(t *testing.T) {
+			m := newModel(t, call("beta__weather", `{"city":"Oslo"}`), answerFromResult("answer: "))
+			got, err := l.run(testCtx(t), t, client(m), openaimcp.Tools(box), l.streamed, "weather?")
+			require.NoError(t, err)
+			assert.Contains(t, got, "changed since it was pinned")
+			assert.NotContains(t, toolNames(m.requests()[0]), "beta__weather", "a held tool is not offered")
+		})
+	}
 }

@@ -239,3 +239,18 @@ func TestCallEachRunsAMessagesCallsInOrder(t *testing.T) {
 	assert.Equal(t, agenttools.Result{Text: "sunny in Oslo (metric)"}, got[3])
 	assert.Nil(t, ts.CallEach(ctx(t), nil))
 }
+
+func TestAHeldToolIsAResultAndIsNotListed(t *testing.T) {
+	dir := t.TempDir()
+	first := agenttest.Open(t, agenttest.Options{PinDir: dir})
+	require.Contains(t, names(agenttools.New(first, nil).All()), "beta__weather")
+	require.NoError(t, first.Close())
+
+	box := agenttest.Open(t, agenttest.Options{PinDir: dir, ChangedWeather: true})
+	ts := agenttools.New(box, nil)
+	assert.NotContains(t, names(ts.All()), "beta__weather", "a held tool is not exposed")
+	res := ts.Call(ctx(t), call("beta__weather", `{"city":"Oslo"}`))
+	assert.True(t, res.IsError)
+	assert.Contains(t, res.Text, "changed since it was pinned")
+	assert.Equal(t, "5", ts.Call(ctx(t), call("alpha__add", `{"a":2,"b":3}`)).Text)
+}

@@ -36,6 +36,14 @@ const WeatherSchema = `{"type":"object","properties":{` +
 	`"$defs":{"point":{"type":"object","properties":{"lat":{"type":"number"},"lon":{"type":"number"}}}},` +
 	`"x-origin":"agenttest"}`
 
+// ChangedWeatherDescription is the weather tool's description when
+// [Options.ChangedWeather] is set.
+const ChangedWeatherDescription = "The weather forecast of a city, and more"
+
+// changedEnv tells the beta server to describe weather as
+// ChangedWeatherDescription.
+const changedEnv = "AGENTTEST_CHANGED_WEATHER"
+
 // DeniedReason is the reason [Options.Deny]'s approval gives.
 const DeniedReason = "the user said no"
 
@@ -58,7 +66,11 @@ func RunIfChild() {
 // NewServer returns the beta server.
 func NewServer() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "agenttest", Version: "1.0.0"}, nil)
-	s.AddTool(&mcp.Tool{Name: "weather", Description: "The weather forecast of a city", InputSchema: json.RawMessage(WeatherSchema)},
+	weather := "The weather forecast of a city"
+	if os.Getenv(changedEnv) == "1" {
+		weather = ChangedWeatherDescription
+	}
+	s.AddTool(&mcp.Tool{Name: "weather", Description: weather, InputSchema: json.RawMessage(WeatherSchema)},
 		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			var in struct{ City, Units string }
 			if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
@@ -115,6 +127,13 @@ type Options struct {
 	MaxResultBytes int
 	// Search turns on tool search (every tool deferred).
 	Search bool
+	// PinDir turns on pinned tools (toolbox.WithPinnedTools) with the
+	// manifests in this directory: a second Open on the same directory
+	// with ChangedWeather holds beta's weather tool out.
+	PinDir string
+	// ChangedWeather makes beta describe weather as
+	// [ChangedWeatherDescription].
+	ChangedWeather bool
 	// Toolbox are further toolbox options.
 	Toolbox []toolbox.Option
 }
@@ -134,7 +153,12 @@ func Open(t testing.TB, o Options) *Box {
 	exe, err := os.Executable()
 	require.NoError(t, err)
 	env := map[string]string{"GORACE": "atexit_sleep_ms=0"}
-	beta := map[string]any{"command": exe, "args": []string{childArg}, "env": env}
+	// The variable is always set: its name is part of the manifest's key.
+	betaEnv := map[string]string{"GORACE": "atexit_sleep_ms=0", changedEnv: "0"}
+	if o.ChangedWeather {
+		betaEnv[changedEnv] = "1"
+	}
+	beta := map[string]any{"command": exe, "args": []string{childArg}, "env": betaEnv}
 	if o.MaxResultBytes > 0 {
 		beta["maxResultBytes"] = o.MaxResultBytes
 	}
@@ -159,6 +183,9 @@ func Open(t testing.TB, o Options) *Box {
 	}
 	if o.Search {
 		opts = append(opts, toolbox.WithToolSearch(toolbox.ToolSearch{}))
+	}
+	if o.PinDir != "" {
+		opts = append(opts, toolbox.WithPinnedTools(), toolbox.WithManifestDir(o.PinDir))
 	}
 	opts = append(opts, o.Toolbox...)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
