@@ -30,6 +30,12 @@
 // the run. The call's id in approval requests and progress is eino's tool
 // call id.
 //
+// eino ends a run with an error when the model calls a name the ToolsNode
+// was not given. [UnknownTools] is a ToolsNodeConfig.UnknownToolsHandler
+// that runs such a call through the toolbox instead: a tool that came after
+// the agent was built, or a loaded tool called by its own name with tool
+// search, runs; a held tool or a made-up name is result text saying so.
+//
 // # Tool search
 //
 // eino binds an agent's tools once, when the agent is built, so with a
@@ -57,6 +63,6 @@
 //
 // # Sections
 //
-//   - Tools: [Tools], [Source], [Option], [WithCallToolName].
+//   - Tools: [Tools], [Source], [Option], [WithCallToolName], [UnknownTools].
 //   - Progress: [WithProgress], [Progress], [NewProgress], [Progress.Handle].
 package einomcp

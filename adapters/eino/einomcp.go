@@ -86,6 +86,26 @@ func Tools(ctx context.Context, src Source, opts ...Option) ([]tool.BaseTool, er
 	return out, nil
 }
 
+// UnknownTools returns a handler for compose.ToolsNodeConfig's
+// UnknownToolsHandler that runs a call of a name eino was not given as
+// [Tools]' tools run theirs: a tool of src that is not in the list (one
+// that came after the agent was built, or, with tool search, a loaded
+// tool the model calls by its own name instead of through the call tool)
+// runs, and any other name (a held tool, a name the model made up) is
+// result text saying so. Without a handler, eino ends the run with an
+// error at the first name it does not know.
+func UnknownTools(src Source, opts ...Option) func(ctx context.Context, name, input string) (string, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	ts := agenttools.New(src, &o.core)
+	return func(ctx context.Context, name, input string) (string, error) {
+		t := &mcpTool{ts: ts, name: name, fixed: true}
+		return t.run(ctx, callID(ctx), input)
+	}
+}
+
 // mcpTool is one tool of a toolset as an eino InvokableTool.
 type mcpTool struct {
 	ts    *agenttools.Toolset

@@ -319,3 +319,45 @@ func TestAPluginIsASource(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "the tool said: sunny in Oslo (metric)", out.Content)
 }
+
+func TestAHeldToolReachesTheModelAsItsResult(t *testing.T) {
+	dir := t.TempDir()
+	first := agenttest.Open(t, agenttest.Options{PinDir: dir})
+	require.NoError(t, first.Close())
+	box := agenttest.Open(t, agenttest.Options{PinDir: dir, ChangedWeather: true})
+	ts := tools(t, box)
+	m, s := newModel(callTool("c1", "beta__weather", `{"city":"Oslo"}`), answer)
+	a, err := react.NewAgent(ctx(t), &react.AgentConfig{
+		ToolCallingModel: m,
+		ToolsConfig:      compose.ToolsNodeConfig{Tools: ts, UnknownToolsHandler: einomcp.UnknownTools(box)},
+	})
+	require.NoError(t, err)
+	out, err := a.Generate(ctx(t), []*schema.Message{schema.UserMessage("go")})
+	require.NoError(t, err, "the held tool's call does not end the run")
+	assert.Contains(t, out.Content, "changed since it was pinned")
+	for _, info := range s.tools[0] {
+		assert.NotEqual(t, "beta__weather", info.Name, "a held tool is not offered")
+	}
+}
+
+// With tool search, a model may call a loaded tool by its own name rather
+// than through the call tool; UnknownTools runs it.
+func TestUnknownToolsRunsALoadedToolCalledByName(t *testing.T) {
+	box := agenttest.Open(t, agenttest.Options{Search: true})
+	ts := tools(t, box)
+	m, s := newModel(
+		callTool("c1", toolbox.DefaultToolSearchName, `{"query":"beta__weather"}`),
+		callTool("c2", "beta__weather", `{"city":"Oslo"}`),
+		callTool("c3", "made_up", `{}`),
+		answer)
+	a, err := react.NewAgent(ctx(t), &react.AgentConfig{
+		ToolCallingModel: m,
+		ToolsConfig:      compose.ToolsNodeConfig{Tools: ts, UnknownToolsHandler: einomcp.UnknownTools(box)},
+	})
+	require.NoError(t, err)
+	out, err := a.Generate(ctx(t), []*schema.Message{schema.UserMessage("go")})
+	require.NoError(t, err)
+	assert.Contains(t, out.Content, `"made_up" is not a tool here`)
+	weather := s.turns[2][len(s.turns[2])-1]
+	assert.Equal(t, "sunny in Oslo (metric)", weather.Content)
+}

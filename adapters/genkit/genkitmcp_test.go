@@ -312,3 +312,19 @@ func TestAPluginIsASource(t *testing.T) {
 	assert.Equal(t, "the tool said: sunny in Oslo (metric)", resp.Text())
 	assert.ElementsMatch(t, []string{"big", "wait", "weather"}, toolNames(s.reqs[0]), "a plugin has no tool search: its own names")
 }
+
+// A held tool is neither offered nor defined: Genkit, which ends Generate
+// on a name it has no tool for, never sees it.
+func TestAHeldToolIsNotOffered(t *testing.T) {
+	dir := t.TempDir()
+	first := agenttest.Open(t, agenttest.Options{PinDir: dir})
+	require.NoError(t, first.Close())
+	box := agenttest.Open(t, agenttest.Options{PinDir: dir, ChangedWeather: true})
+	g, s := newGenkit(t, callTool("r1", "alpha__add", `{"a":1,"b":2}`), answer)
+	resp, err := generate(ctx(t), t, g, box)
+	require.NoError(t, err)
+	assert.Equal(t, "the tool said: 3", resp.Text())
+	assert.NotContains(t, toolNames(s.reqs[0]), "beta__weather")
+	assert.Contains(t, toolNames(s.reqs[0]), "beta__wait", "the server's other tools are")
+	assert.Nil(t, genkit.LookupTool(g, "beta__weather"))
+}

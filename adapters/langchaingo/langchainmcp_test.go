@@ -279,3 +279,26 @@ func TestAPluginIsASource(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "the tool said: sunny in Oslo (metric)", out)
 }
+
+func TestAHeldToolReachesTheModelAsItsResult(t *testing.T) {
+	dir := t.TempDir()
+	first := agenttest.Open(t, agenttest.Options{PinDir: dir})
+	require.NoError(t, first.Close())
+	box := agenttest.Open(t, agenttest.Options{PinDir: dir, ChangedWeather: true, Search: true})
+	ts := lcTools(t, box)
+	m := newModel(callTool("c1", "call_tool", `{"name":"beta__weather","arguments":{"city":"Oslo"}}`), answer)
+	out, err := run(ctx(t), ts, m)
+	require.NoError(t, err)
+	assert.Contains(t, out, "changed since it was pinned")
+
+	// Without tool search the held tool is not offered; a model that calls
+	// it anyway reads langchaingo's own answer, and the run goes on.
+	plain := agenttest.Open(t, agenttest.Options{PinDir: dir, ChangedWeather: true})
+	ts = lcTools(t, plain)
+	for _, tl := range ts {
+		assert.NotEqual(t, "beta__weather", tl.Name(), "a held tool is not offered")
+	}
+	out, err = run(ctx(t), ts, newModel(callTool("c1", "beta__weather", `{"city":"Oslo"}`), answer))
+	require.NoError(t, err)
+	assert.Contains(t, out, "not a valid tool")
+}
