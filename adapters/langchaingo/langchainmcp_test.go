@@ -15,6 +15,8 @@ import (
 	"github.com/tmc/langchaingo/chains"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/tools"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	langchainmcp "github.com/cuca-go/mcpconnector/adapters/langchaingo"
 	"github.com/cuca-go/mcpconnector/internal/agenttools/agenttest"
@@ -301,4 +303,25 @@ func TestAHeldToolReachesTheModelAsItsResult(t *testing.T) {
 	out, err = run(ctx(t), ts, newModel(callTool("c1", "beta__weather", `{"city":"Oslo"}`), answer))
 	require.NoError(t, err)
 	assert.Contains(t, out, "not a valid tool")
+}
+
+func TestThePluginsSpansNestUnderTheRunsSpan(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	box := agenttest.Open(t, agenttest.Options{Toolbox: []toolbox.Option{toolbox.WithPluginOptions(plugin.WithTracerProvider(tp))}})
+	ts := lcTools(t, box)
+	c, parent := tp.Tracer("app").Start(ctx(t), "agent run")
+	out, err := run(c, ts, newModel(callTool("c1", "alpha__add", `{"a":20,"b":22}`), answer))
+	parent.End()
+	require.NoError(t, err)
+	assert.Equal(t, "the tool said: 42", out)
+	var call sdktrace.ReadOnlySpan
+	for _, sp := range rec.Ended() {
+		if sp.Name() == "tools/call add" {
+			call = sp
+		}
+	}
+	require.NotNil(t, call, "the plugin traced the call")
+	assert.Equal(t, parent.SpanContext().SpanID(), call.Parent().SpanID())
 }
