@@ -28,7 +28,8 @@ type options struct {
 	callName       string
 }
 
-// WithProviderSearch hands tool search to the API: every tool is sent with
+// WithProviderSearch hands tool search to the API: every tool (but those
+// of "alwaysLoad" servers, under the toolbox's tool search) is sent with
 // defer_loading and the BM25 tool search tool is added, in place of the
 // toolbox's own search tool.
 func WithProviderSearch() Option { return func(o *options) { o.providerSearch = true } }
@@ -84,13 +85,13 @@ func toolParam(d host.ToolDefinition, deferred bool) anthropic.ToolUnionParam {
 // search tool and every tool, deferred; else every tool.
 func (t *Toolset) ToolParams(ctx context.Context, msgs []anthropic.MessageParam) []anthropic.ToolUnionParam {
 	if t.providerSearch {
-		all := t.ts.All()
+		all, always := t.ts.All(), t.ts.AlwaysLoaded(ctx)
 		out := make([]anthropic.ToolUnionParam, 0, len(all)+1)
 		out = append(out, anthropic.ToolUnionParam{OfToolSearchToolBm25_20251119: &anthropic.ToolSearchToolBm25_20251119Param{
 			Type: anthropic.ToolSearchToolBm25_20251119TypeToolSearchToolBm25_20251119,
 		}})
 		for _, d := range all {
-			out = append(out, toolParam(d, true))
+			out = append(out, toolParam(d, !always[d.Name]))
 		}
 		return out
 	}

@@ -345,3 +345,19 @@ func TestAHeldToolReachesTheModelAsItsResult(t *testing.T) {
 		})
 	}
 }
+
+func TestProviderSearchKeepsAlwaysLoadedToolsLoaded(t *testing.T) {
+	box := agenttest.Open(t, agenttest.Options{Search: true, AlwaysLoadAlpha: true})
+	ts := anthropicmcp.Tools(box, anthropicmcp.WithProviderSearch())
+	m := newModel(t, func(t *testing.T, req request) ([]toolUse, string) {
+		for _, tl := range req.Tools[1:] {
+			name, _ := tl["name"].(string)
+			_, deferred := tl["defer_loading"]
+			assert.Equal(t, !strings.HasPrefix(name, "alpha__"), deferred, name)
+		}
+		return nil, "done"
+	})
+	got, err := runLoop(testCtx(t), t, client(m), ts, false, "weather?")
+	require.NoError(t, err)
+	assert.Equal(t, "done", got)
+}

@@ -65,13 +65,15 @@ func (t *Toolset) BetaTools(ctx context.Context) []anthropic.BetaTool {
 
 // BetaToolParams returns the definitions of [Toolset.BetaTools] for the
 // runner's params (BetaMessageNewParams.Tools): the runner sends these in
-// place of its own. With [WithProviderSearch] each is deferred and the
-// BM25 tool search tool comes first; else they are what the runner would
-// send itself.
+// place of its own. With [WithProviderSearch] each is deferred (but those
+// of "alwaysLoad" servers) and the BM25 tool search tool comes first; else
+// they are what the runner would send itself.
 func (t *Toolset) BetaToolParams(ctx context.Context) []anthropic.BetaToolUnionParam {
 	tools := t.BetaTools(ctx)
 	out := make([]anthropic.BetaToolUnionParam, 0, len(tools)+1)
+	var always map[string]bool
 	if t.providerSearch {
+		always = t.ts.AlwaysLoaded(ctx)
 		out = append(out, anthropic.BetaToolUnionParam{OfToolSearchToolBm25_20251119: &anthropic.BetaToolSearchToolBm25_20251119Param{
 			Type: anthropic.BetaToolSearchToolBm25_20251119TypeToolSearchToolBm25_20251119,
 		}})
@@ -82,7 +84,7 @@ func (t *Toolset) BetaToolParams(ctx context.Context) []anthropic.BetaToolUnionP
 		if d.Description != "" {
 			p.Description = anthropic.String(d.Description)
 		}
-		if t.providerSearch {
+		if t.providerSearch && !always[d.Name] {
 			p.DeferLoading = anthropic.Bool(true)
 		}
 		out = append(out, anthropic.BetaToolUnionParam{OfTool: p})

@@ -20,7 +20,9 @@
 // Each tool is the toolbox's exposed name, and its parameters are the MCP
 // tool's inputSchema as the server sent it: the SDK's map is filled for
 // reading, and the request carries the server's JSON itself (the SDK's
-// extra fields), so nothing of it is lost. A call runs as the toolbox's
+// extra fields), so nothing of it is lost; Responses functions go out with
+// "strict": false, since an MCP schema is rarely in strict mode's subset of
+// JSON Schema. A call runs as the toolbox's
 // hook runs it: approval, the result cap, held tools and the rendering of
 // results apply, and a failure (the tool's error, a denied approval, a held
 // tool) comes back as that call's result text, which the loop sends on like

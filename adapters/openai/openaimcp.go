@@ -24,7 +24,8 @@ type options struct {
 }
 
 // WithProviderSearch hands tool search to the Responses API: every
-// function is sent with defer_loading and the tool_search tool is added,
+// function (but those of "alwaysLoad" servers, under the toolbox's tool
+// search) is sent with defer_loading and the tool_search tool is added,
 // in place of the toolbox's own search tool. Chat Completions, which has no
 // provider search, is not changed by it.
 func WithProviderSearch() Option { return func(o *options) { o.providerSearch = true } }
@@ -123,12 +124,15 @@ func (t *Toolset) ToolMessages(ctx context.Context, msg openai.ChatCompletionMes
 
 // ResponseTools returns the tools of the next Responses request of the
 // conversation input. With [WithProviderSearch]: the tool_search tool and
-// every function, deferred. Else with the toolbox's tool search: its search
+// every function, deferred but for those of the toolbox's "alwaysLoad"
+// servers. Else with the toolbox's tool search: its search
 // tool and the tools input loaded; else every function.
 func (t *Toolset) ResponseTools(ctx context.Context, input responses.ResponseInputParam) []responses.ToolUnionParam {
 	var defs []host.ToolDefinition
 	var out []responses.ToolUnionParam
+	var always map[string]bool
 	if t.providerSearch {
+		always = t.ts.AlwaysLoaded(ctx)
 		defs = t.ts.All()
 		out = make([]responses.ToolUnionParam, 0, len(defs)+1)
 		out = append(out, responses.ToolUnionParam{OfToolSearch: &responses.ToolSearchToolParam{}})
@@ -142,7 +146,7 @@ func (t *Toolset) ResponseTools(ctx context.Context, input responses.ResponseInp
 		if d.Description != "" {
 			fn.Description = openai.String(d.Description)
 		}
-		if t.providerSearch {
+		if t.providerSearch && !always[d.Name] {
 			fn.DeferLoading = openai.Bool(true)
 		}
 		fn.SetExtraFields(map[string]any{"parameters": raw})

@@ -106,6 +106,19 @@ func (s *Toolset) SearchTool(ctx context.Context) (host.ToolDefinition, bool) {
 	return search, ok
 }
 
+// AlwaysLoaded returns the names of the tools the source publishes in
+// every request even with tool search on (those of "alwaysLoad"
+// servers): the tools a provider's own tool search should not defer.
+// Without tool search it is empty.
+func (s *Toolset) AlwaysLoaded(ctx context.Context) map[string]bool {
+	_, always, _ := s.searchAndAlways(ctx)
+	out := make(map[string]bool, len(always))
+	for _, d := range always {
+		out[d.Name] = true
+	}
+	return out
+}
+
 // searchAndAlways splits what the source publishes for a new conversation
 // into the search tool (the one definition no server exposes) and the
 // always-loaded tools; ok is false without tool search.

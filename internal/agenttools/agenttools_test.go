@@ -254,3 +254,18 @@ func TestAHeldToolIsAResultAndIsNotListed(t *testing.T) {
 	assert.Contains(t, res.Text, "changed since it was pinned")
 	assert.Equal(t, "5", ts.Call(ctx(t), call("alpha__add", `{"a":2,"b":3}`)).Text)
 }
+
+func TestAlwaysLoadedToolsAreNeverDeferred(t *testing.T) {
+	box := agenttest.Open(t, agenttest.Options{Search: true, AlwaysLoadAlpha: true})
+	ts := agenttools.New(box, nil)
+	always := ts.AlwaysLoaded(ctx(t))
+	assert.True(t, always["alpha__add"])
+	assert.False(t, always["beta__weather"])
+	fixed := names(ts.Fixed(ctx(t)))
+	assert.Equal(t, []string{toolbox.DefaultToolSearchName, agenttools.DefaultCallToolName}, fixed[:2])
+	assert.Contains(t, fixed, "alpha__add")
+	assert.NotContains(t, fixed, "beta__weather")
+	assert.Contains(t, names(ts.Published(ctx(t), nil)), "alpha__add")
+	// Without tool search nothing is always loaded: everything is published.
+	assert.Empty(t, agenttools.New(box.Plugin("alpha"), nil).AlwaysLoaded(ctx(t)))
+}

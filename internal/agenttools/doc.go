@@ -38,7 +38,8 @@
 //     both; its search results carry the loaded tools' input schemas, since
 //     their definitions never reach the model as tools.
 //   - A provider with its own tool search (defer_loading) gets [Toolset.All]
-//     and [Toolset.Call]: every definition, deferred by the provider.
+//     and [Toolset.Call]: every definition, deferred by the provider but
+//     for [Toolset.AlwaysLoaded].
 //
 // Without tool search (or with a plugin) Published and Fixed give every
 // tool, as All does.
@@ -47,6 +48,6 @@
 //
 //   - The source: [Source], [Toolset], [New], [Options].
 //   - Listing: [Toolset.All], [Toolset.Published], [Toolset.Fixed],
-//     [Toolset.SearchTool], [Toolset.Instructions].
+//     [Toolset.SearchTool], [Toolset.AlwaysLoaded], [Toolset.Instructions].
 //   - Calling: [Toolset.Call], [Toolset.CallEach], [Toolset.CallFixed], [Result], [Conversation].
 package agenttools

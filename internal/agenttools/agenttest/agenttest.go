@@ -131,6 +131,9 @@ type Options struct {
 	// manifests in this directory: a second Open on the same directory
 	// with ChangedWeather holds beta's weather tool out.
 	PinDir string
+	// AlwaysLoadAlpha marks alpha "alwaysLoad": its tools are never
+	// deferred.
+	AlwaysLoadAlpha bool
 	// ChangedWeather makes beta describe weather as
 	// [ChangedWeatherDescription].
 	ChangedWeather bool
@@ -162,8 +165,12 @@ func Open(t testing.TB, o Options) *Box {
 	if o.MaxResultBytes > 0 {
 		beta["maxResultBytes"] = o.MaxResultBytes
 	}
+	alpha := map[string]any{"command": alphaCmd, "args": alphaArgs, "env": env}
+	if o.AlwaysLoadAlpha {
+		alpha["alwaysLoad"] = true
+	}
 	cfgJSON, err := json.Marshal(map[string]any{"mcpServers": map[string]any{
-		"alpha": map[string]any{"command": alphaCmd, "args": alphaArgs, "env": env},
+		"alpha": alpha,
 		"beta":  beta,
 	}})
 	require.NoError(t, err)
