@@ -70,27 +70,40 @@ func (a *toolAction) RunJSON(ctx context.Context, input json.RawMessage, cb func
 	return r.Result, nil
 }
 
-// RunJSONWithTelemetry is RunJSON in a Genkit span of the tool's action,
-// as Genkit traces a tool, with the span's ids.
+// RunJSONWithTelemetry is RunJSON, with WithToolSpans in a Genkit span of
+// the tool's action, as Genkit traces a tool, and with the span's ids.
 func (a *toolAction) RunJSONWithTelemetry(ctx context.Context, input json.RawMessage, _ func(context.Context, json.RawMessage) error) (*api.ActionRunResult[json.RawMessage], error) {
 	var ids api.ActionRunResult[json.RawMessage]
+	if !a.s.spans {
+		out, err := a.run(ctx, input)
+		if err != nil {
+			return &ids, err
+		}
+		ids.Result = out
+		return &ids, nil
+	}
 	meta := &tracing.SpanMetadata{Name: a.desc.Name, Type: "action", Subtype: string(api.ActionTypeToolV2)}
 	out, err := tracing.RunInNewSpan(ctx, meta, input, func(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
 		info := tracing.SpanTraceInfo(ctx)
 		ids.TraceId, ids.SpanId = info.TraceID, info.SpanID
-		text, err := a.s.call(ctx, a.desc.Name, input)
-		if err != nil {
-			return nil, err
-		}
-		b, err := json.Marshal(ai.MultipartToolResponse{Output: text})
-		if err != nil {
-			return nil, fmt.Errorf("genkitmcp: %s: %w", a.desc.Name, err)
-		}
-		return b, nil
+		return a.run(ctx, input)
 	})
 	if err != nil {
 		return &ids, err
 	}
 	ids.Result = out
 	return &ids, nil
+}
+
+// run calls the tool with input and returns the tool's response JSON.
+func (a *toolAction) run(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
+	text, err := a.s.call(ctx, a.desc.Name, input)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(ai.MultipartToolResponse{Output: text})
+	if err != nil {
+		return nil, fmt.Errorf("genkitmcp: %s: %w", a.desc.Name, err)
+	}
+	return b, nil
 }

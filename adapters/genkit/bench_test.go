@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/firebase/genkit/go/ai"
 	"github.com/firebase/genkit/go/genkit"
 
 	genkitmcp "github.com/cuca-go/mcpconnector/adapters/genkit"
@@ -14,35 +15,43 @@ import (
 )
 
 // BenchmarkToolCall: one call of alpha's add through Genkit's tool
-// interface (the ai.Tool Genkit looks up and runs, RunRaw), against the
-// same call through the toolbox's CallTool, interleaved.
+// interface (the ai.Tool Genkit looks up and runs, RunRaw), by default and
+// WithToolSpans, against the same call through the toolbox's CallTool,
+// interleaved.
 func BenchmarkToolCall(b *testing.B) {
 	box := agenttest.Open(b, agenttest.Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	b.Cleanup(cancel)
-	g := genkit.Init(ctx)
-	if _, _, err := genkitmcp.Tools(ctx, g, box); err != nil {
-		b.Fatal(err)
+	lookup := func(opts ...genkitmcp.Option) ai.Tool {
+		g := genkit.Init(ctx)
+		if _, _, err := genkitmcp.Tools(ctx, g, box, opts...); err != nil {
+			b.Fatal(err)
+		}
+		add := genkit.LookupTool(g, agenttest.BenchTool)
+		if add == nil {
+			b.Fatal("no bench tool")
+		}
+		return add
 	}
-	add := genkit.LookupTool(g, agenttest.BenchTool)
-	if add == nil {
-		b.Fatal("no bench tool")
-	}
+	add, spanned := lookup(), lookup(genkitmcp.WithToolSpans())
 	// The input as Genkit hands a tool the model's: its JSON, decoded.
 	var in any
 	if err := json.Unmarshal([]byte(agenttest.BenchArgs), &in); err != nil {
 		b.Fatal(err)
 	}
-	agenttest.Bench(b, box, benchmarks.Subject{Name: "genkit RunRaw", New: func() benchmarks.Op {
-		return func(ctx context.Context) error {
-			out, err := add.RunRaw(ctx, in)
-			if err != nil {
-				return err
+	subject := func(name string, tool ai.Tool) benchmarks.Subject {
+		return benchmarks.Subject{Name: name, New: func() benchmarks.Op {
+			return func(ctx context.Context) error {
+				out, err := tool.RunRaw(ctx, in)
+				if err != nil {
+					return err
+				}
+				if out != agenttest.BenchWant {
+					return fmt.Errorf("result %#v", out)
+				}
+				return nil
 			}
-			if out != agenttest.BenchWant {
-				return fmt.Errorf("result %#v", out)
-			}
-			return nil
-		}
-	}})
+		}}
+	}
+	agenttest.Bench(b, box, subject("genkit RunRaw", add), subject("genkit RunRaw WithToolSpans", spanned))
 }

@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 
 	genkitmcp "github.com/cuca-go/mcpconnector/adapters/genkit"
 	"github.com/cuca-go/mcpconnector/internal/agenttools/agenttest"
@@ -96,9 +97,9 @@ func toolNames(req *ai.ModelRequest) []string {
 	return out
 }
 
-func generate(ctx context.Context, t *testing.T, g *genkit.Genkit, src genkitmcp.Source) (*ai.ModelResponse, error) {
+func generate(ctx context.Context, t *testing.T, g *genkit.Genkit, src genkitmcp.Source, opts ...genkitmcp.Option) (*ai.ModelResponse, error) {
 	t.Helper()
-	tools, loads, err := genkitmcp.Tools(ctx, g, src)
+	tools, loads, err := genkitmcp.Tools(ctx, g, src, opts...)
 	require.NoError(t, err)
 	return genkit.Generate(ctx, g, ai.WithModelName("test/scripted"), ai.WithPrompt("go"),
 		ai.WithTools(tools...), ai.WithMiddleware(loads), ai.WithMaxTurns(8))
@@ -241,42 +242,62 @@ func TestToolsTwiceOnOneGenkitIsAnError(t *testing.T) {
 	require.ErrorIs(t, err, genkitmcp.ErrDefined)
 }
 
-func TestThePluginsSpansNestUnderGenkitsToolSpan(t *testing.T) {
-	rec := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	// Genkit traces with the global provider when it is the SDK's.
-	prev := otel.GetTracerProvider()
-	otel.SetTracerProvider(tp)
-	t.Cleanup(func() {
-		otel.SetTracerProvider(prev)
-		_ = tp.Shutdown(context.Background())
-	})
-	box := agenttest.Open(t, agenttest.Options{Toolbox: []toolbox.Option{toolbox.WithPluginOptions(plugin.WithTracerProvider(tp))}})
-	g, _ := newGenkit(t, callTool("r1", "alpha__add", `{"a":20,"b":22}`), answer)
-	resp, err := generate(ctx(t), t, g, box)
-	require.NoError(t, err)
-	assert.Equal(t, "the tool said: 42", resp.Text())
+func TestThePluginsSpansNestUnderGenkitsSpans(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		opts   []genkitmcp.Option
+		parent func(sdktrace.ReadOnlySpan) bool // the span the call's span nests under
+	}{
+		// By default the call runs in Generate's ctx: its span nests under
+		// the span Genkit opened for the turn that called the tool.
+		{"by default, under Genkit's generate span", nil, func(sp sdktrace.ReadOnlySpan) bool { return sp.Name() == "generate" }},
+		{"WithToolSpans, under Genkit's span of the tool", []genkitmcp.Option{genkitmcp.WithToolSpans()}, func(sp sdktrace.ReadOnlySpan) bool {
+			for _, a := range sp.Attributes() {
+				if a.Key == "genkit:type" && a.Value.AsString() == "action" && sp.Name() == "alpha__add" {
+					return true
+				}
+			}
+			return false
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := tracetest.NewSpanRecorder()
+			tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+			// Genkit traces with the global provider when it is the SDK's.
+			prev := otel.GetTracerProvider()
+			otel.SetTracerProvider(tp)
+			t.Cleanup(func() {
+				otel.SetTracerProvider(prev)
+				_ = tp.Shutdown(context.Background())
+			})
+			box := agenttest.Open(t, agenttest.Options{Toolbox: []toolbox.Option{toolbox.WithPluginOptions(plugin.WithTracerProvider(tp))}})
+			g, _ := newGenkit(t, callTool("r1", "alpha__add", `{"a":20,"b":22}`), answer)
+			resp, err := generate(ctx(t), t, g, box, tc.opts...)
+			require.NoError(t, err)
+			assert.Equal(t, "the tool said: 42", resp.Text())
 
-	var tool, call sdktrace.ReadOnlySpan
-	for _, sp := range rec.Ended() {
-		switch {
-		case sp.Name() == "alpha__add":
-			tool = sp
-		case sp.Name() == "tools/call add":
-			call = sp
-		}
+			byID := map[trace.SpanID]sdktrace.ReadOnlySpan{}
+			var call sdktrace.ReadOnlySpan
+			toolSpans := 0
+			for _, sp := range rec.Ended() {
+				byID[sp.SpanContext().SpanID()] = sp
+				switch sp.Name() {
+				case "tools/call add":
+					call = sp
+				case "alpha__add":
+					toolSpans++
+				}
+			}
+			require.NotNil(t, call, "the plugin traced the call")
+			parent, ok := byID[call.Parent().SpanID()]
+			require.True(t, ok, "the call's span has a parent among Genkit's spans")
+			assert.True(t, tc.parent(parent), "the call's span nests under %q", parent.Name())
+			assert.Equal(t, parent.SpanContext().TraceID(), call.SpanContext().TraceID())
+			if tc.opts == nil {
+				assert.Zero(t, toolSpans, "no Genkit span of the tool by default")
+			}
+		})
 	}
-	require.NotNil(t, tool, "Genkit traced the tool's action")
-	require.NotNil(t, call, "the plugin traced the call")
-	assert.Equal(t, tool.SpanContext().SpanID(), call.Parent().SpanID())
-	assert.Equal(t, tool.SpanContext().TraceID(), call.SpanContext().TraceID())
-	var typ string
-	for _, a := range tool.Attributes() {
-		if a.Key == "genkit:type" {
-			typ = a.Value.AsString()
-		}
-	}
-	assert.Equal(t, "action", typ)
 }
 
 func TestAToolThatComesLaterJoinsTheRequest(t *testing.T) {
