@@ -43,11 +43,14 @@
 //
 // # Traces
 //
-// Genkit runs each tool in a span of its own ("genkit:type" action) from
-// the global OpenTelemetry tracer provider; a call's spans (the toolbox's,
-// given plugin.WithTracerProvider) are its children.
+// A call's spans (the toolbox's, given plugin.WithTracerProvider) nest
+// under the span in the tool's ctx: Genkit's generate span. With
+// [WithToolSpans] each call also runs in a Genkit span of the tool's
+// action ("genkit:type" action, from the global OpenTelemetry tracer
+// provider), as genkit.DefineTool's tools do, and the call's spans are its
+// children; it is off by default for its cost (docs/adapters.md).
 //
 // # Sections
 //
-//   - Tools: [Tools], [Source], [ErrDefined].
+//   - Tools: [Tools], [Source], [ErrDefined], [Option], [WithToolSpans].
 package genkitmcp
