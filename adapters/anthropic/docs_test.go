@@ -1,8 +1,6 @@
 package anthropicmcp_test
 
 import (
-	"os"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,13 +10,7 @@ import (
 )
 
 func TestTheDocsExampleRuns(t *testing.T) {
-	src, err := os.ReadFile("example_test.go")
-	require.NoError(t, err)
-	doc, err := os.ReadFile("../../docs/adapters.md")
-	require.NoError(t, err)
-	fn := string(src[strings.Index(string(src), "func ask("):])
-	assert.Contains(t, string(doc), fn, "docs/adapters.md shows ask as it is")
-	assert.LessOrEqual(t, strings.Count(fn, "\n"), 20, "at most 20 lines")
+	agenttest.DocsExample(t)
 
 	box := agenttest.Open(t, agenttest.Options{})
 	m := newModel(t, call("alpha__add", `{"a":20,"b":22}`), answerFromResult("The sum is "))

@@ -1,8 +1,6 @@
 package genkitmcp_test
 
 import (
-	"os"
-	"strings"
 	"testing"
 
 	"github.com/firebase/genkit/go/genkit"
@@ -12,26 +10,8 @@ import (
 	"github.com/cuca-go/mcpconnector/internal/agenttools/agenttest"
 )
 
-// askSource is the ask function of example_test.go, as docs/adapters.md
-// must show it.
-func askSource(t *testing.T) string {
-	t.Helper()
-	src, err := os.ReadFile("example_test.go")
-	require.NoError(t, err)
-	s := string(src)
-	start := strings.Index(s, "func ask(")
-	require.GreaterOrEqual(t, start, 0)
-	end := strings.Index(s[start:], "\n}\n")
-	require.Greater(t, end, 0)
-	return s[start : start+end+2]
-}
-
 func TestTheDocsExampleRuns(t *testing.T) {
-	fn := askSource(t)
-	doc, err := os.ReadFile("../../docs/adapters.md")
-	require.NoError(t, err)
-	assert.Contains(t, string(doc), fn, "docs/adapters.md shows ask as it is")
-	assert.LessOrEqual(t, strings.Count(fn, "\n"), 20, "at most 20 lines")
+	agenttest.DocsExample(t)
 
 	box := agenttest.Open(t, agenttest.Options{})
 	g, _ := newGenkit(t, callTool("r1", "alpha__add", `{"a":20,"b":22}`), answer)

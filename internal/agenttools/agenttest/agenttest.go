@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuca-go/mcpconnector/internal/testserver"
@@ -233,4 +234,24 @@ func waitLine(t testing.TB, path, line string) {
 		b, _ := os.ReadFile(path)
 		return slices.Contains(strings.Fields(string(b)), line)
 	}, 20*time.Second, 5*time.Millisecond, "the server never noted %q", line)
+}
+
+// DocsExample checks that docs/adapters.md shows the adapter's example as
+// it is: the function ask of the adapter's example_test.go (from "func
+// ask(" to its closing brace), word for word, in at most 20 lines. It is
+// called from the adapter's own directory, as go test runs it.
+func DocsExample(t testing.TB) {
+	t.Helper()
+	src, err := os.ReadFile("example_test.go")
+	require.NoError(t, err)
+	s := string(src)
+	start := strings.Index(s, "func ask(")
+	require.GreaterOrEqual(t, start, 0, "example_test.go has a func ask")
+	end := strings.Index(s[start:], "\n}\n")
+	require.Greater(t, end, 0, "func ask ends")
+	fn := s[start : start+end+2]
+	doc, err := os.ReadFile("../../docs/adapters.md")
+	require.NoError(t, err)
+	assert.Contains(t, string(doc), fn, "docs/adapters.md shows ask as it is")
+	assert.LessOrEqual(t, strings.Count(fn, "\n"), 20, "at most 20 lines")
 }
