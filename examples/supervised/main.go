@@ -30,8 +30,13 @@ func run() error {
 		plugin.WithRestartBudget(5, time.Minute),
 		plugin.WithStatusHandler(func(s plugin.Status) {
 			line := fmt.Sprintf("  status: %s (restarts: %d)", s.State, s.Restarts)
-			if s.LastError != nil && s.State == plugin.StateReconnecting {
+			switch {
+			case s.LastError != nil && s.State == plugin.StateReconnecting:
 				line += "\n    cause: " + s.LastError.Error()
+			case s.State == plugin.StateReady && s.LastFailure != nil:
+				// Ready carries no error of the past; the last failure
+				// stays readable apart.
+				line += fmt.Sprintf("\n    recovered from (%s): %v", s.LastFailureAt.Format(time.TimeOnly), s.LastFailure)
 			}
 			fmt.Println(line)
 		}))
