@@ -464,7 +464,7 @@ func (t *Toolbox) startForChunk(ctx context.Context, blocks []plugin.Block, byNa
 	}
 	var wg sync.WaitGroup
 	for s := range need {
-		wg.Go(func() { _, _ = t.ensureStarted(ctx, s) })
+		wg.Go(func() { _, _ = t.startedAndReady(ctx, s) })
 	}
 	wg.Wait()
 }
