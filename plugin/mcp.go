@@ -164,6 +164,9 @@ func start(t transport.McpTransport, retryConnect bool, opts []Option) (*McpPlug
 	}
 	p := newFacade(t.String(), transport.LabelOf(t), o)
 	notify := p.notify
+	if o.retryIdempotent {
+		t = retryCutStreams{t, p} // see cutstream.go
+	}
 	conn := o.connectionConfig(t)
 	storeTools := p.storeTools
 	l := &localLink{system: p.system}
