@@ -199,6 +199,9 @@ func (p *parser) server(e member) (*ServerConfig, error) {
 
 	s := &ServerConfig{Name: e.key, Disabled: r.disabled, Timeout: r.timeout, Trust: r.trust, MaxResultBytes: r.maxResultBytes, AlwaysLoad: r.alwaysLoad,
 		Lazy: r.lazy, StopWhenIdle: r.stopWhenIdle}
+	if s.Trust {
+		s.Approval = ApprovalAuto // Gemini CLI's trust: no confirmation
+	}
 	s.Line, s.Column = position(p.data, e.keyOff)
 	if r.stopWhenIdle > 0 && !r.lazy {
 		return fail(r.idleOff, "stopWhenIdle", `needs "lazy": true`)
