@@ -46,7 +46,7 @@ func TestParseConfigCodexTOML(t *testing.T) {
 	figma := cfg.Servers["figma"]
 	assert.Equal(t, &ServerConfig{
 		Name: "figma", Type: TypeHTTP, URL: "https://mcp.figma.com/mcp",
-		Headers: map[string]string{"X-Figma-Region": "us-east-1", "X-Api-Key": "figma-key", "Authorization": "Bearer figma-token"},
+		Headers:      map[string]string{"X-Figma-Region": "us-east-1", "X-Api-Key": "figma-key", "Authorization": "Bearer figma-token"},
 		ExcludeTools: []string{"delete_*"}, Approval: ApprovalWrites, ParallelToolCalls: boolPtr(false),
 		Tools: map[string]ToolConfig{"get_file": {Approval: ApprovalAuto}, "post_comment": {Approval: ApprovalApprove}},
 		Line:  22, Column: 14,
