@@ -26,6 +26,7 @@ type options struct {
 	search         *ToolSearch
 	manifestDir    string
 	pinned         bool
+	policy         *ServerPolicy
 	test           *testHooks // the tests' rendezvous points
 }
 
