@@ -190,8 +190,18 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 		s := &server{cfg: sc}
 		t.servers[name] = s
 		t.names = append(t.names, name)
+		if o.policy != nil {
+			if d := o.policy.Decide(sc); !d.Allowed {
+				// Not started: its status says which rule denied it.
+				s.startErr = &plugin.Error{Kind: plugin.KindDenied, Server: fmt.Sprintf("server %q", name), Op: "open",
+					Err: fmt.Errorf("%w: %s", ErrDeniedByPolicy, d)}
+				t.logger.Warn("mcp server not started: denied by policy", zap.String("mcp_server", name), zap.Stringer("decision", d))
+				continue
+			}
+		}
 		t.loadManifest(s)
-		if s.lazy = sc.Lazy && s.mf != nil; s.lazy {
+		// A required server starts at Open, lazy or not: Open says whether it is up.
+		if s.lazy = sc.Lazy && !sc.Required && s.mf != nil; s.lazy {
 			continue // started by its first call
 		}
 		if o.remote != nil {
@@ -250,6 +260,10 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 		}
 	}
 	wg.Wait()
+	if err := t.requiredReady(errs); err != nil {
+		_ = t.Close()
+		return nil, err
+	}
 	for _, err := range errs {
 		if errors.Is(err, plugin.ErrValidation) {
 			_ = t.Close()
@@ -272,6 +286,39 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 		return nil, err
 	}
 	return t, nil
+}
+
+// ErrDeniedByPolicy is wrapped by the status error of a server that
+// [WithServerPolicy]'s policy does not allow (a [plugin.ErrDenied] naming
+// the rule), and by Open's error when such a server is required.
+var ErrDeniedByPolicy = errors.New("toolbox: denied by policy")
+
+// ErrRequiredServer is wrapped by Open's error for each required server
+// ("required": true) that is not ready: it names the server and why.
+var ErrRequiredServer = errors.New("toolbox: a required server is not ready")
+
+// requiredReady fails, naming each, when a required server is not ready
+// after Open's wait (errs are its outcomes, by t.names), was not started
+// (its transport is not supported, or the policy denies it).
+func (t *Toolbox) requiredReady(errs []error) error {
+	var failed []error
+	for i, name := range t.names {
+		s := t.servers[name]
+		if !s.cfg.Required {
+			continue
+		}
+		why := errs[i]
+		if s.startErr != nil {
+			why = s.startErr
+		}
+		if why == nil && s.plugin() == nil {
+			why = errors.New("toolbox: not started")
+		}
+		if why != nil {
+			failed = append(failed, fmt.Errorf("%w: server %q: %w", ErrRequiredServer, name, why))
+		}
+	}
+	return errors.Join(failed...)
 }
 
 // startLocal starts the server name of sc under the ToolboxActor, its
@@ -342,8 +389,11 @@ func (t *Toolbox) pluginOptions(name string, sc *ServerConfig, o *options) []plu
 	if sc.Timeout > 0 {
 		opts = append(opts, plugin.WithCallTimeoutCap(sc.Timeout))
 	}
-	if sc.Trust {
-		opts = append(opts, plugin.WithApproval(nil))
+	if sc.ConnectTimeout > 0 && o.remote == nil {
+		opts = append(opts, plugin.WithConnectTimeout(sc.ConnectTimeout))
+	}
+	if sc.hasApprovalModes() {
+		opts = append(opts, plugin.WithApproval(t.approval(sc, plugin.ApprovalOf(o.pluginOpts...))))
 	}
 	if sc.MaxResultBytes > 0 {
 		opts = append(opts, plugin.WithMaxResultBytes(sc.MaxResultBytes))
