@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -93,6 +94,9 @@ type server struct {
 	// lazy: started on first call, its tools exposed from its manifest
 	// until then.
 	lazy bool
+	// expired: a lazy server whose manifest had outlived its ttl at Open,
+	// which Open started to list again.
+	expired bool
 	lazyState
 
 	// Under Toolbox.mu:
@@ -201,7 +205,13 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 		}
 		t.loadManifest(s)
 		// A required server starts at Open, lazy or not: Open says whether it is up.
-		if s.lazy = sc.Lazy && !sc.Required && s.mf != nil; s.lazy {
+		if sc.Lazy && s.mf != nil && s.mf.expired(time.Now()) {
+			// Older than its ttl: started now, to list again, before its tools are trusted.
+			t.logger.Info("mcp server manifest expired by its ttl; starting the lazy server to list again",
+				zap.String("mcp_server", name), zap.Int64("ttlMs", s.mf.TTLMs), zap.Time("listedAt", s.mf.ListedAt))
+			s.expired = true
+		}
+		if s.lazy = sc.Lazy && !sc.Required && s.mf != nil && !s.expired; s.lazy {
 			continue // started by its first call
 		}
 		if o.remote != nil {
