@@ -42,6 +42,15 @@ func (t *Toolbox) Start(ctx context.Context, server string) error {
 	return err
 }
 
+// connectTimeout is the server's connect timeout: its entry's, else
+// WithConnectTimeout's.
+func (t *Toolbox) connectTimeout(sc *ServerConfig) time.Duration {
+	if sc.ConnectTimeout > 0 {
+		return sc.ConnectTimeout
+	}
+	return t.opts.connectTimeout
+}
+
 // errStartTimeout is the cause of a lazy start's wait that its connect
 // timeout ended (rather than the caller's ctx).
 var errStartTimeout = errors.New("toolbox: the connect timeout ended")
@@ -52,7 +61,7 @@ var errStartTimeout = errors.New("toolbox: the connect timeout ended")
 // its error says which; a server whose connection failed (within its
 // restart budget, or its breaker open) fails at once with that failure.
 func (t *Toolbox) startedAndReady(ctx context.Context, s *server) (*plugin.McpPlugin, error) {
-	wctx, cancel := context.WithTimeoutCause(ctx, t.opts.connectTimeout, errStartTimeout)
+	wctx, cancel := context.WithTimeoutCause(ctx, t.connectTimeout(s.cfg), errStartTimeout)
 	defer cancel()
 	p, err := t.ensureStarted(wctx, s)
 	if err != nil {
@@ -80,7 +89,7 @@ func (t *Toolbox) startWaitError(ctx, wctx context.Context, s *server, err error
 			Err: fmt.Errorf("toolbox: the call's ctx ended before the lazy server was ready: %w", context.Cause(ctx))}
 	}
 	return &plugin.Error{Kind: plugin.KindInternal, Server: srv, Op: "start",
-		Err: fmt.Errorf("toolbox: the lazy server was not ready within the connect timeout of %s: %w", t.opts.connectTimeout, errStartTimeout)}
+		Err: fmt.Errorf("toolbox: the lazy server was not ready within the connect timeout of %s: %w", t.connectTimeout(s.cfg), errStartTimeout)}
 }
 
 // ensureStarted returns s's plugin, starting it if s is lazy and has none:
@@ -142,7 +151,7 @@ func (t *Toolbox) ensureStarted(ctx context.Context, s *server) (*plugin.McpPlug
 // plugin, whose supervisor retries as for any server.
 func (t *Toolbox) startLazy(s *server, done chan struct{}, n int) {
 	name := s.cfg.Name
-	ctx, cancel := context.WithTimeout(context.Background(), t.opts.connectTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), t.connectTimeout(s.cfg))
 	defer cancel()
 	var p *plugin.McpPlugin
 	var err error

@@ -254,7 +254,7 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 			wg.Go(func() {
 				// The facade waits for the grain's answer: as long as a
 				// local server's first connection may take.
-				ctx, cancel := context.WithTimeout(ctx, o.connectTimeout)
+				ctx, cancel := context.WithTimeout(ctx, t.connectTimeout(s.cfg))
 				defer cancel()
 				var p *plugin.McpPlugin
 				p, errs[i] = t.attach(ctx, name, s.cfg)
