@@ -249,7 +249,7 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 	for i, name := range t.names {
 		s := t.servers[name]
 		switch {
-		case s.lazy:
+		case s.lazy, s.startErr != nil: // started later, or never (denied by policy)
 		case o.remote != nil:
 			wg.Go(func() {
 				// The facade waits for the grain's answer: as long as a
