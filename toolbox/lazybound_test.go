@@ -166,3 +166,18 @@ func TestAFailedLazyServerFollowsItsBreaker(t *testing.T) {
 	assert.Equal(t, starts, countserver.Starts(t, log), "no start while the breaker is open")
 	assert.ErrorIs(t, tb.Status()["c"].LastError, plugin.ErrCircuitOpen)
 }
+
+func TestAnEntrysConnectTimeoutBoundsItsLazyStart(t *testing.T) {
+	dir, log := t.TempDir(), filepath.Join(t.TempDir(), "starts")
+	good := config(t, map[string]entry{"c": counted(t, log, "1", entry{"lazy": true})})
+	require.NoError(t, open(t, good, toolbox.WithManifestDir(dir)).Close())
+	bad := config(t, map[string]entry{"c": counted(t, log, variantHang, entry{"lazy": true})})
+	bad.Servers["c"].ConnectTimeout = time.Second // Codex's startup_timeout_sec = 1
+	tb := open(t, bad, toolbox.WithManifestDir(dir), toolbox.WithConnectTimeout(5*time.Minute))
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	_, err := tb.CallTool(ctx, "c__echo", map[string]any{"text": "hi"}).Await(ctx)
+	require.Error(t, err)
+	require.NoError(t, ctx.Err())
+	assert.Contains(t, err.Error(), "connect timeout of 1s")
+}
