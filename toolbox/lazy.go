@@ -89,7 +89,7 @@ func (t *Toolbox) startWaitError(ctx, wctx context.Context, s *server, err error
 			Err: fmt.Errorf("toolbox: the call's ctx ended before the lazy server was ready: %w", context.Cause(ctx))}
 	}
 	return &plugin.Error{Kind: plugin.KindInternal, Server: srv, Op: "start",
-		Err: fmt.Errorf("toolbox: the lazy server was not ready within the connect timeout of %s: %w", t.connectTimeout(s.cfg), errStartTimeout)}
+		Err: fmt.Errorf("toolbox: the lazy server was not ready within the connect timeout of %s (the call's ctx had time left)", t.connectTimeout(s.cfg))}
 }
 
 // ensureStarted returns s's plugin, starting it if s is lazy and has none:
@@ -202,10 +202,13 @@ func (t *Toolbox) startLazy(s *server, done chan struct{}, n int) {
 func (t *Toolbox) callable(ctx context.Context, rt *routeTable, r *route) (*plugin.McpPlugin, error) {
 	s := r.server
 	p := s.plugin()
-	if p != nil && t.routes.Load() == rt {
+	// A lazy server's connection still coming up: the call waits for it
+	// at most the connect timeout, not the plugin's reconnect wait.
+	connecting := s.lazy && p != nil && p.Status().State == plugin.StateConnecting
+	if p != nil && !connecting && t.routes.Load() == rt {
 		return p, nil
 	}
-	if s.lazy && (p == nil || p.Status().State == plugin.StateConnecting) {
+	if s.lazy && (p == nil || connecting) {
 		// A call waiting for a lazy start waits at most the connect
 		// timeout, and fails at once when the start failed.
 		var err error

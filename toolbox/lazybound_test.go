@@ -181,3 +181,26 @@ func TestAnEntrysConnectTimeoutBoundsItsLazyStart(t *testing.T) {
 	require.NoError(t, ctx.Err())
 	assert.Contains(t, err.Error(), "connect timeout of 1s")
 }
+
+func TestEveryCallWaitingForALazyConnectionEndsByTheConnectTimeout(t *testing.T) {
+	// The connection itself would wait five minutes for the server (the
+	// host's plugin option wins over the toolbox's default): each call
+	// still waits no longer than the toolbox's connect timeout, the first
+	// (which starts the server) and those that find it still connecting.
+	tb, log := lazyVariant(t, variantHang, toolbox.WithConnectTimeout(time.Second),
+		toolbox.WithPluginOptions(plugin.WithConnectTimeout(5*time.Minute)))
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	for i := range 3 {
+		_, err := tb.CallTool(ctx, "c__echo", map[string]any{"text": "hi"}).Await(ctx)
+		require.Error(t, err, i)
+		require.NoError(t, ctx.Err(), i)
+		assert.Contains(t, err.Error(), "connect timeout of 1s", i)
+		res := hookCall(ctx, t, tb, "c__echo")
+		require.NoError(t, ctx.Err(), i)
+		assert.True(t, res.IsError, i)
+		assert.Contains(t, res.Content, "connect timeout of 1s", i)
+	}
+	assert.Equal(t, plugin.StateConnecting, tb.Status()["c"].State, "the connection still tries")
+	assert.Equal(t, 2, countserver.Starts(t, log), "started once")
+}
