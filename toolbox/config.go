@@ -34,7 +34,7 @@ var typeNames = map[string]string{
 	"sse": TypeSSE, "ws": TypeWS, "websocket": TypeWS,
 }
 
-// Config is a parsed mcp.json.
+// Config is a parsed mcp.json, or Codex's config.toml.
 type Config struct {
 	// Path is the file it came from; "" for [ParseConfig].
 	Path string
@@ -43,8 +43,8 @@ type Config struct {
 	Servers map[string]*ServerConfig
 }
 
-// ServerConfig is one entry of "mcpServers", validated, with its variables
-// expanded (see [LoadConfig]).
+// ServerConfig is one entry of "mcpServers" (or of Codex's [mcp_servers]),
+// validated, with its variables expanded (see [ParseConfig]).
 type ServerConfig struct {
 	// Name is the entry's key in the file, as written.
 	Name string
@@ -231,8 +231,9 @@ func (e *ConfigError) Error() string {
 	return b.String()
 }
 
-// LoadConfig reads and parses the mcp.json at path; see [ParseConfig] for
-// the rules. A file that cannot be read gives an error wrapping the
+// LoadConfig reads and parses the mcp.json, or Codex's config.toml, at
+// path; see [ParseConfig] for the rules. A path ending in ".toml" is read as
+// TOML and one ending in ".json" as JSON; any other is told by its content. A file that cannot be read gives an error wrapping the
 // os.ReadFile one (so errors.Is(err, fs.ErrNotExist) works); a malformed one
 // gives [*ConfigError]s, joined with errors.Join when several servers are
 // wrong, each starting with path:line:column.
@@ -248,6 +249,27 @@ func LoadConfig(path string) (*Config, error) {
 // Cursor, Gemini CLI) or "servers" (VS Code), not both. Unknown fields, at
 // the top and in servers, are ignored; known ones are case-sensitive, must
 // have the right JSON type (null counts as absent) and must not repeat.
+// Beside the fields of those hosts it reads "required", "parallelToolCalls",
+// "approval" and "tools": {"<tool>": {"approval": ...}} (see [ServerConfig]).
+//
+// Data that is neither valid JSON nor starts with '{' (empty data is JSON)
+// is read as Codex's config.toml: its [mcp_servers.<name>] tables, the rest
+// of the file ignored, unknown keys too. Codex's keys map onto the same
+// fields: command, args, env, cwd, url, enabled (false is Disabled),
+// required, enabled_tools and disabled_tools (IncludeTools, ExcludeTools),
+// startup_timeout_sec or the older startup_timeout_ms (ConnectTimeout),
+// tool_timeout_sec (Timeout), supports_parallel_tool_calls,
+// default_tools_approval_mode and [mcp_servers.<name>.tools.<tool>]
+// approval_mode; http_headers as Headers; env_vars (names, or tables with a
+// name and a source of "local" or "remote") copies those variables of this
+// process that are set into Env, env winning; env_http_headers maps a header
+// to a variable, left out when unset or empty; bearer_token_env_var gives
+// "Authorization: Bearer <value>", an error when unset or empty, and wins
+// over a header of that name. As in Codex, a stdio server's table with
+// url, http_headers, env_http_headers or bearer_token_env_var, an HTTP
+// server's with args, env, env_vars or cwd, and an inline bearer_token are
+// errors. Codex expands no ${VAR} in its file: neither does ParseConfig
+// there, and a disabled server's unset variables are no error.
 //
 // In command, args, env values, cwd, url and header values, ${VAR},
 // ${VAR:-default} (the default when VAR is unset or empty) and VS Code's
@@ -259,9 +281,10 @@ func LoadConfig(path string) (*Config, error) {
 // whose token is not set must not break the file, so there such a field
 // keeps its text as written. The other checks apply to disabled servers too.
 //
-// Errors are [*ConfigError]s without a path: "3:14: message". The file's
-// first problem stops parsing, except that each server is checked on its
-// own and the first problem of every broken server is reported.
+// Errors, in either form, are [*ConfigError]s without a path: "3:14:
+// message". The file's first problem stops parsing, except that each server
+// is checked on its own and the first problem of every broken server is
+// reported.
 func ParseConfig(data []byte) (*Config, error) {
 	return parseConfig(data, "", os.LookupEnv)
 }

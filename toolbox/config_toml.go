@@ -278,6 +278,9 @@ func (c *codexServer) parse(raw any) (*ServerConfig, error) {
 			c.fail(c.at(key), key, "must be a table of strings")
 			return nil
 		}
+		if len(m) == 0 {
+			return nil // as the JSON forms give an empty object
+		}
 		out := make(map[string]string, len(m))
 		for _, k := range sortedByPlace(m, func(k string) int { return c.at(key, k) }) {
 			field := key + "." + k
@@ -471,7 +474,7 @@ func (c *codexServer) stdio(s *ServerConfig, command string, args []string, env 
 			// Codex's { name = "X", source = "local" | "remote" }.
 			name, ok = t["name"].(string)
 			if src, has := t["source"]; has && src != "local" && src != "remote" {
-				c.fail(off, field+".source", `must be "local" or "remote"`)
+				c.fail(c.locs.val(tomlServers, c.name, field, "source"), field+".source", `must be "local" or "remote"`)
 				return
 			}
 		}

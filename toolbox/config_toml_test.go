@@ -139,7 +139,7 @@ func TestConfigCodexTOMLErrors(t *testing.T) {
 		{"env_vars not an array", "[mcp_servers.a]\ncommand = \"x\"\nenv_vars = \"A\"\n", `3:12: server "a": env_vars: must be an array of variable names`},
 		{"env_vars element", "[mcp_servers.a]\ncommand = \"x\"\nenv_vars = [\"A\", 3]\n", `3:18: server "a": env_vars[1]: must be a variable name`},
 		{"env_vars source", "[mcp_servers.a]\ncommand = \"x\"\nenv_vars = [{ name = \"A\", source = \"cloud\" }]\n",
-			`3:13: server "a": env_vars[0].source: must be "local" or "remote"`},
+			`3:36: server "a": env_vars[0].source: must be "local" or "remote"`},
 		{"cwd not a string", "[mcp_servers.a]\ncommand = \"x\"\ncwd = 1\n", `3:7: server "a": cwd: must be a string`},
 		{"bad url", "[mcp_servers.a]\nurl = \"ftp://h\"\n", `2:7: server "a": url: must be an absolute http or https URL`},
 		{"bearer not set", "[mcp_servers.a]\nurl = \"http://h\"\nbearer_token_env_var = \"NOPE\"\n",
@@ -247,4 +247,36 @@ func TestConfigCodexTOMLErrorsNeverShowValues(t *testing.T) {
 			assert.NotContains(t, err.Error(), "s3cret")
 		})
 	}
+}
+
+// Empty tables give nil maps, as the JSON forms' empty objects do.
+func TestConfigCodexTOMLEmptyTables(t *testing.T) {
+	cfg, err := parseConfig([]byte("[mcp_servers.a]\ncommand = \"x\"\nenv = {}\nargs = []\n[mcp_servers.b]\nurl = \"http://h\"\nhttp_headers = {}\n"), "c.toml", codexVars)
+	require.NoError(t, err)
+	assert.Nil(t, cfg.Servers["a"].Env)
+	assert.Empty(t, cfg.Servers["a"].Args)
+	assert.Nil(t, cfg.Servers["b"].Headers)
+}
+
+// Whatever the bytes, parsing returns a Config or an error, never panics;
+// an error is a *ConfigError located in the data.
+func FuzzConfigTOML(f *testing.F) {
+	seed, err := os.ReadFile(filepath.Join("testdata", "codex.toml"))
+	require.NoError(f, err)
+	f.Add(string(seed))
+	f.Add("[mcp_servers.a]\ncommand = 1\n")
+	f.Add("mcp_servers = { a = { url = \"http://h\", tools = { t = { approval_mode = \"auto\" } } } }\n")
+	f.Add("[[mcp_servers.a.env_vars]]\nname = \"X\"\n")
+	f.Fuzz(func(t *testing.T, data string) {
+		cfg, err := parseCodexConfig([]byte(data), "c.toml", codexVars)
+		if err != nil {
+			assert.Nil(t, cfg)
+			var cerr *ConfigError
+			require.ErrorAs(t, err, &cerr)
+			assert.GreaterOrEqual(t, cerr.Line, 1)
+			assert.GreaterOrEqual(t, cerr.Column, 1)
+			return
+		}
+		require.NotNil(t, cfg)
+	})
 }

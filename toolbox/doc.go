@@ -5,6 +5,8 @@
 // servers, each a stdio "command" with "args", "env" and "cwd", or an HTTP
 // "url" with "headers". [LoadConfig] reads it, expanding ${VAR} and
 // ${VAR:-default}; its errors point at the file, the line and the server.
+// It reads Codex's config.toml ([mcp_servers.<name>] tables) into the same
+// [Config] too.
 //
 //	cfg, err := toolbox.LoadConfig("mcp.json")
 //	if err != nil { ... }
@@ -95,9 +97,10 @@
 //
 // # Sections
 //
-//   - Config: [LoadConfig], [ParseConfig], [Config], [ServerConfig], [ConfigError].
-//   - Running: [Open], [Option], [Toolbox], [ErrRequiredServer], [ErrApprovalHandlerMissing],
-//     [ErrDeniedByPolicy].
+//   - Config: [LoadConfig], [ParseConfig], [Config], [ServerConfig], [ConfigError], [ApprovalMode],
+//     [ToolConfig].
+//   - Server policy: [WithServerPolicy], [ServerPolicy], [ServerMatch], [PolicyDecision], [ErrDeniedByPolicy].
+//   - Running: [Open], [Option], [Toolbox], [ErrRequiredServer], [ErrApprovalHandlerMissing].
 //   - Names: [ExposedName], [MaxNameLength], [ErrNameCollision], [ErrUnknownTool].
 //   - Tool search: [WithToolSearch], [ToolSearch], [Toolbox.Search], [Toolbox.OnRequest], [DefinitionBytes].
 //   - Lazy servers and pins: [WithManifestDir], [DefaultManifestDir], [Toolbox.Start], [WithPinnedTools],
