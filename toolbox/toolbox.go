@@ -138,9 +138,16 @@ func NamedTransport(server string, t transport.McpTransport) transport.McpTransp
 // once per breaker cool-down); when it comes up its tools appear. A server
 // that does not speak 2026-07-28, or whose command cannot start, is not
 // tried again until its plugin's Reconnect.
-// Two tools with the same exposed name fail Open, naming both servers. The
-// error is an [*plugin.Error] (or several, joined) or a collision error
-// wrapping [ErrNameCollision].
+// Two tools with the same exposed name fail Open, naming both servers.
+// A server marked required ([ServerConfig.Required]) that is not ready
+// once its first connection has been tried (or was not started) fails
+// Open, one error per such server wrapping [ErrRequiredServer] and naming
+// it and why; every server Open started is closed first. A server that
+// [WithServerPolicy]'s policy does not allow is not started: its status is
+// failed with an error wrapping [plugin.ErrDenied] and [ErrDeniedByPolicy]
+// that names the rule. The error is an [*plugin.Error] (or several,
+// joined), a collision error wrapping [ErrNameCollision], or required
+// servers' errors.
 func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 	if cfg == nil {
 		return nil, errors.New("toolbox: nil config")
@@ -478,7 +485,8 @@ func (t *Toolbox) Plugin(server string) *plugin.McpPlugin {
 // changed, while its State stays as it is. A server whose tools are
 // held out by a name collision is reported failed with that collision
 // (wrapping [ErrNameCollision]) even while its connection is up; one whose
-// transport is not supported is failed with [plugin.ErrNotSupported].
+// transport is not supported is failed with [plugin.ErrNotSupported], and
+// one the server policy denies with [ErrDeniedByPolicy].
 func (t *Toolbox) Status() map[string]plugin.Status {
 	out := make(map[string]plugin.Status, len(t.servers))
 	t.mu.Lock()
