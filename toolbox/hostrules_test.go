@@ -147,6 +147,7 @@ func TestASerialServersCallsRunOneAfterAnotherWhileAnothersOverlap(t *testing.T)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	serialDir, parallelDir := t.TempDir(), t.TempDir()
+	second := filepath.Join(t.TempDir(), "second")
 	s := stdioEntry(t)
 	s["parallelToolCalls"] = false
 	var held atomic.Int32
@@ -161,6 +162,9 @@ func TestASerialServersCallsRunOneAfterAnotherWhileAnothersOverlap(t *testing.T)
 			if len(entries) > 1 {
 				overlap.Store(fmt.Sprintf("%d calls of %s at once", len(entries), server))
 			}
+			if _, err := os.Stat(second); err == nil {
+				overlap.Store("the second call of " + server + " ran before the first answered")
+			}
 			assert.NoError(t, os.WriteFile(filepath.Join(serialDir, "held"), nil, 0o600))
 		}))
 	meet := func(id, name, dir string) plugin.ToolCall {
@@ -168,23 +172,29 @@ func TestASerialServersCallsRunOneAfterAnotherWhileAnothersOverlap(t *testing.T)
 		require.NoError(t, err)
 		return plugin.ToolCall{ID: id, Name: name, Arguments: args}
 	}
+	record, err := json.Marshal(map[string]any{"path": second, "tag": "s2", "ms": 0})
+	require.NoError(t, err)
 	res := oneTurn(ctx, t, tb,
 		meet("s1", "s__meet", serialDir), meet("p1", "p__meet", parallelDir),
-		meet("s2", "s__meet", serialDir), meet("p2", "p__meet", parallelDir))
+		plugin.ToolCall{ID: "s2", Name: "s__record", Arguments: record}, meet("p2", "p__meet", parallelDir))
 	for i, r := range res {
 		require.False(t, r.IsError, "%d: %s", i, r.Content)
-		assert.Equal(t, "together", r.Content, "%d: %s", i, r.ToolCallID)
 	}
+	assert.Equal(t, []string{"together", "together", "recorded s2", "together"},
+		[]string{res[0].Content, res[1].Content, res[2].Content, res[3].Content})
 	assert.Nil(t, overlap.Load())
 	assert.EqualValues(t, 1, held.Load(), "the serial server's second call waited for its first")
 	// The parallel server's two calls met each other: they overlapped.
 	entries, err := os.ReadDir(parallelDir)
 	require.NoError(t, err)
 	assert.Len(t, entries, 2)
-	// The serial server saw its first call, the note, then its second.
+	// The serial server saw its first call and the note; its second ran after.
 	entries, err = os.ReadDir(serialDir)
 	require.NoError(t, err)
-	assert.Len(t, entries, 3)
+	assert.Len(t, entries, 2)
+	data, err := os.ReadFile(second)
+	require.NoError(t, err)
+	assert.Equal(t, "s2\n", string(data))
 }
 
 func TestARequiredServerThatExitsFailsOpenAndClosesTheOthers(t *testing.T) {
