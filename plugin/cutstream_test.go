@@ -23,7 +23,8 @@ import (
 // cuttingServer is a go-sdk server on loopback HTTP whose first answer to
 // each tool's call is cut mid-stream: the tool runs, the handler writes
 // half of its event stream and then drops the connection. Its tools:
-// "look" (readOnlyHint), "put" (idempotentHint), "write" (no hint).
+// "look" (readOnlyHint), "put" (idempotentHint), "write" (no hint), and
+// "cut" (readOnlyHint), every answer of which is cut.
 type cuttingServer struct {
 	*httptest.Server
 	runs sync.Map // tool -> *atomic.Int32: how many times it ran
@@ -40,6 +41,7 @@ func newCuttingServer(t *testing.T) *cuttingServer {
 		{Name: "look", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
 		{Name: "put", Annotations: &mcp.ToolAnnotations{IdempotentHint: true}},
 		{Name: "write"},
+		{Name: "cut", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
 	} {
 		tool.InputSchema = map[string]any{"type": "object"}
 		n := &atomic.Int32{}
@@ -63,7 +65,7 @@ func newCuttingServer(t *testing.T) *cuttingServer {
 		tool := r.Header.Get("Mcp-Name")
 		cs.mu.Lock()
 		cs.ids[tool] = append(cs.ids[tool], string(call.ID))
-		first := !cs.cut[tool]
+		first := !cs.cut[tool] || tool == "cut"
 		cs.cut[tool] = true
 		cs.mu.Unlock()
 		r.Body = io.NopCloser(bytes.NewReader(body))
@@ -121,6 +123,13 @@ func TestACutStreamIsResentOnceForARepeatableTool(t *testing.T) {
 	assert.Contains(t, err.Error(), "terminated without response")
 	assert.EqualValues(t, 1, cs.ran("write"))
 	assert.Len(t, cs.posts("write"), 1)
+
+	// Cut again, a call is not re-sent a second time.
+	_, err = p.CallTool(ctx, "cut", nil).Await(ctx)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "re-sent once")
+	assert.EqualValues(t, 2, cs.ran("cut"))
+	assert.Len(t, cs.posts("cut"), 2)
 
 	// The session lived on: the next call of each is answered whole.
 	res, err := p.CallTool(ctx, "write", nil).Await(ctx)
