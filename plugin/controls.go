@@ -56,6 +56,20 @@ func WithApproval(approve func(ctx context.Context, req ApprovalRequest) error) 
 	}
 }
 
+// ApprovalOf returns the approval function that opts set (that of the
+// last [WithApproval] among them), nil when none does or the last sets
+// nil. A package that passes plugin options on, such as toolbox, uses it
+// to ask the host's function itself, per tool.
+func ApprovalOf(opts ...Option) func(ctx context.Context, req ApprovalRequest) error {
+	var o options
+	for _, opt := range opts {
+		if opt != nil && opt.Name() == "WithApproval" {
+			opt(&o)
+		}
+	}
+	return o.approve
+}
+
 // Progress is one notifications/progress of the server for a call.
 type Progress struct {
 	// Server, Tool and CallID are as in [ApprovalRequest].

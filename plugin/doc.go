@@ -23,7 +23,9 @@
 //   - Connecting: [Connect], [ConnectStdio], [Option].
 //   - Calling: [McpPlugin.CallTool], [Future.Await], [RenderResult].
 //   - Host controls, each off by default: [WithApproval], [WithProgress],
-//     [WithIdleTimeout], [WithMaxResultBytes], [WithToolRefresh].
+//     [WithIdleTimeout], [WithMaxResultBytes], [WithToolRefresh] (with
+//     [McpPlugin.ToolsTTL], the list's ttlMs); [ApprovalOf] reads the
+//     approval function of a list of options.
 //   - Routing blocks (for facades over plugins): [McpPlugin.StartToolCall],
 //     [Future.ToolResult].
 //   - Errors: [Error] and its kinds [ErrIO], [ErrNotSupported],
@@ -32,7 +34,9 @@
 //     context.Canceled, [ErrConnectionLost], [ErrProtocolVersion],
 //     [ErrCircuitOpen], and go-sdk's *jsonrpc.Error by errors.As.
 //   - Supervision: [WithBackoff], [WithRestartBudget],
-//     [WithBreakerCoolDown], [WithReconnectWait], [McpPlugin.Reconnect],
+//     [WithBreakerCoolDown], [WithReconnectWait], [WithRetryIdempotent]
+//     (calls cut by a lost session, or over Streamable HTTP by a cut answer
+//     stream, re-sent for tools safe to repeat), [McpPlugin.Reconnect],
 //     [McpPlugin.Status].
 //
 // Behind the facade an McpConnection actor (package actors) owns the MCP

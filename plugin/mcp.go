@@ -69,6 +69,9 @@ type toolSnapshot struct {
 	initial bool // the empty list before the first connection
 	// instructions is what server/discover said of the server.
 	instructions string
+	// hint is the list's ttlMs (the smallest positive one of its pages);
+	// zero when it gave none.
+	hint time.Duration
 
 	// WithToolRefresh and a TTL: when a use lists again (unix nanoseconds;
 	// 0: never), and whether it has.
@@ -164,6 +167,9 @@ func start(t transport.McpTransport, retryConnect bool, opts []Option) (*McpPlug
 	}
 	p := newFacade(t.String(), transport.LabelOf(t), o)
 	notify := p.notify
+	if o.retryIdempotent {
+		t = retryCutStreams{t, p} // see cutstream.go
+	}
 	conn := o.connectionConfig(t)
 	storeTools := p.storeTools
 	l := &localLink{system: p.system}
@@ -367,6 +373,11 @@ func (p *McpPlugin) Instructions() string { return p.tools.Load().instructions }
 func (p *McpPlugin) ToolDefinitions() []ToolDefinition {
 	return slices.Clone(p.snapshot().definitions())
 }
+
+// ToolsTTL returns the cache hint of the current tool list: the smallest
+// positive ttlMs of its tools/list pages (SEP-2549), zero when the server
+// gave none. [WithToolRefresh] lists again once it has passed.
+func (p *McpPlugin) ToolsTTL() time.Duration { return p.tools.Load().hint }
 
 // ToolSet returns the discovered tools and their definitions, both sorted by
 // name, read from one snapshot of the list: while the list changes, the two

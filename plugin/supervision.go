@@ -125,8 +125,11 @@ func WithReconnectWait(d time.Duration) Option {
 
 // WithRetryIdempotent lets a call that was in flight when the session died
 // run again after reconnection, when its tool is annotated readOnlyHint or
-// idempotentHint. Without it (the default) such calls fail and are never
-// re-sent.
+// idempotentHint. Over Streamable HTTP it also re-sends such a call once,
+// with a new request id, when the answer's event stream breaks before the
+// answer while the session lives on (see [transport.CutStreamRetrier]; the
+// direct path only, which is the default). Without it (the default) such
+// calls fail and are never re-sent.
 func WithRetryIdempotent() Option {
 	return func(o *options) {
 		o.note("WithRetryIdempotent", roleConn)

@@ -34,7 +34,7 @@ var typeNames = map[string]string{
 	"sse": TypeSSE, "ws": TypeWS, "websocket": TypeWS,
 }
 
-// Config is a parsed mcp.json.
+// Config is a parsed mcp.json, or Codex's config.toml.
 type Config struct {
 	// Path is the file it came from; "" for [ParseConfig].
 	Path string
@@ -43,8 +43,8 @@ type Config struct {
 	Servers map[string]*ServerConfig
 }
 
-// ServerConfig is one entry of "mcpServers", validated, with its variables
-// expanded (see [LoadConfig]).
+// ServerConfig is one entry of "mcpServers" (or of Codex's [mcp_servers]),
+// validated, with its variables expanded (see [ParseConfig]).
 type ServerConfig struct {
 	// Name is the entry's key in the file, as written.
 	Name string
@@ -64,11 +64,38 @@ type ServerConfig struct {
 	URL string
 	// Headers are sent with every HTTP request, e.g. an Authorization.
 	Headers map[string]string
-	// Disabled servers are parsed and kept but not meant to be connected.
+	// Disabled servers are parsed and kept but not meant to be connected
+	// ("disabled": true, or Codex's enabled = false).
 	Disabled bool
-	// Timeout bounds each tool call; the file gives it in milliseconds.
-	// Zero means the file gave none.
+	// Required ("required", Codex's required) makes [Open] fail when this
+	// server does not come up, naming it and why; a server that is not
+	// required fails open (it is reported by [Toolbox.Status] and retried).
+	Required bool
+	// Timeout is the call timeout: it bounds each tool call. The JSON forms
+	// give it in milliseconds ("timeout"), Codex in seconds
+	// (tool_timeout_sec). Zero means the file gave none.
 	Timeout time.Duration
+	// ConnectTimeout bounds each of this server's connection attempts, and
+	// so how long [Open] or a lazy server's first call waits for it to
+	// start, in place of [WithConnectTimeout]'s; Codex writes it
+	// startup_timeout_sec. Zero means the file gave none.
+	ConnectTimeout time.Duration
+	// ParallelToolCalls ("parallelToolCalls", Codex's
+	// supports_parallel_tool_calls) says whether the server is safe for
+	// calls at once: false runs the calls of one turn to this server one
+	// after another, in the model's order. nil means the file gave none,
+	// which is parallel, as before; see [ServerConfig.SerialCalls].
+	ParallelToolCalls *bool
+	// Approval ("approval", Codex's default_tools_approval_mode) says when
+	// a call of one of this server's tools asks the approval handler of
+	// [plugin.WithApproval] first; [ServerConfig.Tools] overrides it per
+	// tool. Gemini CLI's "trust": true gives [ApprovalAuto] when the entry
+	// sets no mode. "" means the file gave none; see [ApprovalMode].
+	Approval ApprovalMode
+	// Tools holds per-tool settings ("tools": {"<tool>": {"approval": ...}},
+	// Codex's [mcp_servers.<name>.tools.<tool>]), by the server's own,
+	// unprefixed tool name; nil when the file has none.
+	Tools map[string]ToolConfig
 	// IncludeTools and ExcludeTools are Gemini CLI's tool filters: exact
 	// names or globs where '*' matches any run of characters. See
 	// [ServerConfig.AllowsTool].
@@ -77,8 +104,10 @@ type ServerConfig struct {
 	// Prefix is put before each tool's name (see [ServerConfig.ToolPrefix]);
 	// nil means the file has no "prefix", a pointer to "" means raw names.
 	Prefix *string
-	// Trust (Gemini CLI's "trust") skips the approval function of
-	// [plugin.WithApproval] for this server's calls.
+	// Trust is Gemini CLI's "trust": no confirmation for this server's
+	// tools. It is kept as written; what counts is [ServerConfig.Approval],
+	// which the parser sets to [ApprovalAuto] when Trust is true and the
+	// entry gives no mode of its own.
 	Trust bool
 	// MaxResultBytes ("maxResultBytes") caps the text the model reads of
 	// each of this server's results ([plugin.WithMaxResultBytes]); zero
@@ -101,6 +130,70 @@ type ServerConfig struct {
 	// Line and Column (1-based, column in characters) locate the entry's
 	// name in the file, for errors about the server found after loading.
 	Line, Column int
+}
+
+// ApprovalMode says when a tool call asks the host's approval handler
+// ([plugin.WithApproval]) before it goes to the server. The values are
+// Codex's approval modes, spelt as Codex spells them in config.toml and as
+// the JSON forms' "approval" takes them.
+type ApprovalMode string
+
+// The approval modes. A mode that asks ([ApprovalPrompt], [ApprovalApprove],
+// and [ApprovalWrites] for a tool not annotated read-only) denies the call
+// with a tool error saying so when no approval handler is set.
+const (
+	// ApprovalUnset is the zero value: the file gave no mode. The call is
+	// handled as before modes existed: the approval handler, when one is
+	// set, is asked; without one the call goes ahead.
+	ApprovalUnset ApprovalMode = ""
+	// ApprovalAuto runs the call without a question (Gemini CLI's "trust").
+	ApprovalAuto ApprovalMode = "auto"
+	// ApprovalPrompt asks the approval handler.
+	ApprovalPrompt ApprovalMode = "prompt"
+	// ApprovalWrites asks the approval handler unless the tool's
+	// annotations say readOnlyHint: true.
+	ApprovalWrites ApprovalMode = "writes"
+	// ApprovalApprove always asks the approval handler, even for a
+	// trusted server or a read-only tool.
+	ApprovalApprove ApprovalMode = "approve"
+)
+
+// approvalModes are the modes a file may write.
+var approvalModes = []ApprovalMode{ApprovalAuto, ApprovalPrompt, ApprovalWrites, ApprovalApprove}
+
+// Valid reports whether m is one of the four modes or [ApprovalUnset].
+func (m ApprovalMode) Valid() bool {
+	return m == ApprovalUnset || slices.Contains(approvalModes, m)
+}
+
+// ToolConfig is what an entry says about one of its server's tools.
+type ToolConfig struct {
+	// Approval overrides the server's [ServerConfig.Approval] for this
+	// tool; [ApprovalUnset] leaves the server's.
+	Approval ApprovalMode
+}
+
+// ToolApproval returns the approval mode of the server's tool (its own,
+// unprefixed name): the tool's own mode when [ServerConfig.Tools] gives
+// one, else the server's [ServerConfig.Approval], else [ApprovalAuto] when
+// Trust is set, else [ApprovalUnset].
+func (s *ServerConfig) ToolApproval(tool string) ApprovalMode {
+	if m := s.Tools[tool].Approval; m != ApprovalUnset {
+		return m
+	}
+	if s.Approval != ApprovalUnset {
+		return s.Approval
+	}
+	if s.Trust {
+		return ApprovalAuto
+	}
+	return ApprovalUnset
+}
+
+// SerialCalls reports whether the server's calls of one turn must run one
+// after another: ParallelToolCalls is set to false.
+func (s *ServerConfig) SerialCalls() bool {
+	return s.ParallelToolCalls != nil && !*s.ParallelToolCalls
 }
 
 // ConfigError is a problem in an mcp.json, located like a compiler's:
@@ -138,8 +231,9 @@ func (e *ConfigError) Error() string {
 	return b.String()
 }
 
-// LoadConfig reads and parses the mcp.json at path; see [ParseConfig] for
-// the rules. A file that cannot be read gives an error wrapping the
+// LoadConfig reads and parses the mcp.json, or Codex's config.toml, at
+// path; see [ParseConfig] for the rules. A path ending in ".toml" is read as
+// TOML and one ending in ".json" as JSON; any other is told by its content. A file that cannot be read gives an error wrapping the
 // os.ReadFile one (so errors.Is(err, fs.ErrNotExist) works); a malformed one
 // gives [*ConfigError]s, joined with errors.Join when several servers are
 // wrong, each starting with path:line:column.
@@ -155,6 +249,27 @@ func LoadConfig(path string) (*Config, error) {
 // Cursor, Gemini CLI) or "servers" (VS Code), not both. Unknown fields, at
 // the top and in servers, are ignored; known ones are case-sensitive, must
 // have the right JSON type (null counts as absent) and must not repeat.
+// Beside the fields of those hosts it reads "required", "parallelToolCalls",
+// "approval" and "tools": {"<tool>": {"approval": ...}} (see [ServerConfig]).
+//
+// Data that is neither valid JSON nor starts with '{' (empty data is JSON)
+// is read as Codex's config.toml: its [mcp_servers.<name>] tables, the rest
+// of the file ignored, unknown keys too. Codex's keys map onto the same
+// fields: command, args, env, cwd, url, enabled (false is Disabled),
+// required, enabled_tools and disabled_tools (IncludeTools, ExcludeTools),
+// startup_timeout_sec or the older startup_timeout_ms (ConnectTimeout),
+// tool_timeout_sec (Timeout), supports_parallel_tool_calls,
+// default_tools_approval_mode and [mcp_servers.<name>.tools.<tool>]
+// approval_mode; http_headers as Headers; env_vars (names, or tables with a
+// name and a source of "local" or "remote") copies those variables of this
+// process that are set into Env, env winning; env_http_headers maps a header
+// to a variable, left out when unset or empty; bearer_token_env_var gives
+// "Authorization: Bearer <value>", an error when unset or empty, and wins
+// over a header of that name. As in Codex, a stdio server's table with
+// url, http_headers, env_http_headers or bearer_token_env_var, an HTTP
+// server's with args, env, env_vars or cwd, and an inline bearer_token are
+// errors. Codex expands no ${VAR} in its file: neither does ParseConfig
+// there, and a disabled server's unset variables are no error.
 //
 // In command, args, env values, cwd, url and header values, ${VAR},
 // ${VAR:-default} (the default when VAR is unset or empty) and VS Code's
@@ -166,9 +281,10 @@ func LoadConfig(path string) (*Config, error) {
 // whose token is not set must not break the file, so there such a field
 // keeps its text as written. The other checks apply to disabled servers too.
 //
-// Errors are [*ConfigError]s without a path: "3:14: message". The file's
-// first problem stops parsing, except that each server is checked on its
-// own and the first problem of every broken server is reported.
+// Errors, in either form, are [*ConfigError]s without a path: "3:14:
+// message". The file's first problem stops parsing, except that each server
+// is checked on its own and the first problem of every broken server is
+// reported.
 func ParseConfig(data []byte) (*Config, error) {
 	return parseConfig(data, "", os.LookupEnv)
 }

@@ -5,6 +5,8 @@
 // servers, each a stdio "command" with "args", "env" and "cwd", or an HTTP
 // "url" with "headers". [LoadConfig] reads it, expanding ${VAR} and
 // ${VAR:-default}; its errors point at the file, the line and the server.
+// It reads Codex's config.toml ([mcp_servers.<name>] tables) into the same
+// [Config] too.
 //
 //	cfg, err := toolbox.LoadConfig("mcp.json")
 //	if err != nil { ... }
@@ -77,10 +79,28 @@
 //		fmt.Printf("%s changed: %v\n", h.Exposed, h.Changed) // ask the user, then tb.AcceptTools(h.Server)
 //	}
 //
+// # What an entry asks
+//
+// An entry marked "required" fails [Open] when it is not ready, naming it
+// ([ErrRequiredServer]), after the servers Open started are closed. An
+// approval mode ("approval", per tool in "tools") says when a call asks
+// the host's [plugin.WithApproval] function: auto, prompt, writes (unless
+// the tool is annotated readOnlyHint) or approve (always); a mode that
+// asks with no function set denies the call ([ErrApprovalHandlerMissing]).
+// A server with "parallelToolCalls": false runs its calls of one chunk one
+// after another, in the model's order, while other servers' run at once.
+// [WithServerPolicy] keeps the servers it does not allow from starting;
+// their status says which rule ([ErrDeniedByPolicy]). A lazy server's
+// first call waits for its start at most the connect timeout (or its ctx),
+// and a lazy server whose manifest is older than the ttlMs its tools/list
+// gave is started at Open to list again.
+//
 // # Sections
 //
-//   - Config: [LoadConfig], [ParseConfig], [Config], [ServerConfig], [ConfigError].
-//   - Running: [Open], [Option], [Toolbox].
+//   - Config: [LoadConfig], [ParseConfig], [Config], [ServerConfig], [ConfigError], [ApprovalMode],
+//     [ToolConfig].
+//   - Server policy: [WithServerPolicy], [ServerPolicy], [ServerMatch], [PolicyDecision], [ErrDeniedByPolicy].
+//   - Running: [Open], [Option], [Toolbox], [ErrRequiredServer], [ErrApprovalHandlerMissing].
 //   - Names: [ExposedName], [MaxNameLength], [ErrNameCollision], [ErrUnknownTool].
 //   - Tool search: [WithToolSearch], [ToolSearch], [Toolbox.Search], [Toolbox.OnRequest], [DefinitionBytes].
 //   - Lazy servers and pins: [WithManifestDir], [DefaultManifestDir], [Toolbox.Start], [WithPinnedTools],

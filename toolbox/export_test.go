@@ -32,3 +32,15 @@ func QueueRebuild(t *Toolbox) { t.statusChanged() }
 
 // RebuildNow rebuilds the table on the caller's goroutine.
 func RebuildNow(t *Toolbox) { t.serverChanged() }
+
+// WithSerialHook calls held(server) when a call to a server not safe for
+// parallel calls has been sent and that server's next call of the chunk
+// waits for it.
+func WithSerialHook(held func(server string)) Option {
+	return func(o *options) {
+		if o.test == nil {
+			o.test = &testHooks{}
+		}
+		o.test.serialHeld = held
+	}
+}

@@ -38,11 +38,58 @@ func (t *Toolbox) Start(ctx context.Context, server string) error {
 	if s == nil {
 		return fmt.Errorf("%w: %q", ErrUnknownServer, server)
 	}
-	p, err := t.ensureStarted(ctx, s)
-	if err != nil {
-		return err
+	_, err := t.startedAndReady(ctx, s)
+	return err
+}
+
+// connectTimeout is the server's connect timeout: its entry's, else
+// WithConnectTimeout's.
+func (t *Toolbox) connectTimeout(sc *ServerConfig) time.Duration {
+	if sc.ConnectTimeout > 0 {
+		return sc.ConnectTimeout
 	}
-	return p.WaitReady(ctx)
+	return t.opts.connectTimeout
+}
+
+// errStartTimeout is the cause of a lazy start's wait that its connect
+// timeout ended (rather than the caller's ctx).
+var errStartTimeout = errors.New("toolbox: the connect timeout ended")
+
+// startedAndReady returns the lazy server s's plugin once it is ready,
+// starting it if it has none. The wait, for the start and then for the
+// connection, ends by the connect timeout or ctx, whichever is first, and
+// its error says which; a server whose connection failed (within its
+// restart budget, or its breaker open) fails at once with that failure.
+func (t *Toolbox) startedAndReady(ctx context.Context, s *server) (*plugin.McpPlugin, error) {
+	wctx, cancel := context.WithTimeoutCause(ctx, t.connectTimeout(s.cfg), errStartTimeout)
+	defer cancel()
+	p, err := t.ensureStarted(wctx, s)
+	if err != nil {
+		return nil, t.startWaitError(ctx, wctx, s, err)
+	}
+	if p.Status().State == plugin.StateReady {
+		return p, nil
+	}
+	if err := p.WaitReady(wctx); err != nil {
+		return nil, t.startWaitError(ctx, wctx, s, err)
+	}
+	return p, nil
+}
+
+// startWaitError is err, the failure of a wait for a lazy start under
+// wctx (ctx bounded by the connect timeout), saying which bound ended it
+// when one did.
+func (t *Toolbox) startWaitError(ctx, wctx context.Context, s *server, err error) error {
+	if wctx.Err() == nil {
+		return err // the server's own failure: its connection, its breaker
+	}
+	srv := fmt.Sprintf("server %q", s.cfg.Name)
+	if ctx.Err() != nil {
+		return &plugin.Error{Kind: plugin.KindInternal, Server: srv, Op: "start",
+			Err: fmt.Errorf("toolbox: the call's ctx ended before the lazy server was ready: %w", context.Cause(ctx))}
+	}
+	return &plugin.Error{Kind: plugin.KindInternal, Server: srv, Op: "start",
+		Err: fmt.Errorf("toolbox: the lazy server was not ready within the connect timeout of %s (the call's ctx had time left)", t.connectTimeout(s.cfg))}
 }
 
 // ensureStarted returns s's plugin, starting it if s is lazy and has none:
@@ -83,12 +130,15 @@ func (t *Toolbox) ensureStarted(ctx context.Context, s *server) (*plugin.McpPlug
 		return nil, &plugin.Error{Kind: plugin.KindInternal, Server: fmt.Sprintf("server %q", s.cfg.Name), Op: "start",
 			Err: fmt.Errorf("toolbox: waiting for the lazy server to start: %w", context.Cause(ctx))}
 	}
-	if p := s.plugin(); p != nil {
-		return p, nil
-	}
 	t.mu.Lock()
 	err := s.startErr
 	t.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	if p := s.plugin(); p != nil {
+		return p, nil
+	}
 	if err == nil {
 		err = &plugin.Error{Kind: plugin.KindInternal, Server: fmt.Sprintf("server %q", s.cfg.Name), Op: "start", Err: errors.New("toolbox: closed")}
 	}
@@ -101,7 +151,7 @@ func (t *Toolbox) ensureStarted(ctx context.Context, s *server) (*plugin.McpPlug
 // plugin, whose supervisor retries as for any server.
 func (t *Toolbox) startLazy(s *server, done chan struct{}, n int) {
 	name := s.cfg.Name
-	ctx, cancel := context.WithTimeout(context.Background(), t.opts.connectTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), t.connectTimeout(s.cfg))
 	defer cancel()
 	var p *plugin.McpPlugin
 	var err error
@@ -152,10 +202,20 @@ func (t *Toolbox) startLazy(s *server, done chan struct{}, n int) {
 func (t *Toolbox) callable(ctx context.Context, rt *routeTable, r *route) (*plugin.McpPlugin, error) {
 	s := r.server
 	p := s.plugin()
-	if p != nil && t.routes.Load() == rt {
+	// A lazy server's connection still coming up: the call waits for it
+	// at most the connect timeout, not the plugin's reconnect wait.
+	connecting := s.lazy && p != nil && p.Status().State == plugin.StateConnecting
+	if p != nil && !connecting && t.routes.Load() == rt {
 		return p, nil
 	}
-	if p == nil {
+	if s.lazy && (p == nil || connecting) {
+		// A call waiting for a lazy start waits at most the connect
+		// timeout, and fails at once when the start failed.
+		var err error
+		if p, err = t.startedAndReady(ctx, s); err != nil {
+			return nil, err
+		}
+	} else if p == nil {
 		var err error
 		if p, err = t.ensureStarted(ctx, s); err != nil {
 			return nil, err

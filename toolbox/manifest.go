@@ -33,7 +33,11 @@ type manifest struct {
 	Entry string `json:"entry"`
 	// ListedAt is when the server last listed these tools.
 	ListedAt time.Time `json:"listedAt"`
-	// TTLMs and CacheScope are the list's cache hints, when known.
+	// TTLMs and CacheScope are the list's cache hints (SEP-2549), when
+	// known: TTLMs is the smallest positive ttlMs of its tools/list pages;
+	// a lazy server whose manifest is older than it is started at Open to
+	// list again (see manifest.expired). CacheScope is kept as read from a
+	// file and never set here: the connection does not pass it on yet.
 	TTLMs      int64  `json:"ttlMs,omitempty"`
 	CacheScope string `json:"cacheScope,omitempty"`
 	// Tools are the definitions as the server sent them, sorted by name.
@@ -44,6 +48,12 @@ type manifest struct {
 	// Pins are the tools trusted on first use or by AcceptTools, by name;
 	// nil when nothing is pinned.
 	Pins map[string]toolDigest `json:"pins,omitempty"`
+}
+
+// expired reports whether the list's ttlMs has passed since it was
+// listed: its tools are then not trusted until the server lists again.
+func (mf *manifest) expired(now time.Time) bool {
+	return mf.TTLMs > 0 && now.Sub(mf.ListedAt) > time.Duration(mf.TTLMs)*time.Millisecond
 }
 
 // toolDigest is a digest of the parts of a tool a user trusts: one over

@@ -26,6 +26,7 @@ type options struct {
 	search         *ToolSearch
 	manifestDir    string
 	pinned         bool
+	policy         *ServerPolicy
 	test           *testHooks // the tests' rendezvous points
 }
 
@@ -49,8 +50,9 @@ func WithStrict() Option {
 // the spawn seam and a status handler of its own (so plugin.WithActorSystem
 // and plugin.WithSpawn fail [Open] with [plugin.ErrValidation]: use
 // [WithActorSystem]), and a server's
-// "timeout", "trust" (which turns approval off) and "maxResultBytes" from
-// the file come last and win. An option that has no effect on the
+// "timeout", connect timeout, approval modes and "trust" (which decide,
+// per tool, whether the host's plugin.WithApproval function is asked; see
+// [ApprovalMode]) and "maxResultBytes" from the file come last and win. An option that has no effect on the
 // servers' plugins (in a clustered toolbox, those of the connection
 // itself, which belong to the members hosting the grains) fails [Open]
 // with [plugin.ErrValidation] naming it, also when every server is lazy

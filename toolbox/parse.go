@@ -19,9 +19,18 @@ type parser struct {
 	lookup func(string) (string, bool)
 }
 
-// parseConfig is [ParseConfig] with the path for errors and the variable
-// lookup injected, so tests need not touch the process environment.
+// parseConfig is [ParseConfig] with the path for errors (whose extension
+// may choose the form, see [isTOML]) and the variable lookup injected, so
+// tests need not touch the process environment.
 func parseConfig(data []byte, path string, lookup func(string) (string, bool)) (*Config, error) {
+	if isTOML(path, data) {
+		return parseCodexConfig(data, path, lookup)
+	}
+	return parseJSONConfig(data, path, lookup)
+}
+
+// parseJSONConfig parses the JSON forms.
+func parseJSONConfig(data []byte, path string, lookup func(string) (string, bool)) (*Config, error) {
 	// Windows editors may write a BOM, which encoding/json rejects and an
 	// editor does not show; dropping it keeps columns as the user sees them.
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
@@ -198,7 +207,10 @@ func (p *parser) server(e member) (*ServerConfig, error) {
 	}
 
 	s := &ServerConfig{Name: e.key, Disabled: r.disabled, Timeout: r.timeout, Trust: r.trust, MaxResultBytes: r.maxResultBytes, AlwaysLoad: r.alwaysLoad,
-		Lazy: r.lazy, StopWhenIdle: r.stopWhenIdle}
+		Lazy: r.lazy, StopWhenIdle: r.stopWhenIdle, Required: r.required, ParallelToolCalls: r.parallel, Approval: r.approval, Tools: r.tools}
+	if s.Trust && s.Approval == ApprovalUnset {
+		s.Approval = ApprovalAuto // Gemini CLI's trust: no confirmation
+	}
 	s.Line, s.Column = position(p.data, e.keyOff)
 	if r.stopWhenIdle > 0 && !r.lazy {
 		return fail(r.idleOff, "stopWhenIdle", `needs "lazy": true`)
@@ -253,6 +265,7 @@ var knownFields = map[string]bool{
 	"type": true, "command": true, "args": true, "env": true, "cwd": true, "url": true, "httpUrl": true,
 	"headers": true, "disabled": true, "timeout": true, "includeTools": true, "excludeTools": true, "prefix": true,
 	"trust": true, "maxResultBytes": true, "alwaysLoad": true, "lazy": true, "stopWhenIdle": true,
+	"required": true, "parallelToolCalls": true, "approval": true, "tools": true,
 }
 
 // rawServer is a server entry's known fields as the file writes them,
@@ -269,6 +282,10 @@ type rawServer struct {
 	lazy           bool
 	stopWhenIdle   time.Duration
 	idleOff        int // where stopWhenIdle is
+	required       bool
+	parallel       *bool
+	approval       ApprovalMode
+	tools          map[string]ToolConfig
 }
 
 // decode stores the known field f; a non-empty msg is the error, at off and
@@ -318,23 +335,37 @@ func (r *rawServer) decode(f member) (off int, field, msg string) {
 				r.obj[f.key] = append(r.obj[f.key], located{s: s, key: m.key, off: m.valOff})
 			}
 		}
-	case "disabled", "trust", "alwaysLoad", "lazy":
+	case "disabled", "trust", "alwaysLoad", "lazy", "required", "parallelToolCalls":
+		var b bool
 		switch string(f.val) {
 		case "true":
-			switch f.key {
-			case "trust":
-				r.trust = true
-			case "alwaysLoad":
-				r.alwaysLoad = true
-			case "lazy":
-				r.lazy = true
-			default:
-				r.disabled = true
-			}
+			b = true
 		case "false":
 		default:
 			return f.valOff, f.key, "must be true or false"
 		}
+		switch f.key {
+		case "trust":
+			r.trust = b
+		case "alwaysLoad":
+			r.alwaysLoad = b
+		case "lazy":
+			r.lazy = b
+		case "required":
+			r.required = b
+		case "parallelToolCalls":
+			r.parallel = &b
+		default:
+			r.disabled = b
+		}
+	case "approval":
+		m, msg := jsonApproval(f.val)
+		if msg != "" {
+			return f.valOff, f.key, msg
+		}
+		r.approval = m
+	case "tools":
+		return r.decodeTools(f)
 	case "stopWhenIdle":
 		text, ok := jsonString(f.val)
 		if !ok {
@@ -374,6 +405,72 @@ func (r *rawServer) decode(f member) (off int, field, msg string) {
 		r.timeout = time.Duration(ms * float64(time.Millisecond))
 	}
 	return 0, "", ""
+}
+
+// decodeTools stores "tools": an object of the server's tools by name, each
+// an object whose known field is "approval"; the others are ignored.
+func (r *rawServer) decodeTools(f member) (off int, field, msg string) {
+	tools, ok := members(f.val, f.valOff)
+	if !ok {
+		return f.valOff, f.key, "must be an object of tools by name"
+	}
+	for _, t := range tools {
+		field := "tools." + t.key
+		switch _, dup := r.tools[t.key]; {
+		case t.key == "":
+			return t.keyOff, field, "empty tool name"
+		case dup:
+			return t.keyOff, field, "duplicate tool name"
+		}
+		var tc ToolConfig
+		if string(t.val) != "null" {
+			settings, ok := members(t.val, t.valOff)
+			if !ok {
+				return t.valOff, field, "must be an object"
+			}
+			seen := false
+			for _, m := range settings {
+				if m.key != "approval" || string(m.val) == "null" {
+					continue
+				}
+				if seen {
+					return m.keyOff, field + ".approval", "duplicate field"
+				}
+				seen = true
+				mode, msg := jsonApproval(m.val)
+				if msg != "" {
+					return m.valOff, field + ".approval", msg
+				}
+				tc.Approval = mode
+			}
+		}
+		if r.tools == nil {
+			r.tools = map[string]ToolConfig{}
+		}
+		r.tools[t.key] = tc
+	}
+	return 0, "", ""
+}
+
+// jsonApproval decodes an approval mode; a non-empty msg is the error.
+func jsonApproval(raw json.RawMessage) (ApprovalMode, string) {
+	s, ok := jsonString(raw)
+	if !ok {
+		return "", approvalWant
+	}
+	return checkApproval(s)
+}
+
+// approvalWant is the message for a value that is not a mode.
+const approvalWant = `must be "auto", "prompt", "writes" or "approve"`
+
+// checkApproval makes s a mode, refusing "" and any other string.
+func checkApproval(s string) (ApprovalMode, string) {
+	m := ApprovalMode(s)
+	if m == ApprovalUnset || !m.Valid() {
+		return "", approvalWant
+	}
+	return m, ""
 }
 
 // validHeaderName reports whether name is an HTTP token (RFC 9110 5.6.2).

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
@@ -190,13 +191,21 @@ func (t *Toolbox) toolsOf(s *server) *serverTools {
 		}
 		t.logger.Info("mcp server tools pinned on first use", zap.String("mcp_server", s.cfg.Name), zap.Int("tools", len(digests)))
 	}
-	if (real && (s.mf == nil || !sameDigests(s.mf.Digests, digests))) || firstPins {
+	var ttl time.Duration
+	if p := s.plugin(); real && p != nil {
+		ttl = p.ToolsTTL()
+	}
+	// A list with a ttl is written again while it is fresh, so that its
+	// listedAt says when it was last seen (see manifest.expired).
+	hinted := real && s.mf != nil && (s.mf.TTLMs != ttl.Milliseconds() || ttl > 0 && time.Since(s.mf.ListedAt) > ttl/2)
+	if (real && (s.mf == nil || !sameDigests(s.mf.Digests, digests))) || firstPins || hinted {
 		if !real {
 			tools, digests = s.mf.Tools, s.mf.Digests
 		}
 		mf := newManifest(s.cfg, tools, digests, pins)
+		mf.TTLMs = ttl.Milliseconds()
 		if !real {
-			mf.ListedAt = s.mf.ListedAt
+			mf.ListedAt, mf.TTLMs, mf.CacheScope = s.mf.ListedAt, s.mf.TTLMs, s.mf.CacheScope
 		}
 		if err := t.store.save(mf); err != nil {
 			t.logger.Warn("mcp server manifest not written", zap.String("mcp_server", s.cfg.Name), zap.Error(err))

@@ -307,6 +307,9 @@ type testHooks struct {
 	read func(server string)
 	// committed runs when a table has gone in, under Toolbox.mu.
 	committed func(rt *routeTable)
+	// serialHeld runs when a call to a server not safe for parallel calls
+	// has been sent and the server's next call of the chunk waits for it.
+	serialHeld func(server string)
 }
 
 // turn orders admitted servers before the others.
@@ -381,7 +384,11 @@ func (t *Toolbox) CallTool(ctx context.Context, name string, args any) *plugin.F
 // rendered output ([plugin.RenderResult]) or the error text, as the
 // server's plugin gives it ([plugin.Future.ToolResult]: its approval, its
 // result cap). Calls in one
-// chunk run concurrently, whichever servers they go to; the hook returns
+// chunk run concurrently, whichever servers they go to, except that the
+// calls of a server not safe for parallel calls ("parallelToolCalls":
+// false, Codex's supports_parallel_tool_calls = false) run one after
+// another, in the chunk's order, each sent once the one before has
+// answered, while the other servers' calls run meanwhile; the hook returns
 // when all have answered. With [WithToolSearch], a call of the search tool
 // is answered here, with no server round trip. Other blocks pass through
 // untouched, without an actor hop or an allocation. It always returns nil.
@@ -395,14 +402,9 @@ func (t *Toolbox) OnStreamChunk(ctx context.Context, chunk *plugin.Chunk) error 
 	if first < 0 {
 		return nil
 	}
-	type pending struct {
-		i    int
-		name string
-		f    *plugin.Future
-		s    *server
-	}
 	var buf [4]pending // most chunks call one tool; no allocation for up to four
 	calls := buf[:0]
+	serial := false
 	for i := first; i < len(chunk.Blocks); i++ {
 		tc, ok := chunk.Blocks[i].(plugin.ToolCall)
 		if !ok {
@@ -427,18 +429,33 @@ func (t *Toolbox) OnStreamChunk(ctx context.Context, chunk *plugin.Chunk) error 
 				t.startForChunk(ctx, chunk.Blocks[i:], byName, r)
 			}
 		}
-		var f *plugin.Future
+		c := pending{i: i, name: tc.Name, s: r.server}
 		if p, err := t.callable(ctx, rt, r); err != nil {
-			f = plugin.FailedFuture(err)
+			c.f = plugin.FailedFuture(err)
+		} else if r.server.cfg.SerialCalls() {
+			// Sent by runSerial, after the server's earlier calls of the chunk.
+			c.p, c.call, serial = p, plugin.ToolCall{ID: tc.ID, Name: r.tool, Arguments: tc.Arguments}, true
 		} else {
 			// The server's plugin applies its own controls: approval (with
 			// the block's ID), progress, the result cap.
-			f = p.StartToolCall(ctx, plugin.ToolCall{ID: tc.ID, Name: r.tool, Arguments: tc.Arguments})
+			c.f = p.StartToolCall(ctx, plugin.ToolCall{ID: tc.ID, Name: r.tool, Arguments: tc.Arguments})
 		}
-		calls = append(calls, pending{i, tc.Name, f, r.server})
+		calls = append(calls, c)
 	}
-	for _, c := range calls {
-		out := c.f.ToolResult(ctx)
+	var wg sync.WaitGroup
+	if serial {
+		t.runSerial(ctx, calls, &wg)
+	}
+	for k := range calls {
+		c := &calls[k]
+		if c.f != nil {
+			c.out = c.f.ToolResult(ctx)
+		}
+	}
+	wg.Wait()
+	for k := range calls {
+		c := &calls[k]
+		out := c.out
 		out.ToolCallID = chunk.Blocks[c.i].(plugin.ToolCall).ID
 		out.Name = c.name
 		chunk.Blocks[c.i] = out
@@ -448,6 +465,54 @@ func (t *Toolbox) OnStreamChunk(ctx context.Context, chunk *plugin.Chunk) error 
 		}
 	}
 	return nil
+}
+
+// pending is one call of a chunk: its block's index and exposed name, its
+// server, and its Future once sent; a call to a server that takes its
+// calls one at a time waits with its plugin and call until runSerial
+// sends it.
+type pending struct {
+	i    int
+	name string
+	f    *plugin.Future
+	s    *server
+	p    *plugin.McpPlugin
+	call plugin.ToolCall
+	out  plugin.ToolResult
+}
+
+// runSerial runs, for each server not safe for parallel calls, its calls
+// of the chunk one after another in the model's order, each sent once the
+// one before has answered, on one goroutine per server (wg counts them):
+// other servers' calls run meanwhile.
+func (t *Toolbox) runSerial(ctx context.Context, calls []pending, wg *sync.WaitGroup) {
+	var queues map[*server][]*pending
+	var order []*server
+	for k := range calls {
+		c := &calls[k]
+		if c.p == nil || c.f != nil {
+			continue
+		}
+		if queues == nil {
+			queues = map[*server][]*pending{}
+		}
+		if queues[c.s] == nil {
+			order = append(order, c.s)
+		}
+		queues[c.s] = append(queues[c.s], c)
+	}
+	for _, s := range order {
+		q := queues[s]
+		wg.Go(func() {
+			for j, c := range q {
+				f := c.p.StartToolCall(ctx, c.call)
+				if h := t.test; h != nil && h.serialHeld != nil && j+1 < len(q) {
+					h.serialHeld(s.cfg.Name) // the next call waits for this one
+				}
+				c.out = f.ToolResult(ctx)
+			}
+		})
+	}
 }
 
 // startForChunk starts, in parallel, every lazy server that the calls of
@@ -464,7 +529,7 @@ func (t *Toolbox) startForChunk(ctx context.Context, blocks []plugin.Block, byNa
 	}
 	var wg sync.WaitGroup
 	for s := range need {
-		wg.Go(func() { _, _ = t.ensureStarted(ctx, s) })
+		wg.Go(func() { _, _ = t.startedAndReady(ctx, s) })
 	}
 	wg.Wait()
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -93,6 +94,9 @@ type server struct {
 	// lazy: started on first call, its tools exposed from its manifest
 	// until then.
 	lazy bool
+	// expired: a lazy server whose manifest had outlived its ttl at Open,
+	// which Open started to list again.
+	expired bool
 	lazyState
 
 	// Under Toolbox.mu:
@@ -134,9 +138,16 @@ func NamedTransport(server string, t transport.McpTransport) transport.McpTransp
 // once per breaker cool-down); when it comes up its tools appear. A server
 // that does not speak 2026-07-28, or whose command cannot start, is not
 // tried again until its plugin's Reconnect.
-// Two tools with the same exposed name fail Open, naming both servers. The
-// error is an [*plugin.Error] (or several, joined) or a collision error
-// wrapping [ErrNameCollision].
+// Two tools with the same exposed name fail Open, naming both servers.
+// A server marked required ([ServerConfig.Required]) that is not ready
+// once its first connection has been tried (or was not started) fails
+// Open, one error per such server wrapping [ErrRequiredServer] and naming
+// it and why; every server Open started is closed first. A server that
+// [WithServerPolicy]'s policy does not allow is not started: its status is
+// failed with an error wrapping [plugin.ErrDenied] and [ErrDeniedByPolicy]
+// that names the rule. The error is an [*plugin.Error] (or several,
+// joined), a collision error wrapping [ErrNameCollision], or required
+// servers' errors.
 func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 	if cfg == nil {
 		return nil, errors.New("toolbox: nil config")
@@ -190,8 +201,24 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 		s := &server{cfg: sc}
 		t.servers[name] = s
 		t.names = append(t.names, name)
+		if o.policy != nil {
+			if d := o.policy.Decide(sc); !d.Allowed {
+				// Not started: its status says which rule denied it.
+				s.startErr = &plugin.Error{Kind: plugin.KindDenied, Server: fmt.Sprintf("server %q", name), Op: "open",
+					Err: fmt.Errorf("%w: %s", ErrDeniedByPolicy, d)}
+				t.logger.Warn("mcp server not started: denied by policy", zap.String("mcp_server", name), zap.Stringer("decision", d))
+				continue
+			}
+		}
 		t.loadManifest(s)
-		if s.lazy = sc.Lazy && s.mf != nil; s.lazy {
+		// A required server starts at Open, lazy or not: Open says whether it is up.
+		if sc.Lazy && s.mf != nil && s.mf.expired(time.Now()) {
+			// Older than its ttl: started now, to list again, before its tools are trusted.
+			t.logger.Info("mcp server manifest expired by its ttl; starting the lazy server to list again",
+				zap.String("mcp_server", name), zap.Int64("ttlMs", s.mf.TTLMs), zap.Time("listedAt", s.mf.ListedAt))
+			s.expired = true
+		}
+		if s.lazy = sc.Lazy && !sc.Required && s.mf != nil && !s.expired; s.lazy {
 			continue // started by its first call
 		}
 		if o.remote != nil {
@@ -229,12 +256,12 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 	for i, name := range t.names {
 		s := t.servers[name]
 		switch {
-		case s.lazy:
+		case s.lazy, s.startErr != nil: // started later, or never (denied by policy)
 		case o.remote != nil:
 			wg.Go(func() {
 				// The facade waits for the grain's answer: as long as a
 				// local server's first connection may take.
-				ctx, cancel := context.WithTimeout(ctx, o.connectTimeout)
+				ctx, cancel := context.WithTimeout(ctx, t.connectTimeout(s.cfg))
 				defer cancel()
 				var p *plugin.McpPlugin
 				p, errs[i] = t.attach(ctx, name, s.cfg)
@@ -250,6 +277,10 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 		}
 	}
 	wg.Wait()
+	if err := t.requiredReady(errs); err != nil {
+		_ = t.Close()
+		return nil, err
+	}
 	for _, err := range errs {
 		if errors.Is(err, plugin.ErrValidation) {
 			_ = t.Close()
@@ -272,6 +303,39 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 		return nil, err
 	}
 	return t, nil
+}
+
+// ErrDeniedByPolicy is wrapped by the status error of a server that
+// [WithServerPolicy]'s policy does not allow (a [plugin.ErrDenied] naming
+// the rule), and by Open's error when such a server is required.
+var ErrDeniedByPolicy = errors.New("toolbox: denied by policy")
+
+// ErrRequiredServer is wrapped by Open's error for each required server
+// ("required": true) that is not ready: it names the server and why.
+var ErrRequiredServer = errors.New("toolbox: a required server is not ready")
+
+// requiredReady fails, naming each, when a required server is not ready
+// after Open's wait (errs are its outcomes, by t.names), was not started
+// (its transport is not supported, or the policy denies it).
+func (t *Toolbox) requiredReady(errs []error) error {
+	var failed []error
+	for i, name := range t.names {
+		s := t.servers[name]
+		if !s.cfg.Required {
+			continue
+		}
+		why := errs[i]
+		if s.startErr != nil {
+			why = s.startErr
+		}
+		if why == nil && s.plugin() == nil {
+			why = errors.New("toolbox: not started")
+		}
+		if why != nil {
+			failed = append(failed, fmt.Errorf("%w: server %q: %w", ErrRequiredServer, name, why))
+		}
+	}
+	return errors.Join(failed...)
 }
 
 // startLocal starts the server name of sc under the ToolboxActor, its
@@ -342,8 +406,11 @@ func (t *Toolbox) pluginOptions(name string, sc *ServerConfig, o *options) []plu
 	if sc.Timeout > 0 {
 		opts = append(opts, plugin.WithCallTimeoutCap(sc.Timeout))
 	}
-	if sc.Trust {
-		opts = append(opts, plugin.WithApproval(nil))
+	if sc.ConnectTimeout > 0 && o.remote == nil {
+		opts = append(opts, plugin.WithConnectTimeout(sc.ConnectTimeout))
+	}
+	if sc.hasApprovalModes() {
+		opts = append(opts, plugin.WithApproval(t.approval(sc, plugin.ApprovalOf(o.pluginOpts...))))
 	}
 	if sc.MaxResultBytes > 0 {
 		opts = append(opts, plugin.WithMaxResultBytes(sc.MaxResultBytes))
@@ -418,7 +485,8 @@ func (t *Toolbox) Plugin(server string) *plugin.McpPlugin {
 // changed, while its State stays as it is. A server whose tools are
 // held out by a name collision is reported failed with that collision
 // (wrapping [ErrNameCollision]) even while its connection is up; one whose
-// transport is not supported is failed with [plugin.ErrNotSupported].
+// transport is not supported is failed with [plugin.ErrNotSupported], and
+// one the server policy denies with [ErrDeniedByPolicy].
 func (t *Toolbox) Status() map[string]plugin.Status {
 	out := make(map[string]plugin.Status, len(t.servers))
 	t.mu.Lock()

@@ -60,5 +60,8 @@
 // everything else, and any call the path leaves to it ([ErrCallOnSession]).
 // DisableDirectCalls on [Stdio] or [StreamableHTTP], or
 // MCPCONNECTOR_DIRECT_CALLS=0 in the environment, sends every call through
-// go-sdk's ClientSession.CallTool instead.
+// go-sdk's ClientSession.CallTool instead. Over Streamable HTTP the direct
+// path may re-send, once and with a new id, a call whose answer's stream
+// was cut before the answer, for the tools its caller says may run again
+// ([CutStreamRetrier]; the plugin's WithRetryIdempotent).
 package transport

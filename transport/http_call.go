@@ -53,6 +53,33 @@ var ErrCallOnSession = errors.New("transport: call left to the session")
 type httpTransport struct {
 	sdk  *mcp.StreamableClientTransport
 	conn atomic.Pointer[httpConn]
+	// repeatable is RetryCutStreams's; nil means no call is re-sent.
+	repeatable atomic.Pointer[func(tool string) bool]
+}
+
+// CutStreamRetrier is a transport, as [StreamableHTTP.Open] returns it,
+// whose direct tool calls may be re-sent once when the answer's event
+// stream breaks before the answer (the server ended it, or the connection
+// under it broke): with a new request id, the same arguments and _meta,
+// when repeatable says the tool is safe to run again. Any other failure,
+// and a second cut, fails the call as before. The plugin asks for it with
+// plugin.WithRetryIdempotent, for tools annotated readOnlyHint or
+// idempotentHint. Calls sent through go-sdk's session (DisableDirectCalls,
+// MCPCONNECTOR_DIRECT_CALLS=0, the cases the direct path leaves to it) are
+// never re-sent: go-sdk resumes a cut stream with Last-Event-ID instead,
+// when the server gave its events ids.
+type CutStreamRetrier interface {
+	RetryCutStreams(repeatable func(tool string) bool)
+}
+
+// RetryCutStreams implements [CutStreamRetrier]; it applies to every
+// connection of the transport, from the next call on.
+func (t *httpTransport) RetryCutStreams(repeatable func(tool string) bool) {
+	if repeatable == nil {
+		t.repeatable.Store(nil)
+		return
+	}
+	t.repeatable.Store(&repeatable)
 }
 
 // Connect connects go-sdk's transport and wraps its connection.
@@ -62,6 +89,7 @@ func (t *httpTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		return nil, err
 	}
 	c := newHTTPConn(inner, t.sdk)
+	c.repeatable = &t.repeatable
 	t.conn.Store(c)
 	return c, nil
 }
@@ -100,6 +128,9 @@ type httpConn struct {
 	env          atomic.Pointer[envelope] // learnt from go-sdk's first request
 	next         atomic.Int64             // direct calls made
 	paramHeaders atomic.Bool              // a listed tool binds arguments to headers
+	// repeatable is the transport's RetryCutStreams; nil in tests that
+	// make a conn alone.
+	repeatable *atomic.Pointer[func(tool string) bool]
 
 	listMu sync.Mutex
 	lists  map[int64]bool // ids of tools/list calls not answered yet
@@ -317,8 +348,33 @@ const (
 	notifyCancelledTimeout = 5 * time.Second
 )
 
-// callTool POSTs tools/call and reads its answer.
+// callTool POSTs tools/call and reads its answer; a call whose answer's
+// stream was cut is POSTed once more, with a new id, when the transport's
+// RetryCutStreams says its tool may run again.
 func (c *httpConn) callTool(ctx context.Context, params *mcp.CallToolParams, attempted func(id jsonrpc.ID)) (*mcp.CallToolResult, error) {
+	res, err := c.callOnce(ctx, params, attempted)
+	if err == nil || !errors.Is(err, errTerminated) || ctx.Err() != nil || !c.mayRepeat(params.Name) {
+		return res, err
+	}
+	res, err2 := c.callOnce(ctx, params, attempted)
+	if err2 != nil && errors.Is(err2, errTerminated) {
+		return nil, fmt.Errorf("%w (re-sent once, as the tool may run again; cut again)", err2)
+	}
+	return res, err2
+}
+
+// mayRepeat reports whether a call of tool whose stream was cut may be
+// sent again.
+func (c *httpConn) mayRepeat(tool string) bool {
+	if c.repeatable == nil {
+		return false
+	}
+	f := c.repeatable.Load()
+	return f != nil && (*f)(tool)
+}
+
+// callOnce POSTs tools/call, with an id of its own, and reads its answer.
+func (c *httpConn) callOnce(ctx context.Context, params *mcp.CallToolParams, attempted func(id jsonrpc.ID)) (*mcp.CallToolResult, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,94 @@
+package toolbox
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The JSON forms take Codex's new fields under camelCase names.
+func TestConfigJSONRequiredParallelApproval(t *testing.T) {
+	cfg, err := parseConfig([]byte(servers(`
+"a":{"command":"x","required":true,"parallelToolCalls":false,"approval":"writes",
+     "tools":{"read":{"approval":"auto"},"rm":{"approval":"approve","other":1},"plain":{},"nul":null}},
+"b":{"command":"y","required":false,"parallelToolCalls":true,"approval":null,"tools":null},
+"c":{"command":"z"},
+"t":{"command":"z","trust":true},
+"ta":{"command":"z","trust":true,"approval":"approve"}`)), "", testVars)
+	require.NoError(t, err)
+	a := cfg.Servers["a"]
+	assert.True(t, a.Required)
+	assert.Equal(t, boolPtr(false), a.ParallelToolCalls)
+	assert.True(t, a.SerialCalls())
+	assert.Equal(t, ApprovalWrites, a.Approval)
+	assert.Equal(t, map[string]ToolConfig{"read": {Approval: ApprovalAuto}, "rm": {Approval: ApprovalApprove}, "plain": {}, "nul": {}}, a.Tools)
+	assert.Equal(t, ApprovalAuto, a.ToolApproval("read"))
+	assert.Equal(t, ApprovalApprove, a.ToolApproval("rm"))
+	assert.Equal(t, ApprovalWrites, a.ToolApproval("plain"), "a tool without a mode has the server's")
+	assert.Equal(t, ApprovalWrites, a.ToolApproval("unlisted"))
+
+	b := cfg.Servers["b"]
+	assert.False(t, b.Required)
+	assert.Equal(t, boolPtr(true), b.ParallelToolCalls)
+	assert.False(t, b.SerialCalls())
+	assert.Equal(t, ApprovalUnset, b.Approval)
+	assert.Nil(t, b.Tools)
+
+	c := cfg.Servers["c"]
+	assert.Nil(t, c.ParallelToolCalls, "absent")
+	assert.False(t, c.SerialCalls(), "absent is parallel, as before")
+	assert.Equal(t, ApprovalUnset, c.ToolApproval("x"))
+
+	// Gemini CLI's trust is auto, unless the entry gives a mode.
+	assert.Equal(t, ApprovalAuto, cfg.Servers["t"].Approval)
+	assert.Equal(t, ApprovalAuto, cfg.Servers["t"].ToolApproval("x"))
+	assert.Equal(t, ApprovalApprove, cfg.Servers["ta"].Approval)
+	assert.True(t, cfg.Servers["ta"].Trust)
+}
+
+// A ServerConfig built by hand with Trust and no mode is auto too.
+func TestConfigToolApprovalTrustByHand(t *testing.T) {
+	s := &ServerConfig{Trust: true, Tools: map[string]ToolConfig{"w": {Approval: ApprovalPrompt}}}
+	assert.Equal(t, ApprovalAuto, s.ToolApproval("x"))
+	assert.Equal(t, ApprovalPrompt, s.ToolApproval("w"))
+}
+
+func TestConfigApprovalModeValid(t *testing.T) {
+	for _, m := range []ApprovalMode{ApprovalUnset, ApprovalAuto, ApprovalPrompt, ApprovalWrites, ApprovalApprove} {
+		assert.True(t, m.Valid(), m)
+	}
+	for _, m := range []ApprovalMode{"Auto", "never", "on-request", " auto"} {
+		assert.False(t, m.Valid(), m)
+	}
+}
+
+func TestConfigJSONNewFieldErrors(t *testing.T) {
+	cases := []struct{ name, data, want string }{
+		{"required not a bool", servers(`"a":{"command":"x","required":"yes"}`), `1:46: server "a": required: must be true or false`},
+		{"parallel not a bool", servers(`"a":{"command":"x","parallelToolCalls":1}`), `1:55: server "a": parallelToolCalls: must be true or false`},
+		{"approval unknown", servers(`"a":{"command":"x","approval":"never"}`),
+			`1:46: server "a": approval: must be "auto", "prompt", "writes" or "approve"`},
+		{"approval empty", servers(`"a":{"command":"x","approval":""}`),
+			`1:46: server "a": approval: must be "auto", "prompt", "writes" or "approve"`},
+		{"approval not a string", servers(`"a":{"command":"x","approval":true}`),
+			`1:46: server "a": approval: must be "auto", "prompt", "writes" or "approve"`},
+		{"approval twice", servers(`"a":{"command":"x","approval":"auto","approval":"prompt"}`), `1:53: server "a": approval: duplicate field`},
+		{"tools not an object", servers(`"a":{"command":"x","tools":["t"]}`), `1:43: server "a": tools: must be an object of tools by name`},
+		{"tool not an object", servers(`"a":{"command":"x","tools":{"t":"auto"}}`), `1:48: server "a": tools.t: must be an object`},
+		{"empty tool name", servers(`"a":{"command":"x","tools":{"":{}}}`), `1:44: server "a": tools.: empty tool name`},
+		{"tool twice", servers(`"a":{"command":"x","tools":{"t":{},"t":{}}}`), `1:51: server "a": tools.t: duplicate tool name`},
+		{"tool approval unknown", servers(`"a":{"command":"x","tools":{"t":{"approval":"ask"}}}`),
+			`1:60: server "a": tools.t.approval: must be "auto", "prompt", "writes" or "approve"`},
+		{"tool approval twice", servers(`"a":{"command":"x","tools":{"t":{"approval":"auto","approval":"auto"}}}`),
+			`1:67: server "a": tools.t.approval: duplicate field`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err := parseConfig([]byte(c.data), "", testVars)
+			require.Error(t, err)
+			assert.Nil(t, cfg)
+			assert.Equal(t, c.want, err.Error())
+		})
+	}
+}
