@@ -34,8 +34,8 @@ const (
 )
 
 // SearchCopies is how many copies of the corpus the search scenario's
-// toolbox serves, each under its own server names: 6 × 189 = 1,134 tools.
-const SearchCopies = 6
+// toolbox serves, each under its own server names: 2 × 582 = 1,164 tools.
+const SearchCopies = 2
 
 // ConversationMessages is the length of the OnRequest scenario's
 // conversation.
