@@ -222,12 +222,76 @@ func MeasureToolSearch(ctx context.Context, rounds, perRound int) (ToolSearchFig
 // SearchSubject searches with each task phrasing in turn, as the model's
 // call of the search tool through OnStreamChunk.
 func SearchSubject(tb *toolbox.Toolbox, tasks []toolcorpus.Task) *Subject {
-	calls := make([]plugin.ToolCall, len(tasks))
+	queries := make([]string, len(tasks))
 	for i, task := range tasks {
-		args, _ := json.Marshal(map[string]string{"query": task.Task})
+		queries[i] = task.Task
+	}
+	return QuerySubject(tb, SubjectSearch, queries)
+}
+
+// LongTaskBytes and BlobTaskBytes are the sizes of [LongTask] and
+// [BlobTask].
+const (
+	LongTaskBytes = 2 << 10
+	BlobTaskBytes = 20 << 10
+)
+
+// LongTask is a 2 KB message of several tasks: the several-step tasks
+// without pasted content, one after the other, cut at LongTaskBytes.
+func LongTask(tasks []toolcorpus.StepTask) string {
+	var b strings.Builder
+	for _, t := range tasks {
+		if b.Len() >= LongTaskBytes {
+			break
+		}
+		if len(t.Task) < 400 && !strings.Contains(t.Task, "\n\n") {
+			b.WriteString(t.Task)
+			b.WriteString("\n")
+		}
+	}
+	return cutBytes(b.String(), LongTaskBytes)
+}
+
+// BlobTask is a short task with a pasted blob making it 20 KB: a base64
+// image, then a log of hex request IDs and numbers.
+func BlobTask() string {
+	var b strings.Builder
+	b.WriteString("the upload fails with the screenshot below, find the matching issue on github and add a comment with this log:\n\ndata:image/png;base64,")
+	x := uint64(0x9E3779B97F4A7C15)
+	const b64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	for b.Len() < BlobTaskBytes/2 {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		b.WriteByte(b64[x%64])
+	}
+	b.WriteString("\n\n")
+	for i := 0; b.Len() < BlobTaskBytes; i++ {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		fmt.Fprintf(&b, "2026-12-02T14:%02d:%02d.%03dZ req=%016x status=500 bytes=%d\n", i/60%60, i%60, i%1000, x, x%65536)
+	}
+	return cutBytes(b.String(), BlobTaskBytes)
+}
+
+// cutBytes cuts s to n bytes (ASCII here).
+func cutBytes(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// QuerySubject searches with each of queries in turn, as the model's call
+// of the search tool through OnStreamChunk.
+func QuerySubject(tb *toolbox.Toolbox, name string, queries []string) *Subject {
+	calls := make([]plugin.ToolCall, len(queries))
+	for i, q := range queries {
+		args, _ := json.Marshal(map[string]string{"query": q})
 		calls[i] = plugin.ToolCall{ID: fmt.Sprint(i), Name: toolbox.DefaultToolSearchName, Arguments: args}
 	}
-	return &Subject{Name: SubjectSearch, New: func() Op {
+	return &Subject{Name: name, New: func() Op {
 		i := 0
 		chunk := &plugin.Chunk{Blocks: make([]plugin.Block, 1)}
 		return func(ctx context.Context) error {

@@ -59,7 +59,17 @@ func BenchmarkToolSearch(b *testing.B) {
 		b.Fatal(err)
 	}
 	conv := benchmarks.Conversation(tb, tasks, benchmarks.ConversationMessages)
+	steps, err := toolcorpus.StepTasks()
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.Run(fmt.Sprintf("search/%d_tools", len(tb.Tools())), func(b *testing.B) { latency(b, benchmarks.SearchSubject(tb, tasks)) })
+	b.Run("search/2KB_task", func(b *testing.B) {
+		latency(b, benchmarks.QuerySubject(tb, "2 KB task", []string{benchmarks.LongTask(steps)}))
+	})
+	b.Run("search/20KB_blob", func(b *testing.B) {
+		latency(b, benchmarks.QuerySubject(tb, "20 KB blob", []string{benchmarks.BlobTask()}))
+	})
 	b.Run("onrequest/200_messages", func(b *testing.B) { latency(b, benchmarks.OnRequestSubject(tb, conv)) })
 	b.Run("onrequest/eager_host", func(b *testing.B) { latency(b, benchmarks.EagerHostSubject(tb, conv)) })
 	// With tool search on, a chunk with no call of a known tool still
