@@ -209,7 +209,7 @@ func (st *searchTable) find(query string, results int) (loaded, more []int) {
 	if named := st.named(query); named != nil {
 		return named, nil
 	}
-	ranked := st.index.rank(query, results+moreMatches)
+	ranked := st.index.search(query, results+moreMatches)
 	if len(ranked) > results {
 		return ranked[:results], ranked[results:]
 	}

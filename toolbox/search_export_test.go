@@ -1,0 +1,21 @@
+package toolbox
+
+// SetStepKnobs turns the parts of step search on and off for a test and
+// returns a func that puts them back.
+func SetStepKnobs(noise, split bool, fusion int) (restore func()) {
+	old := stepKnobs
+	stepKnobs.noise, stepKnobs.split, stepKnobs.fusion = noise, split, fusion
+	return func() { stepKnobs = old }
+}
+
+// The fusions of SetStepKnobs.
+const (
+	FuseRoundRobin = fuseRoundRobin
+	FuseRRF        = fuseRRF
+)
+
+// SplitSteps and ReduceNoise are splitSteps and reduceNoise, for tests.
+var (
+	SplitSteps  = splitSteps
+	ReduceNoise = reduceNoise
+)

@@ -1,0 +1,55 @@
+package toolbox_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/cuca-go/mcpconnector/internal/toolcorpus"
+	"github.com/cuca-go/mcpconnector/toolbox"
+)
+
+// TestSearchPartsOnTheirOwn measures what each part of step search buys
+// on its own, each against the search without it, on every set: run it
+// with -v to read the figures (go test -run TestSearchPartsOnTheirOwn -v
+// ./toolbox/). It checks that none of them makes the several-step tasks
+// worse than the plain ranking.
+func TestSearchPartsOnTheirOwn(t *testing.T) {
+	search := corpusSearch(t)
+	sets := map[string][]toolcorpus.StepTask{}
+	tuned, err := toolcorpus.Tasks()
+	require.NoError(t, err)
+	heldOut, err := toolcorpus.HeldOutTasks()
+	require.NoError(t, err)
+	steps, err := toolcorpus.StepTasks()
+	require.NoError(t, err)
+	sets["phrasings"], sets["held-out phrasings"], sets["several-step"] = toolcorpus.AsSteps(tuned), toolcorpus.AsSteps(heldOut), steps
+	parts := []struct {
+		name         string
+		noise, split bool
+		fusion       int
+	}{
+		{"plain ranking", false, false, toolbox.FuseRoundRobin},
+		{"noise only", true, false, toolbox.FuseRoundRobin},
+		{"steps only, round robin", false, true, toolbox.FuseRoundRobin},
+		{"steps only, RRF", false, true, toolbox.FuseRRF},
+		{"noise + steps, RRF", true, true, toolbox.FuseRRF},
+		{"noise + steps, round robin (the default)", true, true, toolbox.FuseRoundRobin},
+	}
+	var plain toolcorpus.Figures
+	for _, p := range parts {
+		restore := toolbox.SetStepKnobs(p.noise, p.split, p.fusion)
+		for _, name := range []string{"phrasings", "held-out phrasings", "several-step"} {
+			f := toolcorpus.Measure(sets[name], search)
+			t.Logf("%-42s %-20s %s", p.name, name, f)
+			if name == "several-step" {
+				if p.name == "plain ranking" {
+					plain = f
+				} else {
+					require.GreaterOrEqual(t, f.Covered, plain.Covered, "%s covers fewer steps than the plain ranking", p.name)
+				}
+			}
+		}
+		restore()
+	}
+}
