@@ -2,9 +2,9 @@ package toolbox
 
 // SetStepKnobs turns the parts of step search on and off for a test and
 // returns a func that puts them back.
-func SetStepKnobs(noise, split bool, fusion int) (restore func()) {
+func SetStepKnobs(noise, split bool, fusion int, context bool) (restore func()) {
 	old := stepKnobs
-	stepKnobs.noise, stepKnobs.split, stepKnobs.fusion = noise, split, fusion
+	stepKnobs.noise, stepKnobs.split, stepKnobs.fusion, stepKnobs.context = noise, split, fusion, context
 	return func() { stepKnobs = old }
 }
 

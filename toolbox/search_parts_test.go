@@ -28,17 +28,19 @@ func TestSearchPartsOnTheirOwn(t *testing.T) {
 		name         string
 		noise, split bool
 		fusion       int
+		context      bool
 	}{
-		{"plain ranking", false, false, toolbox.FuseRoundRobin},
-		{"noise only", true, false, toolbox.FuseRoundRobin},
-		{"steps only, round robin", false, true, toolbox.FuseRoundRobin},
-		{"steps only, RRF", false, true, toolbox.FuseRRF},
-		{"noise + steps, RRF", true, true, toolbox.FuseRRF},
-		{"noise + steps, round robin (the default)", true, true, toolbox.FuseRoundRobin},
+		{"plain ranking", false, false, toolbox.FuseRoundRobin, false},
+		{"noise only", true, false, toolbox.FuseRoundRobin, false},
+		{"steps only, round robin", false, true, toolbox.FuseRoundRobin, false},
+		{"steps only, RRF", false, true, toolbox.FuseRRF, false},
+		{"steps only, round robin, servers named", false, true, toolbox.FuseRoundRobin, true},
+		{"noise + steps, RRF, servers named", true, true, toolbox.FuseRRF, true},
+		{"noise + steps, round robin, servers named", true, true, toolbox.FuseRoundRobin, true},
 	}
 	var plain toolcorpus.Figures
 	for _, p := range parts {
-		restore := toolbox.SetStepKnobs(p.noise, p.split, p.fusion)
+		restore := toolbox.SetStepKnobs(p.noise, p.split, p.fusion, p.context)
 		for _, name := range []string{"phrasings", "held-out phrasings", "several-step"} {
 			f := toolcorpus.Measure(sets[name], search)
 			t.Logf("%-42s %-20s %s", p.name, name, f)

@@ -44,8 +44,9 @@ const (
 // measure what each part buys; the defaults are what a search does.
 var stepKnobs = struct {
 	noise, split bool
-	fusion       int // fuseRoundRobin or fuseRRF
-}{noise: true, split: true, fusion: fuseRoundRobin}
+	fusion       int  // fuseRoundRobin or fuseRRF
+	context      bool // each step is searched with the servers the task names
+}{noise: true, split: true, fusion: fuseRoundRobin, context: true}
 
 // How the rankings of a query's steps are fused.
 const (
@@ -76,11 +77,32 @@ func (idx *searchIndex) search(query string, limit int) []int {
 	if len(steps) <= 1 {
 		return idx.rank(query, limit)
 	}
+	// The servers the task names anywhere ("in Datadog") are what its
+	// other steps ("mute the host") mean too.
+	named := ""
+	if stepKnobs.context {
+		named = idx.serverWords(query)
+	}
 	lists := make([][]int, len(steps))
 	for i, s := range steps {
-		lists[i] = idx.rank(s, limit)
+		lists[i] = idx.rank(s+named, limit)
 	}
 	return fuseSteps(lists, limit)
+}
+
+// serverWords returns the keywords of q that name a server, each once, as
+// a string to append to a step: " datadog slack".
+func (idx *searchIndex) serverWords(q string) string {
+	var b strings.Builder
+	var seen []string
+	keywords(q, func(k string) {
+		if _, ok := idx.servers[k]; ok && !slices.Contains(seen, k) {
+			seen = append(seen, k)
+			b.WriteByte(' ')
+			b.WriteString(k)
+		}
+	})
+	return b.String()
 }
 
 // distinctKeywords counts q's distinct keywords, up to enough.
