@@ -2,9 +2,18 @@ package toolbox
 
 // SetStepKnobs turns the parts of step search on and off for a test and
 // returns a func that puts them back.
-func SetStepKnobs(noise, split bool, fusion int, context bool) (restore func()) {
+func SetStepKnobs(noise, split bool, fusion int, context, feedback bool) (restore func()) {
 	old := stepKnobs
 	stepKnobs.noise, stepKnobs.split, stepKnobs.fusion, stepKnobs.context = noise, split, fusion, context
+	stepKnobs.prf, stepKnobs.prfAll = feedback, false
+	return func() { stepKnobs = old }
+}
+
+// SetFeedbackForAll turns pseudo-relevance feedback on for every query,
+// one-step ones too.
+func SetFeedbackForAll() (restore func()) {
+	old := stepKnobs
+	stepKnobs.prf, stepKnobs.prfAll = true, true
 	return func() { stepKnobs = old }
 }
 

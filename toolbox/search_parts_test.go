@@ -28,19 +28,27 @@ func TestSearchPartsOnTheirOwn(t *testing.T) {
 		name         string
 		noise, split bool
 		fusion       int
-		context      bool
+		context, prf bool
+		all          bool // feedback for one-step queries too
 	}{
-		{"plain ranking", false, false, toolbox.FuseRoundRobin, false},
-		{"noise only", true, false, toolbox.FuseRoundRobin, false},
-		{"steps only, round robin", false, true, toolbox.FuseRoundRobin, false},
-		{"steps only, RRF", false, true, toolbox.FuseRRF, false},
-		{"steps only, round robin, servers named", false, true, toolbox.FuseRoundRobin, true},
-		{"noise + steps, RRF, servers named", true, true, toolbox.FuseRRF, true},
-		{"noise + steps, round robin, servers named", true, true, toolbox.FuseRoundRobin, true},
+		{"plain ranking", false, false, toolbox.FuseRoundRobin, false, false, false},
+		{"noise only", true, false, toolbox.FuseRoundRobin, false, false, false},
+		{"steps only, round robin", false, true, toolbox.FuseRoundRobin, false, false, false},
+		{"steps only, RRF", false, true, toolbox.FuseRRF, false, false, false},
+		{"steps only, round robin, servers named", false, true, toolbox.FuseRoundRobin, true, false, false},
+		{"steps only, round robin, feedback", false, true, toolbox.FuseRoundRobin, false, true, false},
+		{"noise + steps, RRF, servers named", true, true, toolbox.FuseRRF, true, false, false},
+		{"noise + steps, round robin, servers named", true, true, toolbox.FuseRoundRobin, true, false, false},
+		{"all of it, feedback for every query too", true, true, toolbox.FuseRoundRobin, true, true, true},
+		{"all of it (the default)", true, true, toolbox.FuseRoundRobin, true, true, false},
 	}
 	var plain toolcorpus.Figures
 	for _, p := range parts {
-		restore := toolbox.SetStepKnobs(p.noise, p.split, p.fusion, p.context)
+		restore := toolbox.SetStepKnobs(p.noise, p.split, p.fusion, p.context, p.prf)
+		restoreAll := func() {}
+		if p.all {
+			restoreAll = toolbox.SetFeedbackForAll()
+		}
 		for _, name := range []string{"phrasings", "held-out phrasings", "several-step"} {
 			f := toolcorpus.Measure(sets[name], search)
 			t.Logf("%-42s %-20s %s", p.name, name, f)
@@ -52,6 +60,7 @@ func TestSearchPartsOnTheirOwn(t *testing.T) {
 				}
 			}
 		}
+		restoreAll()
 		restore()
 	}
 }

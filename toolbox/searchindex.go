@@ -28,6 +28,9 @@ type searchIndex struct {
 	serverOf []int32            // each document's server, numbered
 	servers  map[string][]int32 // the servers a keyword names
 	nservers int
+	// terms holds each document's most telling keywords, heaviest first,
+	// for pseudo-relevance feedback (feedbackTerms).
+	terms [][]string
 }
 
 // posting is one document's weight for a term: its BM25 share.
@@ -102,11 +105,28 @@ func newSearchIndex(rt *routeTable, deferred []int, cache *wordCache) *searchInd
 			df[k]++
 		}
 	}
+	idx.terms = make([][]string, len(tfs))
+	type kw struct {
+		k string
+		w float64
+	}
 	for d, tf := range tfs {
 		norm := bm25K1 * (1 - bm25B + bm25B*lengths[d]/max(avg, 1))
+		var ws []kw
 		for k, f := range tf {
 			idf := math.Log(1 + (n-float64(df[k])+0.5)/(float64(df[k])+0.5))
-			idx.postings[k] = append(idx.postings[k], posting{int32(d), float32(idf * f * (bm25K1 + 1) / (f + norm))})
+			w := idf * f * (bm25K1 + 1) / (f + norm)
+			idx.postings[k] = append(idx.postings[k], posting{int32(d), float32(w)})
+			ws = append(ws, kw{k, w})
+		}
+		slices.SortFunc(ws, func(a, b kw) int {
+			if c := cmp.Compare(b.w, a.w); c != 0 {
+				return c
+			}
+			return strings.Compare(a.k, b.k)
+		})
+		for _, x := range ws[:min(len(ws), feedbackDocTerms)] {
+			idx.terms[d] = append(idx.terms[d], x.k)
 		}
 	}
 	return idx
@@ -235,6 +255,56 @@ func commonNameWords(rt *routeTable, deferred []int, tws [][]fieldWord) map[stri
 // server raises by half the scores of that server's tools that match
 // another keyword.
 func (idx *searchIndex) rank(query string, limit int) []int {
+	return idx.rankFeedback(query, limit, false)
+}
+
+// Pseudo-relevance feedback's bounds.
+const (
+	feedbackDocTerms = 6   // keywords kept of each document
+	feedbackDocs     = 3   // best matches read
+	feedbackTermsMax = 6   // keywords added
+	feedbackWeight   = 0.5 // what an added keyword counts
+)
+
+// feedbackTerms returns the keywords most shared by the feedbackDocs best
+// matches of scores, none of the query's.
+func (idx *searchIndex) feedbackTerms(scores []float32, matched []uint32, direct, extra []string) []string {
+	var top [feedbackDocs]int32
+	nt := 0
+	for d, s := range scores {
+		if s <= 0 {
+			continue
+		}
+		i := min(nt, feedbackDocs-1)
+		if nt == feedbackDocs && s <= scores[top[i]] {
+			continue
+		}
+		top[i] = int32(d)
+		for i > 0 && scores[top[i]] > scores[top[i-1]] {
+			top[i], top[i-1] = top[i-1], top[i]
+			i--
+		}
+		nt = min(nt+1, feedbackDocs)
+	}
+	count := map[string]int{}
+	var order []string
+	for _, d := range top[:nt] {
+		for _, k := range idx.terms[d] {
+			if slices.Contains(direct, k) || slices.Contains(extra, k) {
+				continue
+			}
+			if count[k] == 0 {
+				order = append(order, k)
+			}
+			count[k]++
+		}
+	}
+	slices.SortStableFunc(order, func(a, b string) int { return cmp.Compare(count[b], count[a]) })
+	return order[:min(len(order), feedbackTermsMax)]
+}
+
+// rankFeedback is rank, with pseudo-relevance feedback when feedback.
+func (idx *searchIndex) rankFeedback(query string, limit int, feedback bool) []int {
 	if len(idx.docs) == 0 {
 		return nil
 	}
@@ -275,6 +345,15 @@ func (idx *searchIndex) rank(query string, limit int) []int {
 					m++
 					add(s, synonymWeight, src)
 				}
+			}
+		}
+	}
+	if stepKnobs.prf && feedback {
+		// Pseudo-relevance feedback: the telling keywords of the best
+		// matches so far, not in the query, count a little more.
+		for _, k := range idx.feedbackTerms(scores, matched, direct[:n], extra[:m]) {
+			for _, p := range idx.postings[k] {
+				scores[p.doc] += feedbackWeight * p.w
 			}
 		}
 	}

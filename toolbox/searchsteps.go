@@ -46,7 +46,9 @@ var stepKnobs = struct {
 	noise, split bool
 	fusion       int  // fuseRoundRobin or fuseRRF
 	context      bool // each step is searched with the servers the task names
-}{noise: true, split: true, fusion: fuseRoundRobin, context: true}
+	prf          bool // steps are ranked with pseudo-relevance feedback
+	prfAll       bool // so is every query
+}{noise: true, split: true, fusion: fuseRoundRobin, context: true, prf: true}
 
 // How the rankings of a query's steps are fused.
 const (
@@ -65,7 +67,7 @@ const rrfK = 60
 // ranked as it is.
 func (idx *searchIndex) search(query string, limit int) []int {
 	if len(query) <= maxQueryBytes && distinctKeywords(query, minSplitKeywords) < minSplitKeywords {
-		return idx.rank(query, limit)
+		return idx.rankFeedback(query, limit, stepKnobs.prfAll)
 	}
 	if stepKnobs.noise {
 		query = reduceNoise(query)
@@ -85,7 +87,7 @@ func (idx *searchIndex) search(query string, limit int) []int {
 	}
 	lists := make([][]int, len(steps))
 	for i, s := range steps {
-		lists[i] = idx.rank(s+named, limit)
+		lists[i] = idx.rankFeedback(s+named, limit, true)
 	}
 	return fuseSteps(lists, limit)
 }
