@@ -31,6 +31,8 @@ type searchIndex struct {
 	// terms holds each document's most telling keywords, heaviest first,
 	// for pseudo-relevance feedback (feedbackTerms).
 	terms [][]string
+	// scratch pools rankScratch values sized for this index.
+	scratch sync.Pool
 }
 
 // posting is one document's weight for a term: its BM25 share.
@@ -97,6 +99,7 @@ func newSearchIndex(rt *routeTable, deferred []int, cache *wordCache) *searchInd
 		total += lengths[d]
 	}
 	idx.nservers = len(serverNum)
+	idx.scratch.New = idx.newScratch
 	n := float64(len(deferred))
 	avg := total / max(n, 1)
 	df := map[string]int{}
@@ -267,40 +270,48 @@ const (
 )
 
 // feedbackTerms returns the keywords most shared by the feedbackDocs best
-// matches of scores, none of the query's.
-func (idx *searchIndex) feedbackTerms(scores []float32, matched []uint32, direct, extra []string) []string {
+// matches so far, none of the query's.
+func (idx *searchIndex) feedbackTerms(sc *rankScratch, direct, extra []string) []string {
+	scores := sc.scores
 	var top [feedbackDocs]int32
 	nt := 0
-	for d, s := range scores {
-		if s <= 0 {
-			continue
-		}
+	for _, d := range sc.touched {
+		s := scores[d]
 		i := min(nt, feedbackDocs-1)
-		if nt == feedbackDocs && s <= scores[top[i]] {
+		if nt == feedbackDocs && (s < scores[top[i]] || s == scores[top[i]] && d > top[i]) {
 			continue
 		}
-		top[i] = int32(d)
-		for i > 0 && scores[top[i]] > scores[top[i-1]] {
+		top[i] = d
+		for i > 0 && (scores[top[i]] > scores[top[i-1]] || scores[top[i]] == scores[top[i-1]] && top[i] < top[i-1]) {
 			top[i], top[i-1] = top[i-1], top[i]
 			i--
 		}
 		nt = min(nt+1, feedbackDocs)
 	}
-	count := map[string]int{}
-	var order []string
+	type counted struct {
+		k string
+		n int
+	}
+	var buf [feedbackDocs * feedbackDocTerms]counted
+	order := buf[:0]
 	for _, d := range top[:nt] {
 		for _, k := range idx.terms[d] {
 			if slices.Contains(direct, k) || slices.Contains(extra, k) {
 				continue
 			}
-			if count[k] == 0 {
-				order = append(order, k)
+			if i := slices.IndexFunc(order, func(c counted) bool { return c.k == k }); i >= 0 {
+				order[i].n++
+			} else {
+				order = append(order, counted{k, 1})
 			}
-			count[k]++
 		}
 	}
-	slices.SortStableFunc(order, func(a, b string) int { return cmp.Compare(count[b], count[a]) })
-	return order[:min(len(order), feedbackTermsMax)]
+	slices.SortStableFunc(order, func(a, b counted) int { return cmp.Compare(b.n, a.n) })
+	out := make([]string, 0, min(len(order), feedbackTermsMax))
+	for _, c := range order[:min(len(order), feedbackTermsMax)] {
+		out = append(out, c.k)
+	}
+	return out
 }
 
 // rankFeedback is rank, with pseudo-relevance feedback when feedback.
@@ -319,16 +330,20 @@ func (idx *searchIndex) rankFeedback(query string, limit int, feedback bool) []i
 	if n == 0 {
 		return nil
 	}
-	scores := make([]float32, len(idx.docs))
-	matched := make([]uint32, len(idx.docs)) // which of the query's keywords each tool matched
+	sc := idx.scratch.Get().(*rankScratch)
+	defer idx.scratch.Put(sc)
+	defer sc.reset()
+	scores, matched, naming := sc.scores, sc.matched, sc.naming
 	add := func(k string, w float32, src int) {
 		for _, p := range idx.postings[k] {
+			if scores[p.doc] == 0 {
+				sc.touched = append(sc.touched, p.doc)
+			}
 			scores[p.doc] += w * p.w
 			matched[p.doc] |= 1 << src
 		}
 	}
 	// naming[s] is the set of the query's keywords that name server s.
-	naming := make([]uint32, idx.nservers)
 	for src, k := range direct[:n] {
 		add(k, 1, src)
 		for _, s := range idx.servers[k] {
@@ -351,41 +366,82 @@ func (idx *searchIndex) rankFeedback(query string, limit int, feedback bool) []i
 	if stepKnobs.prf && feedback {
 		// Pseudo-relevance feedback: the telling keywords of the best
 		// matches so far, not in the query, count a little more.
-		for _, k := range idx.feedbackTerms(scores, matched, direct[:n], extra[:m]) {
+		for _, k := range idx.feedbackTerms(sc, direct[:n], extra[:m]) {
 			for _, p := range idx.postings[k] {
+				if scores[p.doc] == 0 {
+					sc.touched = append(sc.touched, p.doc)
+				}
 				scores[p.doc] += feedbackWeight * p.w
 			}
 		}
 	}
-	var hits []int32
-	for d, s := range scores {
-		if s > 0 {
-			// A tool that matches more of the query's keywords (or their
-			// synonyms) beats one that matches one keyword strongly. Naming
-			// a tool's server narrows the search to it but selects nothing
-			// by itself: it raises the tools that match something else.
-			own := naming[idx.serverOf[d]]
-			if other := bits.OnesCount32(matched[d] &^ own); other > 0 {
-				s *= float32(other)
-				if own != 0 {
-					s *= serverBoost
-				}
+	// The limit best, kept in order as they come: a full sort of every
+	// hit would cost more than the ranking itself.
+	best := sc.hits[:0]
+	for _, d := range sc.touched {
+		s := scores[d]
+		// A tool that matches more of the query's keywords (or their
+		// synonyms) beats one that matches one keyword strongly. Naming
+		// a tool's server narrows the search to it but selects nothing
+		// by itself: it raises the tools that match something else.
+		own := naming[idx.serverOf[d]]
+		if other := bits.OnesCount32(matched[d] &^ own); other > 0 {
+			s *= float32(other)
+			if own != 0 {
+				s *= serverBoost
 			}
-			scores[d] = s
-			hits = append(hits, int32(d))
+		}
+		h := scored{d, s}
+		if len(best) == limit && !h.before(best[limit-1]) {
+			continue
+		}
+		if len(best) < limit {
+			best = append(best, h)
+		} else {
+			best[limit-1] = h
+		}
+		for i := len(best) - 1; i > 0 && best[i].before(best[i-1]); i-- {
+			best[i], best[i-1] = best[i-1], best[i]
 		}
 	}
-	slices.SortFunc(hits, func(a, b int32) int {
-		if c := cmp.Compare(scores[b], scores[a]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
-	out := make([]int, 0, min(limit, len(hits)))
-	for _, d := range hits[:min(limit, len(hits))] {
-		out = append(out, idx.docs[d])
+	sc.hits = best
+	out := make([]int, 0, len(best))
+	for _, h := range best {
+		out = append(out, idx.docs[h.doc])
 	}
 	return out
+}
+
+// scored is a document and its score.
+type scored struct {
+	doc int32
+	s   float32
+}
+
+// before orders by score, then by table order.
+func (a scored) before(b scored) bool { return a.s > b.s || a.s == b.s && a.doc < b.doc }
+
+// rankScratch is what one ranking writes, by document and by server,
+// kept from one ranking to the next: only the documents a ranking touched
+// are read and cleared.
+type rankScratch struct {
+	scores  []float32
+	matched []uint32 // which of the query's keywords each tool matched
+	naming  []uint32
+	touched []int32 // the documents with a score, each once
+	hits    []scored
+}
+
+func (idx *searchIndex) newScratch() any {
+	return &rankScratch{scores: make([]float32, len(idx.docs)), matched: make([]uint32, len(idx.docs)), naming: make([]uint32, idx.nservers)}
+}
+
+func (sc *rankScratch) reset() {
+	for _, d := range sc.touched {
+		sc.scores[d], sc.matched[d] = 0, 0
+	}
+	clear(sc.naming)
+	sc.touched = sc.touched[:0]
 }
 
 // keywords calls yield with each keyword of text: its words split at
