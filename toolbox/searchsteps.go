@@ -243,9 +243,7 @@ func reduceToken(b *strings.Builder, tok string) {
 		b.WriteString(strings.NewReplacer("://", " ", "/", " ").Replace(core))
 	case strings.ContainsAny(core, "/\\") && !strings.HasPrefix(core, "#"):
 		writePathWords(b, core)
-	case isNumberOrCode(core):
-		// nothing
-	case strings.ContainsAny(core, "._-"):
+	case strings.ContainsAny(core, "._-") && len(core) <= maxTokenBytes/2:
 		// "report_2024.txt": the parts that are not numbers.
 		for i, p := range strings.FieldsFunc(core, func(r rune) bool { return r == '.' || r == '_' || r == '-' }) {
 			if !isNumberOrCode(p) {
@@ -255,6 +253,8 @@ func reduceToken(b *strings.Builder, tok string) {
 				b.WriteString(p)
 			}
 		}
+	case isNumberOrCode(core):
+		// nothing
 	default:
 		b.WriteString(core)
 	}
@@ -383,7 +383,7 @@ func splitSteps(query string) []string {
 		}
 	}
 	for _, line := range strings.Split(query, "\n") {
-		for _, sentence := range splitSentences(line) {
+		for _, sentence := range splitSentences(trimListMarker(line)) {
 			splitClauses(sentence, cut)
 		}
 	}
@@ -417,6 +417,25 @@ func splitSteps(query string) []string {
 		steps = steps[:maxSteps]
 	}
 	return steps
+}
+
+// trimListMarker returns line without the marker of a list item it starts
+// with: "1.", "2)", "-", "*" or "•".
+func trimListMarker(line string) string {
+	t := strings.TrimLeft(line, " \t")
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	switch {
+	case i > 0 && i < len(t) && (t[i] == '.' || t[i] == ')'):
+		return t[i+1:]
+	case strings.HasPrefix(t, "- "), strings.HasPrefix(t, "* "):
+		return t[2:]
+	case strings.HasPrefix(t, "• "):
+		return t[len("• "):]
+	}
+	return line
 }
 
 // splitSentences splits line at '.', '?', '!', ';' and ':' followed by a
