@@ -48,7 +48,8 @@ var stepKnobs = struct {
 	context      bool // each step is searched with the servers the task names
 	prf          bool // steps are ranked with pseudo-relevance feedback
 	prfAll       bool // so is every query
-}{noise: true, split: true, fusion: fuseRoundRobin, context: true, prf: true}
+	code         bool // pasted code is dropped
+}{noise: true, split: true, fusion: fuseRoundRobin, context: true, prf: true, code: true}
 
 // How the rankings of a query's steps are fused.
 const (
@@ -168,10 +169,11 @@ func sortStable(s []int, less func(a, b int) bool) {
 // reduceNoise returns query without what carries no meaning for choosing
 // a tool, before anything is tokenised: a URL becomes the words of its
 // host ("https://github.com/acme/web/pull/88" is "github"), a file path
-// its base name and extension ("./src/db/example.ts" is "example ts"), and
-// runs of base64 or hex, numbers, and any run without a space longer than
-// maxTokenBytes go. What is left is cut to maxQueryBytes, its head and
-// tail kept.
+// the names of its last two parts ("./src/db/example.ts" is "db
+// example.ts"), a name with dots or underscores its words, and runs of
+// base64 or hex, numbers, any run without a space longer than
+// maxTokenBytes and pasted code (fenced blocks, indented lines) go. What is
+// left is cut to maxQueryBytes, its head and tail kept.
 func reduceNoise(query string) string {
 	if !needsReduce(query) {
 		return query
@@ -195,13 +197,40 @@ func reduceNoise(query string) string {
 		rest = rest[j:]
 		reduceToken(&b, tok)
 	}
-	return cutQuery(b.String())
+	out := b.String()
+	if stepKnobs.code {
+		out = dropCode(out)
+	}
+	return cutQuery(out)
+}
+
+// dropCode drops what is pasted as code: fenced blocks (between lines
+// starting with three backticks) and indented lines (stack frames, logs).
+func dropCode(q string) string {
+	if !strings.Contains(q, "```") && !strings.Contains(q, "\n  ") && !strings.Contains(q, "\n\t") {
+		return q
+	}
+	var b strings.Builder
+	fenced := false
+	for line := range strings.Lines(q) {
+		t := strings.TrimLeft(line, " \t")
+		switch {
+		case strings.HasPrefix(t, "```"):
+			fenced = !fenced
+			b.WriteString("\n")
+		case fenced, (strings.HasPrefix(line, "\t") || len(line)-len(t) >= 2) && t != "" && t != "\n":
+			b.WriteString("\n")
+		default:
+			b.WriteString(line)
+		}
+	}
+	return b.String()
 }
 
 // needsReduce is false for a query that reduceNoise would leave as it is:
-// short, without a slash, a digit or a long run.
+// short, without a slash, a digit, a long run or pasted code.
 func needsReduce(q string) bool {
-	if len(q) > maxQueryBytes {
+	if len(q) > maxQueryBytes || strings.Contains(q, "```") || strings.Contains(q, "\n  ") || strings.Contains(q, "\n\t") {
 		return true
 	}
 	run := 0

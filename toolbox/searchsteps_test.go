@@ -68,6 +68,9 @@ func TestReduceNoise(t *testing.T) {
 		{"rename report_2024.txt", "rename report txt"},
 		{"keep 3G and v1.2 and abc123", "keep 3G and v1 and abc123"},
 		{"pasted: " + strings.Repeat("QUJDRA", 20) + " end", "pasted:  end"},
+		{"the log:\n```\nnpm ERR! code ERESOLVE\n```\nfix package.json", "the log:\n\n\n\nfix package json"},
+		{"it says:\nTypeError: x is undefined\n    at ProductList (src/ProductList.tsx)\n\tat render\nthen fix it",
+			"it says:\nTypeError: x is undefined\n\n\nthen fix it"},
 	} {
 		assert.Equal(t, c.want, reduceNoise(c.in), "reduceNoise(%q)", c.in)
 	}
