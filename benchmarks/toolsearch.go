@@ -27,7 +27,11 @@ const (
 	SubjectEager    = "every definition (eager)"
 	SubjectDeferred = "search tool (deferred)"
 	SubjectSearch   = "tool search"
-	SubjectOnReq    = "OnRequest with tool search"
+	// SubjectSearchLong and SubjectSearchBlob search with LongTask and
+	// BlobTask.
+	SubjectSearchLong = "tool search, a 2 KB task"
+	SubjectSearchBlob = "tool search, a 20 KB paste"
+	SubjectOnReq      = "OnRequest with tool search"
 	// SubjectEagerHost is the floor of OnRequest: a host copying
 	// ToolDefinitions into the request.
 	SubjectEagerHost = "host adds ToolDefinitions (floor)"
@@ -58,16 +62,50 @@ type ToolSearchFigures struct {
 	// search index (again after any change of a tool list).
 	SearchTools  int
 	FirstRequest time.Duration
-	// Search is one search call through OnStreamChunk; OnRequest and Eager
-	// are OnRequest on a conversation of ConversationMessages messages and
-	// its floor.
-	Search, OnRequest, Eager Result
+	// Search is one search call through OnStreamChunk with a short
+	// phrasing, SearchLong with a 2 KB task of several steps ([LongTask]),
+	// SearchBlob with a 20 KB paste ([BlobTask]); OnRequest and Eager are
+	// OnRequest on a conversation of ConversationMessages messages and its
+	// floor.
+	Search, SearchLong, SearchBlob, OnRequest, Eager Result
+	// Sets score the search on each set of tasks (recall at 3, 5 and 10,
+	// steps covered at 5), in the order of TaskSets.
+	Sets []toolcorpus.Figures
 	// Found and Asked count, by server, the task phrasings whose tool was
 	// among those a search for the phrasing loaded.
 	Found, Asked map[string]int
 	// HeldOutFound of HeldOutAsked phrasings written after the search was
 	// last tuned had their tool loaded.
 	HeldOutFound, HeldOutAsked int
+}
+
+// TaskSets name the sets of tasks that [ToolSearchFigures.Sets] score.
+var TaskSets = []string{
+	"one-tool phrasings, tuned on (tasks.json)",
+	"one-tool phrasings held out before tuning (tasks_heldout.json)",
+	"several-step tasks, written before tuning (tasks_steps.json)",
+	"several-step tasks, written after tuning (tasks_steps_late.json)",
+}
+
+// loadTaskSets reads the sets of TaskSets.
+func loadTaskSets() ([][]toolcorpus.StepTask, error) {
+	tuned, err := toolcorpus.Tasks()
+	if err != nil {
+		return nil, err
+	}
+	heldOut, err := toolcorpus.HeldOutTasks()
+	if err != nil {
+		return nil, err
+	}
+	steps, err := toolcorpus.StepTasks()
+	if err != nil {
+		return nil, err
+	}
+	late, err := toolcorpus.LateStepTasks()
+	if err != nil {
+		return nil, err
+	}
+	return [][]toolcorpus.StepTask{toolcorpus.AsSteps(tuned), toolcorpus.AsSteps(heldOut), steps, late}, nil
 }
 
 // Recall is the share of task phrasings whose tool was loaded.
@@ -198,6 +236,9 @@ func MeasureToolSearch(ctx context.Context, rounds, perRound int) (ToolSearchFig
 			f.HeldOutFound++
 		}
 	}
+	if f.Sets, err = measureSets(ctx); err != nil {
+		return f, err
+	}
 
 	big, _, stopBig, err := CorpusToolbox(ctx, SearchCopies, toolbox.WithToolSearch(toolbox.ToolSearch{}))
 	if err != nil {
@@ -211,12 +252,52 @@ func MeasureToolSearch(ctx context.Context, rounds, perRound int) (ToolSearchFig
 	}
 	f.FirstRequest = time.Since(t0)
 	conv := Conversation(big, tasks, ConversationMessages)
-	res, err := Interleave(ctx, []*Subject{SearchSubject(big, tasks), OnRequestSubject(big, conv), EagerHostSubject(big, conv)}, rounds, perRound, perRound)
+	steps, err := toolcorpus.StepTasks()
 	if err != nil {
 		return f, err
 	}
-	f.Search, f.OnRequest, f.Eager = res[0], res[1], res[2]
+	res, err := Interleave(ctx, []*Subject{
+		SearchSubject(big, tasks),
+		QuerySubject(big, SubjectSearchLong, []string{LongTask(steps)}),
+		QuerySubject(big, SubjectSearchBlob, []string{BlobTask()}),
+		OnRequestSubject(big, conv), EagerHostSubject(big, conv),
+	}, rounds, perRound, perRound)
+	if err != nil {
+		return f, err
+	}
+	f.Search, f.SearchLong, f.SearchBlob, f.OnRequest, f.Eager = res[0], res[1], res[2], res[3], res[4]
 	return f, nil
+}
+
+// measureSets scores the search on each of TaskSets over one copy of the
+// corpus, with toolboxes loading each of toolcorpus.Depths.
+func measureSets(ctx context.Context) ([]toolcorpus.Figures, error) {
+	sets, err := loadTaskSets()
+	if err != nil {
+		return nil, err
+	}
+	tbs := map[int]*toolbox.Toolbox{}
+	for _, k := range toolcorpus.Depths {
+		tb, _, stop, err := CorpusToolbox(ctx, 1, toolbox.WithToolSearch(toolbox.ToolSearch{Results: k}))
+		if err != nil {
+			return nil, err
+		}
+		defer stop()
+		tbs[k] = tb
+	}
+	search := func(q string, k int) []string {
+		var names []string
+		for _, tl := range tbs[k].Search(q) {
+			names = append(names, tl.Name)
+		}
+		return names
+	}
+	out := make([]toolcorpus.Figures, len(sets))
+	for i, set := range sets {
+		out[i] = toolcorpus.Measure(set, search)
+		out[i].Misses = nil
+	}
+	return out, nil
 }
 
 // SearchSubject searches with each task phrasing in turn, as the model's

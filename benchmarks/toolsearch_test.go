@@ -45,6 +45,17 @@ func TestToolSearchFigures(t *testing.T) {
 	if r := f.Recall(); r < 0.81 {
 		t.Errorf("recall %.3f", r)
 	}
+	if len(f.Sets) != len(benchmarks.TaskSets) {
+		t.Fatalf("%d sets scored, want %d", len(f.Sets), len(benchmarks.TaskSets))
+	}
+	if s := f.Sets[2]; s.Tasks < 80 || s.Recall(1) < 0.8 || s.StepsCovered() < 0.65 {
+		t.Errorf("several-step tasks: %s", s)
+	}
+	for _, want := range []string{benchmarks.SubjectSearchLong, benchmarks.SubjectSearchBlob, "steps covered at 5", benchmarks.TaskSets[3]} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
 }
 
 func BenchmarkToolSearch(b *testing.B) {
@@ -70,6 +81,18 @@ func BenchmarkToolSearch(b *testing.B) {
 	b.Run("search/20KB_blob", func(b *testing.B) {
 		latency(b, benchmarks.QuerySubject(tb, "20 KB blob", []string{benchmarks.BlobTask()}))
 	})
+	// The same searches through Toolbox.Search: the ranking without the
+	// decoding of the call's JSON and the rendering of its result.
+	for name, q := range map[string]string{"2KB_task": benchmarks.LongTask(steps), "20KB_blob": benchmarks.BlobTask()} {
+		b.Run("search_direct/"+name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if len(tb.Search(q)) == 0 {
+					b.Fatal("nothing found")
+				}
+			}
+		})
+	}
 	b.Run("onrequest/200_messages", func(b *testing.B) { latency(b, benchmarks.OnRequestSubject(tb, conv)) })
 	b.Run("onrequest/eager_host", func(b *testing.B) { latency(b, benchmarks.EagerHostSubject(tb, conv)) })
 	// With tool search on, a chunk with no call of a known tool still

@@ -150,6 +150,9 @@ func TestSearchFiguresOnTaskSets(t *testing.T) {
 		{"held-out phrasings", one(toolcorpus.HeldOutTasks), 0.78, 0.78},
 		// 0.796 and 0.488 before step search; 0.914 and 0.669 after.
 		{"several-step", toolcorpus.StepTasks, 0.89, 0.65},
+		// Written after the tuning ended: reported, with no floor fitted
+		// to it.
+		{"several-step, written after tuning", toolcorpus.LateStepTasks, 0, 0},
 	} {
 		t.Run(set.name, func(t *testing.T) {
 			tasks, err := set.load()

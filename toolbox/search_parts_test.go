@@ -23,7 +23,10 @@ func TestSearchPartsOnTheirOwn(t *testing.T) {
 	require.NoError(t, err)
 	steps, err := toolcorpus.StepTasks()
 	require.NoError(t, err)
+	late, err := toolcorpus.LateStepTasks()
+	require.NoError(t, err)
 	sets["phrasings"], sets["held-out phrasings"], sets["several-step"] = toolcorpus.AsSteps(tuned), toolcorpus.AsSteps(heldOut), steps
+	sets["several-step, late"] = late
 	parts := []struct {
 		name         string
 		noise, split bool
@@ -49,7 +52,7 @@ func TestSearchPartsOnTheirOwn(t *testing.T) {
 		if p.all {
 			restoreAll = toolbox.SetFeedbackForAll()
 		}
-		for _, name := range []string{"phrasings", "held-out phrasings", "several-step"} {
+		for _, name := range []string{"phrasings", "held-out phrasings", "several-step", "several-step, late"} {
 			f := toolcorpus.Measure(sets[name], search)
 			t.Logf("%-42s %-20s %s", p.name, name, f)
 			if name == "several-step" {

@@ -27,7 +27,7 @@ const (
 	maxQueryHead  = 3072
 	// maxSteps bounds how many steps a query is searched as; the steps
 	// past it join the last.
-	maxSteps = 12
+	maxSteps = 8
 	// minStepKeywords is how many keywords a fragment needs to be a step
 	// of its own; a shorter one joins its neighbour.
 	minStepKeywords = 2
@@ -177,6 +177,11 @@ func sortStable(s []int, less func(a, b int) bool) {
 func reduceNoise(query string) string {
 	if !needsReduce(query) {
 		return query
+	}
+	if len(query) > 2*maxQueryBytes {
+		// Cut a long paste before reading it: of its middle, what
+		// survives the reduction would be cut anyway.
+		query = cutAt(query, 2*maxQueryBytes-(maxQueryBytes-maxQueryHead), maxQueryBytes-maxQueryHead)
 	}
 	var b strings.Builder
 	b.Grow(min(len(query), maxQueryBytes+maxTokenBytes))
@@ -389,15 +394,20 @@ func cutQuery(q string) string {
 	if len(q) <= maxQueryBytes {
 		return q
 	}
-	head := q[:maxQueryHead]
-	if i := strings.LastIndexAny(head, " \n"); i > 0 {
-		head = head[:i]
+	return cutAt(q, maxQueryHead, maxQueryBytes-maxQueryHead)
+}
+
+// cutAt keeps the first head and last tail bytes of q, cut at spaces.
+func cutAt(q string, head, tail int) string {
+	h := q[:head]
+	if i := strings.LastIndexAny(h, " \n"); i > 0 {
+		h = h[:i]
 	}
-	tail := q[len(q)-(maxQueryBytes-maxQueryHead):]
-	if i := strings.IndexAny(tail, " \n"); i >= 0 {
-		tail = tail[i+1:]
+	t := q[len(q)-tail:]
+	if i := strings.IndexAny(t, " \n"); i >= 0 {
+		t = t[i+1:]
 	}
-	return head + "\n\n" + tail
+	return h + "\n\n" + t
 }
 
 // splitSteps splits query into its steps: list items and lines, sentences,
