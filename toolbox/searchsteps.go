@@ -26,7 +26,7 @@ const (
 	maxQueryBytes = 4096
 	maxQueryHead  = 3072
 	// maxSteps bounds how many steps a query is searched as; the steps
-	// past it join the last.
+	// past it are not searched.
 	maxSteps = 8
 	// minStepKeywords is how many keywords a fragment needs to be a step
 	// of its own; a shorter one joins its neighbour.
@@ -452,7 +452,8 @@ func splitSteps(query string) []string {
 		}
 	}
 	if len(steps) > maxSteps {
-		steps[maxSteps-1] = strings.Join(steps[maxSteps-1:], " ")
+		// Each step's best is loaded before any step's second: of the
+		// steps past maxSteps none would be reached.
 		steps = steps[:maxSteps]
 	}
 	return steps

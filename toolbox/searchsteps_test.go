@@ -50,9 +50,11 @@ func TestSplitStepsBoundsTheSteps(t *testing.T) {
 	for range 3 * maxSteps {
 		b.WriteString("take a screenshot of the page. ")
 	}
+	b.WriteString("then post it to slack")
 	steps := splitSteps(b.String())
 	require.Len(t, steps, maxSteps)
 	assert.Contains(t, steps[maxSteps-1], "screenshot")
+	assert.NotContains(t, strings.Join(steps, " "), "slack")
 }
 
 func TestReduceNoise(t *testing.T) {
