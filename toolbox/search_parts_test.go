@@ -50,7 +50,9 @@ func TestSearchPartsOnTheirOwn(t *testing.T) {
 		restore := toolbox.SetStepKnobs(p.noise, p.split, p.fusion, p.context, p.prf)
 		restoreAll := func() {}
 		if p.all {
-			restoreAll = toolbox.SetFeedbackForAll()
+			k := toolbox.GetRankKnobs()
+			k.FeedbackOne = k.Feedback
+			restoreAll = toolbox.SetRankKnobs(k)
 		}
 		for _, name := range []string{"phrasings", "held-out phrasings", "several-step", "several-step, late"} {
 			f := toolcorpus.Measure(sets[name], search)

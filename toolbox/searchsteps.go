@@ -47,7 +47,6 @@ var stepKnobs = struct {
 	fusion       int  // fuseRoundRobin or fuseRRF
 	context      bool // each step is searched with the servers the task names
 	prf          bool // steps are ranked with pseudo-relevance feedback
-	prfAll       bool // so is every query
 	code         bool // pasted code is dropped
 }{noise: true, split: true, fusion: fuseRoundRobin, context: true, prf: true, code: true}
 
@@ -68,17 +67,17 @@ const rrfK = 60
 // ranked as it is.
 func (idx *searchIndex) search(query string, limit int) []int {
 	if len(query) <= maxQueryBytes && distinctKeywords(query, minSplitKeywords) < minSplitKeywords {
-		return idx.rankFeedback(query, limit, stepKnobs.prfAll)
+		return idx.rankOne(query, limit)
 	}
 	if stepKnobs.noise {
 		query = reduceNoise(query)
 	}
 	if !stepKnobs.split {
-		return idx.rank(query, limit)
+		return idx.rankOne(query, limit)
 	}
 	steps := splitSteps(query)
 	if len(steps) <= 1 {
-		return idx.rank(query, limit)
+		return idx.rankOne(query, limit)
 	}
 	// The servers the task names anywhere ("in Datadog") are what its
 	// other steps ("mute the host") mean too.
@@ -88,7 +87,7 @@ func (idx *searchIndex) search(query string, limit int) []int {
 	}
 	lists := make([][]int, len(steps))
 	for i, s := range steps {
-		lists[i] = idx.rankFeedback(s+named, limit, true)
+		lists[i] = idx.rankFeedback(s+named, limit, rankKnobs.feedback)
 	}
 	return fuseSteps(lists, limit)
 }
