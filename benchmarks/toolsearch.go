@@ -77,6 +77,11 @@ type ToolSearchFigures struct {
 	// HeldOutFound of HeldOutAsked phrasings written after the search was
 	// last tuned had their tool loaded.
 	HeldOutFound, HeldOutAsked int
+	// FirstTools is how many tools the first corpus has (the servers of
+	// toolcorpus.FirstServers, on which the phrasings were written), and
+	// HeldOutFirstFound how many of the held-out phrasings a search over
+	// those tools alone loads the tool of.
+	FirstTools, HeldOutFirstFound int
 }
 
 // TaskSets name the sets of tasks that [ToolSearchFigures.Sets] score.
@@ -129,6 +134,11 @@ func CorpusToolbox(ctx context.Context, copies int, opts ...toolbox.Option) (tb 
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	return serversToolbox(ctx, servers, copies, opts...)
+}
+
+// serversToolbox is CorpusToolbox over servers.
+func serversToolbox(ctx context.Context, servers []toolcorpus.Server, copies int, opts ...toolbox.Option) (tb *toolbox.Toolbox, _ []toolcorpus.Server, stop func(), err error) {
 	cfg := &toolbox.Config{Servers: map[string]*toolbox.ServerConfig{}}
 	var https []*httptest.Server
 	stop = func() {
@@ -234,6 +244,17 @@ func MeasureToolSearch(ctx context.Context, rounds, perRound int) (ToolSearchFig
 		f.HeldOutAsked++
 		if loads(task) {
 			f.HeldOutFound++
+		}
+	}
+	first, _, stopFirst, err := serversToolbox(ctx, toolcorpus.First(servers), 1, toolbox.WithToolSearch(toolbox.ToolSearch{}))
+	if err != nil {
+		return f, err
+	}
+	defer stopFirst()
+	f.FirstTools = len(first.Tools())
+	for _, task := range heldOut {
+		if slices.ContainsFunc(first.Search(task.Task), func(tl toolbox.Tool) bool { return tl.Name == task.Tool }) {
+			f.HeldOutFirstFound++
 		}
 	}
 	if f.Sets, err = measureSets(ctx); err != nil {

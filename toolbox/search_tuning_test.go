@@ -13,10 +13,6 @@ import (
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
 
-// firstServers are the 11 servers of the corpus as it was when the
-// one-tool phrasings were written (189 tools, listed on 2026-12-01).
-var firstServers = []string{"chrome", "context7", "everything", "filesystem", "git", "github", "memory", "notion", "onepassword", "playwright", "thinking"}
-
 // searchOver returns what a search loads at 3, 5 and 10 over entries,
 // with toolboxes opened now (their index built with the knobs as they
 // are).
@@ -73,7 +69,7 @@ func TestRankingTuning(t *testing.T) {
 func firstEntries(entries map[string]entry) map[string]entry {
 	out := map[string]entry{}
 	for name, e := range entries {
-		if slices.Contains(firstServers, name) {
+		if slices.Contains(toolcorpus.FirstServers, name) {
 			out[name] = e
 		}
 	}
@@ -96,7 +92,7 @@ func TestRankingPartsOnTheirOwn(t *testing.T) {
 	}
 	entries, _ := corpusEntries(t)
 	first := firstEntries(entries)
-	require.Len(t, first, len(firstServers))
+	require.Len(t, first, len(toolcorpus.FirstServers))
 	tuned, err := toolcorpus.Tasks()
 	require.NoError(t, err)
 	heldOut, err := toolcorpus.HeldOutTasks()

@@ -101,6 +101,22 @@ func NewServer(s Server) *mcp.Server {
 	return srv
 }
 
+// FirstServers are the 11 servers of the corpus as it was when the
+// one-tool phrasings were written and their targets set (189 tools,
+// listed on 2026-12-01).
+var FirstServers = []string{"chrome", "context7", "everything", "filesystem", "git", "github", "memory", "notion", "onepassword", "playwright", "thinking"}
+
+// First keeps of servers those of FirstServers.
+func First(servers []Server) []Server {
+	var out []Server
+	for _, s := range servers {
+		if slices.Contains(FirstServers, s.Name) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // Count is how many tools the servers have together.
 func Count(servers []Server) int {
 	n := 0
