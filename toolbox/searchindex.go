@@ -468,16 +468,11 @@ func commonNameWords(rt *routeTable, deferred []int, tws [][]fieldWord) map[stri
 	return out
 }
 
-// rank returns the table indexes of the limit best matches of query's
-// keywords, best first (ties by table order, which is by exposed name).
-// Each keyword also matches its synonyms, for less; a keyword that names a
-// server raises by half the scores of that server's tools that match
-// another keyword.
-func (idx *searchIndex) rank(query string, limit int) []int {
-	return idx.rankFeedback(query, limit, 0)
-}
-
-// rankOne ranks a query of one step.
+// rankOne ranks a query of one step: the table indexes of the limit best
+// matches of query's keywords, best first (ties by table order, which is
+// by exposed name). Each keyword also matches its synonyms, for less; a
+// keyword that names a server multiplies by rankKnobs.serverBoost the
+// scores of that server's tools that match another keyword.
 func (idx *searchIndex) rankOne(query string, limit int) []int {
 	return idx.rankFeedback(query, limit, rankKnobs.feedbackOne)
 }
