@@ -139,11 +139,13 @@ func newSearchIndex(rt *routeTable, deferred []int, cache *wordCache) *searchInd
 			keywords(rt.byName[tl.Name].server.cfg.ToolPrefix(), func(k string) { pre = append(pre, k) })
 			prefixes = append(prefixes, pre)
 			var ins []string
-			keywords(serverInstructions(rt.byName[tl.Name].server), func(k string) {
-				if !slices.Contains(ins, k) {
-					ins = append(ins, k)
-				}
-			})
+			if rankKnobs.instructions > 0 {
+				keywords(serverInstructions(rt.byName[tl.Name].server), func(k string) {
+					if !slices.Contains(ins, k) {
+						ins = append(ins, k)
+					}
+				})
+			}
 			instructions = append(instructions, ins)
 		}
 		idx.serverOf[d] = num
