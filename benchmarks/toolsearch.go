@@ -27,15 +27,19 @@ const (
 	SubjectEager    = "every definition (eager)"
 	SubjectDeferred = "search tool (deferred)"
 	SubjectSearch   = "tool search"
-	SubjectOnReq    = "OnRequest with tool search"
+	// SubjectSearchLong and SubjectSearchBlob search with LongTask and
+	// BlobTask.
+	SubjectSearchLong = "tool search, a 2 KB task"
+	SubjectSearchBlob = "tool search, a 20 KB paste"
+	SubjectOnReq      = "OnRequest with tool search"
 	// SubjectEagerHost is the floor of OnRequest: a host copying
 	// ToolDefinitions into the request.
 	SubjectEagerHost = "host adds ToolDefinitions (floor)"
 )
 
 // SearchCopies is how many copies of the corpus the search scenario's
-// toolbox serves, each under its own server names: 6 × 189 = 1,134 tools.
-const SearchCopies = 6
+// toolbox serves, each under its own server names: 2 × 582 = 1,164 tools.
+const SearchCopies = 2
 
 // ConversationMessages is the length of the OnRequest scenario's
 // conversation.
@@ -58,16 +62,55 @@ type ToolSearchFigures struct {
 	// search index (again after any change of a tool list).
 	SearchTools  int
 	FirstRequest time.Duration
-	// Search is one search call through OnStreamChunk; OnRequest and Eager
-	// are OnRequest on a conversation of ConversationMessages messages and
-	// its floor.
-	Search, OnRequest, Eager Result
+	// Search is one search call through OnStreamChunk with a short
+	// phrasing, SearchLong with a 2 KB task of several steps ([LongTask]),
+	// SearchBlob with a 20 KB paste ([BlobTask]); OnRequest and Eager are
+	// OnRequest on a conversation of ConversationMessages messages and its
+	// floor.
+	Search, SearchLong, SearchBlob, OnRequest, Eager Result
+	// Sets score the search on each set of tasks (recall at 3, 5 and 10,
+	// steps covered at 5), in the order of TaskSets.
+	Sets []toolcorpus.Figures
 	// Found and Asked count, by server, the task phrasings whose tool was
 	// among those a search for the phrasing loaded.
 	Found, Asked map[string]int
 	// HeldOutFound of HeldOutAsked phrasings written after the search was
 	// last tuned had their tool loaded.
 	HeldOutFound, HeldOutAsked int
+	// FirstTools is how many tools the first corpus has (the servers of
+	// toolcorpus.FirstServers, on which the phrasings were written), and
+	// HeldOutFirstFound how many of the held-out phrasings a search over
+	// those tools alone loads the tool of.
+	FirstTools, HeldOutFirstFound int
+}
+
+// TaskSets name the sets of tasks that [ToolSearchFigures.Sets] score.
+var TaskSets = []string{
+	"one-tool phrasings, tuned on (tasks.json)",
+	"one-tool phrasings held out before tuning (tasks_heldout.json)",
+	"several-step tasks, written before tuning (tasks_steps.json)",
+	"several-step tasks, written after tuning (tasks_steps_late.json)",
+}
+
+// loadTaskSets reads the sets of TaskSets.
+func loadTaskSets() ([][]toolcorpus.StepTask, error) {
+	tuned, err := toolcorpus.Tasks()
+	if err != nil {
+		return nil, err
+	}
+	heldOut, err := toolcorpus.HeldOutTasks()
+	if err != nil {
+		return nil, err
+	}
+	steps, err := toolcorpus.StepTasks()
+	if err != nil {
+		return nil, err
+	}
+	late, err := toolcorpus.LateStepTasks()
+	if err != nil {
+		return nil, err
+	}
+	return [][]toolcorpus.StepTask{toolcorpus.AsSteps(tuned), toolcorpus.AsSteps(heldOut), steps, late}, nil
 }
 
 // Recall is the share of task phrasings whose tool was loaded.
@@ -91,6 +134,11 @@ func CorpusToolbox(ctx context.Context, copies int, opts ...toolbox.Option) (tb 
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	return serversToolbox(ctx, servers, copies, opts...)
+}
+
+// serversToolbox is CorpusToolbox over servers.
+func serversToolbox(ctx context.Context, servers []toolcorpus.Server, copies int, opts ...toolbox.Option) (tb *toolbox.Toolbox, _ []toolcorpus.Server, stop func(), err error) {
 	cfg := &toolbox.Config{Servers: map[string]*toolbox.ServerConfig{}}
 	var https []*httptest.Server
 	stop = func() {
@@ -198,6 +246,20 @@ func MeasureToolSearch(ctx context.Context, rounds, perRound int) (ToolSearchFig
 			f.HeldOutFound++
 		}
 	}
+	first, _, stopFirst, err := serversToolbox(ctx, toolcorpus.First(servers), 1, toolbox.WithToolSearch(toolbox.ToolSearch{}))
+	if err != nil {
+		return f, err
+	}
+	defer stopFirst()
+	f.FirstTools = len(first.Tools())
+	for _, task := range heldOut {
+		if slices.ContainsFunc(first.Search(task.Task), func(tl toolbox.Tool) bool { return tl.Name == task.Tool }) {
+			f.HeldOutFirstFound++
+		}
+	}
+	if f.Sets, err = measureSets(ctx); err != nil {
+		return f, err
+	}
 
 	big, _, stopBig, err := CorpusToolbox(ctx, SearchCopies, toolbox.WithToolSearch(toolbox.ToolSearch{}))
 	if err != nil {
@@ -211,23 +273,127 @@ func MeasureToolSearch(ctx context.Context, rounds, perRound int) (ToolSearchFig
 	}
 	f.FirstRequest = time.Since(t0)
 	conv := Conversation(big, tasks, ConversationMessages)
-	res, err := Interleave(ctx, []*Subject{SearchSubject(big, tasks), OnRequestSubject(big, conv), EagerHostSubject(big, conv)}, rounds, perRound, perRound)
+	steps, err := toolcorpus.StepTasks()
 	if err != nil {
 		return f, err
 	}
-	f.Search, f.OnRequest, f.Eager = res[0], res[1], res[2]
+	res, err := Interleave(ctx, []*Subject{
+		SearchSubject(big, tasks),
+		QuerySubject(big, SubjectSearchLong, []string{LongTask(steps)}),
+		QuerySubject(big, SubjectSearchBlob, []string{BlobTask()}),
+		OnRequestSubject(big, conv), EagerHostSubject(big, conv),
+	}, rounds, perRound, perRound)
+	if err != nil {
+		return f, err
+	}
+	f.Search, f.SearchLong, f.SearchBlob, f.OnRequest, f.Eager = res[0], res[1], res[2], res[3], res[4]
 	return f, nil
+}
+
+// measureSets scores the search on each of TaskSets over one copy of the
+// corpus, with toolboxes loading each of toolcorpus.Depths.
+func measureSets(ctx context.Context) ([]toolcorpus.Figures, error) {
+	sets, err := loadTaskSets()
+	if err != nil {
+		return nil, err
+	}
+	tbs := map[int]*toolbox.Toolbox{}
+	for _, k := range toolcorpus.Depths {
+		tb, _, stop, err := CorpusToolbox(ctx, 1, toolbox.WithToolSearch(toolbox.ToolSearch{Results: k}))
+		if err != nil {
+			return nil, err
+		}
+		defer stop()
+		tbs[k] = tb
+	}
+	search := func(q string, k int) []string {
+		var names []string
+		for _, tl := range tbs[k].Search(q) {
+			names = append(names, tl.Name)
+		}
+		return names
+	}
+	out := make([]toolcorpus.Figures, len(sets))
+	for i, set := range sets {
+		out[i] = toolcorpus.Measure(set, search)
+		out[i].Misses = nil
+	}
+	return out, nil
 }
 
 // SearchSubject searches with each task phrasing in turn, as the model's
 // call of the search tool through OnStreamChunk.
 func SearchSubject(tb *toolbox.Toolbox, tasks []toolcorpus.Task) *Subject {
-	calls := make([]plugin.ToolCall, len(tasks))
+	queries := make([]string, len(tasks))
 	for i, task := range tasks {
-		args, _ := json.Marshal(map[string]string{"query": task.Task})
+		queries[i] = task.Task
+	}
+	return QuerySubject(tb, SubjectSearch, queries)
+}
+
+// LongTaskBytes and BlobTaskBytes are the sizes of [LongTask] and
+// [BlobTask].
+const (
+	LongTaskBytes = 2 << 10
+	BlobTaskBytes = 20 << 10
+)
+
+// LongTask is a 2 KB message of several tasks: the several-step tasks
+// without pasted content, one after the other, cut at LongTaskBytes.
+func LongTask(tasks []toolcorpus.StepTask) string {
+	var b strings.Builder
+	for _, t := range tasks {
+		if b.Len() >= LongTaskBytes {
+			break
+		}
+		if len(t.Task) < 400 && !strings.Contains(t.Task, "\n\n") {
+			b.WriteString(t.Task)
+			b.WriteString("\n")
+		}
+	}
+	return cutBytes(b.String(), LongTaskBytes)
+}
+
+// BlobTask is a short task with a pasted blob making it 20 KB: a base64
+// image, then a log of hex request IDs and numbers.
+func BlobTask() string {
+	var b strings.Builder
+	b.WriteString("the upload fails with the screenshot below, find the matching issue on github and add a comment with this log:\n\ndata:image/png;base64,")
+	x := uint64(0x9E3779B97F4A7C15)
+	const b64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	for b.Len() < BlobTaskBytes/2 {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		b.WriteByte(b64[x%64])
+	}
+	b.WriteString("\n\n")
+	for i := 0; b.Len() < BlobTaskBytes; i++ {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		fmt.Fprintf(&b, "2026-12-02T14:%02d:%02d.%03dZ req=%016x status=500 bytes=%d\n", i/60%60, i%60, i%1000, x, x%65536)
+	}
+	return cutBytes(b.String(), BlobTaskBytes)
+}
+
+// cutBytes cuts s to n bytes (ASCII here).
+func cutBytes(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// QuerySubject searches with each of queries in turn, as the model's call
+// of the search tool through OnStreamChunk.
+func QuerySubject(tb *toolbox.Toolbox, name string, queries []string) *Subject {
+	calls := make([]plugin.ToolCall, len(queries))
+	for i, q := range queries {
+		args, _ := json.Marshal(map[string]string{"query": q})
 		calls[i] = plugin.ToolCall{ID: fmt.Sprint(i), Name: toolbox.DefaultToolSearchName, Arguments: args}
 	}
-	return &Subject{Name: SubjectSearch, New: func() Op {
+	return &Subject{Name: name, New: func() Op {
 		i := 0
 		chunk := &plugin.Chunk{Blocks: make([]plugin.Block, 1)}
 		return func(ctx context.Context) error {

@@ -42,8 +42,22 @@ func TestToolSearchFigures(t *testing.T) {
 	if f.SearchTools < 1000 {
 		t.Errorf("the search toolbox has %d tools, want at least 1,000", f.SearchTools)
 	}
-	if r := f.Recall(); r < 0.9 {
+	if r := f.Recall(); r < 0.86 {
 		t.Errorf("recall %.3f", r)
+	}
+	if f.FirstTools != 189 || f.HeldOutFirstFound < 27 {
+		t.Errorf("held out over the first corpus: %d of %d over %d tools", f.HeldOutFirstFound, f.HeldOutAsked, f.FirstTools)
+	}
+	if len(f.Sets) != len(benchmarks.TaskSets) {
+		t.Fatalf("%d sets scored, want %d", len(f.Sets), len(benchmarks.TaskSets))
+	}
+	if s := f.Sets[2]; s.Tasks < 80 || s.Recall(1) < 0.8 || s.StepsCovered() < 0.65 {
+		t.Errorf("several-step tasks: %s", s)
+	}
+	for _, want := range []string{benchmarks.SubjectSearchLong, benchmarks.SubjectSearchBlob, "steps covered at 5", benchmarks.TaskSets[3], "held out, over the 189 tools of the first 11 servers"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("the report lacks %q", want)
+		}
 	}
 }
 
@@ -59,7 +73,29 @@ func BenchmarkToolSearch(b *testing.B) {
 		b.Fatal(err)
 	}
 	conv := benchmarks.Conversation(tb, tasks, benchmarks.ConversationMessages)
+	steps, err := toolcorpus.StepTasks()
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.Run(fmt.Sprintf("search/%d_tools", len(tb.Tools())), func(b *testing.B) { latency(b, benchmarks.SearchSubject(tb, tasks)) })
+	b.Run("search/2KB_task", func(b *testing.B) {
+		latency(b, benchmarks.QuerySubject(tb, "2 KB task", []string{benchmarks.LongTask(steps)}))
+	})
+	b.Run("search/20KB_blob", func(b *testing.B) {
+		latency(b, benchmarks.QuerySubject(tb, "20 KB blob", []string{benchmarks.BlobTask()}))
+	})
+	// The same searches through Toolbox.Search: the ranking without the
+	// decoding of the call's JSON and the rendering of its result.
+	for name, q := range map[string]string{"2KB_task": benchmarks.LongTask(steps), "20KB_blob": benchmarks.BlobTask()} {
+		b.Run("search_direct/"+name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if len(tb.Search(q)) == 0 {
+					b.Fatal("nothing found")
+				}
+			}
+		})
+	}
 	b.Run("onrequest/200_messages", func(b *testing.B) { latency(b, benchmarks.OnRequestSubject(tb, conv)) })
 	b.Run("onrequest/eager_host", func(b *testing.B) { latency(b, benchmarks.EagerHostSubject(tb, conv)) })
 	// With tool search on, a chunk with no call of a known tool still

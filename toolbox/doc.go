@@ -44,8 +44,9 @@
 // [Toolbox.OnRequest]: one search tool whose description lists the
 // deferred tools by name, plus the tools of servers marked "alwaysLoad" and
 // those the conversation has loaded. The model searches with keywords (or
-// exact names); [Toolbox.OnStreamChunk] answers without a server round
-// trip, loading the best matches, which join the next request. Loads are
+// exact names), or with the whole task, searched step by step;
+// [Toolbox.OnStreamChunk] answers without a server round trip, loading
+// the best matches, which join the next request. Loads are
 // read back from the conversation's messages, so two conversations never
 // see each other's, and a conversation resumed by another process keeps
 // its own. The servers' instructions go along as one system message.

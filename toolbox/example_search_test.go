@@ -75,3 +75,25 @@ func ExampleWithToolSearch() {
 	// - calc__multiply: Multiply two numbers
 	// turn 2: [tool_search calc__add calc__multiply]
 }
+
+// A task of several steps, as people write it, is searched step by step:
+// the tools loaded cover its steps first.
+func ExampleToolbox_Search_severalSteps() {
+	srv := exampleServer()
+	defer srv.Close()
+	cfg, _ := toolbox.ParseConfig([]byte(`{"mcpServers":{"calc":{"url":"` + srv.URL + `"}}}`))
+	tb, err := toolbox.Open(context.Background(), cfg, toolbox.WithToolSearch(toolbox.ToolSearch{Results: 2}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer tb.Close()
+	task := "Look up today's date for the invoice at https://billing.example.com/inv/2026-0042, " +
+		"then multiply the hours by the hourly rate from ./rates/2026.csv."
+	for _, tl := range tb.Search(task) {
+		fmt.Println(tl.Name)
+	}
+	// Output:
+	// calc__today
+	// calc__multiply
+}

@@ -187,7 +187,9 @@ func groupByServer(rt *routeTable, idx []int) []int {
 // Search returns the tools a tool search for query loads, best first: the
 // exposed tools it names, when it is only exposed names separated by
 // commas or spaces, else the best matches of its keywords among the
-// deferred tools, at most [ToolSearch.Results] of them. It is what the
+// deferred tools, at most [ToolSearch.Results] of them. A long query that
+// reads as several steps is searched step by step, each step's best first
+// (docs/toolbox.md, "Tool search"). It is what the
 // search tool answers the model, for hosts that show or test it; without
 // [WithToolSearch] it returns nil.
 func (t *Toolbox) Search(query string) []Tool {
@@ -209,7 +211,7 @@ func (st *searchTable) find(query string, results int) (loaded, more []int) {
 	if named := st.named(query); named != nil {
 		return named, nil
 	}
-	ranked := st.index.rank(query, results+moreMatches)
+	ranked := st.index.search(query, results+moreMatches)
 	if len(ranked) > results {
 		return ranked[:results], ranked[results:]
 	}

@@ -45,22 +45,29 @@ func TestCorpusIsLargeEnough(t *testing.T) {
 // phrasings the search was tuned with, and on ones written after.
 func TestSearchRecallOnRealToolLists(t *testing.T) {
 	entries, _ := corpusEntries(t)
-	tb := open(t, config(t, entries), toolbox.WithToolSearch(toolbox.ToolSearch{}))
+	all := open(t, config(t, entries), toolbox.WithToolSearch(toolbox.ToolSearch{}))
+	first := open(t, config(t, firstEntries(entries)), toolbox.WithToolSearch(toolbox.ToolSearch{}))
 	for _, set := range []struct {
 		name  string
+		tb    *toolbox.Toolbox
 		load  func() ([]toolcorpus.Task, error)
 		floor float64
 	}{
-		// The goal is 0.9: 105 of the 116 phrasings the search was tuned
-		// with are found (0.905), 26 of the 32 written after (0.81). The
-		// held-out floor keeps the ranking from getting worse unnoticed.
-		{"tuned", toolcorpus.Tasks, 0.9},
-		{"held-out", toolcorpus.HeldOutTasks, 0.8},
+		// Over the 189 tools of 11 servers the phrasings were written
+		// for, 105 of the 116 the search was tuned with were found (0.905)
+		// and 26 of the 32 written after (0.81); over the 582 tools of 43
+		// servers, 95 (0.819) and 25 (0.781) before the ranking's fields
+		// and weights were measured again, 100 (0.862) and 26 (0.812)
+		// after, and 27 of the 32 (0.844) over the first 189 tools. The
+		// floors are those figures: a ranking that finds fewer fails.
+		{"tuned", all, toolcorpus.Tasks, 100.0 / 116},
+		{"held-out", all, toolcorpus.HeldOutTasks, 26.0 / 32},
+		{"held-out, 189 tools", first, toolcorpus.HeldOutTasks, 27.0 / 32},
 	} {
 		t.Run(set.name, func(t *testing.T) {
 			tasks, err := set.load()
 			require.NoError(t, err)
-			recall := measureRecall(t, tb, tasks)
+			recall := measureRecall(t, set.tb, tasks)
 			assert.GreaterOrEqual(t, recall, set.floor)
 		})
 	}
@@ -104,4 +111,88 @@ func measureRecall(t *testing.T, tb *toolbox.Toolbox, tasks []toolcorpus.Task) f
 		t.Log("miss:", m)
 	}
 	return recall
+}
+
+// corpusSearch opens toolboxes over the corpus loading 3, 5 and 10 tools a
+// search and returns what a search loads at each of those depths.
+func corpusSearch(t *testing.T) func(query string, k int) []string {
+	t.Helper()
+	entries, _ := corpusEntries(t)
+	cfg := config(t, entries)
+	tbs := map[int]*toolbox.Toolbox{}
+	for _, k := range toolcorpus.Depths {
+		tbs[k] = open(t, cfg, toolbox.WithToolSearch(toolbox.ToolSearch{Results: k}))
+	}
+	return func(query string, k int) []string {
+		var names []string
+		for _, tl := range tbs[k].Search(query) {
+			names = append(names, tl.Name)
+		}
+		return names
+	}
+}
+
+// TestSearchFiguresOnTaskSets scores the search on every set of tasks:
+// recall at 3, 5 and 10 (a task is found when a tool it needs is loaded)
+// and the share of steps covered at 5, each held to a floor just under
+// what it measures, so that a change that makes one worse fails.
+func TestSearchFiguresOnTaskSets(t *testing.T) {
+	search := corpusSearch(t)
+	one := func(load func() ([]toolcorpus.Task, error)) func() ([]toolcorpus.StepTask, error) {
+		return func() ([]toolcorpus.StepTask, error) {
+			tasks, err := load()
+			return toolcorpus.AsSteps(tasks), err
+		}
+	}
+	for _, set := range []struct {
+		name          string
+		load          func() ([]toolcorpus.StepTask, error)
+		recall, steps float64 // floors of recall at 5 and steps covered at 5
+	}{
+		// 95 of 116 (0.819) and 25 of 32 (0.781) over the 582 tools
+		// before step search and before the ranking's fields and
+		// weights were measured again; 100 (0.862) and 26 (0.812) after.
+		{"phrasings", one(toolcorpus.Tasks), 100.0 / 116, 100.0 / 116},
+		{"held-out phrasings", one(toolcorpus.HeldOutTasks), 26.0 / 32, 26.0 / 32},
+		// 0.796 and 0.488 before step search; 0.914 and 0.669 after;
+		// 0.935 (87 of 93) and 0.681 (177 of 260) with the ranking's
+		// new weights.
+		{"several-step", toolcorpus.StepTasks, 87.0 / 93, 177.0 / 260},
+		// Written after the tuning ended: reported, with no floor fitted
+		// to it.
+		{"several-step, written after tuning", toolcorpus.LateStepTasks, 0, 0},
+	} {
+		t.Run(set.name, func(t *testing.T) {
+			tasks, err := set.load()
+			require.NoError(t, err)
+			f := toolcorpus.Measure(tasks, search)
+			t.Log(f)
+			for _, m := range f.Misses {
+				t.Log("miss:", m)
+			}
+			assert.GreaterOrEqual(t, f.Recall(1), set.recall, "recall at 5")
+			assert.GreaterOrEqual(t, f.StepsCovered(), set.steps, "steps covered at 5")
+			assert.LessOrEqual(t, f.Recall(0), f.Recall(1))
+			assert.LessOrEqual(t, f.Recall(1), f.Recall(2))
+		})
+	}
+}
+
+// TestSearchOfAPastedBlob searches a task with 20 KB pasted in the middle:
+// the steps written around it are found.
+func TestSearchOfAPastedBlob(t *testing.T) {
+	search := corpusSearch(t)
+	var b strings.Builder
+	b.WriteString("the upload fails with the screenshot below. Search the github issues for 'upload fails on safari'\n\ndata:image/png;base64,")
+	for b.Len() < 10<<10 {
+		b.WriteString("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk")
+	}
+	b.WriteString("\n\n")
+	for i := 0; b.Len() < 20<<10; i++ {
+		fmt.Fprintf(&b, "2026-12-02T14:%02d:%02dZ req=%016x status=500 bytes=%d\n", i/60%60, i%60, i*7919, i*31)
+	}
+	b.WriteString("\nthen add a comment to the issue with this log")
+	loaded := search(b.String(), 5)
+	assert.Contains(t, loaded, "github__search_issues")
+	assert.Contains(t, loaded, "github__add_issue_comment")
 }
