@@ -589,17 +589,20 @@ func (s *McpSupervisor) answerReconnects(msg any) {
 // retryFirst answers the waiters of a first connection that failed and
 // tries again after backoff.
 func (s *McpSupervisor) retryFirst(f *messages.Failure) {
-	for _, w := range s.waiters {
-		s.reply(w, f)
-	}
-	s.waiters = nil
 	s.failures++
 	d := s.backoffFor(s.failures)
 	s.log().Warn("mcp server not up; retrying",
 		zap.String("cause", f.Error()),
 		zap.Duration("backoff", d), zap.Int("attempt", s.failures))
 	s.countRestart()
+	// The status first, then the waiters' answers: a host that reads the
+	// status once its wait has failed reads this failure, not the
+	// connecting before it.
 	s.setPhase(phaseFirstFailed)
+	for _, w := range s.waiters {
+		s.reply(w, f)
+	}
+	s.waiters = nil
 	s.backoff = time.AfterFunc(d, func() { s.system.Root.Send(s.self, &restartChild{}) })
 }
 

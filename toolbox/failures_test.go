@@ -104,7 +104,11 @@ func TestHostPluginOptionsWinOverTheToolboxDefaults(t *testing.T) {
 	tb := open(t, config(t, map[string]entry{
 		"alpha": stdioEntry(t),
 		"mute":  {"command": "sh", "args": []string{"-c", "exec sleep 60"}},
-	}), fast, toolbox.WithPluginOptions(plugin.WithConnectTimeout(300*time.Millisecond)))
+	}),
+		// No retry before the status is read: with a short backoff, a loaded
+		// machine could read the retry's connecting instead.
+		toolbox.WithPluginOptions(plugin.WithBackoff(time.Minute, time.Minute)),
+		toolbox.WithPluginOptions(plugin.WithConnectTimeout(300*time.Millisecond)))
 	st := tb.Status()["mute"]
 	assert.Equal(t, plugin.StateFailed, st.State)
 	require.ErrorIs(t, st.LastError, context.DeadlineExceeded)
