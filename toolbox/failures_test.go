@@ -61,7 +61,10 @@ func TestOpenIsBoundedByTheConnectTimeout(t *testing.T) {
 	tb := open(t, config(t, map[string]entry{
 		"alpha": stdioEntry(t),
 		"mute":  {"command": "sh", "args": []string{"-c", "exec sleep 60"}},
-	}), fast, toolbox.WithConnectTimeout(300*time.Millisecond))
+	}),
+		// No retry before the status is read (see below).
+		toolbox.WithPluginOptions(plugin.WithBackoff(time.Minute, time.Minute)),
+		toolbox.WithConnectTimeout(300*time.Millisecond))
 	t.Logf("Open returned after %s", time.Since(start))
 	st := tb.Status()["mute"]
 	assert.Equal(t, plugin.StateFailed, st.State)
@@ -106,7 +109,7 @@ func TestHostPluginOptionsWinOverTheToolboxDefaults(t *testing.T) {
 		"mute":  {"command": "sh", "args": []string{"-c", "exec sleep 60"}},
 	}),
 		// No retry before the status is read: with a short backoff, a loaded
-		// machine could read the retry's connecting instead.
+		// machine could read the retry's connecting instead (as above).
 		toolbox.WithPluginOptions(plugin.WithBackoff(time.Minute, time.Minute)),
 		toolbox.WithPluginOptions(plugin.WithConnectTimeout(300*time.Millisecond)))
 	st := tb.Status()["mute"]
