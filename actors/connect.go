@@ -134,11 +134,11 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 		return nil, &messages.Failure{Kind: messages.FailureInternal, Op: "server/discover", Cause: messages.CauseProtocolVersion,
 			Message: fmt.Sprintf("server negotiated protocol %q; this client speaks only MCP %s", got, ProtocolVersion)}
 	}
-	tools, ttl, err := listTools(ctx, session, log)
+	tools, hints, err := listTools(ctx, session, log)
 	if err != nil {
 		return fail("tools/list", err)
 	}
-	d.ready = &messages.Ready{Tools: tools, ServerInfo: ir.ServerInfo, ProtocolVersion: ir.ProtocolVersion, ToolsTTL: ttl,
+	d.ready = &messages.Ready{Tools: tools, ServerInfo: ir.ServerInfo, ProtocolVersion: ir.ProtocolVersion, ToolsTTL: hints.ttl, ToolsCacheScope: hints.scope,
 		Instructions: ir.Instructions}
 	return d, nil
 }
@@ -177,24 +177,44 @@ func clientOptions(cfg *ConnectionConfig, log *zap.Logger, hooks sessionHooks) *
 	return &opts
 }
 
+// listHints are a tool list's cache hints (SEP-2549), over all its pages:
+// ttl is the smallest positive ttlMs, zero if none has one; scope is
+// "private" when any page said so, else "public" when one said so, else "".
+type listHints struct {
+	ttl   time.Duration
+	scope string
+}
+
+// note folds one page's hints into h.
+func (h *listHints) note(c mcp.Cacheable) {
+	if d := time.Duration(c.TTLMs) * time.Millisecond; d > 0 && (h.ttl == 0 || d < h.ttl) {
+		h.ttl = d
+	}
+	switch c.CacheScope {
+	case "private":
+		h.scope = "private"
+	case "public":
+		if h.scope == "" {
+			h.scope = "public"
+		}
+	}
+}
+
 // listTools follows every nextCursor. A cursor seen twice is an error, not a
-// loop; duplicate names keep their first definition. ttl is the smallest
-// positive ttlMs of the pages, zero if none has one.
-func listTools(ctx context.Context, s *mcp.ClientSession, logger *zap.Logger) (tools []*mcp.Tool, ttl time.Duration, err error) {
+// loop; duplicate names keep their first definition.
+func listTools(ctx context.Context, s *mcp.ClientSession, logger *zap.Logger) (tools []*mcp.Tool, hints listHints, err error) {
 	seenCursor := map[string]bool{}
 	seenName := map[string]bool{}
 	cursor := ""
 	for page := 0; ; page++ {
 		if page == maxToolPages {
-			return nil, 0, fmt.Errorf("more than %d pages", maxToolPages)
+			return nil, listHints{}, fmt.Errorf("more than %d pages", maxToolPages)
 		}
 		res, err := s.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
 		if err != nil {
-			return nil, 0, err
+			return nil, listHints{}, err
 		}
-		if d := time.Duration(res.TTLMs) * time.Millisecond; d > 0 && (ttl == 0 || d < ttl) {
-			ttl = d
-		}
+		hints.note(res.Cacheable)
 		for _, t := range res.Tools {
 			if t == nil {
 				continue
@@ -207,13 +227,13 @@ func listTools(ctx context.Context, s *mcp.ClientSession, logger *zap.Logger) (t
 			tools = append(tools, t)
 		}
 		if len(tools) > maxTools {
-			return nil, 0, fmt.Errorf("more than %d tools; refusing to hold an endless list", maxTools)
+			return nil, listHints{}, fmt.Errorf("more than %d tools; refusing to hold an endless list", maxTools)
 		}
 		if res.NextCursor == "" {
-			return tools, ttl, nil
+			return tools, hints, nil
 		}
 		if seenCursor[res.NextCursor] {
-			return nil, 0, fmt.Errorf("server repeated cursor %q: pagination would never end", res.NextCursor)
+			return nil, listHints{}, fmt.Errorf("server repeated cursor %q: pagination would never end", res.NextCursor)
 		}
 		seenCursor[res.NextCursor] = true
 		cursor = res.NextCursor

@@ -260,7 +260,7 @@ type (
 	toolsListed struct {
 		session *mcp.ClientSession
 		tools   []*mcp.Tool
-		ttl     time.Duration
+		hints   listHints
 		err     error
 	}
 	// toolList is a connection's list after a refresh, for its supervisor.

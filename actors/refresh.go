@@ -53,8 +53,8 @@ func (c *McpConnection) listAgain() {
 	go func() {
 		defer c.wg.Done()
 		defer cancel()
-		tools, ttl, err := listTools(ctx, s, logger)
-		system.Root.Send(self, &toolsListed{session: s, tools: tools, ttl: ttl, err: err})
+		tools, hints, err := listTools(ctx, s, logger)
+		system.Root.Send(self, &toolsListed{session: s, tools: tools, hints: hints, err: err})
 	}()
 }
 
@@ -68,7 +68,7 @@ func (c *McpConnection) onToolsListed(msg *toolsListed) {
 			zap.String("cause", elideServerBytes(msg.err.Error())))
 	} else {
 		r := *c.ready
-		r.Tools, r.ToolsTTL = msg.tools, msg.ttl
+		r.Tools, r.ToolsTTL, r.ToolsCacheScope = msg.tools, msg.hints.ttl, msg.hints.scope
 		c.ready = &r
 		c.repeatable = repeatableTools(&c.cfg, c.ready.Tools)
 	}

@@ -26,6 +26,9 @@ type Ready struct {
 	// smallest positive ttlMs of its tools/list pages); zero when it gave
 	// no such hint.
 	ToolsTTL time.Duration
+	// ToolsCacheScope is the list's cacheScope (SEP-2549): "private" when
+	// any page said so, else "public" when one said so, else "".
+	ToolsCacheScope string
 	// Instructions is what the server's server/discover answer said about
 	// using it; "" when it said nothing.
 	Instructions string

@@ -99,7 +99,7 @@ func (m *Ready) wire() proto.Message {
 	if err != nil {
 		return wireFailure("tools/list", "the tool list", err).wire()
 	}
-	w := &WireReady{ToolsJson: tools, ProtocolVersion: m.ProtocolVersion, ToolsTtlNanos: int64(m.ToolsTTL), Instructions: m.Instructions}
+	w := &WireReady{ToolsJson: tools, ProtocolVersion: m.ProtocolVersion, ToolsTtlNanos: int64(m.ToolsTTL), ToolsCacheScope: m.ToolsCacheScope, Instructions: m.Instructions}
 	if m.ServerInfo != nil {
 		if w.ServerInfoJson, err = json.Marshal(m.ServerInfo); err != nil {
 			return wireFailure("tools/list", "the server identity", err).wire()
@@ -110,7 +110,7 @@ func (m *Ready) wire() proto.Message {
 
 // plain is a [*Ready], or the [*Failure] of a list that does not read back.
 func (w *WireReady) plain() any {
-	m := &Ready{ProtocolVersion: w.ProtocolVersion, ToolsTTL: time.Duration(w.ToolsTtlNanos), Instructions: w.Instructions}
+	m := &Ready{ProtocolVersion: w.ProtocolVersion, ToolsTTL: time.Duration(w.ToolsTtlNanos), ToolsCacheScope: w.ToolsCacheScope, Instructions: w.Instructions}
 	if err := json.Unmarshal(w.ToolsJson, &m.Tools); err != nil {
 		return wireFailure("tools/list", "the tool list", err)
 	}

@@ -76,6 +76,7 @@ type WireReady struct {
 	ProtocolVersion string                 `protobuf:"bytes,3,opt,name=protocol_version,json=protocolVersion,proto3" json:"protocol_version,omitempty"`
 	ToolsTtlNanos   int64                  `protobuf:"varint,4,opt,name=tools_ttl_nanos,json=toolsTtlNanos,proto3" json:"tools_ttl_nanos,omitempty"` // 0: no hint
 	Instructions    string                 `protobuf:"bytes,5,opt,name=instructions,proto3" json:"instructions,omitempty"`
+	ToolsCacheScope string                 `protobuf:"bytes,6,opt,name=tools_cache_scope,json=toolsCacheScope,proto3" json:"tools_cache_scope,omitempty"` // "", "public" or "private"
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
 }
@@ -141,6 +142,13 @@ func (x *WireReady) GetToolsTtlNanos() int64 {
 func (x *WireReady) GetInstructions() string {
 	if x != nil {
 		return x.Instructions
+	}
+	return ""
+}
+
+func (x *WireReady) GetToolsCacheScope() string {
+	if x != nil {
+		return x.ToolsCacheScope
 	}
 	return ""
 }
@@ -833,14 +841,15 @@ const file_wire_proto_rawDesc = "" +
 	"\n" +
 	"\n" +
 	"wire.proto\x12\x15mcpconnector.messages\"\x10\n" +
-	"\x0eWireAwaitReady\"\xcb\x01\n" +
+	"\x0eWireAwaitReady\"\xf7\x01\n" +
 	"\tWireReady\x12\x1d\n" +
 	"\n" +
 	"tools_json\x18\x01 \x01(\fR\ttoolsJson\x12(\n" +
 	"\x10server_info_json\x18\x02 \x01(\fR\x0eserverInfoJson\x12)\n" +
 	"\x10protocol_version\x18\x03 \x01(\tR\x0fprotocolVersion\x12&\n" +
 	"\x0ftools_ttl_nanos\x18\x04 \x01(\x03R\rtoolsTtlNanos\x12\"\n" +
-	"\finstructions\x18\x05 \x01(\tR\finstructions\"\xfb\x02\n" +
+	"\finstructions\x18\x05 \x01(\tR\finstructions\x12*\n" +
+	"\x11tools_cache_scope\x18\x06 \x01(\tR\x0ftoolsCacheScope\"\xfb\x02\n" +
 	"\fWireCallTool\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1c\n" +

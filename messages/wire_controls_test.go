@@ -29,9 +29,10 @@ func TestWireFormsOfTheControlsRoundTrip(t *testing.T) {
 	}
 
 	ready := &messages.Ready{Tools: []*mcp.Tool{{Name: "add", InputSchema: map[string]any{"type": "object"}}},
-		ProtocolVersion: "2026-07-28", ToolsTTL: 250 * time.Millisecond}
+		ProtocolVersion: "2026-07-28", ToolsTTL: 250 * time.Millisecond, ToolsCacheScope: "private"}
 	got := roundTrip(t, ready).(*messages.Ready)
 	assert.Equal(t, ready.ToolsTTL, got.ToolsTTL)
+	assert.Equal(t, "private", got.ToolsCacheScope)
 	require.Len(t, got.Tools, 1)
 	assert.Equal(t, "add", got.Tools[0].Name)
 

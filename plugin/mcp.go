@@ -72,6 +72,8 @@ type toolSnapshot struct {
 	// hint is the list's ttlMs (the smallest positive one of its pages);
 	// zero when it gave none.
 	hint time.Duration
+	// scope is the list's cacheScope: "private", "public" or "" (none said).
+	scope string
 
 	// WithToolRefresh and a TTL: when a use lists again (unix nanoseconds;
 	// 0: never), and whether it has.
@@ -378,6 +380,12 @@ func (p *McpPlugin) ToolDefinitions() []ToolDefinition {
 // positive ttlMs of its tools/list pages (SEP-2549), zero when the server
 // gave none. [WithToolRefresh] lists again once it has passed.
 func (p *McpPlugin) ToolsTTL() time.Duration { return p.tools.Load().hint }
+
+// ToolsCacheScope returns the cacheScope of the current tool list
+// (SEP-2549): "private" when any of its tools/list pages said so (only this
+// user's client may cache it), else "public" when one said so, else "" (the
+// server gave no hint; the protocol's default is "public").
+func (p *McpPlugin) ToolsCacheScope() string { return p.tools.Load().scope }
 
 // ToolSet returns the discovered tools and their definitions, both sorted by
 // name, read from one snapshot of the list: while the list changes, the two

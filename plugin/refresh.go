@@ -48,7 +48,7 @@ func (s *toolSnapshot) retryLater() {
 func (p *McpPlugin) storeTools(r *messages.Ready) {
 	s := newToolSnapshot(r.Tools)
 	s.instructions = r.Instructions
-	s.hint = r.ToolsTTL
+	s.hint, s.scope = r.ToolsTTL, r.ToolsCacheScope
 	if p.toolRefresh && r.ToolsTTL > 0 {
 		s.ttl = r.ToolsTTL
 		s.staleAt.Store(time.Now().Add(r.ToolsTTL).UnixNano())

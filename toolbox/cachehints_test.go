@@ -36,6 +36,7 @@ func newHintedServer(t *testing.T) *hintedServer {
 				if _, ok := req.(*mcp.ListToolsRequest); ok {
 					hs.lists.Add(1)
 					c.TTLMs = int(time.Hour / time.Millisecond)
+					c.CacheScope = "private"
 				}
 			},
 		})
@@ -72,6 +73,7 @@ func TestALazyManifestOlderThanItsTTLIsListedAgainAtOpen(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(raw, &mf))
 	assert.EqualValues(t, time.Hour/time.Millisecond, mf["ttlMs"])
+	assert.Equal(t, "private", mf["cacheScope"], "the manifest keeps the list's cacheScope")
 	lists := hs.lists.Load()
 	require.Positive(t, lists)
 

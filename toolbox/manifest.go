@@ -36,8 +36,8 @@ type manifest struct {
 	// TTLMs and CacheScope are the list's cache hints (SEP-2549), when
 	// known: TTLMs is the smallest positive ttlMs of its tools/list pages;
 	// a lazy server whose manifest is older than it is started at Open to
-	// list again (see manifest.expired). CacheScope is kept as read from a
-	// file and never set here: the connection does not pass it on yet.
+	// list again (see manifest.expired). CacheScope is the list's
+	// cacheScope ("private", "public", or "" when the server gave none).
 	TTLMs      int64  `json:"ttlMs,omitempty"`
 	CacheScope string `json:"cacheScope,omitempty"`
 	// Tools are the definitions as the server sent them, sorted by name.

@@ -192,18 +192,19 @@ func (t *Toolbox) toolsOf(s *server) *serverTools {
 		t.logger.Info("mcp server tools pinned on first use", zap.String("mcp_server", s.cfg.Name), zap.Int("tools", len(digests)))
 	}
 	var ttl time.Duration
+	var scope string
 	if p := s.plugin(); real && p != nil {
-		ttl = p.ToolsTTL()
+		ttl, scope = p.ToolsTTL(), p.ToolsCacheScope()
 	}
 	// A list with a ttl is written again while it is fresh, so that its
 	// listedAt says when it was last seen (see manifest.expired).
-	hinted := real && s.mf != nil && (s.mf.TTLMs != ttl.Milliseconds() || ttl > 0 && time.Since(s.mf.ListedAt) > ttl/2)
+	hinted := real && s.mf != nil && (s.mf.TTLMs != ttl.Milliseconds() || s.mf.CacheScope != scope || ttl > 0 && time.Since(s.mf.ListedAt) > ttl/2)
 	if (real && (s.mf == nil || !sameDigests(s.mf.Digests, digests))) || firstPins || hinted {
 		if !real {
 			tools, digests = s.mf.Tools, s.mf.Digests
 		}
 		mf := newManifest(s.cfg, tools, digests, pins)
-		mf.TTLMs = ttl.Milliseconds()
+		mf.TTLMs, mf.CacheScope = ttl.Milliseconds(), scope
 		if !real {
 			mf.ListedAt, mf.TTLMs, mf.CacheScope = s.mf.ListedAt, s.mf.TTLMs, s.mf.CacheScope
 		}
