@@ -80,8 +80,9 @@ type ToolSearchFigures struct {
 	// FirstTools is how many tools the first corpus has (the servers of
 	// toolcorpus.FirstServers, on which the phrasings were written), and
 	// HeldOutFirstFound how many of the held-out phrasings a search over
-	// those tools alone loads the tool of.
-	FirstTools, HeldOutFirstFound int
+	// those tools alone loads the tool of; TunedFirstFound the same of the
+	// tuned phrasings, whose target was met on those tools.
+	FirstTools, HeldOutFirstFound, TunedFirstFound int
 }
 
 // TaskSets name the sets of tasks that [ToolSearchFigures.Sets] score.
@@ -252,9 +253,17 @@ func MeasureToolSearch(ctx context.Context, rounds, perRound int) (ToolSearchFig
 	}
 	defer stopFirst()
 	f.FirstTools = len(first.Tools())
+	loadsFirst := func(task toolcorpus.Task) bool {
+		return slices.ContainsFunc(first.Search(task.Task), func(tl toolbox.Tool) bool { return tl.Name == task.Tool })
+	}
 	for _, task := range heldOut {
-		if slices.ContainsFunc(first.Search(task.Task), func(tl toolbox.Tool) bool { return tl.Name == task.Tool }) {
+		if loadsFirst(task) {
 			f.HeldOutFirstFound++
+		}
+	}
+	for _, task := range tasks {
+		if loadsFirst(task) {
+			f.TunedFirstFound++
 		}
 	}
 	if f.Sets, err = measureSets(ctx); err != nil {
