@@ -120,7 +120,7 @@ func TestDirectCallCancelledTellsTheServer(t *testing.T) {
 
 func TestDirectCallFailsWhenTheConnectionEnds(t *testing.T) {
 	noLeaks(t)
-	cs, _, st := session(t, child(t, "mcp"), zap.NewNop())
+	cs, conn, st := session(t, child(t, "mcp"), zap.NewNop())
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	sent := make(chan struct{})
@@ -130,6 +130,10 @@ func TestDirectCallFailsWhenTheConnectionEnds(t *testing.T) {
 		done <- err
 	}()
 	<-sent
+	// attempted runs just before the write: close once the server has the
+	// call, or the close may come first and the call is rightly not sent
+	// (ErrNotSent; 1 run in a full CI run).
+	require.Eventually(t, func() bool { return contains(conn.tail.Lines(), "block: started") }, 20*time.Second, time.Millisecond)
 	require.NoError(t, cs.Close())
 	err := <-done
 	assert.ErrorIs(t, err, mcp.ErrConnectionClosed)
