@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -107,6 +108,16 @@ func TestACutStreamIsResentOnceForARepeatableTool(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 
+	if os.Getenv("MCPCONNECTOR_DIRECT_CALLS") == "0" {
+		// The session path (ClientSession.CallTool) is go-sdk's: a cut
+		// answer fails the call there and nothing is re-sent, as
+		// WithRetryIdempotent's doc says.
+		_, err := p.CallTool(ctx, "look", nil).Await(ctx)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "terminated without response")
+		assert.EqualValues(t, 1, cs.ran("look"), "not re-sent on the session path")
+		return
+	}
 	for _, tool := range []string{"look", "put"} {
 		res, err := p.CallTool(ctx, tool, nil).Await(ctx)
 		require.NoError(t, err, tool)
