@@ -1,7 +1,6 @@
 package testserver
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -86,8 +85,7 @@ func toolDefs(names ...string) map[string]any {
 // It answers server/discover itself, for mode's server name.
 func serveLines(mode string, in io.Reader, out io.Writer, handle func(c *rawConn, req *rawRequest) error) error {
 	c := &rawConn{out: out}
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	sc := requestLines(in)
 	for sc.Scan() {
 		req := &rawRequest{}
 		if err := json.Unmarshal(sc.Bytes(), req); err != nil {

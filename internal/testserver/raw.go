@@ -35,18 +35,13 @@ func serveRaw(mode string, args []string, in io.Reader, out io.Writer) error {
 	if serve, ok := rawModes[mode]; ok {
 		return serve(args, in, out)
 	}
-	var log io.Writer = io.Discard
-	if len(args) > 0 {
-		f, err := os.OpenFile(args[0], os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		log = f
+	log, closeLog, err := methodLog(args)
+	if err != nil {
+		return err
 	}
+	defer closeLog()
 	enc := json.NewEncoder(out)
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	sc := requestLines(in)
 	for sc.Scan() {
 		var req struct {
 			ID     json.RawMessage `json:"id"`
@@ -163,4 +158,25 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// methodLog is the file args[0] names, opened for appending, that a raw
+// server writes a line per message to; io.Discard when args is empty.
+func methodLog(args []string) (log io.Writer, closeLog func(), err error) {
+	if len(args) == 0 {
+		return io.Discard, func() {}, nil
+	}
+	f, err := os.OpenFile(args[0], os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, func() { _ = f.Close() }, nil
+}
+
+// requestLines reads a raw server's input a JSON-RPC message a line, lines
+// of up to 64 MiB.
+func requestLines(in io.Reader) *bufio.Scanner {
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	return sc
 }

@@ -1,7 +1,6 @@
 package testserver
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -29,8 +28,7 @@ func serveHang(args []string, in io.Reader, out io.Writer) error {
 	}
 	defer log.Close()
 	conn := &rawConn{out: out}
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	sc := requestLines(in)
 	for sc.Scan() {
 		var req rawRequest
 		if err := json.Unmarshal(sc.Bytes(), &req); err != nil {

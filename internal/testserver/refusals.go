@@ -1,13 +1,11 @@
 package testserver
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"sync/atomic"
 	"testing"
 )
@@ -26,18 +24,13 @@ func init() {
 // server stays up, reading, until its stdin closes. args[0], when given, is
 // a file that receives a line per message received (its method).
 func serveSessionFirst(args []string, in io.Reader, out io.Writer) error {
-	log := io.Discard
-	if len(args) > 0 {
-		f, err := os.OpenFile(args[0], os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		log = f
+	log, closeLog, err := methodLog(args)
+	if err != nil {
+		return err
 	}
+	defer closeLog()
 	enc := json.NewEncoder(out)
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	sc := requestLines(in)
 	for sc.Scan() {
 		var req rawRequest
 		if err := json.Unmarshal(sc.Bytes(), &req); err != nil {
