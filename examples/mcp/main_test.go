@@ -25,7 +25,11 @@ import (
 // which under test is this test binary, with demoserver.AddFlag.
 func TestMain(m *testing.M) {
 	demoserver.ServeAddIfAsked()
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m,
+		// protoactor's dead-letter throttle: a timer goroutine started by a
+		// dead letter (a message to an actor that has just stopped) that ends
+		// by itself one throttle period later.
+		goleak.IgnoreTopFunction("github.com/asynkron/protoactor-go/actor.NewDeadLetter.NewThrottle.func4.1"))
 }
 
 // wantStory asserts the lines the example prints on the scripted model: the

@@ -14,7 +14,11 @@ import (
 
 func TestMain(m *testing.M) {
 	demoserver.RunIfAsked()
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m,
+		// protoactor's dead-letter throttle: a timer goroutine started by a
+		// dead letter (a message to an actor that has just stopped) that ends
+		// by itself one throttle period later.
+		goleak.IgnoreTopFunction("github.com/asynkron/protoactor-go/actor.NewDeadLetter.NewThrottle.func4.1"))
 }
 
 // TestRun runs the example end to end: a real server, killed for real, and

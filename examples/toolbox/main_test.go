@@ -32,7 +32,11 @@ import (
 // ${MCP_DEMO_SELF}, which under test is this test binary, with demoserver.AddFlag.
 func TestMain(m *testing.M) {
 	demoserver.ServeAddIfAsked()
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m,
+		// protoactor's dead-letter throttle: a timer goroutine started by a
+		// dead letter (a message to an actor that has just stopped) that ends
+		// by itself one throttle period later.
+		goleak.IgnoreTopFunction("github.com/asynkron/protoactor-go/actor.NewDeadLetter.NewThrottle.func4.1"))
 }
 
 // scripted runs the model on the built-in scripted endpoint.
