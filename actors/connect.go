@@ -17,7 +17,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/exp/zapslog"
 
-	"github.com/cuca-go/mcpconnector/internal/tracelog"
+	"github.com/cuca-go/mcpconnector/internal/core/tracelog"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
 )

@@ -13,7 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
-	"github.com/cuca-go/mcpconnector/internal/wire"
+	"github.com/cuca-go/mcpconnector/internal/core/wire"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
 )

@@ -5,7 +5,7 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/cuca-go/mcpconnector/internal/testserver"
+	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 )
 
 func TestMain(m *testing.M) {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/cuca-go/mcpconnector/internal/wire"
+	"github.com/cuca-go/mcpconnector/internal/core/wire"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 

@@ -7,7 +7,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
 
-	"github.com/cuca-go/mcpconnector/internal/wire"
+	"github.com/cuca-go/mcpconnector/internal/core/wire"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 

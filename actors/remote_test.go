@@ -20,8 +20,8 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/cuca-go/mcpconnector/actors"
-	"github.com/cuca-go/mcpconnector/internal/testremote"
-	"github.com/cuca-go/mcpconnector/internal/testserver"
+	"github.com/cuca-go/mcpconnector/internal/fixture/testremote"
+	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 

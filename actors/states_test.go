@@ -14,7 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/actors"
-	"github.com/cuca-go/mcpconnector/internal/testserver"
+	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
 )

@@ -22,7 +22,7 @@ import (
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 	"go.uber.org/zap"
 
-	"github.com/cuca-go/mcpconnector/internal/tracelog"
+	"github.com/cuca-go/mcpconnector/internal/core/tracelog"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
 )

@@ -14,7 +14,7 @@ import (
 
 	"github.com/cuca-go/mcpconnector/benchmarks"
 	"github.com/cuca-go/mcpconnector/grid"
-	"github.com/cuca-go/mcpconnector/internal/testserver"
+	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 	"github.com/cuca-go/mcpconnector/transport"

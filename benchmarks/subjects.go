@@ -16,7 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cuca-go/mcpconnector/actors"
-	"github.com/cuca-go/mcpconnector/internal/testserver"
+	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"
 )

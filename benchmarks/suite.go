@@ -14,7 +14,7 @@ import (
 	mcpgoclient "github.com/mark3labs/mcp-go/client"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/cuca-go/mcpconnector/internal/testserver"
+	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"
 )

@@ -11,8 +11,8 @@ import (
 
 	"github.com/tiktoken-go/tokenizer"
 
-	"github.com/cuca-go/mcpconnector/internal/testserver"
-	"github.com/cuca-go/mcpconnector/internal/toolcorpus"
+	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
+	"github.com/cuca-go/mcpconnector/internal/fixture/toolcorpus"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )

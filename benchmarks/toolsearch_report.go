@@ -6,7 +6,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/cuca-go/mcpconnector/internal/toolcorpus"
+	"github.com/cuca-go/mcpconnector/internal/fixture/toolcorpus"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
 

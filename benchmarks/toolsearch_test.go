@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/cuca-go/mcpconnector/benchmarks"
-	"github.com/cuca-go/mcpconnector/internal/toolcorpus"
+	"github.com/cuca-go/mcpconnector/internal/fixture/toolcorpus"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )

@@ -24,7 +24,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/cuca-go/mcpconnector/grid"
-	"github.com/cuca-go/mcpconnector/internal/gridmember"
+	"github.com/cuca-go/mcpconnector/internal/fixture/gridmember"
 )
 
 // startEtcd runs a real etcd server (Debian's etcd-server) on free loopback

@@ -9,9 +9,9 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/cluster"
 
-	"github.com/cuca-go/mcpconnector/internal/attach"
-	"github.com/cuca-go/mcpconnector/internal/boxseam"
-	"github.com/cuca-go/mcpconnector/internal/named"
+	"github.com/cuca-go/mcpconnector/internal/core/attach"
+	"github.com/cuca-go/mcpconnector/internal/core/boxseam"
+	"github.com/cuca-go/mcpconnector/internal/core/named"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 	"github.com/cuca-go/mcpconnector/transport"

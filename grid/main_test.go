@@ -6,8 +6,8 @@
 // (grpclog.SetLoggerV2), and the member list blocks members
 // (remote.BlockList.Block) while the provider reads the block list, without
 // a lock. .ci/run runs `go test ./grid/` without -race after the README's
-// test command; the facade's own code (internal/attach, the wire forms) is
-// also tested under -race in internal/attach, plugin and messages, without a cluster.
+// test command; the facade's own code (internal/core/attach, the wire forms) is
+// also tested under -race in internal/core/attach, plugin and messages, without a cluster.
 
 package grid_test
 
@@ -16,8 +16,8 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/cuca-go/mcpconnector/internal/gridmember"
-	"github.com/cuca-go/mcpconnector/internal/testserver"
+	"github.com/cuca-go/mcpconnector/internal/fixture/gridmember"
+	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 )
 
 func TestMain(m *testing.M) {

@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuca-go/mcpconnector/grid"
-	"github.com/cuca-go/mcpconnector/internal/testserver"
-	"github.com/cuca-go/mcpconnector/internal/toolcorpus"
+	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
+	"github.com/cuca-go/mcpconnector/internal/fixture/toolcorpus"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )

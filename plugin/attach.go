@@ -7,7 +7,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/cuca-go/mcpconnector/internal/attach"
+	"github.com/cuca-go/mcpconnector/internal/core/attach"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 

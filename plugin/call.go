@@ -14,7 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
-	"github.com/cuca-go/mcpconnector/internal/tracelog"
+	"github.com/cuca-go/mcpconnector/internal/core/tracelog"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cuca-go/mcpconnector/internal/testserver"
+	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
 )
 

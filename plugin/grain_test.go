@@ -7,7 +7,7 @@ import (
 	"github.com/asynkron/protoactor-go/cluster"
 	"github.com/stretchr/testify/require"
 
-	"github.com/cuca-go/mcpconnector/internal/testserver"
+	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"

@@ -6,14 +6,14 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/cuca-go/mcpconnector/internal/reply"
+	"github.com/cuca-go/mcpconnector/internal/core/reply"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 
 // link is how a plugin reaches its connection actor, wherever it lives: a
 // plugin from [Connect] or [Start] speaks to the supervisor it spawned
 // (localLink); a facade over an actor it did not spawn follows it with an
-// *attach.Link (package internal/attach), which relocates it, resends
+// *attach.Link (package internal/core/attach), which relocates it, resends
 // bounced calls and gives lost calls their grace. Replies and progress of
 // calls reach the plugin's callRouter either way.
 type link interface {

@@ -19,13 +19,13 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/cuca-go/mcpconnector/internal/testserver"
+	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"
 )
 
 // These tests hold the plugin against servers that misbehave on purpose
-// (internal/testserver's raw modes "misbehave" and "tools", and
+// (internal/fixture/testserver's raw modes "misbehave" and "tools", and
 // MisbehavingHTTP). Each misbehaviour ends in a clear Internal error or in
 // the behaviour documented beside it; no test leaves a goroutine behind, and
 // where the session survives the misbehaviour, the plugin still works.

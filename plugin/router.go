@@ -12,7 +12,7 @@ import (
 // a process registered with the actor system once, which hands each reply to
 // its Future by call ID. (A process per call would cost six allocations and
 // a registry update per call.) A facade over an actor elsewhere has its
-// replies brought here by its link (package internal/attach).
+// replies brought here by its link (package internal/core/attach).
 type callRouter struct {
 	system  *actor.ActorSystem
 	pid     *actor.PID

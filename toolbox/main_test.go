@@ -5,8 +5,8 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/cuca-go/mcpconnector/internal/countserver"
-	"github.com/cuca-go/mcpconnector/internal/testserver"
+	"github.com/cuca-go/mcpconnector/internal/fixture/countserver"
+	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 )
 
 func TestMain(m *testing.M) {

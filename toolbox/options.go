@@ -9,7 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/actors"
-	"github.com/cuca-go/mcpconnector/internal/boxseam"
+	"github.com/cuca-go/mcpconnector/internal/core/boxseam"
 	"github.com/cuca-go/mcpconnector/plugin"
 )
 

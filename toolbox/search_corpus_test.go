@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/cuca-go/mcpconnector/internal/testserver"
-	"github.com/cuca-go/mcpconnector/internal/toolcorpus"
+	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
+	"github.com/cuca-go/mcpconnector/internal/fixture/toolcorpus"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
 

@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/cuca-go/mcpconnector/internal/toolcorpus"
+	"github.com/cuca-go/mcpconnector/internal/fixture/toolcorpus"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
 

@@ -15,8 +15,8 @@ import (
 	"go.uber.org/zap/exp/zapslog"
 
 	"github.com/cuca-go/mcpconnector/actors"
-	"github.com/cuca-go/mcpconnector/internal/attach"
-	"github.com/cuca-go/mcpconnector/internal/named"
+	"github.com/cuca-go/mcpconnector/internal/core/attach"
+	"github.com/cuca-go/mcpconnector/internal/core/named"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"
 )

@@ -10,7 +10,7 @@ import (
 
 	anthropicmcp "github.com/cuca-go/mcpconnector/adapters/anthropic"
 	"github.com/cuca-go/mcpconnector/benchmarks"
-	"github.com/cuca-go/mcpconnector/internal/agenttools/agenttest"
+	"github.com/cuca-go/mcpconnector/internal/fixture/agenttest"
 )
 
 // BenchmarkToolCall: one call of alpha's add through the BetaTool the

@@ -9,7 +9,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
 
 	"github.com/cuca-go/mcpconnector/host"
-	"github.com/cuca-go/mcpconnector/internal/agenttools"
+	"github.com/cuca-go/mcpconnector/internal/core/agenttools"
 )
 
 // betaTool is one tool the runner executes.

@@ -10,7 +10,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/cuca-go/mcpconnector/host"
-	"github.com/cuca-go/mcpconnector/internal/agenttools"
+	"github.com/cuca-go/mcpconnector/internal/core/agenttools"
 )
 
 // Source is what [Tools] takes: a *plugin.McpPlugin (one server) or a

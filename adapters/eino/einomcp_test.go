@@ -22,8 +22,8 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	einomcp "github.com/cuca-go/mcpconnector/adapters/eino"
-	"github.com/cuca-go/mcpconnector/internal/agenttools/agenttest"
-	"github.com/cuca-go/mcpconnector/internal/testserver"
+	"github.com/cuca-go/mcpconnector/internal/fixture/agenttest"
+	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )

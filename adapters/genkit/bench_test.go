@@ -11,7 +11,7 @@ import (
 
 	genkitmcp "github.com/cuca-go/mcpconnector/adapters/genkit"
 	"github.com/cuca-go/mcpconnector/benchmarks"
-	"github.com/cuca-go/mcpconnector/internal/agenttools/agenttest"
+	"github.com/cuca-go/mcpconnector/internal/fixture/agenttest"
 )
 
 // BenchmarkToolCall: one call of alpha's add through Genkit's tool

@@ -11,7 +11,7 @@ import (
 	"github.com/firebase/genkit/go/genkit"
 
 	"github.com/cuca-go/mcpconnector/host"
-	"github.com/cuca-go/mcpconnector/internal/agenttools"
+	"github.com/cuca-go/mcpconnector/internal/core/agenttools"
 )
 
 // Source is what [Tools] takes: a *plugin.McpPlugin (one server) or a

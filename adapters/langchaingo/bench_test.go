@@ -9,7 +9,7 @@ import (
 
 	langchainmcp "github.com/cuca-go/mcpconnector/adapters/langchaingo"
 	"github.com/cuca-go/mcpconnector/benchmarks"
-	"github.com/cuca-go/mcpconnector/internal/agenttools/agenttest"
+	"github.com/cuca-go/mcpconnector/internal/fixture/agenttest"
 )
 
 // BenchmarkToolCall: one call of alpha's add through langchaingo's

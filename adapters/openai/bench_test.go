@@ -11,7 +11,7 @@ import (
 
 	openaimcp "github.com/cuca-go/mcpconnector/adapters/openai"
 	"github.com/cuca-go/mcpconnector/benchmarks"
-	"github.com/cuca-go/mcpconnector/internal/agenttools/agenttest"
+	"github.com/cuca-go/mcpconnector/internal/fixture/agenttest"
 )
 
 // BenchmarkToolCall: one call of alpha's add through ToolMessages (Chat

@@ -5,7 +5,7 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/cuca-go/mcpconnector/internal/agenttools/agenttest"
+	"github.com/cuca-go/mcpconnector/internal/fixture/agenttest"
 )
 
 func TestMain(m *testing.M) {

@@ -9,7 +9,7 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/cuca-go/mcpconnector/host"
-	"github.com/cuca-go/mcpconnector/internal/agenttools"
+	"github.com/cuca-go/mcpconnector/internal/core/agenttools"
 )
 
 // Source is what [Tools] takes: a *toolbox.Toolbox or a

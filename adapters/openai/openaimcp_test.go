@@ -17,7 +17,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	openaimcp "github.com/cuca-go/mcpconnector/adapters/openai"
-	"github.com/cuca-go/mcpconnector/internal/agenttools/agenttest"
+	"github.com/cuca-go/mcpconnector/internal/fixture/agenttest"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )

@@ -18,7 +18,7 @@ import (
 	"go.uber.org/goleak"
 	"go.uber.org/zap"
 
-	"github.com/cuca-go/mcpconnector/internal/testserver"
+	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

@@ -14,7 +14,7 @@ import (
 
 	"github.com/cuca-go/mcpconnector/examples/internal/demoserver"
 	"github.com/cuca-go/mcpconnector/grid"
-	"github.com/cuca-go/mcpconnector/internal/gridmember"
+	"github.com/cuca-go/mcpconnector/internal/fixture/gridmember"
 	"github.com/cuca-go/mcpconnector/plugin"
 )
 

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuca-go/mcpconnector/examples/internal/demoserver"
-	"github.com/cuca-go/mcpconnector/internal/gridmember"
+	"github.com/cuca-go/mcpconnector/internal/fixture/gridmember"
 )
 
 // TestMain doubles as the members and the demo server: run() re-executes

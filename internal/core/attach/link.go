@@ -12,8 +12,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/actors"
-	"github.com/cuca-go/mcpconnector/internal/reply"
-	"github.com/cuca-go/mcpconnector/internal/wire"
+	"github.com/cuca-go/mcpconnector/internal/core/reply"
+	"github.com/cuca-go/mcpconnector/internal/core/wire"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 

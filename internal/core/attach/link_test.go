@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/cuca-go/mcpconnector/internal/attach"
+	"github.com/cuca-go/mcpconnector/internal/core/attach"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/cuca-go/mcpconnector/internal/reply"
+	"github.com/cuca-go/mcpconnector/internal/core/reply"
 )
 
 func TestMain(m *testing.M) {

@@ -17,8 +17,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/cuca-go/mcpconnector/internal/reply"
-	"github.com/cuca-go/mcpconnector/internal/testremote"
+	"github.com/cuca-go/mcpconnector/internal/core/reply"
+	"github.com/cuca-go/mcpconnector/internal/fixture/testremote"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 

@@ -13,8 +13,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/cuca-go/mcpconnector/host"
-	"github.com/cuca-go/mcpconnector/internal/agenttools"
-	"github.com/cuca-go/mcpconnector/internal/agenttools/agenttest"
+	"github.com/cuca-go/mcpconnector/internal/core/agenttools"
+	"github.com/cuca-go/mcpconnector/internal/fixture/agenttest"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )

@@ -18,8 +18,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/cuca-go/mcpconnector/internal/attach"
-	"github.com/cuca-go/mcpconnector/internal/testremote"
+	"github.com/cuca-go/mcpconnector/internal/core/attach"
+	"github.com/cuca-go/mcpconnector/internal/fixture/testremote"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 

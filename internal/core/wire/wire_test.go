@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/cuca-go/mcpconnector/internal/wire"
+	"github.com/cuca-go/mcpconnector/internal/core/wire"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 

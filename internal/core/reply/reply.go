@@ -5,7 +5,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/cuca-go/mcpconnector/internal/wire"
+	"github.com/cuca-go/mcpconnector/internal/core/wire"
 )
 
 // Ask sends msg to to, with a one-shot mailbox as its sender, and returns
