@@ -10,7 +10,6 @@ import (
 	"github.com/asynkron/protoactor-go/cluster"
 
 	"github.com/cuca-go/mcpconnector/internal/core/attach"
-	"github.com/cuca-go/mcpconnector/internal/core/boxseam"
 	"github.com/cuca-go/mcpconnector/internal/core/named"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
@@ -127,13 +126,18 @@ func OpenToolbox(ctx context.Context, c *cluster.Cluster, cfg *toolbox.Config, o
 	if c == nil {
 		return nil, errors.New("grid: nil cluster")
 	}
-	remote := boxseam.WithRemote(&boxseam.Remote{
-		System: c.ActorSystem,
-		Attach: func(ctx context.Context, server string, opts ...plugin.Option) (*plugin.McpPlugin, error) {
-			return Connect(ctx, c, server, opts...)
-		},
-	}).(toolbox.Option)
+	remote := toolbox.WithRemote(grains{c})
 	return toolbox.Open(ctx, cfg, append(opts[:len(opts):len(opts)], remote)...)
+}
+
+// grains are the servers of a toolbox over c: each a grain, reached
+// through [Connect].
+type grains struct{ c *cluster.Cluster }
+
+func (g grains) ActorSystem() *actor.ActorSystem { return g.c.ActorSystem }
+
+func (g grains) Connect(ctx context.Context, server string, opts ...plugin.Option) (*plugin.McpPlugin, error) {
+	return Connect(ctx, g.c, server, opts...)
 }
 
 // locateGrain returns a function that finds the grain of server in c: its

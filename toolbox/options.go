@@ -1,6 +1,7 @@
 package toolbox
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -9,7 +10,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/actors"
-	"github.com/cuca-go/mcpconnector/internal/core/boxseam"
 	"github.com/cuca-go/mcpconnector/plugin"
 )
 
@@ -22,7 +22,7 @@ type options struct {
 	system         *actor.ActorSystem
 	logger         *zap.Logger
 	connectTimeout time.Duration
-	remote         *boxseam.Remote // servers reached through Attach, not started here
+	remote         Remote // servers reached through it, not started here
 	search         *ToolSearch
 	manifestDir    string
 	pinned         bool
@@ -92,7 +92,7 @@ func WithConnectTimeout(d time.Duration) Option {
 // host's for a toolbox over a cluster's grains, whose actor system is the
 // cluster's.
 func (o *options) misplaced() error {
-	if o.remote != nil && o.system != nil && o.system != o.remote.System {
+	if o.remote != nil && o.system != nil && o.system != o.remote.ActorSystem() {
 		return &plugin.Error{Kind: plugin.KindValidation, Op: "open",
 			Err: errors.New("option WithActorSystem has no effect on a toolbox over a cluster's grains (its actor system is the cluster's)")}
 	}
@@ -111,10 +111,27 @@ func (o *options) misplaced() error {
 	return nil
 }
 
-func init() {
-	boxseam.WithRemote = func(r *boxseam.Remote) any {
-		return Option(func(o *options) { o.remote = r })
-	}
+// Remote is where a toolbox's servers live when their connections are
+// not the toolbox's to start: package grid's grains, each connected once
+// on one member of a cluster. See [WithRemote].
+type Remote interface {
+	// ActorSystem is the actor system the servers' facades use.
+	ActorSystem() *actor.ActorSystem
+	// Connect returns a facade over server's connection, activating it
+	// if needed, configured by opts (the toolbox's plugin options for
+	// that server). It returns once the connection has answered with its
+	// tools, or with its failure, or when ctx ends.
+	Connect(ctx context.Context, server string, opts ...plugin.Option) (*plugin.McpPlugin, error)
+}
+
+// WithRemote makes [Open] reach every server of its config through r
+// instead of starting it: the toolbox's names, routing, status, lazy
+// servers (whose connection the first call reaches), pinned tools and
+// tool search work as over servers it starts. Its actor system is r's
+// ([WithActorSystem], if given, must be the same); the plugin options of
+// [WithPluginOptions] are r's facades'. grid.OpenToolbox passes one.
+func WithRemote(r Remote) Option {
+	return func(o *options) { o.remote = r }
 }
 
 // WithManifestDir keeps, in dir, one manifest per server: its last tool

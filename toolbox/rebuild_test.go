@@ -19,7 +19,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/cuca-go/mcpconnector/internal/core/boxseam"
 	"github.com/cuca-go/mcpconnector/internal/fixture/countserver"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
@@ -460,11 +459,11 @@ func TestAllLazyRemoteToolboxChecksPluginOptionsAtOpen(t *testing.T) {
 	system := quietSystem()
 	defer system.Shutdown()
 	var attached atomic.Int32
-	remote := boxseam.WithRemote(&boxseam.Remote{System: system,
-		Attach: func(context.Context, string, ...plugin.Option) (*plugin.McpPlugin, error) {
+	remote := toolbox.WithRemote(testRemote{system: system,
+		connect: func(context.Context, string, ...plugin.Option) (*plugin.McpPlugin, error) {
 			attached.Add(1)
 			return nil, fmt.Errorf("not in this test")
-		}}).(toolbox.Option)
+		}})
 
 	// A connection's option has no effect on a facade.
 	tb, err := toolbox.Open(t.Context(), cfg, remote, toolbox.WithManifestDir(dir),
@@ -495,10 +494,10 @@ func TestActorSystemOfAToolboxOverGrainsFailsOpen(t *testing.T) {
 	cluster, mine := quietSystem(), quietSystem()
 	defer cluster.Shutdown()
 	defer mine.Shutdown()
-	remote := boxseam.WithRemote(&boxseam.Remote{System: cluster,
-		Attach: func(context.Context, string, ...plugin.Option) (*plugin.McpPlugin, error) {
+	remote := toolbox.WithRemote(testRemote{system: cluster,
+		connect: func(context.Context, string, ...plugin.Option) (*plugin.McpPlugin, error) {
 			return nil, fmt.Errorf("not in this test")
-		}}).(toolbox.Option)
+		}})
 	tb, err := toolbox.Open(t.Context(), cfg, remote, toolbox.WithActorSystem(mine))
 	if tb != nil {
 		_ = tb.Close()
@@ -514,17 +513,29 @@ func TestConnectTimeoutBoundsOpenOverGrains(t *testing.T) {
 	cfg := config(t, map[string]entry{"alpha": stdioEntry(t)})
 	system := quietSystem()
 	defer system.Shutdown()
-	remote := boxseam.WithRemote(&boxseam.Remote{System: system,
-		Attach: func(ctx context.Context, _ string, _ ...plugin.Option) (*plugin.McpPlugin, error) {
+	remote := toolbox.WithRemote(testRemote{system: system,
+		connect: func(ctx context.Context, _ string, _ ...plugin.Option) (*plugin.McpPlugin, error) {
 			d, ok := ctx.Deadline()
 			if !ok || time.Until(d) > time.Second {
 				return nil, errors.New("the attach is not bound by the connect timeout")
 			}
 			<-ctx.Done() // a grain that never answers
 			return nil, ctx.Err()
-		}}).(toolbox.Option)
+		}})
 	tb := open(t, cfg, remote, toolbox.WithConnectTimeout(50*time.Millisecond))
 	st := tb.Status()["alpha"]
 	require.Error(t, st.LastError)
 	assert.ErrorIs(t, st.LastError, context.DeadlineExceeded)
+}
+
+// testRemote is a toolbox.Remote whose Connect is connect.
+type testRemote struct {
+	system  *actor.ActorSystem
+	connect func(ctx context.Context, server string, opts ...plugin.Option) (*plugin.McpPlugin, error)
+}
+
+func (r testRemote) ActorSystem() *actor.ActorSystem { return r.system }
+
+func (r testRemote) Connect(ctx context.Context, server string, opts ...plugin.Option) (*plugin.McpPlugin, error) {
+	return r.connect(ctx, server, opts...)
 }

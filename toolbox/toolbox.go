@@ -174,7 +174,7 @@ func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
 		return nil, err
 	}
 	if o.remote != nil {
-		t.system = o.remote.System
+		t.system = o.remote.ActorSystem()
 	}
 	switch {
 	case t.system != nil:
@@ -382,7 +382,7 @@ func (t *Toolbox) checkPluginOptions(name string, sc *ServerConfig) error {
 // attach reaches the server's actor where it lives (Remote), activating
 // it if needed.
 func (t *Toolbox) attach(ctx context.Context, name string, sc *ServerConfig) (*plugin.McpPlugin, error) {
-	return t.opts.remote.Attach(ctx, name, t.pluginOptions(name, sc, &t.opts)...)
+	return t.opts.remote.Connect(ctx, name, t.pluginOptions(name, sc, &t.opts)...)
 }
 
 // pluginOptions are the options of one server's plugin: the toolbox's
