@@ -15,6 +15,7 @@ import (
 	"github.com/cuca-go/mcpconnector/benchmarks"
 	"github.com/cuca-go/mcpconnector/grid"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
+	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 	"github.com/cuca-go/mcpconnector/transport"
@@ -364,7 +365,7 @@ func BenchmarkIdle(b *testing.B) {
 	}
 }
 
-func openToolbox(b *testing.B, cfg *toolbox.Config) *toolbox.Toolbox {
+func openToolbox(b *testing.B, cfg *mcpconfig.Config) *toolbox.Toolbox {
 	b.Helper()
 	tb, err := toolbox.Open(context.Background(), cfg, toolbox.WithStrict())
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
@@ -27,7 +28,7 @@ const (
 // lazyConfig is [ToolboxConfig] of n servers of the runner's stdio server,
 // marked lazy or not, with their manifests written to dir by one eager
 // Open: what a second session of an agent finds.
-func (r *runner) lazyConfig(ctx context.Context, n int, lazy bool, dir string) (*toolbox.Config, error) {
+func (r *runner) lazyConfig(ctx context.Context, n int, lazy bool, dir string) (*mcpconfig.Config, error) {
 	cfg := ToolboxConfig(n, r.stdio)
 	tb, err := toolbox.Open(ctx, cfg, toolbox.WithStrict(), toolbox.WithManifestDir(dir))
 	if err != nil {
@@ -43,7 +44,7 @@ func (r *runner) lazyConfig(ctx context.Context, n int, lazy bool, dir string) (
 }
 
 // openChecked opens cfg and fails unless a lazy toolbox started no server.
-func openChecked(cfg *toolbox.Config, lazy bool, dir string) func(context.Context) (*toolbox.Toolbox, error) {
+func openChecked(cfg *mcpconfig.Config, lazy bool, dir string) func(context.Context) (*toolbox.Toolbox, error) {
 	return func(ctx context.Context) (*toolbox.Toolbox, error) {
 		tb, err := toolbox.Open(ctx, cfg, toolbox.WithManifestDir(dir), toolbox.WithStrict())
 		if err != nil {
@@ -67,7 +68,7 @@ func (r *runner) lazy(ctx context.Context) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	var cfgs [2]*toolbox.Config
+	var cfgs [2]*mcpconfig.Config
 	for i, lazy := range []bool{true, false} {
 		if cfgs[i], err = r.lazyConfig(ctx, LazyServers, lazy, dir); err != nil {
 			return err
@@ -91,7 +92,7 @@ func (r *runner) lazy(ctx context.Context) error {
 	}
 	r.add(ScenarioLazyOpen, res...)
 
-	var one [2]*toolbox.Config
+	var one [2]*mcpconfig.Config
 	for i, lazy := range []bool{true, false} {
 		if one[i], err = r.lazyConfig(ctx, 1, lazy, dir); err != nil {
 			return err

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cuca-go/mcpconnector/benchmarks"
+	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
@@ -14,7 +15,7 @@ const lazyServers = 20
 
 // lazyConfig is benchmarks.ToolboxConfig of n stdio servers, lazy or not,
 // with their manifests written to dir by one eager Open.
-func lazyConfig(b *testing.B, n int, lazy bool, dir string) *toolbox.Config {
+func lazyConfig(b *testing.B, n int, lazy bool, dir string) *mcpconfig.Config {
 	b.Helper()
 	cfg := benchmarks.ToolboxConfig(n, stdioServer(b))
 	tb, err := toolbox.Open(context.Background(), cfg, toolbox.WithStrict(), toolbox.WithManifestDir(dir))

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
+	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 	"github.com/cuca-go/mcpconnector/transport"
@@ -39,11 +40,11 @@ const (
 
 // ToolboxConfig is a config of n stdio servers named s00, s01, ..., all
 // running t.
-func ToolboxConfig(n int, t transport.Stdio) *toolbox.Config {
-	cfg := &toolbox.Config{Servers: map[string]*toolbox.ServerConfig{}}
+func ToolboxConfig(n int, t transport.Stdio) *mcpconfig.Config {
+	cfg := &mcpconfig.Config{Servers: map[string]*mcpconfig.Server{}}
 	for i := range n {
 		name := fmt.Sprintf("s%02d", i)
-		cfg.Servers[name] = &toolbox.ServerConfig{Name: name, Type: toolbox.TypeStdio, Command: t.Command, Args: t.Args}
+		cfg.Servers[name] = &mcpconfig.Server{Name: name, Type: mcpconfig.TypeStdio, Command: t.Command, Args: t.Args}
 	}
 	return cfg
 }

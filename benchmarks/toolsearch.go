@@ -13,6 +13,7 @@ import (
 
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/internal/fixture/toolcorpus"
+	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
@@ -140,7 +141,7 @@ func CorpusToolbox(ctx context.Context, copies int, opts ...toolbox.Option) (tb 
 
 // serversToolbox is CorpusToolbox over servers.
 func serversToolbox(ctx context.Context, servers []toolcorpus.Server, copies int, opts ...toolbox.Option) (tb *toolbox.Toolbox, _ []toolcorpus.Server, stop func(), err error) {
-	cfg := &toolbox.Config{Servers: map[string]*toolbox.ServerConfig{}}
+	cfg := &mcpconfig.Config{Servers: map[string]*mcpconfig.Server{}}
 	var https []*httptest.Server
 	stop = func() {
 		if tb != nil {
@@ -158,7 +159,7 @@ func serversToolbox(ctx context.Context, servers []toolcorpus.Server, copies int
 			if copies > 1 {
 				name = fmt.Sprintf("%s%d", s.Name, k)
 			}
-			cfg.Servers[name] = &toolbox.ServerConfig{Name: name, Type: toolbox.TypeHTTP, URL: h.URL}
+			cfg.Servers[name] = &mcpconfig.Server{Name: name, Type: mcpconfig.TypeHTTP, URL: h.URL}
 		}
 	}
 	tb, err = toolbox.Open(ctx, cfg, append([]toolbox.Option{toolbox.WithStrict()}, opts...)...)

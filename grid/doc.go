@@ -11,7 +11,7 @@
 // ordinary [plugin.McpPlugin] over the grain, usable from any member, and
 // [OpenToolbox] gives a whole toolbox of grains.
 //
-//	cfg, _ := toolbox.LoadConfig("mcp.json")
+//	cfg, _ := mcpconfig.Load("mcp.json")
 //	config := cluster.Configure("agents", provider, disthash.New(),
 //		remote.Configure("10.0.0.5", 8090), cluster.WithKinds(grid.NewKind(cfg)))
 //	c := cluster.New(actor.NewActorSystem(), config)

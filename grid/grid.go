@@ -11,6 +11,7 @@ import (
 
 	"github.com/cuca-go/mcpconnector/internal/core/attach"
 	"github.com/cuca-go/mcpconnector/internal/core/named"
+	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 	"github.com/cuca-go/mcpconnector/transport"
@@ -47,7 +48,7 @@ func WithDrainTimeout(d time.Duration) plugin.Option { return plugin.WithDrainTi
 // plugin.ErrValidation error naming it, and so [Connect] fails with it.
 // A first connection that fails is retried; an identity the config does
 // not name makes the grain answer every call with that error.
-func NewKind(cfg *toolbox.Config, opts ...plugin.Option) *cluster.Kind {
+func NewKind(cfg *mcpconfig.Config, opts ...plugin.Option) *cluster.Kind {
 	return cluster.NewKind(KindName, grainProps(func(server string) (transport.McpTransport, error) {
 		return serverTransport(cfg, server)
 	}, opts...))
@@ -74,11 +75,11 @@ func clusterIdentity(msg any) (string, bool) {
 // transport is not supported.
 //
 // Deprecated: [NewKind] uses it; nothing outside needs it.
-func Transport(cfg *toolbox.Config, server string) (transport.McpTransport, error) {
+func Transport(cfg *mcpconfig.Config, server string) (transport.McpTransport, error) {
 	return serverTransport(cfg, server)
 }
 
-func serverTransport(cfg *toolbox.Config, server string) (transport.McpTransport, error) {
+func serverTransport(cfg *mcpconfig.Config, server string) (transport.McpTransport, error) {
 	sc, ok := cfg.Servers[server]
 	switch {
 	case !ok:
@@ -122,7 +123,7 @@ func Connect(ctx context.Context, c *cluster.Cluster, server string, opts ...plu
 // it up). The actor system is c's. opts are toolbox.Open's; the plugin
 // options given through toolbox.WithPluginOptions are the facades' (as for
 // [Connect]).
-func OpenToolbox(ctx context.Context, c *cluster.Cluster, cfg *toolbox.Config, opts ...toolbox.Option) (*toolbox.Toolbox, error) {
+func OpenToolbox(ctx context.Context, c *cluster.Cluster, cfg *mcpconfig.Config, opts ...toolbox.Option) (*toolbox.Toolbox, error) {
 	if c == nil {
 		return nil, errors.New("grid: nil cluster")
 	}

@@ -26,24 +26,24 @@ import (
 
 	"github.com/cuca-go/mcpconnector/grid"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
+	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
-	"github.com/cuca-go/mcpconnector/toolbox"
 )
 
 // calcConfig is an mcp.json with one stdio server, "calc", the go-sdk test
 // server.
-func calcConfig(t *testing.T) *toolbox.Config {
+func calcConfig(t *testing.T) *mcpconfig.Config {
 	t.Helper()
 	cmd, args := testserver.Command(t, "sdk")
-	return &toolbox.Config{Servers: map[string]*toolbox.ServerConfig{
-		"calc": {Name: "calc", Type: toolbox.TypeStdio, Command: cmd, Args: args, Env: map[string]string{"GORACE": "atexit_sleep_ms=0"}},
+	return &mcpconfig.Config{Servers: map[string]*mcpconfig.Server{
+		"calc": {Name: "calc", Type: mcpconfig.TypeStdio, Command: cmd, Args: args, Env: map[string]string{"GORACE": "atexit_sleep_ms=0"}},
 	}}
 }
 
 // startMembers starts n cluster members in this process, each with its own
 // actor system, sharing an in-memory membership, and registers the grid
 // kind on each. Cleanup shuts every member down gracefully.
-func startMembers(t *testing.T, n int, cfg *toolbox.Config, opts ...plugin.Option) []*cluster.Cluster {
+func startMembers(t *testing.T, n int, cfg *mcpconfig.Config, opts ...plugin.Option) []*cluster.Cluster {
 	t.Helper()
 	agent := test.NewInMemAgent()
 	name := fmt.Sprintf("grid-test-%d", time.Now().UnixNano())

@@ -19,6 +19,7 @@ import (
 	"github.com/cuca-go/mcpconnector/grid"
 	"github.com/cuca-go/mcpconnector/internal/fixture/countserver"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
+	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
@@ -52,8 +53,8 @@ func countServer(t *testing.T) (url string, discovers *atomic.Int64, set func(va
 // pins hold out a changed tool as in a local toolbox.
 func TestLazyGrainIsActivatedOnFirstCall(t *testing.T) {
 	url, discovers, _ := countServer(t)
-	cfg := &toolbox.Config{Servers: map[string]*toolbox.ServerConfig{
-		"count": {Name: "count", Type: toolbox.TypeHTTP, URL: url, Lazy: true},
+	cfg := &mcpconfig.Config{Servers: map[string]*mcpconfig.Server{
+		"count": {Name: "count", Type: mcpconfig.TypeHTTP, URL: url, Lazy: true},
 	}}
 	dir := t.TempDir()
 	opts := []toolbox.Option{toolbox.WithManifestDir(dir), toolbox.WithPinnedTools()}
@@ -89,7 +90,7 @@ func TestLazyGrainIsActivatedOnFirstCall(t *testing.T) {
 // pin is held out, and a call to it is denied.
 func TestPinnedToolsOfGrains(t *testing.T) {
 	url, _, set := countServer(t)
-	cfg := &toolbox.Config{Servers: map[string]*toolbox.ServerConfig{"count": {Name: "count", Type: toolbox.TypeHTTP, URL: url}}}
+	cfg := &mcpconfig.Config{Servers: map[string]*mcpconfig.Server{"count": {Name: "count", Type: mcpconfig.TypeHTTP, URL: url}}}
 	opts := []toolbox.Option{toolbox.WithManifestDir(t.TempDir()), toolbox.WithPinnedTools()}
 	local, err := toolbox.Open(context.Background(), cfg, opts...)
 	require.NoError(t, err)

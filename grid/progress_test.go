@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
+	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
-	"github.com/cuca-go/mcpconnector/toolbox"
 )
 
 // Progress the server sends before its result reaches the facade's
@@ -24,8 +24,8 @@ import (
 // travels ahead of the result.
 func TestProgressThroughAGrainArrivesBeforeTheResult(t *testing.T) {
 	cmd, args := testserver.ControlsCommand(t, testserver.ControlsOptions{})
-	cfg := &toolbox.Config{Servers: map[string]*toolbox.ServerConfig{
-		"ctl": {Name: "ctl", Type: toolbox.TypeStdio, Command: cmd, Args: args, Env: map[string]string{"GORACE": "atexit_sleep_ms=0"}},
+	cfg := &mcpconfig.Config{Servers: map[string]*mcpconfig.Server{
+		"ctl": {Name: "ctl", Type: mcpconfig.TypeStdio, Command: cmd, Args: args, Env: map[string]string{"GORACE": "atexit_sleep_ms=0"}},
 	}}
 	members := startMembers(t, 2, cfg)
 	_, others := host(t, members, "ctl")

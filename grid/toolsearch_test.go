@@ -15,13 +15,14 @@ import (
 	"github.com/cuca-go/mcpconnector/grid"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/internal/fixture/toolcorpus"
+	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
 
 // corpusConfig adds real servers' tool lists, served over loopback HTTP,
 // to the calc server's config.
-func corpusConfig(t *testing.T, names ...string) *toolbox.Config {
+func corpusConfig(t *testing.T, names ...string) *mcpconfig.Config {
 	t.Helper()
 	cfg := calcConfig(t)
 	servers, err := toolcorpus.Load()
@@ -31,7 +32,7 @@ func corpusConfig(t *testing.T, names ...string) *toolbox.Config {
 			if s.Name == name {
 				srv := testserver.NewHTTPServer(toolcorpus.NewServer(s))
 				t.Cleanup(srv.Close)
-				cfg.Servers[name] = &toolbox.ServerConfig{Name: name, Type: toolbox.TypeHTTP, URL: srv.URL}
+				cfg.Servers[name] = &mcpconfig.Server{Name: name, Type: mcpconfig.TypeHTTP, URL: srv.URL}
 			}
 		}
 	}

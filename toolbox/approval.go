@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
 )
 
 // ErrApprovalHandlerMissing is wrapped by the denial of a call whose
-// approval mode asks ([ApprovalPrompt], [ApprovalApprove], [ApprovalWrites]
+// approval mode asks ([mcpconfig.ApprovalPrompt], [mcpconfig.ApprovalApprove], [mcpconfig.ApprovalWrites]
 // for a tool not annotated readOnlyHint) when no approval handler is set
 // ([plugin.WithApproval] in [WithPluginOptions]): the call is denied, as
 // [plugin.ErrDenied], rather than run without the question.
@@ -17,12 +18,12 @@ var ErrApprovalHandlerMissing = errors.New("toolbox: the approval mode asks, and
 
 // hasApprovalModes reports whether the entry says anything of approval:
 // a mode for the server or one of its tools, or Gemini CLI's trust.
-func (s *ServerConfig) hasApprovalModes() bool {
-	if s.Approval != ApprovalUnset || s.Trust {
+func hasApprovalModes(s *mcpconfig.Server) bool {
+	if s.Approval != mcpconfig.ApprovalUnset || s.Trust {
 		return true
 	}
 	for _, tc := range s.Tools {
-		if tc.Approval != ApprovalUnset {
+		if tc.Approval != mcpconfig.ApprovalUnset {
 			return true
 		}
 	}
@@ -30,25 +31,25 @@ func (s *ServerConfig) hasApprovalModes() bool {
 }
 
 // approval is the approval function of a server whose entry has approval
-// modes: per call, the tool's mode ([ServerConfig.ToolApproval]) says
+// modes: per call, the tool's mode ([mcpconfig.Server.ToolApproval]) says
 // whether host, the host's approval function, is asked. A tool with no
 // mode is handled as before modes: host decides when set.
-func (t *Toolbox) approval(sc *ServerConfig, host func(context.Context, plugin.ApprovalRequest) error) func(context.Context, plugin.ApprovalRequest) error {
+func (t *Toolbox) approval(sc *mcpconfig.Server, host func(context.Context, plugin.ApprovalRequest) error) func(context.Context, plugin.ApprovalRequest) error {
 	return func(ctx context.Context, req plugin.ApprovalRequest) error {
 		mode := sc.ToolApproval(req.Tool)
 		switch mode {
-		case ApprovalAuto:
+		case mcpconfig.ApprovalAuto:
 			return nil
-		case ApprovalUnset:
+		case mcpconfig.ApprovalUnset:
 			if host == nil {
 				return nil
 			}
 			return host(ctx, req)
-		case ApprovalWrites:
+		case mcpconfig.ApprovalWrites:
 			if t.readOnly(sc.Name, req.Tool) {
 				return nil
 			}
-		case ApprovalPrompt, ApprovalApprove:
+		case mcpconfig.ApprovalPrompt, mcpconfig.ApprovalApprove:
 		default:
 			return fmt.Errorf("toolbox: tool %q of server %q: unknown approval mode %q", req.Tool, sc.Name, mode)
 		}

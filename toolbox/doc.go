@@ -3,12 +3,10 @@
 // The file is the one Claude Desktop, Claude Code, Cursor, Gemini CLI and
 // VS Code read: a "mcpServers" (or VS Code's "servers") object of named
 // servers, each a stdio "command" with "args", "env" and "cwd", or an HTTP
-// "url" with "headers". [LoadConfig] reads it, expanding ${VAR} and
-// ${VAR:-default}; its errors point at the file, the line and the server.
-// It reads Codex's config.toml ([mcp_servers.<name>] tables) into the same
-// [Config] too.
+// "url" with "headers". Package mcpconfig reads it ([mcpconfig.Load]),
+// Codex's config.toml too, into a [mcpconfig.Config]; [Open] runs it.
 //
-//	cfg, err := toolbox.LoadConfig("mcp.json")
+//	cfg, err := mcpconfig.Load("mcp.json")
 //	if err != nil { ... }
 //	tb, err := toolbox.Open(ctx, cfg)
 //	if err != nil { ... }
@@ -98,8 +96,6 @@
 //
 // # Sections
 //
-//   - Config: [LoadConfig], [ParseConfig], [Config], [ServerConfig], [ConfigError], [ApprovalMode],
-//     [ToolConfig].
 //   - Server policy: [WithServerPolicy], [ServerPolicy], [ServerMatch], [PolicyDecision], [ErrDeniedByPolicy].
 //   - Running: [Open], [Option], [Toolbox], [ErrRequiredServer], [ErrApprovalHandlerMissing].
 //   - Names: [ExposedName], [MaxNameLength], [ErrNameCollision], [ErrUnknownTool].

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
@@ -33,7 +34,7 @@ func exampleServer() *httptest.Server {
 func ExampleWithToolSearch() {
 	srv := exampleServer()
 	defer srv.Close()
-	cfg, _ := toolbox.ParseConfig([]byte(`{"mcpServers":{"calc":{"url":"` + srv.URL + `"}}}`))
+	cfg, _ := mcpconfig.Parse([]byte(`{"mcpServers":{"calc":{"url":"` + srv.URL + `"}}}`))
 	ctx := context.Background()
 	tb, err := toolbox.Open(ctx, cfg, toolbox.WithToolSearch(toolbox.ToolSearch{}))
 	if err != nil {
@@ -81,7 +82,7 @@ func ExampleWithToolSearch() {
 func ExampleToolbox_Search_severalSteps() {
 	srv := exampleServer()
 	defer srv.Close()
-	cfg, _ := toolbox.ParseConfig([]byte(`{"mcpServers":{"calc":{"url":"` + srv.URL + `"}}}`))
+	cfg, _ := mcpconfig.Parse([]byte(`{"mcpServers":{"calc":{"url":"` + srv.URL + `"}}}`))
 	tb, err := toolbox.Open(context.Background(), cfg, toolbox.WithToolSearch(toolbox.ToolSearch{Results: 2}))
 	if err != nil {
 		fmt.Println(err)

@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/plugin"
 )
@@ -44,7 +45,7 @@ func (t *Toolbox) Start(ctx context.Context, server string) error {
 
 // connectTimeout is the server's connect timeout: its entry's, else
 // WithConnectTimeout's.
-func (t *Toolbox) connectTimeout(sc *ServerConfig) time.Duration {
+func (t *Toolbox) connectTimeout(sc *mcpconfig.Server) time.Duration {
 	if sc.ConnectTimeout > 0 {
 		return sc.ConnectTimeout
 	}

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/cuca-go/mcpconnector/internal/fixture/countserver"
+	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
@@ -259,19 +260,19 @@ func TestPinnedLazyServerIsCheckedBeforeAndAfterItStarts(t *testing.T) {
 
 func TestManifestBadInput(t *testing.T) {
 	t.Run("lazy must be a boolean", func(t *testing.T) {
-		_, err := toolbox.ParseConfig([]byte("{\"mcpServers\": {\"a\": {\"command\": \"x\",\n \"lazy\": \"yes\"}}}"))
-		var ce *toolbox.ConfigError
+		_, err := mcpconfig.Parse([]byte("{\"mcpServers\": {\"a\": {\"command\": \"x\",\n \"lazy\": \"yes\"}}}"))
+		var ce *mcpconfig.Error
 		require.ErrorAs(t, err, &ce)
 		assert.Equal(t, `2:10: server "a": lazy: must be true or false`, err.Error())
 	})
 	t.Run("stopWhenIdle must be a duration and needs lazy", func(t *testing.T) {
-		_, err := toolbox.ParseConfig([]byte(`{"mcpServers": {"a": {"command": "x", "lazy": true, "stopWhenIdle": 10}}}`))
+		_, err := mcpconfig.Parse([]byte(`{"mcpServers": {"a": {"command": "x", "lazy": true, "stopWhenIdle": 10}}}`))
 		assert.ErrorContains(t, err, `stopWhenIdle: must be a duration`)
-		_, err = toolbox.ParseConfig([]byte(`{"mcpServers": {"a": {"command": "x", "lazy": true, "stopWhenIdle": "soon"}}}`))
+		_, err = mcpconfig.Parse([]byte(`{"mcpServers": {"a": {"command": "x", "lazy": true, "stopWhenIdle": "soon"}}}`))
 		assert.ErrorContains(t, err, `stopWhenIdle: must be a duration`)
-		_, err = toolbox.ParseConfig([]byte(`{"mcpServers": {"a": {"command": "x", "stopWhenIdle": "10m"}}}`))
+		_, err = mcpconfig.Parse([]byte(`{"mcpServers": {"a": {"command": "x", "stopWhenIdle": "10m"}}}`))
 		assert.ErrorContains(t, err, `1:55: server "a": stopWhenIdle: needs "lazy": true`)
-		cfg, err := toolbox.ParseConfig([]byte(`{"mcpServers": {"a": {"command": "x", "lazy": true, "stopWhenIdle": "10m"}}}`))
+		cfg, err := mcpconfig.Parse([]byte(`{"mcpServers": {"a": {"command": "x", "lazy": true, "stopWhenIdle": "10m"}}}`))
 		require.NoError(t, err)
 		assert.True(t, cfg.Servers["a"].Lazy)
 		assert.Equal(t, 10*time.Minute, cfg.Servers["a"].StopWhenIdle)

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cuca-go/mcpconnector/mcpconfig"
 )
 
 // manifestVersion is the layout of a manifest file; a file of another
@@ -107,7 +109,7 @@ func changedParts(pin, now toolDigest) []string {
 // the names (never the values) of its env variables and headers. A
 // manifest is kept under it, so that an entry that now runs another
 // command does not use the old one's tools.
-func entryDigest(sc *ServerConfig) string {
+func entryDigest(sc *mcpconfig.Server) string {
 	key := struct {
 		Type    string   `json:"type"`
 		Command string   `json:"command,omitempty"`
@@ -157,7 +159,7 @@ var errNoManifest = errors.New("toolbox: no manifest")
 // load reads the manifest of sc. A missing file is errNoManifest; an
 // unreadable, malformed or foreign one (another version or entry) is an
 // error the caller logs and ignores.
-func (m *manifestStore) load(sc *ServerConfig) (*manifest, error) {
+func (m *manifestStore) load(sc *mcpconfig.Server) (*manifest, error) {
 	entry := entryDigest(sc)
 	raw, err := os.ReadFile(m.path(entry))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -257,7 +259,7 @@ func (m *manifestStore) save(mf *manifest) error {
 }
 
 // newManifest is the manifest of sc listing tools now, with prev's pins.
-func newManifest(sc *ServerConfig, tools []*mcp.Tool, digests map[string]toolDigest, pins map[string]toolDigest) *manifest {
+func newManifest(sc *mcpconfig.Server, tools []*mcp.Tool, digests map[string]toolDigest, pins map[string]toolDigest) *manifest {
 	sorted := slices.Clone(tools)
 	slices.SortFunc(sorted, func(a, b *mcp.Tool) int {
 		switch {

@@ -10,11 +10,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cuca-go/mcpconnector/mcpconfig"
 )
 
 func TestEntryDigestCoversNamesNotValues(t *testing.T) {
-	base := func() *ServerConfig {
-		return &ServerConfig{Name: "a", Type: TypeStdio, Command: "npx", Args: []string{"-y", "pkg"},
+	base := func() *mcpconfig.Server {
+		return &mcpconfig.Server{Name: "a", Type: mcpconfig.TypeStdio, Command: "npx", Args: []string{"-y", "pkg"},
 			Env: map[string]string{"TOKEN": "one"}, Headers: map[string]string{"Authorization": "Bearer one"}}
 	}
 	d := entryDigest(base())
@@ -22,13 +24,13 @@ func TestEntryDigestCoversNamesNotValues(t *testing.T) {
 	same.Env["TOKEN"], same.Headers["Authorization"] = "two", "Bearer two"
 	same.Timeout, same.Lazy = 5, true
 	assert.Equal(t, d, entryDigest(same), "values, timeouts and lazy are not the entry")
-	for name, change := range map[string]func(*ServerConfig){
-		"command":     func(s *ServerConfig) { s.Command = "node" },
-		"args":        func(s *ServerConfig) { s.Args = []string{"-y", "other"} },
-		"url":         func(s *ServerConfig) { s.URL = "https://h/mcp" },
-		"env name":    func(s *ServerConfig) { s.Env["OTHER"] = "" },
-		"header name": func(s *ServerConfig) { s.Headers["X-Key"] = "" },
-		"type":        func(s *ServerConfig) { s.Type = TypeHTTP },
+	for name, change := range map[string]func(*mcpconfig.Server){
+		"command":     func(s *mcpconfig.Server) { s.Command = "node" },
+		"args":        func(s *mcpconfig.Server) { s.Args = []string{"-y", "other"} },
+		"url":         func(s *mcpconfig.Server) { s.URL = "https://h/mcp" },
+		"env name":    func(s *mcpconfig.Server) { s.Env["OTHER"] = "" },
+		"header name": func(s *mcpconfig.Server) { s.Headers["X-Key"] = "" },
+		"type":        func(s *mcpconfig.Server) { s.Type = mcpconfig.TypeHTTP },
 	} {
 		s := base()
 		change(s)
@@ -48,7 +50,7 @@ func TestToolDigestIgnoresKeyOrderAndSaysWhatChanged(t *testing.T) {
 
 func TestManifestWritesDoNotCorruptEachOther(t *testing.T) {
 	dir := t.TempDir()
-	sc := &ServerConfig{Name: "a", Type: TypeStdio, Command: "x"}
+	sc := &mcpconfig.Server{Name: "a", Type: mcpconfig.TypeStdio, Command: "x"}
 	var wg sync.WaitGroup
 	for w := range 4 {
 		store, err := openManifestStore(dir) // a store per toolbox: no shared lock
@@ -78,8 +80,8 @@ func TestManifestOfAnotherEntryOrVersionIsRefused(t *testing.T) {
 	dir := t.TempDir()
 	store, err := openManifestStore(dir)
 	require.NoError(t, err)
-	a := &ServerConfig{Name: "a", Type: TypeStdio, Command: "x"}
-	b := &ServerConfig{Name: "a", Type: TypeStdio, Command: "y"}
+	a := &mcpconfig.Server{Name: "a", Type: mcpconfig.TypeStdio, Command: "x"}
+	b := &mcpconfig.Server{Name: "a", Type: mcpconfig.TypeStdio, Command: "y"}
 	_, err = store.load(a)
 	require.ErrorIs(t, err, errNoManifest)
 	require.NoError(t, store.save(newManifest(a, nil, nil, nil)))

@@ -52,36 +52,3 @@ func ExposedName(prefix, tool string) string {
 func isNameByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
 }
-
-// matchGlob reports whether name matches pattern, where '*' matches any run
-// of bytes, none included, and every other byte only itself. path.Match is
-// not used: its '?', '[' and '\\' would turn ordinary tool names into
-// patterns, and its '*' stops at '/'.
-func matchGlob(pattern, name string) bool {
-	p, n := 0, 0
-	// star is the pattern index just after the last '*' seen, and resume
-	// the name index that '*' will swallow up to on the next backtrack.
-	star, resume := -1, 0
-	for n < len(name) {
-		switch {
-		case p < len(pattern) && pattern[p] == '*':
-			p++
-			star, resume = p, n
-		case p < len(pattern) && pattern[p] == name[n]:
-			p++
-			n++
-		case star >= 0:
-			// Let the last '*' swallow one more byte and retry from there;
-			// trying only the last star is enough, as earlier ones could
-			// only give a match this one can also find.
-			resume++
-			p, n = star, resume
-		default:
-			return false
-		}
-	}
-	for p < len(pattern) && pattern[p] == '*' {
-		p++
-	}
-	return p == len(pattern)
-}

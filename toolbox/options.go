@@ -52,7 +52,7 @@ func WithStrict() Option {
 // [WithActorSystem]), and a server's
 // "timeout", connect timeout, approval modes and "trust" (which decide,
 // per tool, whether the host's plugin.WithApproval function is asked; see
-// [ApprovalMode]) and "maxResultBytes" from the file come last and win. An option that has no effect on the
+// mcpconfig.ApprovalMode) and "maxResultBytes" from the file come last and win. An option that has no effect on the
 // servers' plugins (in a clustered toolbox, those of the connection
 // itself, which belong to the members hosting the grains) fails [Open]
 // with [plugin.ErrValidation] naming it, also when every server is lazy

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
+	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/plugin"
 )
@@ -58,7 +59,7 @@ type pinState struct {
 }
 
 // openStore opens the manifest directory, when one is needed.
-func (t *Toolbox) openStore(cfg *Config, o *options) error {
+func (t *Toolbox) openStore(cfg *mcpconfig.Config, o *options) error {
 	dir := o.manifestDir
 	need := dir != "" || o.pinned
 	for _, name := range cfg.Enabled() {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/cuca-go/mcpconnector/mcpconfig"
 )
 
 // ServerPolicy says which servers of a config may run, as the allowed and
@@ -46,17 +48,17 @@ func (m ServerMatch) empty() bool {
 }
 
 // Matches reports whether the rule matches the server s.
-func (m ServerMatch) Matches(s *ServerConfig) bool {
+func (m ServerMatch) Matches(s *mcpconfig.Server) bool {
 	if m.empty() {
 		return false
 	}
 	if m.Name != "" && m.Name != s.Name {
 		return false
 	}
-	if len(m.Command) > 0 && (s.Type != TypeStdio || !slices.Equal(m.Command, append([]string{s.Command}, s.Args...))) {
+	if len(m.Command) > 0 && (s.Type != mcpconfig.TypeStdio || !slices.Equal(m.Command, append([]string{s.Command}, s.Args...))) {
 		return false
 	}
-	if m.URL != "" && (s.Type == TypeStdio || s.URL == "" || !matchGlob(m.URL, s.URL)) {
+	if m.URL != "" && (s.Type == mcpconfig.TypeStdio || s.URL == "" || !mcpconfig.MatchGlob(m.URL, s.URL)) {
 		return false
 	}
 	return true
@@ -115,7 +117,7 @@ func (d PolicyDecision) String() string {
 // first Deny rule that matches it, else (with a non-empty Allow) the first
 // Allow rule that matches it among those that count for it (see
 // [ServerPolicy]).
-func (p ServerPolicy) Decide(s *ServerConfig) PolicyDecision {
+func (p ServerPolicy) Decide(s *mcpconfig.Server) PolicyDecision {
 	for i, m := range p.Deny {
 		if m.Matches(s) {
 			return PolicyDecision{Allowed: false, List: "deny", Index: i, Rule: cloneMatch(m)}
@@ -127,7 +129,7 @@ func (p ServerPolicy) Decide(s *ServerConfig) PolicyDecision {
 	// Where Allow has rules of the server's kind (commands for stdio, URLs
 	// for the others), only those can allow it.
 	kind := func(m ServerMatch) bool { return m.URL != "" }
-	if s.Type == TypeStdio {
+	if s.Type == mcpconfig.TypeStdio {
 		kind = func(m ServerMatch) bool { return len(m.Command) > 0 }
 	}
 	strict := slices.ContainsFunc(p.Allow, kind)

@@ -5,18 +5,20 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cuca-go/mcpconnector/mcpconfig"
 )
 
 func TestPolicyDecide(t *testing.T) {
-	fs := &ServerConfig{Name: "fs", Type: TypeStdio, Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/srv"}}
-	gh := &ServerConfig{Name: "github", Type: TypeHTTP, URL: "https://api.githubcopilot.com/mcp/"}
-	internal := &ServerConfig{Name: "wiki", Type: TypeHTTP, URL: "https://wiki.corp.example.com/mcp"}
+	fs := &mcpconfig.Server{Name: "fs", Type: mcpconfig.TypeStdio, Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/srv"}}
+	gh := &mcpconfig.Server{Name: "github", Type: mcpconfig.TypeHTTP, URL: "https://api.githubcopilot.com/mcp/"}
+	internal := &mcpconfig.Server{Name: "wiki", Type: mcpconfig.TypeHTTP, URL: "https://wiki.corp.example.com/mcp"}
 	fsCmd := []string{"npx", "-y", "@modelcontextprotocol/server-filesystem", "/srv"}
 
 	cases := []struct {
 		name   string
 		policy ServerPolicy
-		server *ServerConfig
+		server *mcpconfig.Server
 		want   PolicyDecision
 	}{
 		{"no rules allow all", ServerPolicy{}, fs, PolicyDecision{Allowed: true, Index: -1}},
@@ -34,7 +36,7 @@ func TestPolicyDecide(t *testing.T) {
 		{"a command prefix is not a match", ServerPolicy{Allow: []ServerMatch{{Command: []string{"npx", "-y"}}}}, fs, PolicyDecision{Index: -1}},
 		{"other args are not a match", ServerPolicy{Deny: []ServerMatch{{Command: []string{"npx", "-y", "@modelcontextprotocol/server-filesystem", "/"}}}}, fs,
 			PolicyDecision{Allowed: true, Index: -1}},
-		{"a command rule never matches http", ServerPolicy{Deny: []ServerMatch{{Command: []string{""}}}}, &ServerConfig{Name: "h", Type: TypeHTTP, URL: "http://h"},
+		{"a command rule never matches http", ServerPolicy{Deny: []ServerMatch{{Command: []string{""}}}}, &mcpconfig.Server{Name: "h", Type: mcpconfig.TypeHTTP, URL: "http://h"},
 			PolicyDecision{Allowed: true, Index: -1}},
 		{"deny by url wildcard", ServerPolicy{Deny: []ServerMatch{{URL: "https://*.example.com/*"}}}, internal,
 			PolicyDecision{List: "deny", Index: 0, Rule: ServerMatch{URL: "https://*.example.com/*"}}},
@@ -43,7 +45,7 @@ func TestPolicyDecide(t *testing.T) {
 		{"exact url", ServerPolicy{Allow: []ServerMatch{{URL: "https://api.githubcopilot.com/mcp/"}}}, gh,
 			PolicyDecision{Allowed: true, List: "allow", Index: 0, Rule: ServerMatch{URL: "https://api.githubcopilot.com/mcp/"}}},
 		{"a url rule never matches stdio", ServerPolicy{Deny: []ServerMatch{{URL: "*"}}}, fs, PolicyDecision{Allowed: true, Index: -1}},
-		{"url rule over sse", ServerPolicy{Deny: []ServerMatch{{URL: "*"}}}, &ServerConfig{Name: "old", Type: TypeSSE, URL: "http://h/sse"},
+		{"url rule over sse", ServerPolicy{Deny: []ServerMatch{{URL: "*"}}}, &mcpconfig.Server{Name: "old", Type: mcpconfig.TypeSSE, URL: "http://h/sse"},
 			PolicyDecision{List: "deny", Index: 0, Rule: ServerMatch{URL: "*"}}},
 		// With command rules in Allow, a stdio server's name is not enough:
 		// the entry could keep the name and swap the command.
@@ -68,7 +70,7 @@ func TestPolicyDecide(t *testing.T) {
 }
 
 func TestPolicyDecisionString(t *testing.T) {
-	fs := &ServerConfig{Name: "fs", Type: TypeStdio, Command: "npx", Args: []string{"srv"}}
+	fs := &mcpconfig.Server{Name: "fs", Type: mcpconfig.TypeStdio, Command: "npx", Args: []string{"srv"}}
 	assert.Equal(t, "allowed (no allow rules)", ServerPolicy{}.Decide(fs).String())
 	assert.Equal(t, "denied by policy: no allow rule matches", ServerPolicy{Allow: []ServerMatch{{Name: "x"}}}.Decide(fs).String())
 	assert.Equal(t, `denied by policy: deny[0] (name "fs", command ["npx" "srv"])`,
@@ -80,7 +82,7 @@ func TestPolicyDecisionString(t *testing.T) {
 
 // Neither a decision nor the option shares the caller's slices.
 func TestPolicyCopies(t *testing.T) {
-	fs := &ServerConfig{Name: "fs", Type: TypeStdio, Command: "npx"}
+	fs := &mcpconfig.Server{Name: "fs", Type: mcpconfig.TypeStdio, Command: "npx"}
 	p := ServerPolicy{Deny: []ServerMatch{{Command: []string{"npx"}}}, Allow: []ServerMatch{{Name: "fs"}}}
 	d := p.Decide(fs)
 	d.Rule.Command[0] = "changed"

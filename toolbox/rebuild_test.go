@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuca-go/mcpconnector/internal/fixture/countserver"
+	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
@@ -406,7 +407,7 @@ func TestASlowListReadHoldsUpNoOtherServer(t *testing.T) {
 
 // lazyOnly writes the manifest of a lazy count server (by starting it
 // once) and returns its config and the file its starts are logged in.
-func lazyOnly(t *testing.T, dir string) (*toolbox.Config, string) {
+func lazyOnly(t *testing.T, dir string) (*mcpconfig.Config, string) {
 	log := filepath.Join(t.TempDir(), "starts")
 	cfg := config(t, map[string]entry{"c": counted(t, log, "1", entry{"lazy": true})})
 	require.NoError(t, open(t, cfg, toolbox.WithManifestDir(dir)).Close())

@@ -17,6 +17,7 @@ import (
 	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/internal/core/attach"
 	"github.com/cuca-go/mcpconnector/internal/core/named"
+	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"
 )
@@ -86,7 +87,7 @@ type Toolbox struct {
 
 // server is one enabled server of the toolbox.
 type server struct {
-	cfg *ServerConfig
+	cfg *mcpconfig.Server
 	// p is the server's plugin: nil when the server could not be started,
 	// and for a lazy server until it starts (and again once it stopped
 	// when idle).
@@ -139,7 +140,7 @@ func NamedTransport(server string, t transport.McpTransport) transport.McpTransp
 // that does not speak 2026-07-28, or whose command cannot start, is not
 // tried again until its plugin's Reconnect.
 // Two tools with the same exposed name fail Open, naming both servers.
-// A server marked required ([ServerConfig.Required]) that is not ready
+// A server marked required ([mcpconfig.Server.Required]) that is not ready
 // once its first connection has been tried (or was not started) fails
 // Open, one error per such server wrapping [ErrRequiredServer] and naming
 // it and why; every server Open started is closed first. A server that
@@ -148,7 +149,7 @@ func NamedTransport(server string, t transport.McpTransport) transport.McpTransp
 // that names the rule. The error is an [*plugin.Error] (or several,
 // joined), a collision error wrapping [ErrNameCollision], or required
 // servers' errors.
-func Open(ctx context.Context, cfg *Config, opts ...Option) (*Toolbox, error) {
+func Open(ctx context.Context, cfg *mcpconfig.Config, opts ...Option) (*Toolbox, error) {
 	if cfg == nil {
 		return nil, errors.New("toolbox: nil config")
 	}
@@ -341,7 +342,7 @@ func (t *Toolbox) requiredReady(errs []error) error {
 // startLocal starts the server name of sc under the ToolboxActor, its
 // actor named actorName, and returns at once (the connection comes up in
 // the background).
-func (t *Toolbox) startLocal(name string, sc *ServerConfig, actorName string) (*plugin.McpPlugin, error) {
+func (t *Toolbox) startLocal(name string, sc *mcpconfig.Server, actorName string) (*plugin.McpPlugin, error) {
 	tr, err := sc.Transport()
 	if err != nil {
 		return nil, &plugin.Error{Kind: plugin.KindNotSupported, Server: fmt.Sprintf("server %q", name), Op: "connect", Err: err}
@@ -357,7 +358,7 @@ var errDryRun = errors.New("toolbox: options checked, nothing started")
 // there, as starting (or attaching) it would, without starting anything:
 // plugin.Start and plugin.Attach check their options first, and here the
 // spawn, or the locator, refuses what comes after.
-func (t *Toolbox) checkPluginOptions(name string, sc *ServerConfig) error {
+func (t *Toolbox) checkPluginOptions(name string, sc *mcpconfig.Server) error {
 	opts := t.pluginOptions(name, sc, &t.opts)
 	var err error
 	if t.opts.remote != nil {
@@ -381,14 +382,14 @@ func (t *Toolbox) checkPluginOptions(name string, sc *ServerConfig) error {
 
 // attach reaches the server's actor where it lives (Remote), activating
 // it if needed.
-func (t *Toolbox) attach(ctx context.Context, name string, sc *ServerConfig) (*plugin.McpPlugin, error) {
+func (t *Toolbox) attach(ctx context.Context, name string, sc *mcpconfig.Server) (*plugin.McpPlugin, error) {
 	return t.opts.remote.Connect(ctx, name, t.pluginOptions(name, sc, &t.opts)...)
 }
 
 // pluginOptions are the options of one server's plugin: the toolbox's
 // defaults, then the host's (which win over them), then the toolbox's own
 // seams, then the server's entry in the file.
-func (t *Toolbox) pluginOptions(name string, sc *ServerConfig, o *options) []plugin.Option {
+func (t *Toolbox) pluginOptions(name string, sc *mcpconfig.Server, o *options) []plugin.Option {
 	opts := make([]plugin.Option, 0, len(o.pluginOpts)+8)
 	if o.logger != nil {
 		opts = append(opts, plugin.WithLogger(o.logger))
@@ -409,7 +410,7 @@ func (t *Toolbox) pluginOptions(name string, sc *ServerConfig, o *options) []plu
 	if sc.ConnectTimeout > 0 && o.remote == nil {
 		opts = append(opts, plugin.WithConnectTimeout(sc.ConnectTimeout))
 	}
-	if sc.hasApprovalModes() {
+	if hasApprovalModes(sc) {
 		opts = append(opts, plugin.WithApproval(t.approval(sc, plugin.ApprovalOf(o.pluginOpts...))))
 	}
 	if sc.MaxResultBytes > 0 {

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
+	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
@@ -38,18 +39,18 @@ func httpEntry(t *testing.T) entry {
 }
 
 // config builds an mcp.json from entries and parses it as a user's file.
-func config(t *testing.T, servers map[string]entry) *toolbox.Config {
+func config(t *testing.T, servers map[string]entry) *mcpconfig.Config {
 	t.Helper()
 	b, err := json.Marshal(map[string]any{"mcpServers": servers})
 	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "mcp.json")
 	require.NoError(t, os.WriteFile(path, b, 0o600))
-	cfg, err := toolbox.LoadConfig(path)
+	cfg, err := mcpconfig.Load(path)
 	require.NoError(t, err)
 	return cfg
 }
 
-func open(t *testing.T, cfg *toolbox.Config, opts ...toolbox.Option) *toolbox.Toolbox {
+func open(t *testing.T, cfg *mcpconfig.Config, opts ...toolbox.Option) *toolbox.Toolbox {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

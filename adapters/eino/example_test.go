@@ -12,6 +12,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	einomcp "github.com/cuca-go/mcpconnector/adapters/eino"
+	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
 
@@ -41,7 +42,7 @@ func ask(ctx context.Context, box *toolbox.Toolbox, model model.ToolCallingChatM
 // endpoint will do).
 func Example() {
 	ctx := context.Background()
-	cfg, err := toolbox.LoadConfig("mcp.json")
+	cfg, err := mcpconfig.Load("mcp.json")
 	if err != nil {
 		log.Fatal(err)
 	}

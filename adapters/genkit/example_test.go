@@ -10,6 +10,7 @@ import (
 	"github.com/firebase/genkit/go/plugins/ollama"
 
 	genkitmcp "github.com/cuca-go/mcpconnector/adapters/genkit"
+	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
 
@@ -32,7 +33,7 @@ func ask(ctx context.Context, g *genkit.Genkit, box *toolbox.Toolbox, model ai.M
 // Ollama through Genkit's Ollama plugin.
 func Example() {
 	ctx := context.Background()
-	cfg, err := toolbox.LoadConfig("mcp.json")
+	cfg, err := mcpconfig.Load("mcp.json")
 	if err != nil {
 		log.Fatal(err)
 	}

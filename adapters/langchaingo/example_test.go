@@ -11,6 +11,7 @@ import (
 	"github.com/tmc/langchaingo/llms/openai"
 
 	langchainmcp "github.com/cuca-go/mcpconnector/adapters/langchaingo"
+	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
 
@@ -30,7 +31,7 @@ func ask(ctx context.Context, box *toolbox.Toolbox, llm llms.Model, prompt strin
 // endpoint will do).
 func Example() {
 	ctx := context.Background()
-	cfg, err := toolbox.LoadConfig("mcp.json")
+	cfg, err := mcpconfig.Load("mcp.json")
 	if err != nil {
 		log.Fatal(err)
 	}

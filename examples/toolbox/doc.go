@@ -108,7 +108,7 @@
 // JSON has no comments, so the file cannot say where its ${VAR}s come from:
 // before reading any mcp.json the example starts the HTTP server and sets
 // MCP_DEMO_SELF and MCP_DEMO_HTTP_URL in its own environment, and
-// [toolbox.ParseConfig] expands them from there, as it expands a user's
+// [mcpconfig.Parse] expands them from there, as it expands a user's
 // ${GITHUB_TOKEN}. Your own file may list the demo servers with the same
 // variables next to yours.
 //

@@ -7,12 +7,13 @@ import (
 	"strings"
 
 	"github.com/cuca-go/mcpconnector/examples/internal/demoserver"
+	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
 
 // lifecycleOptions applies -manifests, -lazy and -pin (or -accept): the toolbox options
 // they give, after making the servers lazy for -lazy.
-func lifecycleOptions(cfg config, servers *toolbox.Config) []toolbox.Option {
+func lifecycleOptions(cfg config, servers *mcpconfig.Config) []toolbox.Option {
 	var opts []toolbox.Option
 	if cfg.manifestDir != "" {
 		opts = append(opts, toolbox.WithManifestDir(cfg.manifestDir))
@@ -42,7 +43,7 @@ func setChanged(changed bool) (unset func(), err error) {
 
 // printAfter says which servers the run started: with -lazy, only those
 // whose tools were called.
-func printAfter(out io.Writer, servers *toolbox.Config, tb *toolbox.Toolbox) {
+func printAfter(out io.Writer, servers *mcpconfig.Config, tb *toolbox.Toolbox) {
 	status := tb.Status()
 	var parts []string
 	for _, name := range tb.Servers() {

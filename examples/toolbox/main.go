@@ -16,6 +16,7 @@ import (
 	"github.com/cuca-go/mcpconnector/examples/internal/demomodel"
 	"github.com/cuca-go/mcpconnector/examples/internal/demoserver"
 	"github.com/cuca-go/mcpconnector/examples/internal/observe"
+	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
@@ -343,15 +344,15 @@ func run(ctx context.Context, out io.Writer, cfg config) error {
 
 // loadServers reads the mcp.json at path, or the bundled one when path is
 // empty, and returns it with the name the output gives it.
-func loadServers(path string) (*toolbox.Config, string, error) {
+func loadServers(path string) (*mcpconfig.Config, string, error) {
 	if path == "" {
-		servers, err := toolbox.ParseConfig(bundledConfig)
+		servers, err := mcpconfig.Parse(bundledConfig)
 		if err != nil {
 			return nil, "", fmt.Errorf("bundled %s: %w", bundledName, err)
 		}
 		return servers, bundledName, nil
 	}
-	servers, err := toolbox.LoadConfig(path)
+	servers, err := mcpconfig.Load(path)
 	if err != nil {
 		return nil, "", err
 	}
@@ -364,7 +365,7 @@ func loadServers(path string) (*toolbox.Config, string, error) {
 // the call left it in. A name no server exposes, a tool pinning holds out
 // (saying what changed and how to accept it) and a call that fails are
 // errors.
-func callOne(ctx context.Context, out io.Writer, tb *toolbox.Toolbox, servers *toolbox.Config, name, args string) error {
+func callOne(ctx context.Context, out io.Writer, tb *toolbox.Toolbox, servers *mcpconfig.Config, name, args string) error {
 	server := ""
 	for _, t := range tb.Tools() {
 		if t.Name == name {

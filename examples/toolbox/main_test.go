@@ -24,6 +24,7 @@ import (
 	"github.com/cuca-go/mcpconnector/examples/internal/demomodel"
 	"github.com/cuca-go/mcpconnector/examples/internal/demoserver"
 	"github.com/cuca-go/mcpconnector/examples/internal/observe"
+	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
@@ -123,8 +124,8 @@ func TestBothBundledServersAdd(t *testing.T) {
 	defer tb.Close()
 
 	assert.Equal(t, []string{"local", "remote"}, tb.Servers())
-	assert.Equal(t, toolbox.TypeStdio, servers.Servers["local"].Type)
-	assert.Equal(t, toolbox.TypeHTTP, servers.Servers["remote"].Type)
+	assert.Equal(t, mcpconfig.TypeStdio, servers.Servers["local"].Type)
+	assert.Equal(t, mcpconfig.TypeHTTP, servers.Servers["remote"].Type)
 	assert.Regexp(t, `^http://127\.0\.0\.1:\d+/mcp$`, servers.Servers["remote"].URL)
 	assert.Equal(t, os.Getenv(httpURLVar), servers.Servers["remote"].URL)
 	assert.Equal(t, map[string]string{"Authorization": "Bearer not-a-secret"}, servers.Servers["remote"].Headers,
@@ -402,7 +403,7 @@ func testHTTPServer(t *testing.T, desc string) string {
 
 func TestMultiLineDescriptionsStayIndented(t *testing.T) {
 	srv := testHTTPServer(t, "Look a thing up.\nArguments:\n  key: what to look up, a string that may be long enough to wrap past the column")
-	servers, err := toolbox.ParseConfig([]byte(`{"mcpServers": {"docs": {"url": "` + srv + `"}}}`))
+	servers, err := mcpconfig.Parse([]byte(`{"mcpServers": {"docs": {"url": "` + srv + `"}}}`))
 	require.NoError(t, err)
 	tb, err := toolbox.Open(t.Context(), servers)
 	require.NoError(t, err)

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cuca-go/mcpconnector/client"
+	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
@@ -20,7 +21,7 @@ const descWidth = 76
 // ("disabled" for a server the file disables) and, when it is not ready,
 // why. Under each ready server, its tools by exposed name, each description
 // indented and wrapped.
-func printServers(out io.Writer, source string, servers *toolbox.Config, tb *toolbox.Toolbox) {
+func printServers(out io.Writer, source string, servers *mcpconfig.Config, tb *toolbox.Toolbox) {
 	names := servers.Names()
 	noun := "servers"
 	if len(names) == 1 {
@@ -61,11 +62,11 @@ func toolsByServer(tb *toolbox.Toolbox) map[string][]toolbox.Tool {
 // serverLines prints the servers' lines of a file, aligned on its longest
 // name and transport.
 type serverLines struct {
-	servers      *toolbox.Config
+	servers      *mcpconfig.Config
 	nameW, typeW int
 }
 
-func newServerLines(servers *toolbox.Config) serverLines {
+func newServerLines(servers *mcpconfig.Config) serverLines {
 	l := serverLines{servers: servers}
 	for _, name := range servers.Names() {
 		l.nameW = max(l.nameW, len(name))
@@ -116,7 +117,7 @@ func toolCount(n int) string {
 }
 
 // notReady names the enabled servers that are not ready.
-func notReady(servers *toolbox.Config, tb *toolbox.Toolbox) []string {
+func notReady(servers *mcpconfig.Config, tb *toolbox.Toolbox) []string {
 	var down []string
 	status := tb.Status()
 	for _, name := range tb.Servers() {

@@ -1,4 +1,4 @@
-package toolbox
+package mcpconfig
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 	"github.com/cuca-go/mcpconnector/transport"
 )
 
-// Transport types after normalisation: the values of [ServerConfig.Type].
+// Transport types after normalisation: the values of [Server.Type].
 const (
 	// TypeStdio is a child process that speaks MCP on its stdin and stdout.
 	TypeStdio = "stdio"
@@ -20,7 +20,7 @@ const (
 	// the file.
 	TypeHTTP = "http"
 	// TypeSSE is the legacy HTTP+SSE transport. It parses, so that a file
-	// listing one still loads, but [ServerConfig.Transport] refuses it.
+	// listing one still loads, but [Server.Transport] refuses it.
 	TypeSSE = "sse"
 	// TypeWS is WebSocket, written "ws" or "websocket"; refused like
 	// [TypeSSE].
@@ -36,16 +36,16 @@ var typeNames = map[string]string{
 
 // Config is a parsed mcp.json, or Codex's config.toml.
 type Config struct {
-	// Path is the file it came from; "" for [ParseConfig].
+	// Path is the file it came from; "" for [Parse].
 	Path string
 	// Servers holds every server, disabled ones included, by the name that
 	// is its key in the file.
-	Servers map[string]*ServerConfig
+	Servers map[string]*Server
 }
 
-// ServerConfig is one entry of "mcpServers" (or of Codex's [mcp_servers]),
-// validated, with its variables expanded (see [ParseConfig]).
-type ServerConfig struct {
+// Server is one entry of "mcpServers" (or of Codex's [mcp_servers]),
+// validated, with its variables expanded (see [Parse]).
+type Server struct {
 	// Name is the entry's key in the file, as written.
 	Name string
 	// Type is one of the Type* constants. When the file has none it is
@@ -67,65 +67,65 @@ type ServerConfig struct {
 	// Disabled servers are parsed and kept but not meant to be connected
 	// ("disabled": true, or Codex's enabled = false).
 	Disabled bool
-	// Required ("required", Codex's required) makes [Open] fail when this
+	// Required ("required", Codex's required) makes toolbox.Open fail when this
 	// server does not come up, naming it and why; a server that is not
-	// required fails open (it is reported by [Toolbox.Status] and retried).
+	// required fails open (it is reported by Toolbox.Status and retried).
 	Required bool
 	// Timeout is the call timeout: it bounds each tool call. The JSON forms
 	// give it in milliseconds ("timeout"), Codex in seconds
 	// (tool_timeout_sec). Zero means the file gave none.
 	Timeout time.Duration
 	// ConnectTimeout bounds each of this server's connection attempts, and
-	// so how long [Open] or a lazy server's first call waits for it to
-	// start, in place of [WithConnectTimeout]'s; Codex writes it
+	// so how long toolbox.Open or a lazy server's first call waits for it to
+	// start, in place of toolbox.WithConnectTimeout's; Codex writes it
 	// startup_timeout_sec. Zero means the file gave none.
 	ConnectTimeout time.Duration
 	// ParallelToolCalls ("parallelToolCalls", Codex's
 	// supports_parallel_tool_calls) says whether the server is safe for
 	// calls at once: false runs the calls of one turn to this server one
 	// after another, in the model's order. nil means the file gave none,
-	// which is parallel, as before; see [ServerConfig.SerialCalls].
+	// which is parallel, as before; see [Server.SerialCalls].
 	ParallelToolCalls *bool
 	// Approval ("approval", Codex's default_tools_approval_mode) says when
 	// a call of one of this server's tools asks the approval handler of
-	// [plugin.WithApproval] first; [ServerConfig.Tools] overrides it per
+	// plugin.WithApproval first; [Server.Tools] overrides it per
 	// tool. Gemini CLI's "trust": true gives [ApprovalAuto] when the entry
 	// sets no mode. "" means the file gave none; see [ApprovalMode].
 	Approval ApprovalMode
 	// Tools holds per-tool settings ("tools": {"<tool>": {"approval": ...}},
 	// Codex's [mcp_servers.<name>.tools.<tool>]), by the server's own,
 	// unprefixed tool name; nil when the file has none.
-	Tools map[string]ToolConfig
+	Tools map[string]Tool
 	// IncludeTools and ExcludeTools are Gemini CLI's tool filters: exact
 	// names or globs where '*' matches any run of characters. See
-	// [ServerConfig.AllowsTool].
+	// [Server.AllowsTool].
 	IncludeTools []string
 	ExcludeTools []string
-	// Prefix is put before each tool's name (see [ServerConfig.ToolPrefix]);
+	// Prefix is put before each tool's name (see [Server.ToolPrefix]);
 	// nil means the file has no "prefix", a pointer to "" means raw names.
 	Prefix *string
 	// Trust is Gemini CLI's "trust": no confirmation for this server's
-	// tools. It is kept as written; what counts is [ServerConfig.Approval],
+	// tools. It is kept as written; what counts is [Server.Approval],
 	// which the parser sets to [ApprovalAuto] when Trust is true and the
 	// entry gives no mode of its own.
 	Trust bool
 	// MaxResultBytes ("maxResultBytes") caps the text the model reads of
-	// each of this server's results ([plugin.WithMaxResultBytes]); zero
+	// each of this server's results (plugin.WithMaxResultBytes); zero
 	// means the file gave none.
 	MaxResultBytes int
 	// AlwaysLoad ("alwaysLoad") keeps this server's tools in every request
-	// when tool search defers the others ([WithToolSearch]).
+	// when tool search defers the others (toolbox.WithToolSearch).
 	AlwaysLoad bool
 	// Lazy ("lazy") leaves the server unstarted at Open when a manifest of
-	// its tools is on disk ([WithManifestDir]): its tools are exposed from
-	// the manifest and the first call of one of them (or [Toolbox.Start])
+	// its tools is on disk (toolbox.WithManifestDir): its tools are exposed from
+	// the manifest and the first call of one of them (or Toolbox.Start)
 	// starts it. Without a manifest it starts at Open, to learn its tools.
 	Lazy bool
 	// StopWhenIdle ("stopWhenIdle", a duration such as "10m") stops a lazy
 	// server after that long without calls; the next call starts it again.
 	// Zero means never; it needs "lazy": true. Idle time counts from the
 	// end of the latest call through the hooks, and from the start of the
-	// latest [Toolbox.CallTool].
+	// latest Toolbox.CallTool.
 	StopWhenIdle time.Duration
 	// Line and Column (1-based, column in characters) locate the entry's
 	// name in the file, for errors about the server found after loading.
@@ -133,7 +133,7 @@ type ServerConfig struct {
 }
 
 // ApprovalMode says when a tool call asks the host's approval handler
-// ([plugin.WithApproval]) before it goes to the server. The values are
+// (plugin.WithApproval) before it goes to the server. The values are
 // Codex's approval modes, spelt as Codex spells them in config.toml and as
 // the JSON forms' "approval" takes them.
 type ApprovalMode string
@@ -166,18 +166,18 @@ func (m ApprovalMode) Valid() bool {
 	return m == ApprovalUnset || slices.Contains(approvalModes, m)
 }
 
-// ToolConfig is what an entry says about one of its server's tools.
-type ToolConfig struct {
-	// Approval overrides the server's [ServerConfig.Approval] for this
+// Tool is what an entry says about one of its server's tools.
+type Tool struct {
+	// Approval overrides the server's [Server.Approval] for this
 	// tool; [ApprovalUnset] leaves the server's.
 	Approval ApprovalMode
 }
 
 // ToolApproval returns the approval mode of the server's tool (its own,
-// unprefixed name): the tool's own mode when [ServerConfig.Tools] gives
-// one, else the server's [ServerConfig.Approval], else [ApprovalAuto] when
+// unprefixed name): the tool's own mode when [Server.Tools] gives
+// one, else the server's [Server.Approval], else [ApprovalAuto] when
 // Trust is set, else [ApprovalUnset].
-func (s *ServerConfig) ToolApproval(tool string) ApprovalMode {
+func (s *Server) ToolApproval(tool string) ApprovalMode {
 	if m := s.Tools[tool].Approval; m != ApprovalUnset {
 		return m
 	}
@@ -192,16 +192,16 @@ func (s *ServerConfig) ToolApproval(tool string) ApprovalMode {
 
 // SerialCalls reports whether the server's calls of one turn must run one
 // after another: ParallelToolCalls is set to false.
-func (s *ServerConfig) SerialCalls() bool {
+func (s *Server) SerialCalls() bool {
 	return s.ParallelToolCalls != nil && !*s.ParallelToolCalls
 }
 
-// ConfigError is a problem in an mcp.json, located like a compiler's:
+// Error is a problem in an mcp.json, located like a compiler's:
 // "path:line:column: server "name": field: message". Line and Column are
 // 1-based; Column counts characters (runes), not bytes. Messages name
 // fields and variables but never quote a value, which may be a secret.
-type ConfigError struct {
-	// Path is the file; "" for [ParseConfig], whose errors start at the line.
+type Error struct {
+	// Path is the file; "" for [Parse], whose errors start at the line.
 	Path         string
 	Line, Column int
 	// Server is the entry's name; "" for errors outside the servers.
@@ -215,7 +215,7 @@ type ConfigError struct {
 
 // Error reads "path:line:column: server "name": field: message", leaving
 // out the parts that are empty.
-func (e *ConfigError) Error() string {
+func (e *Error) Error() string {
 	var b strings.Builder
 	if e.Path != "" {
 		b.WriteString(e.Path + ":")
@@ -231,26 +231,26 @@ func (e *ConfigError) Error() string {
 	return b.String()
 }
 
-// LoadConfig reads and parses the mcp.json, or Codex's config.toml, at
-// path; see [ParseConfig] for the rules. A path ending in ".toml" is read as
+// Load reads and parses the mcp.json, or Codex's config.toml, at
+// path; see [Parse] for the rules. A path ending in ".toml" is read as
 // TOML and one ending in ".json" as JSON; any other is told by its content. A file that cannot be read gives an error wrapping the
 // os.ReadFile one (so errors.Is(err, fs.ErrNotExist) works); a malformed one
-// gives [*ConfigError]s, joined with errors.Join when several servers are
+// gives [*Error]s, joined with errors.Join when several servers are
 // wrong, each starting with path:line:column.
-func LoadConfig(path string) (*Config, error) {
+func Load(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("toolbox: reading MCP config: %w", err)
+		return nil, fmt.Errorf("mcpconfig: reading MCP config: %w", err)
 	}
-	return parseConfig(data, path, os.LookupEnv)
+	return parse(data, path, os.LookupEnv)
 }
 
-// ParseConfig parses an mcp.json: a JSON object with "mcpServers" (Claude,
+// Parse parses an mcp.json: a JSON object with "mcpServers" (Claude,
 // Cursor, Gemini CLI) or "servers" (VS Code), not both. Unknown fields, at
 // the top and in servers, are ignored; known ones are case-sensitive, must
 // have the right JSON type (null counts as absent) and must not repeat.
 // Beside the fields of those hosts it reads "required", "parallelToolCalls",
-// "approval" and "tools": {"<tool>": {"approval": ...}} (see [ServerConfig]).
+// "approval" and "tools": {"<tool>": {"approval": ...}} (see [Server]).
 //
 // Data that is neither valid JSON nor starts with '{' (empty data is JSON)
 // is read as Codex's config.toml: its [mcp_servers.<name>] tables, the rest
@@ -268,7 +268,7 @@ func LoadConfig(path string) (*Config, error) {
 // over a header of that name. As in Codex, a stdio server's table with
 // url, http_headers, env_http_headers or bearer_token_env_var, an HTTP
 // server's with args, env, env_vars or cwd, and an inline bearer_token are
-// errors. Codex expands no ${VAR} in its file: neither does ParseConfig
+// errors. Codex expands no ${VAR} in its file: neither does Parse
 // there, and a disabled server's unset variables are no error.
 //
 // In command, args, env values, cwd, url and header values, ${VAR},
@@ -281,12 +281,12 @@ func LoadConfig(path string) (*Config, error) {
 // whose token is not set must not break the file, so there such a field
 // keeps its text as written. The other checks apply to disabled servers too.
 //
-// Errors, in either form, are [*ConfigError]s without a path: "3:14:
+// Errors, in either form, are [*Error]s without a path: "3:14:
 // message". The file's first problem stops parsing, except that each server
 // is checked on its own and the first problem of every broken server is
 // reported.
-func ParseConfig(data []byte) (*Config, error) {
-	return parseConfig(data, "", os.LookupEnv)
+func Parse(data []byte) (*Config, error) {
+	return parse(data, "", os.LookupEnv)
 }
 
 // Names returns the names of all servers, disabled ones included, sorted.
@@ -307,8 +307,8 @@ func (c *Config) Enabled() []string {
 
 // ToolPrefix returns what goes before each of the server's tool names:
 // *Prefix when the file sets one, else Name+"__". It is not sanitised;
-// [ExposedName] does that.
-func (s *ServerConfig) ToolPrefix() string {
+// toolbox.ExposedName does that.
+func (s *Server) ToolPrefix() string {
 	if s.Prefix != nil {
 		return *s.Prefix
 	}
@@ -318,9 +318,9 @@ func (s *ServerConfig) ToolPrefix() string {
 // AllowsTool reports whether the server's tool (its own name, unprefixed)
 // passes the filters: it must match one of IncludeTools when that is not
 // empty, and none of ExcludeTools, which wins over IncludeTools.
-func (s *ServerConfig) AllowsTool(tool string) bool {
+func (s *Server) AllowsTool(tool string) bool {
 	matches := func(patterns []string) bool {
-		return slices.ContainsFunc(patterns, func(p string) bool { return matchGlob(p, tool) })
+		return slices.ContainsFunc(patterns, func(p string) bool { return MatchGlob(p, tool) })
 	}
 	if len(s.IncludeTools) > 0 && !matches(s.IncludeTools) {
 		return false
@@ -332,7 +332,7 @@ func (s *ServerConfig) AllowsTool(tool string) bool {
 // with Env as "K=V" entries in key order (added by the transport on top of
 // [transport.DefaultEnv]), or [transport.StreamableHTTP] with Headers. SSE
 // and WebSocket servers give an error wrapping [transport.ErrNotSupported].
-func (s *ServerConfig) Transport() (transport.McpTransport, error) {
+func (s *Server) Transport() (transport.McpTransport, error) {
 	switch s.Type {
 	case TypeStdio:
 		var env []string
@@ -352,17 +352,17 @@ func (s *ServerConfig) Transport() (transport.McpTransport, error) {
 	case TypeSSE, TypeWS:
 		return nil, &unsupportedError{server: s.Name, typ: s.Type}
 	default:
-		return nil, fmt.Errorf("toolbox: server %q: unknown type %q", s.Name, s.Type)
+		return nil, fmt.Errorf("mcpconfig: server %q: unknown type %q", s.Name, s.Type)
 	}
 }
 
-// unsupportedError is [ServerConfig.Transport]'s refusal of SSE and
+// unsupportedError is [Server.Transport]'s refusal of SSE and
 // WebSocket. It is a type rather than fmt.Errorf("%w") so that the message
 // says it once, without the sentinel's text appended.
 type unsupportedError struct{ server, typ string }
 
 func (e *unsupportedError) Error() string {
-	return fmt.Sprintf("toolbox: server %q: type %q is not supported (MCP 2026-07-28 has Streamable HTTP only)", e.server, e.typ)
+	return fmt.Sprintf("mcpconfig: server %q: type %q is not supported (MCP 2026-07-28 has Streamable HTTP only)", e.server, e.typ)
 }
 
 func (e *unsupportedError) Unwrap() error { return transport.ErrNotSupported }

@@ -1,4 +1,4 @@
-package toolbox
+package mcpconfig
 
 import (
 	"errors"
@@ -90,7 +90,7 @@ func validVarName(name string) bool {
 // must not break the file. It returns the first error otherwise, and checks
 // what only the expanded values can show (an empty command, a bad URL), in
 // that order.
-func (p *parser) expandFields(s *ServerConfig, r *rawServer, urlField string) error {
+func (p *parser) expandFields(s *Server, r *rawServer, urlField string) error {
 	var firstErr error
 	fail := func(off int, field, msg string) {
 		if firstErr == nil {

@@ -1,4 +1,4 @@
-package toolbox
+package mcpconfig
 
 import (
 	"os"
@@ -28,13 +28,13 @@ func boolPtr(b bool) *bool { return &b }
 func TestParseConfigCodexTOML(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("testdata", "codex.toml"))
 	require.NoError(t, err)
-	cfg, err := parseConfig(data, "testdata/codex.toml", codexVars)
+	cfg, err := parse(data, "testdata/codex.toml", codexVars)
 	require.NoError(t, err)
 	assert.Equal(t, "testdata/codex.toml", cfg.Path)
 	assert.Equal(t, []string{"chrome_devtools", "context7", "figma"}, cfg.Names())
 	assert.Equal(t, []string{"context7", "figma"}, cfg.Enabled())
 
-	assert.Equal(t, &ServerConfig{
+	assert.Equal(t, &Server{
 		Name: "context7", Type: TypeStdio, Command: "npx", Args: []string{"-y", "@upstash/context7-mcp"},
 		// env as written (no expansion), env_vars forwarded when set.
 		Env: map[string]string{"MY_ENV_VAR": "MY_ENV_VALUE", "LITERAL": "${HOME}", "LOCAL_TOKEN": "local-value", "REMOTE_TOKEN": "remote-value"},
@@ -44,11 +44,11 @@ func TestParseConfigCodexTOML(t *testing.T) {
 	}, cfg.Servers["context7"])
 
 	figma := cfg.Servers["figma"]
-	assert.Equal(t, &ServerConfig{
+	assert.Equal(t, &Server{
 		Name: "figma", Type: TypeHTTP, URL: "https://mcp.figma.com/mcp",
 		Headers:      map[string]string{"X-Figma-Region": "us-east-1", "X-Api-Key": "figma-key", "Authorization": "Bearer figma-token"},
 		ExcludeTools: []string{"delete_*"}, Approval: ApprovalWrites, ParallelToolCalls: boolPtr(false),
-		Tools: map[string]ToolConfig{"get_file": {Approval: ApprovalAuto}, "post_comment": {Approval: ApprovalApprove}},
+		Tools: map[string]Tool{"get_file": {Approval: ApprovalAuto}, "post_comment": {Approval: ApprovalApprove}},
 		Line:  22, Column: 14,
 	}, figma)
 	assert.True(t, figma.SerialCalls())
@@ -57,10 +57,10 @@ func TestParseConfigCodexTOML(t *testing.T) {
 	assert.Equal(t, ApprovalWrites, figma.ToolApproval("anything_else"))
 	assert.False(t, figma.AllowsTool("delete_file"))
 
-	assert.Equal(t, &ServerConfig{
+	assert.Equal(t, &Server{
 		Name: "chrome_devtools", Type: TypeStdio, Command: "npx", Args: []string{"chrome-devtools-mcp@latest"},
 		Disabled: true, ConnectTimeout: 15 * time.Second,
-		Tools: map[string]ToolConfig{"take_screenshot": {Approval: ApprovalPrompt}, "list_pages": {}},
+		Tools: map[string]Tool{"take_screenshot": {Approval: ApprovalPrompt}, "list_pages": {}},
 		Line:  37, Column: 14,
 	}, cfg.Servers["chrome_devtools"])
 
@@ -76,7 +76,7 @@ func TestParseConfigCodexTOML(t *testing.T) {
 // startup_timeout_sec wins over Codex's older startup_timeout_ms; fractions
 // of seconds are kept.
 func TestConfigCodexTOMLTimeouts(t *testing.T) {
-	cfg, err := parseConfig([]byte(`[mcp_servers.a]
+	cfg, err := parse([]byte(`[mcp_servers.a]
 command = "x"
 startup_timeout_sec = 2.5
 startup_timeout_ms = 9000
@@ -90,23 +90,23 @@ tool_timeout_sec = 0.25
 func TestParseConfigChoosesTheForm(t *testing.T) {
 	toml := "[mcp_servers.a]\ncommand = \"x\"\n"
 	for _, path := range []string{"config.toml", "CONFIG.TOML", "mcp.conf", ""} {
-		cfg, err := parseConfig([]byte(toml), path, codexVars)
+		cfg, err := parse([]byte(toml), path, codexVars)
 		require.NoError(t, err, path)
 		assert.Equal(t, "x", cfg.Servers["a"].Command, path)
 	}
 	// .json is JSON whatever it holds; so is content that looks like JSON.
-	_, err := parseConfig([]byte(toml), "mcp.json", codexVars)
+	_, err := parse([]byte(toml), "mcp.json", codexVars)
 	assert.ErrorContains(t, err, "mcp.json:1:2: invalid character 'm' looking for beginning of value")
 	for _, data := range []string{"", " []", "{\"mcpServers\": {", `{"mcpServers":{"a":{"command":"x"}}}`} {
-		_, err := parseConfig([]byte(data), "config.conf", codexVars)
+		_, err := parse([]byte(data), "config.conf", codexVars)
 		if err != nil {
 			assert.NotContains(t, err.Error(), "toml", "%q", data)
 			assert.NotContains(t, err.Error(), "mcp_servers", "%q", data)
 		}
 	}
 	// A .toml file that is JSON gets TOML's errors, pointing at the file.
-	_, err = parseConfig([]byte(`{"mcpServers":{}}`), "config.toml", codexVars)
-	var cerr *ConfigError
+	_, err = parse([]byte(`{"mcpServers":{}}`), "config.toml", codexVars)
+	var cerr *Error
 	require.ErrorAs(t, err, &cerr)
 	assert.Equal(t, "config.toml", cerr.Path)
 	assert.Equal(t, 1, cerr.Line)
@@ -115,7 +115,7 @@ func TestParseConfigChoosesTheForm(t *testing.T) {
 func TestLoadConfigCodexTOML(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "config.toml")
 	require.NoError(t, os.WriteFile(path, []byte("[mcp_servers.a]\ncommand = \"x\"\nargs = [\"y\", 2]\n"), 0o600))
-	_, err := LoadConfig(path)
+	_, err := Load(path)
 	assert.EqualError(t, err, path+`:3:14: server "a": args[1]: must be a string`)
 }
 
@@ -196,7 +196,7 @@ func TestConfigCodexTOMLErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cfg, err := parseConfig([]byte(c.data), "config.toml", codexVars)
+			cfg, err := parse([]byte(c.data), "config.toml", codexVars)
 			require.Error(t, err)
 			assert.Nil(t, cfg)
 			assert.Contains(t, err.Error(), "config.toml:"+c.want)
@@ -210,19 +210,19 @@ func TestConfigCodexTOMLErrors(t *testing.T) {
 // A disabled server whose variables are not set still loads, as in the
 // JSON forms; its types are still checked.
 func TestConfigCodexTOMLDisabledServerIsLenient(t *testing.T) {
-	cfg, err := parseConfig([]byte("[mcp_servers.a]\nurl = \"http://h\"\nenabled = false\nbearer_token_env_var = \"NOPE\"\n"), "c.toml", codexVars)
+	cfg, err := parse([]byte("[mcp_servers.a]\nurl = \"http://h\"\nenabled = false\nbearer_token_env_var = \"NOPE\"\n"), "c.toml", codexVars)
 	require.NoError(t, err)
 	assert.True(t, cfg.Servers["a"].Disabled)
 	assert.Empty(t, cfg.Servers["a"].Headers)
 
-	_, err = parseConfig([]byte("[mcp_servers.a]\nurl = \"http://h\"\nenabled = false\nbearer_token_env_var = 1\n"), "c.toml", codexVars)
+	_, err = parse([]byte("[mcp_servers.a]\nurl = \"http://h\"\nenabled = false\nbearer_token_env_var = 1\n"), "c.toml", codexVars)
 	assert.ErrorContains(t, err, "bearer_token_env_var: must be a variable name")
 }
 
 // bearer_token_env_var wins over an Authorization of http_headers, whatever
 // its case; an env header whose variable is unset or empty is left out.
 func TestConfigCodexTOMLHeaders(t *testing.T) {
-	cfg, err := parseConfig([]byte(`[mcp_servers.a]
+	cfg, err := parse([]byte(`[mcp_servers.a]
 url = "https://h/mcp"
 bearer_token_env_var = "FIGMA_OAUTH_TOKEN"
 http_headers = { authorization = "Basic x", "X-A" = "1" }
@@ -242,7 +242,7 @@ func TestConfigCodexTOMLErrorsNeverShowValues(t *testing.T) {
 		"args element":     "[mcp_servers.a]\ncommand = \"x\"\nargs = [\"s3cret-value\", 1]\n",
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := parseConfig([]byte(data), "", vars(map[string]string{"SECRET_NL": "s3cret\n"}))
+			_, err := parse([]byte(data), "", vars(map[string]string{"SECRET_NL": "s3cret\n"}))
 			require.Error(t, err)
 			assert.NotContains(t, err.Error(), "s3cret")
 		})
@@ -251,7 +251,7 @@ func TestConfigCodexTOMLErrorsNeverShowValues(t *testing.T) {
 
 // Empty tables give nil maps, as the JSON forms' empty objects do.
 func TestConfigCodexTOMLEmptyTables(t *testing.T) {
-	cfg, err := parseConfig([]byte("[mcp_servers.a]\ncommand = \"x\"\nenv = {}\nargs = []\n[mcp_servers.b]\nurl = \"http://h\"\nhttp_headers = {}\n"), "c.toml", codexVars)
+	cfg, err := parse([]byte("[mcp_servers.a]\ncommand = \"x\"\nenv = {}\nargs = []\n[mcp_servers.b]\nurl = \"http://h\"\nhttp_headers = {}\n"), "c.toml", codexVars)
 	require.NoError(t, err)
 	assert.Nil(t, cfg.Servers["a"].Env)
 	assert.Empty(t, cfg.Servers["a"].Args)
@@ -259,8 +259,8 @@ func TestConfigCodexTOMLEmptyTables(t *testing.T) {
 }
 
 // Whatever the bytes, parsing returns a Config or an error, never panics;
-// an error is a *ConfigError located in the data.
-func FuzzConfigTOML(f *testing.F) {
+// an error is a *Error located in the data.
+func FuzzParseTOML(f *testing.F) {
 	seed, err := os.ReadFile(filepath.Join("testdata", "codex.toml"))
 	require.NoError(f, err)
 	f.Add(string(seed))
@@ -271,7 +271,7 @@ func FuzzConfigTOML(f *testing.F) {
 		cfg, err := parseCodexConfig([]byte(data), "c.toml", codexVars)
 		if err != nil {
 			assert.Nil(t, cfg)
-			var cerr *ConfigError
+			var cerr *Error
 			require.ErrorAs(t, err, &cerr)
 			assert.GreaterOrEqual(t, cerr.Line, 1)
 			assert.GreaterOrEqual(t, cerr.Column, 1)

@@ -1,4 +1,4 @@
-package toolbox
+package mcpconfig
 
 import (
 	"bytes"
@@ -19,10 +19,10 @@ type parser struct {
 	lookup func(string) (string, bool)
 }
 
-// parseConfig is [ParseConfig] with the path for errors (whose extension
+// parse is [Parse] with the path for errors (whose extension
 // may choose the form, see [isTOML]) and the variable lookup injected, so
 // tests need not touch the process environment.
-func parseConfig(data []byte, path string, lookup func(string) (string, bool)) (*Config, error) {
+func parse(data []byte, path string, lookup func(string) (string, bool)) (*Config, error) {
 	if isTOML(path, data) {
 		return parseCodexConfig(data, path, lookup)
 	}
@@ -72,7 +72,7 @@ func parseJSONConfig(data []byte, path string, lookup func(string) (string, bool
 	if !ok {
 		return nil, p.errAt(servers.valOff, "", "", fmt.Sprintf("%q must be an object", servers.key))
 	}
-	cfg := &Config{Path: path, Servers: make(map[string]*ServerConfig, len(entries))}
+	cfg := &Config{Path: path, Servers: make(map[string]*Server, len(entries))}
 	var errs []error
 	for _, e := range entries {
 		switch _, dup := cfg.Servers[e.key]; {
@@ -95,9 +95,9 @@ func parseJSONConfig(data []byte, path string, lookup func(string) (string, bool
 }
 
 // errAt makes the error for data[off].
-func (p *parser) errAt(off int, server, field, msg string) *ConfigError {
+func (p *parser) errAt(off int, server, field, msg string) *Error {
 	line, col := position(p.data, off)
-	return &ConfigError{Path: p.path, Line: line, Column: col, Server: server, Field: field, Msg: msg}
+	return &Error{Path: p.path, Line: line, Column: col, Server: server, Field: field, Msg: msg}
 }
 
 // position converts a byte offset in data to a 1-based line and a 1-based
@@ -119,7 +119,7 @@ type member struct {
 
 // members lists, in file order, the members of the object raw, which starts
 // at offset base of the file. ok is false when raw is not an object. raw is
-// valid JSON: parseConfig checked the whole file first.
+// valid JSON: parse checked the whole file first.
 func members(raw []byte, base int) (ms []member, ok bool) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
@@ -183,8 +183,8 @@ func jsonString(raw json.RawMessage) (string, bool) {
 }
 
 // server parses and validates one entry of the servers object.
-func (p *parser) server(e member) (*ServerConfig, error) {
-	fail := func(off int, field, format string, args ...any) (*ServerConfig, error) {
+func (p *parser) server(e member) (*Server, error) {
+	fail := func(off int, field, format string, args ...any) (*Server, error) {
 		return nil, p.errAt(off, e.key, field, fmt.Sprintf(format, args...))
 	}
 	fields, ok := members(e.val, e.valOff)
@@ -206,7 +206,7 @@ func (p *parser) server(e member) (*ServerConfig, error) {
 		}
 	}
 
-	s := &ServerConfig{Name: e.key, Disabled: r.disabled, Timeout: r.timeout, Trust: r.trust, MaxResultBytes: r.maxResultBytes, AlwaysLoad: r.alwaysLoad,
+	s := &Server{Name: e.key, Disabled: r.disabled, Timeout: r.timeout, Trust: r.trust, MaxResultBytes: r.maxResultBytes, AlwaysLoad: r.alwaysLoad,
 		Lazy: r.lazy, StopWhenIdle: r.stopWhenIdle, Required: r.required, ParallelToolCalls: r.parallel, Approval: r.approval, Tools: r.tools}
 	if s.Trust && s.Approval == ApprovalUnset {
 		s.Approval = ApprovalAuto // Gemini CLI's trust: no confirmation
@@ -285,7 +285,7 @@ type rawServer struct {
 	required       bool
 	parallel       *bool
 	approval       ApprovalMode
-	tools          map[string]ToolConfig
+	tools          map[string]Tool
 }
 
 // decode stores the known field f; a non-empty msg is the error, at off and
@@ -422,7 +422,7 @@ func (r *rawServer) decodeTools(f member) (off int, field, msg string) {
 		case dup:
 			return t.keyOff, field, "duplicate tool name"
 		}
-		var tc ToolConfig
+		var tc Tool
 		if string(t.val) != "null" {
 			settings, ok := members(t.val, t.valOff)
 			if !ok {
@@ -445,7 +445,7 @@ func (r *rawServer) decodeTools(f member) (off int, field, msg string) {
 			}
 		}
 		if r.tools == nil {
-			r.tools = map[string]ToolConfig{}
+			r.tools = map[string]Tool{}
 		}
 		r.tools[t.key] = tc
 	}

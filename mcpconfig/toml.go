@@ -1,4 +1,4 @@
-package toolbox
+package mcpconfig
 
 import (
 	"bytes"
@@ -36,7 +36,7 @@ func isTOML(path string, data []byte) bool {
 const tomlServers = "mcp_servers"
 
 // parseCodexConfig parses Codex's config.toml: its [mcp_servers.<name>]
-// tables, the rest of the file being ignored. See [ParseConfig].
+// tables, the rest of the file being ignored. See [Parse].
 func parseCodexConfig(data []byte, path string, lookup func(string) (string, bool)) (*Config, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	p := &parser{data: data, path: path, lookup: lookup}
@@ -66,7 +66,7 @@ func parseCodexConfig(data []byte, path string, lookup func(string) (string, boo
 	slices.SortFunc(names, func(a, b string) int {
 		return cmp.Or(cmp.Compare(locs.key(tomlServers, a), locs.key(tomlServers, b)), strings.Compare(a, b))
 	})
-	cfg := &Config{Path: path, Servers: make(map[string]*ServerConfig, len(entries))}
+	cfg := &Config{Path: path, Servers: make(map[string]*Server, len(entries))}
 	var errs []error
 	for _, name := range names {
 		if name == "" {
@@ -215,12 +215,12 @@ func (c *codexServer) fail(off int, field, format string, args ...any) {
 	}
 }
 
-func (c *codexServer) parse(raw any) (*ServerConfig, error) {
+func (c *codexServer) parse(raw any) (*Server, error) {
 	fields, ok := raw.(map[string]any)
 	if !ok {
 		return nil, c.p.errAt(c.at(), c.name, "", "must be a table")
 	}
-	s := &ServerConfig{Name: c.name}
+	s := &Server{Name: c.name}
 	s.Line, s.Column = position(c.p.data, c.locs.key(tomlServers, c.name))
 
 	str := func(key string) (string, bool) {
@@ -405,7 +405,7 @@ func (c *codexServer) approval(mode string, field ...string) (ApprovalMode, bool
 }
 
 // tools reads [mcp_servers.<name>.tools.<tool>] approval_mode.
-func (c *codexServer) tools(fields map[string]any, s *ServerConfig) {
+func (c *codexServer) tools(fields map[string]any, s *Server) {
 	v, ok := fields["tools"]
 	if !ok {
 		return
@@ -426,7 +426,7 @@ func (c *codexServer) tools(fields map[string]any, s *ServerConfig) {
 			c.fail(c.at("tools", name), field, "must be a table")
 			return
 		}
-		var tc ToolConfig
+		var tc Tool
 		if raw, ok := settings["approval_mode"]; ok {
 			mode, isStr := raw.(string)
 			if !isStr {
@@ -438,7 +438,7 @@ func (c *codexServer) tools(fields map[string]any, s *ServerConfig) {
 			}
 		}
 		if s.Tools == nil {
-			s.Tools = map[string]ToolConfig{}
+			s.Tools = map[string]Tool{}
 		}
 		s.Tools[name] = tc
 	}
@@ -447,7 +447,7 @@ func (c *codexServer) tools(fields map[string]any, s *ServerConfig) {
 // stdio fills a stdio server. Codex does not expand ${VAR} in its file:
 // values are taken as written, and the environment is read only where a
 // key names a variable (env_vars here).
-func (c *codexServer) stdio(s *ServerConfig, command string, args []string, env map[string]string, fields map[string]any) {
+func (c *codexServer) stdio(s *Server, command string, args []string, env map[string]string, fields map[string]any) {
 	if strings.TrimSpace(command) == "" {
 		c.fail(c.at("command"), "command", "must not be empty")
 	}
@@ -499,7 +499,7 @@ func (c *codexServer) stdio(s *ServerConfig, command string, args []string, env 
 // env_http_headers read from the environment (an unset or empty variable
 // leaves its header out, as Codex does), and bearer_token_env_var as
 // "Authorization: Bearer <token>", which wins over a header of that name.
-func (c *codexServer) http(s *ServerConfig, url string, headers, envHeaders map[string]string, fields map[string]any) {
+func (c *codexServer) http(s *Server, url string, headers, envHeaders map[string]string, fields map[string]any) {
 	if !checkURL(url) {
 		c.fail(c.at("url"), "url", "must be an absolute http or https URL")
 	}

@@ -1,4 +1,4 @@
-package toolbox
+package mcpconfig
 
 import (
 	"testing"
@@ -9,7 +9,7 @@ import (
 
 // The JSON forms take Codex's new fields under camelCase names.
 func TestConfigJSONRequiredParallelApproval(t *testing.T) {
-	cfg, err := parseConfig([]byte(servers(`
+	cfg, err := parse([]byte(servers(`
 "a":{"command":"x","required":true,"parallelToolCalls":false,"approval":"writes",
      "tools":{"read":{"approval":"auto"},"rm":{"approval":"approve","other":1},"plain":{},"nul":null}},
 "b":{"command":"y","required":false,"parallelToolCalls":true,"approval":null,"tools":null},
@@ -22,7 +22,7 @@ func TestConfigJSONRequiredParallelApproval(t *testing.T) {
 	assert.Equal(t, boolPtr(false), a.ParallelToolCalls)
 	assert.True(t, a.SerialCalls())
 	assert.Equal(t, ApprovalWrites, a.Approval)
-	assert.Equal(t, map[string]ToolConfig{"read": {Approval: ApprovalAuto}, "rm": {Approval: ApprovalApprove}, "plain": {}, "nul": {}}, a.Tools)
+	assert.Equal(t, map[string]Tool{"read": {Approval: ApprovalAuto}, "rm": {Approval: ApprovalApprove}, "plain": {}, "nul": {}}, a.Tools)
 	assert.Equal(t, ApprovalAuto, a.ToolApproval("read"))
 	assert.Equal(t, ApprovalApprove, a.ToolApproval("rm"))
 	assert.Equal(t, ApprovalWrites, a.ToolApproval("plain"), "a tool without a mode has the server's")
@@ -47,9 +47,9 @@ func TestConfigJSONRequiredParallelApproval(t *testing.T) {
 	assert.True(t, cfg.Servers["ta"].Trust)
 }
 
-// A ServerConfig built by hand with Trust and no mode is auto too.
+// A Server built by hand with Trust and no mode is auto too.
 func TestConfigToolApprovalTrustByHand(t *testing.T) {
-	s := &ServerConfig{Trust: true, Tools: map[string]ToolConfig{"w": {Approval: ApprovalPrompt}}}
+	s := &Server{Trust: true, Tools: map[string]Tool{"w": {Approval: ApprovalPrompt}}}
 	assert.Equal(t, ApprovalAuto, s.ToolApproval("x"))
 	assert.Equal(t, ApprovalPrompt, s.ToolApproval("w"))
 }
@@ -85,7 +85,7 @@ func TestConfigJSONNewFieldErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cfg, err := parseConfig([]byte(c.data), "", testVars)
+			cfg, err := parse([]byte(c.data), "", testVars)
 			require.Error(t, err)
 			assert.Nil(t, cfg)
 			assert.Equal(t, c.want, err.Error())

@@ -1,4 +1,4 @@
-package toolbox
+package mcpconfig
 
 import (
 	"testing"
@@ -8,7 +8,7 @@ import (
 )
 
 func TestConfigTrustAndMaxResultBytes(t *testing.T) {
-	cfg, err := parseConfig([]byte(servers(`"a":{"command":"x","trust":true,"maxResultBytes":4096},"b":{"command":"y","trust":false},"c":{"command":"z","trust":null,"maxResultBytes":0}`)), "", testVars)
+	cfg, err := parse([]byte(servers(`"a":{"command":"x","trust":true,"maxResultBytes":4096},"b":{"command":"y","trust":false},"c":{"command":"z","trust":null,"maxResultBytes":0}`)), "", testVars)
 	require.NoError(t, err)
 	assert.True(t, cfg.Servers["a"].Trust)
 	assert.Equal(t, 4096, cfg.Servers["a"].MaxResultBytes)
@@ -29,7 +29,7 @@ func TestConfigTrustAndMaxResultBytesErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cfg, err := parseConfig([]byte(c.data), "", testVars)
+			cfg, err := parse([]byte(c.data), "", testVars)
 			require.Error(t, err)
 			assert.Nil(t, cfg)
 			assert.Equal(t, c.want, err.Error())

@@ -1,4 +1,4 @@
-package toolbox
+package mcpconfig
 
 import (
 	"errors"
@@ -43,9 +43,9 @@ func ptr(s string) *string { return &s }
 func TestParseConfigFormats(t *testing.T) {
 	cases := []struct {
 		file string
-		want map[string]*ServerConfig
+		want map[string]*Server
 	}{
-		{"claude.json", map[string]*ServerConfig{
+		{"claude.json", map[string]*Server{
 			"github": {Name: "github", Type: TypeStdio, Command: "npx",
 				Args: []string{"-y", "@modelcontextprotocol/server-github"},
 				Env:  map[string]string{"GITHUB_TOKEN": "ghp_secret"}, Timeout: 30 * time.Second, Line: 3, Column: 5},
@@ -54,7 +54,7 @@ func TestParseConfigFormats(t *testing.T) {
 				IncludeTools: []string{"search_*"}, Prefix: ptr("web_"), Line: 9, Column: 5},
 			"old": {Name: "old", Type: TypeStdio, Command: "x", Disabled: true, Line: 16, Column: 5},
 		}},
-		{"vscode.json", map[string]*ServerConfig{
+		{"vscode.json", map[string]*Server{
 			// "envFile" is unknown: ignored, so its ${workspaceFolder} is not expanded.
 			"fs": {Name: "fs", Type: TypeStdio, Command: "/home/u/bin/fs", Args: []string{"--root", "."},
 				Cwd: "/home/u", Line: 4, Column: 5},
@@ -68,7 +68,7 @@ func TestParseConfigFormats(t *testing.T) {
 			require.NoError(t, err)
 			// No TOKEN: ${TOKEN:-none} takes its default.
 			lookup := vars(map[string]string{"GITHUB_TOKEN": "ghp_secret", "HOME_DIR": "/home/u"})
-			cfg, err := parseConfig(data, "", lookup)
+			cfg, err := parse(data, "", lookup)
 			require.NoError(t, err)
 			assert.Empty(t, cfg.Path)
 			assert.Equal(t, c.want, cfg.Servers)
@@ -96,13 +96,13 @@ func TestConfigTypeInference(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cfg, err := parseConfig([]byte(servers(`"a":{`+c.entry+`}`)), "", testVars)
+			cfg, err := parse([]byte(servers(`"a":{`+c.entry+`}`)), "", testVars)
 			require.NoError(t, err)
 			assert.Equal(t, c.want, cfg.Servers["a"].Type)
 		})
 	}
 	t.Run("httpUrl fills URL", func(t *testing.T) {
-		cfg, err := parseConfig([]byte(servers(`"a":{"httpUrl":"https://h/mcp"}`)), "", testVars)
+		cfg, err := parse([]byte(servers(`"a":{"httpUrl":"https://h/mcp"}`)), "", testVars)
 		require.NoError(t, err)
 		assert.Equal(t, "https://h/mcp", cfg.Servers["a"].URL)
 	})
@@ -112,7 +112,7 @@ func TestConfigExpandsEveryField(t *testing.T) {
 	stdio := servers(`"a":{"command":"${HOME_DIR}/bin/x","args":["--t=${GITHUB_TOKEN}","$HOME_DIR","${EMPTY:-d}"],` +
 		`"env":{"T":"${env:GITHUB_TOKEN}","U":"${UNSET:-u}"},"cwd":"${HOME_DIR}/w",` +
 		`"includeTools":["${HOME_DIR}"],"prefix":"${HOME_DIR}"}`)
-	cfg, err := parseConfig([]byte(stdio), "", testVars)
+	cfg, err := parse([]byte(stdio), "", testVars)
 	require.NoError(t, err)
 	s := cfg.Servers["a"]
 	assert.Equal(t, "/home/u/bin/x", s.Command)
@@ -124,7 +124,7 @@ func TestConfigExpandsEveryField(t *testing.T) {
 	assert.Equal(t, ptr("${HOME_DIR}"), s.Prefix)
 
 	remote := servers(`"a":{"url":"https://${UNSET:-example.com}/mcp?u=${HOME_DIR}","headers":{"Authorization":"Bearer ${TOKEN}","X-Empty":"${EMPTY}"}}`)
-	cfg, err = parseConfig([]byte(remote), "", testVars)
+	cfg, err = parse([]byte(remote), "", testVars)
 	require.NoError(t, err)
 	s = cfg.Servers["a"]
 	assert.Equal(t, "https://example.com/mcp?u=/home/u", s.URL)
@@ -132,9 +132,9 @@ func TestConfigExpandsEveryField(t *testing.T) {
 }
 
 func TestConfigAcceptsNullsAndEmpties(t *testing.T) {
-	cfg, err := parseConfig([]byte(servers(`"a":{"command":"x","args":[],"env":{},"headers":null,"timeout":1.5,"disabled":false,"prefix":null}`)), "", testVars)
+	cfg, err := parse([]byte(servers(`"a":{"command":"x","args":[],"env":{},"headers":null,"timeout":1.5,"disabled":false,"prefix":null}`)), "", testVars)
 	require.NoError(t, err)
-	assert.Equal(t, &ServerConfig{Name: "a", Type: TypeStdio, Command: "x", Timeout: 1500 * time.Microsecond, Line: 1, Column: 16},
+	assert.Equal(t, &Server{Name: "a", Type: TypeStdio, Command: "x", Timeout: 1500 * time.Microsecond, Line: 1, Column: 16},
 		cfg.Servers["a"])
 }
 
@@ -209,7 +209,7 @@ func TestConfigErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cfg, err := parseConfig([]byte(c.data), "", testVars)
+			cfg, err := parse([]byte(c.data), "", testVars)
 			require.Error(t, err)
 			assert.Nil(t, cfg)
 			assert.Equal(t, c.want, err.Error())
@@ -218,10 +218,10 @@ func TestConfigErrors(t *testing.T) {
 }
 
 func TestConfigErrorFields(t *testing.T) {
-	_, err := parseConfig([]byte(servers(`"a":{"command":"x","env":{"GITHUB_TOKEN":"${NOPE}"}}`)), "/etc/mcp.json", testVars)
-	var cerr *ConfigError
+	_, err := parse([]byte(servers(`"a":{"command":"x","env":{"GITHUB_TOKEN":"${NOPE}"}}`)), "/etc/mcp.json", testVars)
+	var cerr *Error
 	require.ErrorAs(t, err, &cerr)
-	assert.Equal(t, &ConfigError{Path: "/etc/mcp.json", Line: 1, Column: 57, Server: "a", Field: "env.GITHUB_TOKEN",
+	assert.Equal(t, &Error{Path: "/etc/mcp.json", Line: 1, Column: 57, Server: "a", Field: "env.GITHUB_TOKEN",
 		Msg: `variable "NOPE" is not set`}, cerr)
 	assert.Equal(t, `/etc/mcp.json:1:57: server "a": env.GITHUB_TOKEN: variable "NOPE" is not set`, err.Error())
 }
@@ -243,7 +243,7 @@ func TestConfigErrorsNeverShowValues(t *testing.T) {
 	}
 	for name, entry := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, err := parseConfig([]byte(servers(entry)), "", testVars)
+			_, err := parse([]byte(servers(entry)), "", testVars)
 			require.Error(t, err)
 			assert.NotContains(t, err.Error(), secret)
 			assert.NotContains(t, err.Error(), "s3cret")
@@ -253,11 +253,11 @@ func TestConfigErrorsNeverShowValues(t *testing.T) {
 
 func TestConfigDisabledServerExpandsLeniently(t *testing.T) {
 	// An expanded URL is still checked.
-	_, err := parseConfig([]byte(servers(`"b":{"url":"${HOME_DIR}","disabled":true}`)), "", testVars)
+	_, err := parse([]byte(servers(`"b":{"url":"${HOME_DIR}","disabled":true}`)), "", testVars)
 	require.EqualError(t, err, `1:27: server "b": url: must be an absolute http or https URL`)
 
 	data := servers(`"a":{"type":"stdio","command":"x","disabled":true,"env":{"T":"${NOPE}"},"args":["${NOPE}-a","${HOME_DIR}"],"url":"${NOPE}"}`)
-	cfg, err := parseConfig([]byte(data), "", testVars)
+	cfg, err := parse([]byte(data), "", testVars)
 	require.NoError(t, err)
 	s := cfg.Servers["a"]
 	assert.True(t, s.Disabled)
@@ -268,7 +268,7 @@ func TestConfigDisabledServerExpandsLeniently(t *testing.T) {
 }
 
 func TestConfigNamesAndEnabled(t *testing.T) {
-	cfg, err := parseConfig([]byte(servers(`"zeta":{"command":"z"},"alpha":{"command":"a","disabled":true},"mid":{"url":"http://h"}`)), "", testVars)
+	cfg, err := parse([]byte(servers(`"zeta":{"command":"z"},"alpha":{"command":"a","disabled":true},"mid":{"url":"http://h"}`)), "", testVars)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"alpha", "mid", "zeta"}, cfg.Names())
 	assert.Equal(t, []string{"mid", "zeta"}, cfg.Enabled())
@@ -280,20 +280,20 @@ func TestLoadConfig(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "mcp.json")
 	require.NoError(t, os.WriteFile(path, []byte("{\"mcpServers\": {\n  \"a\": {\"command\": \"echo\", \"args\": [\"hi\"]}\n}}\n"), 0o600))
-	cfg, err := LoadConfig(path)
+	cfg, err := Load(path)
 	require.NoError(t, err)
 	assert.Equal(t, path, cfg.Path)
-	assert.Equal(t, &ServerConfig{Name: "a", Type: TypeStdio, Command: "echo", Args: []string{"hi"}, Line: 2, Column: 3},
+	assert.Equal(t, &Server{Name: "a", Type: TypeStdio, Command: "echo", Args: []string{"hi"}, Line: 2, Column: 3},
 		cfg.Servers["a"])
 
 	t.Run("error starts with the path", func(t *testing.T) {
 		bad := filepath.Join(dir, "bad.json")
 		require.NoError(t, os.WriteFile(bad, []byte("{\"mcpServers\": {\n  \"a\": {\"command\": 1}\n}}\n"), 0o600))
-		_, err := LoadConfig(bad)
+		_, err := Load(bad)
 		require.EqualError(t, err, bad+`:2:20: server "a": command: must be a string`)
 	})
 	t.Run("missing file", func(t *testing.T) {
-		_, err := LoadConfig(filepath.Join(dir, "none.json"))
+		_, err := Load(filepath.Join(dir, "none.json"))
 		require.ErrorIs(t, err, fs.ErrNotExist)
 		assert.Contains(t, err.Error(), filepath.Join(dir, "none.json"))
 	})
@@ -301,19 +301,19 @@ func TestLoadConfig(t *testing.T) {
 
 func TestServerConfigTransport(t *testing.T) {
 	t.Run("stdio", func(t *testing.T) {
-		s := &ServerConfig{Name: "a", Type: TypeStdio, Command: "npx", Args: []string{"-y", "pkg"},
+		s := &Server{Name: "a", Type: TypeStdio, Command: "npx", Args: []string{"-y", "pkg"},
 			Env: map[string]string{"B": "2", "A": "1", "A0": "3"}, Cwd: "/w"}
 		tr, err := s.Transport()
 		require.NoError(t, err)
 		assert.Equal(t, transport.Stdio{Command: "npx", Args: []string{"-y", "pkg"}, Env: []string{"A=1", "A0=3", "B=2"}, Dir: "/w", Label: "a"}, tr)
 	})
 	t.Run("stdio without env", func(t *testing.T) {
-		tr, err := (&ServerConfig{Name: "a", Type: TypeStdio, Command: "x"}).Transport()
+		tr, err := (&Server{Name: "a", Type: TypeStdio, Command: "x"}).Transport()
 		require.NoError(t, err)
 		assert.Equal(t, transport.Stdio{Command: "x", Label: "a"}, tr)
 	})
 	t.Run("http", func(t *testing.T) {
-		s := &ServerConfig{Name: "a", Type: TypeHTTP, URL: "https://h/mcp",
+		s := &Server{Name: "a", Type: TypeHTTP, URL: "https://h/mcp",
 			Headers: map[string]string{"x-api-key": "k", "Authorization": "Bearer t"}}
 		tr, err := s.Transport()
 		require.NoError(t, err)
@@ -321,25 +321,25 @@ func TestServerConfigTransport(t *testing.T) {
 			Header: http.Header{"X-Api-Key": {"k"}, "Authorization": {"Bearer t"}}, Label: "a"}, tr)
 	})
 	t.Run("http without headers", func(t *testing.T) {
-		tr, err := (&ServerConfig{Name: "a", Type: TypeHTTP, URL: "https://h/mcp"}).Transport()
+		tr, err := (&Server{Name: "a", Type: TypeHTTP, URL: "https://h/mcp"}).Transport()
 		require.NoError(t, err)
 		assert.Equal(t, transport.StreamableHTTP{URL: "https://h/mcp", Label: "a"}, tr)
 	})
 	for _, typ := range []string{TypeSSE, TypeWS} {
 		t.Run(typ, func(t *testing.T) {
-			tr, err := (&ServerConfig{Name: "legacy", Type: typ, URL: "http://h/sse"}).Transport()
+			tr, err := (&Server{Name: "legacy", Type: typ, URL: "http://h/sse"}).Transport()
 			assert.Nil(t, tr)
 			require.ErrorIs(t, err, transport.ErrNotSupported)
-			assert.EqualError(t, err, `toolbox: server "legacy": type "`+typ+`" is not supported (MCP 2026-07-28 has Streamable HTTP only)`)
+			assert.EqualError(t, err, `mcpconfig: server "legacy": type "`+typ+`" is not supported (MCP 2026-07-28 has Streamable HTTP only)`)
 		})
 	}
 	t.Run("unknown type", func(t *testing.T) {
-		_, err := (&ServerConfig{Name: "a", Type: "grpc"}).Transport()
-		require.EqualError(t, err, `toolbox: server "a": unknown type "grpc"`)
+		_, err := (&Server{Name: "a", Type: "grpc"}).Transport()
+		require.EqualError(t, err, `mcpconfig: server "a": unknown type "grpc"`)
 		assert.False(t, errors.Is(err, transport.ErrNotSupported))
 	})
 	t.Run("from a file", func(t *testing.T) {
-		cfg, err := parseConfig([]byte(servers(`"a":{"url":"http://h/mcp","headers":{"authorization":"Bearer ${TOKEN}"}}`)), "", testVars)
+		cfg, err := parse([]byte(servers(`"a":{"url":"http://h/mcp","headers":{"authorization":"Bearer ${TOKEN}"}}`)), "", testVars)
 		require.NoError(t, err)
 		tr, err := cfg.Servers["a"].Transport()
 		require.NoError(t, err)
@@ -363,7 +363,7 @@ func TestServerConfigAllowsTool(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s := &ServerConfig{Name: "s", IncludeTools: c.include, ExcludeTools: c.exclude}
+			s := &Server{Name: "s", IncludeTools: c.include, ExcludeTools: c.exclude}
 			for _, tool := range c.allowed {
 				assert.True(t, s.AllowsTool(tool), "%q should be allowed", tool)
 			}
@@ -375,10 +375,10 @@ func TestServerConfigAllowsTool(t *testing.T) {
 }
 
 func TestServerConfigToolPrefix(t *testing.T) {
-	assert.Equal(t, "github__", (&ServerConfig{Name: "github"}).ToolPrefix())
-	assert.Equal(t, "", (&ServerConfig{Name: "github", Prefix: ptr("")}).ToolPrefix())
-	assert.Equal(t, "gh_", (&ServerConfig{Name: "github", Prefix: ptr("gh_")}).ToolPrefix())
-	assert.Equal(t, "my.server__", (&ServerConfig{Name: "my.server"}).ToolPrefix(), "not sanitised here")
+	assert.Equal(t, "github__", (&Server{Name: "github"}).ToolPrefix())
+	assert.Equal(t, "", (&Server{Name: "github", Prefix: ptr("")}).ToolPrefix())
+	assert.Equal(t, "gh_", (&Server{Name: "github", Prefix: ptr("gh_")}).ToolPrefix())
+	assert.Equal(t, "my.server__", (&Server{Name: "my.server"}).ToolPrefix(), "not sanitised here")
 }
 
 func TestExpand(t *testing.T) {
@@ -430,14 +430,14 @@ func TestExpand(t *testing.T) {
 	}
 }
 
-// The lookup reaches the process environment only through LoadConfig and
-// ParseConfig; this checks that they use it.
+// The lookup reaches the process environment only through Load and
+// Parse; this checks that they use it.
 func TestParseConfigUsesProcessEnvironment(t *testing.T) {
 	t.Setenv("TOOLBOX_TEST_CMD", "from-env")
-	cfg, err := ParseConfig([]byte(servers(`"a":{"command":"${TOOLBOX_TEST_CMD}"}`)))
+	cfg, err := Parse([]byte(servers(`"a":{"command":"${TOOLBOX_TEST_CMD}"}`)))
 	require.NoError(t, err)
 	assert.Equal(t, "from-env", cfg.Servers["a"].Command)
-	_, err = ParseConfig([]byte(servers(`"a":1`)))
+	_, err = Parse([]byte(servers(`"a":1`)))
 	require.EqualError(t, err, `1:20: server "a": must be an object`)
 	assert.False(t, strings.HasPrefix(err.Error(), ":"))
 }
