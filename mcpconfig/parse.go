@@ -35,38 +35,12 @@ func parseJSONConfig(data []byte, path string, lookup func(string) (string, bool
 	// editor does not show; dropping it keeps columns as the user sees them.
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	p := &parser{data: data, path: path, lookup: lookup}
-	var syntaxErr *json.SyntaxError
-	if err := json.Unmarshal(data, new(json.RawMessage)); errors.As(err, &syntaxErr) {
-		// Offset counts the offending byte; at the end of input there is
-		// none, so point just after the last token.
-		off := int(syntaxErr.Offset) - 1
-		if err.Error() == "unexpected end of JSON input" {
-			off = len(bytes.TrimRight(data, " \t\r\n"))
-		}
-		return nil, p.errAt(max(off, 0), "", "", syntaxErr.Error())
-	} else if err != nil {
-		return nil, p.errAt(0, "", "", err.Error())
+	if err := p.checkSyntax(); err != nil {
+		return nil, err
 	}
-	start := skipSep(data, 0)
-	top, ok := members(data[start:], start)
-	if !ok {
-		return nil, p.errAt(start, "", "", "the top level must be a JSON object")
-	}
-	var servers *member
-	for i, m := range top {
-		if m.key != "mcpServers" && m.key != "servers" {
-			continue
-		}
-		if servers != nil {
-			if servers.key == m.key {
-				return nil, p.errAt(m.keyOff, "", "", fmt.Sprintf("duplicate %q", m.key))
-			}
-			return nil, p.errAt(m.keyOff, "", "", `both "mcpServers" and "servers"; keep one`)
-		}
-		servers = &top[i]
-	}
-	if servers == nil {
-		return nil, p.errAt(start, "", "", `no "mcpServers" or "servers" object`)
+	servers, err := p.serversObject()
+	if err != nil {
+		return nil, err
 	}
 	entries, ok := members(servers.val, servers.valOff)
 	if !ok {
@@ -92,6 +66,51 @@ func parseJSONConfig(data []byte, path string, lookup func(string) (string, bool
 		return nil, errors.Join(errs...)
 	}
 	return cfg, nil
+}
+
+// checkSyntax reports the file's first JSON syntax error, if any, where it
+// is; the rest of the parser reads valid JSON only.
+func (p *parser) checkSyntax() error {
+	var syntaxErr *json.SyntaxError
+	if err := json.Unmarshal(p.data, new(json.RawMessage)); errors.As(err, &syntaxErr) {
+		// Offset counts the offending byte; at the end of input there is
+		// none, so point just after the last token.
+		off := int(syntaxErr.Offset) - 1
+		if err.Error() == "unexpected end of JSON input" {
+			off = len(bytes.TrimRight(p.data, " \t\r\n"))
+		}
+		return p.errAt(max(off, 0), "", "", syntaxErr.Error())
+	} else if err != nil {
+		return p.errAt(0, "", "", err.Error())
+	}
+	return nil
+}
+
+// serversObject finds the top level's "mcpServers" or "servers", which
+// must be there once, and not both.
+func (p *parser) serversObject() (*member, error) {
+	start := skipSep(p.data, 0)
+	top, ok := members(p.data[start:], start)
+	if !ok {
+		return nil, p.errAt(start, "", "", "the top level must be a JSON object")
+	}
+	var servers *member
+	for i, m := range top {
+		if m.key != "mcpServers" && m.key != "servers" {
+			continue
+		}
+		if servers != nil {
+			if servers.key == m.key {
+				return nil, p.errAt(m.keyOff, "", "", fmt.Sprintf("duplicate %q", m.key))
+			}
+			return nil, p.errAt(m.keyOff, "", "", `both "mcpServers" and "servers"; keep one`)
+		}
+		servers = &top[i]
+	}
+	if servers == nil {
+		return nil, p.errAt(start, "", "", `no "mcpServers" or "servers" object`)
+	}
+	return servers, nil
 }
 
 // errAt makes the error for data[off].
@@ -182,30 +201,13 @@ func jsonString(raw json.RawMessage) (string, bool) {
 	return s, true
 }
 
-// server parses and validates one entry of the servers object.
+// server parses and validates one entry of the servers object: its known
+// fields as written, its transport, then the expanded values.
 func (p *parser) server(e member) (*Server, error) {
-	fail := func(off int, field, format string, args ...any) (*Server, error) {
-		return nil, p.errAt(off, e.key, field, fmt.Sprintf(format, args...))
+	r, err := p.rawFields(e)
+	if err != nil {
+		return nil, err
 	}
-	fields, ok := members(e.val, e.valOff)
-	if !ok {
-		return fail(e.valOff, "", "must be an object")
-	}
-	r := rawServer{str: map[string]*located{}, list: map[string][]located{}, obj: map[string][]located{}}
-	seen := map[string]bool{}
-	for _, f := range fields {
-		if !knownFields[f.key] {
-			continue
-		}
-		if seen[f.key] {
-			return fail(f.keyOff, f.key, "duplicate field")
-		}
-		seen[f.key] = true
-		if off, field, msg := r.decode(f); msg != "" {
-			return fail(off, field, "%s", msg)
-		}
-	}
-
 	s := &Server{Name: e.key, Disabled: r.disabled, Timeout: r.timeout, Trust: r.trust, MaxResultBytes: r.maxResultBytes, AlwaysLoad: r.alwaysLoad,
 		Lazy: r.lazy, StopWhenIdle: r.stopWhenIdle, Required: r.required, ParallelToolCalls: r.parallel, Approval: r.approval, Tools: r.tools}
 	if s.Trust && s.Approval == ApprovalUnset {
@@ -213,7 +215,57 @@ func (p *parser) server(e member) (*Server, error) {
 	}
 	s.Line, s.Column = position(p.data, e.keyOff)
 	if r.stopWhenIdle > 0 && !r.lazy {
-		return fail(r.idleOff, "stopWhenIdle", `needs "lazy": true`)
+		return nil, p.errAt(r.idleOff, e.key, "stopWhenIdle", `needs "lazy": true`)
+	}
+	urlField, err := p.inferType(e, s, r)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expandFields(s, r, urlField); err != nil {
+		return nil, err
+	}
+	for _, v := range r.list["includeTools"] {
+		s.IncludeTools = append(s.IncludeTools, v.s)
+	}
+	for _, v := range r.list["excludeTools"] {
+		s.ExcludeTools = append(s.ExcludeTools, v.s)
+	}
+	if pre := r.str["prefix"]; pre != nil {
+		s.Prefix = &pre.s
+	}
+	return s, nil
+}
+
+// rawFields decodes the entry's known fields, each once; the others are
+// skipped.
+func (p *parser) rawFields(e member) (*rawServer, error) {
+	fields, ok := members(e.val, e.valOff)
+	if !ok {
+		return nil, p.errAt(e.valOff, e.key, "", "must be an object")
+	}
+	r := &rawServer{str: map[string]*located{}, list: map[string][]located{}, obj: map[string][]located{}}
+	seen := map[string]bool{}
+	for _, f := range fields {
+		if !knownFields[f.key] {
+			continue
+		}
+		if seen[f.key] {
+			return nil, p.errAt(f.keyOff, e.key, f.key, "duplicate field")
+		}
+		seen[f.key] = true
+		if off, field, msg := r.decode(f); msg != "" {
+			return nil, p.errAt(off, e.key, field, msg)
+		}
+	}
+	return r, nil
+}
+
+// inferType sets s.Type from "type", or else from "command" or "url"
+// (Gemini CLI's "httpUrl" too), and checks the transport has what it
+// needs. It returns which of "url" and "httpUrl" the entry gave.
+func (p *parser) inferType(e member, s *Server, r *rawServer) (urlField string, err error) {
+	fail := func(off int, field, format string, args ...any) (string, error) {
+		return "", p.errAt(off, e.key, field, fmt.Sprintf(format, args...))
 	}
 	cmd := r.str["command"]
 	u, urlField := r.str["url"], "url"
@@ -225,6 +277,7 @@ func (p *parser) server(e member) (*Server, error) {
 	}
 	switch t := r.str["type"]; {
 	case t != nil:
+		var ok bool
 		if s.Type, ok = typeNames[strings.ToLower(t.s)]; !ok {
 			return fail(t.off, "type", "unknown transport %q (want stdio, http, streamable-http, sse or ws)", t.s)
 		}
@@ -243,20 +296,7 @@ func (p *parser) server(e member) (*Server, error) {
 	if s.Type != TypeStdio && u == nil {
 		return fail(e.keyOff, "url", "required for type %q", s.Type)
 	}
-
-	if err := p.expandFields(s, &r, urlField); err != nil {
-		return nil, err
-	}
-	for _, v := range r.list["includeTools"] {
-		s.IncludeTools = append(s.IncludeTools, v.s)
-	}
-	for _, v := range r.list["excludeTools"] {
-		s.ExcludeTools = append(s.ExcludeTools, v.s)
-	}
-	if pre := r.str["prefix"]; pre != nil {
-		s.Prefix = &pre.s
-	}
-	return s, nil
+	return urlField, nil
 }
 
 // knownFields are the server fields this package reads; the rest (VS Code's
@@ -302,62 +342,11 @@ func (r *rawServer) decode(f member) (off int, field, msg string) {
 		}
 		r.str[f.key] = &located{s: s, off: f.valOff}
 	case "args", "includeTools", "excludeTools":
-		es, ok := elements(f.val, f.valOff)
-		if !ok {
-			return f.valOff, f.key, "must be an array of strings"
-		}
-		for i, el := range es {
-			s, ok := jsonString(el.val)
-			if !ok {
-				return el.off, fmt.Sprintf("%s[%d]", f.key, i), "must be a string"
-			}
-			r.list[f.key] = append(r.list[f.key], located{s: s, off: el.off})
-		}
+		return r.decodeList(f)
 	case "env", "headers":
-		ms, ok := members(f.val, f.valOff)
-		if !ok {
-			return f.valOff, f.key, "must be an object of strings"
-		}
-		seen := map[string]bool{}
-		for _, m := range ms {
-			field := f.key + "." + m.key
-			switch s, ok := jsonString(m.val); {
-			case seen[m.key]:
-				return m.keyOff, field, "duplicate name"
-			case f.key == "env" && (m.key == "" || strings.ContainsAny(m.key, "=\x00")):
-				return m.keyOff, field, "invalid variable name"
-			case f.key == "headers" && !validHeaderName(m.key):
-				return m.keyOff, field, "invalid header name"
-			case !ok:
-				return m.valOff, field, "must be a string"
-			default:
-				seen[m.key] = true
-				r.obj[f.key] = append(r.obj[f.key], located{s: s, key: m.key, off: m.valOff})
-			}
-		}
+		return r.decodeObject(f)
 	case "disabled", "trust", "alwaysLoad", "lazy", "required", "parallelToolCalls":
-		var b bool
-		switch string(f.val) {
-		case "true":
-			b = true
-		case "false":
-		default:
-			return f.valOff, f.key, "must be true or false"
-		}
-		switch f.key {
-		case "trust":
-			r.trust = b
-		case "alwaysLoad":
-			r.alwaysLoad = b
-		case "lazy":
-			r.lazy = b
-		case "required":
-			r.required = b
-		case "parallelToolCalls":
-			r.parallel = &b
-		default:
-			r.disabled = b
-		}
+		return r.decodeBool(f)
 	case "approval":
 		m, msg := jsonApproval(f.val)
 		if msg != "" {
@@ -367,43 +356,131 @@ func (r *rawServer) decode(f member) (off int, field, msg string) {
 	case "tools":
 		return r.decodeTools(f)
 	case "stopWhenIdle":
-		text, ok := jsonString(f.val)
-		if !ok {
-			return f.valOff, f.key, `must be a duration such as "10m"`
-		}
-		d, err := time.ParseDuration(text)
-		switch {
-		case err != nil:
-			return f.valOff, f.key, `must be a duration such as "10m" or "90s"`
-		case d <= 0:
-			return f.valOff, f.key, "must be positive"
-		}
-		r.stopWhenIdle, r.idleOff = d, f.valOff
+		return r.decodeIdle(f)
 	case "maxResultBytes":
-		var n float64
-		switch err := json.Unmarshal(f.val, &n); {
-		case err != nil:
-			return f.valOff, f.key, "must be a number of bytes"
-		case n < 0:
-			return f.valOff, f.key, "must not be negative"
-		case n != math.Trunc(n):
-			return f.valOff, f.key, "must be a whole number"
-		case n > math.MaxInt32:
-			return f.valOff, f.key, "is too large"
-		}
-		r.maxResultBytes = int(n)
+		return r.decodeMaxResultBytes(f)
 	case "timeout":
-		var ms float64
-		switch err := json.Unmarshal(f.val, &ms); {
-		case err != nil:
-			return f.valOff, f.key, "must be a number of milliseconds"
-		case ms < 0:
-			return f.valOff, f.key, "must not be negative"
-		case ms > maxTimeoutMillis:
-			return f.valOff, f.key, "is too large"
-		}
-		r.timeout = time.Duration(ms * float64(time.Millisecond))
+		return r.decodeTimeout(f)
 	}
+	return 0, "", ""
+}
+
+// decodeList stores an array of strings: args, includeTools, excludeTools.
+func (r *rawServer) decodeList(f member) (off int, field, msg string) {
+	es, ok := elements(f.val, f.valOff)
+	if !ok {
+		return f.valOff, f.key, "must be an array of strings"
+	}
+	for i, el := range es {
+		s, ok := jsonString(el.val)
+		if !ok {
+			return el.off, fmt.Sprintf("%s[%d]", f.key, i), "must be a string"
+		}
+		r.list[f.key] = append(r.list[f.key], located{s: s, off: el.off})
+	}
+	return 0, "", ""
+}
+
+// decodeObject stores an object of strings, env or headers, in file order,
+// checking its names.
+func (r *rawServer) decodeObject(f member) (off int, field, msg string) {
+	ms, ok := members(f.val, f.valOff)
+	if !ok {
+		return f.valOff, f.key, "must be an object of strings"
+	}
+	seen := map[string]bool{}
+	for _, m := range ms {
+		field := f.key + "." + m.key
+		switch s, ok := jsonString(m.val); {
+		case seen[m.key]:
+			return m.keyOff, field, "duplicate name"
+		case f.key == "env" && (m.key == "" || strings.ContainsAny(m.key, "=\x00")):
+			return m.keyOff, field, "invalid variable name"
+		case f.key == "headers" && !validHeaderName(m.key):
+			return m.keyOff, field, "invalid header name"
+		case !ok:
+			return m.valOff, field, "must be a string"
+		default:
+			seen[m.key] = true
+			r.obj[f.key] = append(r.obj[f.key], located{s: s, key: m.key, off: m.valOff})
+		}
+	}
+	return 0, "", ""
+}
+
+// decodeBool stores one of the boolean fields.
+func (r *rawServer) decodeBool(f member) (off int, field, msg string) {
+	var b bool
+	switch string(f.val) {
+	case "true":
+		b = true
+	case "false":
+	default:
+		return f.valOff, f.key, "must be true or false"
+	}
+	switch f.key {
+	case "trust":
+		r.trust = b
+	case "alwaysLoad":
+		r.alwaysLoad = b
+	case "lazy":
+		r.lazy = b
+	case "required":
+		r.required = b
+	case "parallelToolCalls":
+		r.parallel = &b
+	default:
+		r.disabled = b
+	}
+	return 0, "", ""
+}
+
+// decodeIdle stores stopWhenIdle, a positive duration such as "10m".
+func (r *rawServer) decodeIdle(f member) (off int, field, msg string) {
+	text, ok := jsonString(f.val)
+	if !ok {
+		return f.valOff, f.key, `must be a duration such as "10m"`
+	}
+	d, err := time.ParseDuration(text)
+	switch {
+	case err != nil:
+		return f.valOff, f.key, `must be a duration such as "10m" or "90s"`
+	case d <= 0:
+		return f.valOff, f.key, "must be positive"
+	}
+	r.stopWhenIdle, r.idleOff = d, f.valOff
+	return 0, "", ""
+}
+
+// decodeMaxResultBytes stores maxResultBytes, a whole number of bytes.
+func (r *rawServer) decodeMaxResultBytes(f member) (off int, field, msg string) {
+	var n float64
+	switch err := json.Unmarshal(f.val, &n); {
+	case err != nil:
+		return f.valOff, f.key, "must be a number of bytes"
+	case n < 0:
+		return f.valOff, f.key, "must not be negative"
+	case n != math.Trunc(n):
+		return f.valOff, f.key, "must be a whole number"
+	case n > math.MaxInt32:
+		return f.valOff, f.key, "is too large"
+	}
+	r.maxResultBytes = int(n)
+	return 0, "", ""
+}
+
+// decodeTimeout stores timeout, a number of milliseconds.
+func (r *rawServer) decodeTimeout(f member) (off int, field, msg string) {
+	var ms float64
+	switch err := json.Unmarshal(f.val, &ms); {
+	case err != nil:
+		return f.valOff, f.key, "must be a number of milliseconds"
+	case ms < 0:
+		return f.valOff, f.key, "must not be negative"
+	case ms > maxTimeoutMillis:
+		return f.valOff, f.key, "is too large"
+	}
+	r.timeout = time.Duration(ms * float64(time.Millisecond))
 	return 0, "", ""
 }
 

@@ -197,15 +197,21 @@ func walkValue(data []byte, path []string, n *unstable.Node, off int, add func([
 
 // codexServer parses one [mcp_servers.<name>] table.
 type codexServer struct {
-	p    *parser
-	locs tomlLocs
-	name string
-	err  error // the first problem
+	p      *parser
+	locs   tomlLocs
+	name   string
+	fields map[string]any // the table's keys
+	err    error          // the first problem
 }
 
 // at is where the server's field (a path below the server) starts.
 func (c *codexServer) at(field ...string) int {
 	return c.locs.val(append([]string{tomlServers, c.name}, field...)...)
+}
+
+// keyAt is where the server's key (a path below the server) is written.
+func (c *codexServer) keyAt(field ...string) int {
+	return c.locs.key(append([]string{tomlServers, c.name}, field...)...)
 }
 
 // fail keeps the first problem, at the value of field.
@@ -215,183 +221,223 @@ func (c *codexServer) fail(off int, field, format string, args ...any) {
 	}
 }
 
+// parse reads the table raw: the settings every server may have, then
+// those of its transport. Each check keeps going after a problem, so that
+// the first one in the table's order of checks is the one reported.
 func (c *codexServer) parse(raw any) (*Server, error) {
 	fields, ok := raw.(map[string]any)
 	if !ok {
 		return nil, c.p.errAt(c.at(), c.name, "", "must be a table")
 	}
+	c.fields = fields
 	s := &Server{Name: c.name}
-	s.Line, s.Column = position(c.p.data, c.locs.key(tomlServers, c.name))
-
-	str := func(key string) (string, bool) {
-		v, ok := fields[key]
-		if !ok {
-			return "", false
-		}
-		text, ok := v.(string)
-		if !ok {
-			c.fail(c.at(key), key, "must be a string")
-		}
-		return text, ok
-	}
-	boolean := func(key string) (b, set bool) {
-		v, ok := fields[key]
-		if !ok {
-			return false, false
-		}
-		b, ok = v.(bool)
-		if !ok {
-			c.fail(c.at(key), key, "must be true or false")
-		}
-		return b, ok
-	}
-	strs := func(key string) []string {
-		v, ok := fields[key]
-		if !ok {
-			return nil
-		}
-		list, ok := v.([]any)
-		if !ok {
-			c.fail(c.at(key), key, "must be an array of strings")
-			return nil
-		}
-		out := make([]string, 0, len(list))
-		for i, el := range list {
-			text, ok := el.(string)
-			if !ok {
-				field := fmt.Sprintf("%s[%d]", key, i)
-				c.fail(c.locs.val(tomlServers, c.name, field), field, "must be a string")
-				return nil
-			}
-			out = append(out, text)
-		}
-		return out
-	}
-	// table gives a table of strings, checking its names with valid.
-	table := func(key, nameKind string, valid func(string) bool) map[string]string {
-		v, ok := fields[key]
-		if !ok {
-			return nil
-		}
-		m, ok := v.(map[string]any)
-		if !ok {
-			c.fail(c.at(key), key, "must be a table of strings")
-			return nil
-		}
-		if len(m) == 0 {
-			return nil // as the JSON forms give an empty object
-		}
-		out := make(map[string]string, len(m))
-		for _, k := range sortedByPlace(m, func(k string) int { return c.at(key, k) }) {
-			field := key + "." + k
-			text, ok := m[k].(string)
-			switch {
-			case !valid(k):
-				c.fail(c.locs.key(tomlServers, c.name, key, k), field, "invalid %s name", nameKind)
-			case !ok:
-				c.fail(c.at(key, k), field, "must be a string")
-			}
-			out[k] = text
-		}
-		return out
-	}
-	seconds := func(key string) (time.Duration, bool) {
-		v, ok := fields[key]
-		if !ok {
-			return 0, false
-		}
-		var f float64
-		switch n := v.(type) {
-		case int64:
-			f = float64(n)
-		case float64:
-			f = n
-		default:
-			c.fail(c.at(key), key, "must be a number of seconds")
-			return 0, false
-		}
-		switch {
-		case math.IsNaN(f) || f < 0:
-			c.fail(c.at(key), key, "must not be negative")
-		case f > maxTimeoutMillis/1000:
-			c.fail(c.at(key), key, "is too large")
-		default:
-			return time.Duration(f * float64(time.Second)), true
-		}
-		return 0, false
-	}
-
-	enabled, set := boolean("enabled")
-	s.Disabled = set && !enabled
-	s.Required, _ = boolean("required")
-	if b, set := boolean("supports_parallel_tool_calls"); set {
-		s.ParallelToolCalls = &b
-	}
-	if d, ok := seconds("startup_timeout_sec"); ok {
-		s.ConnectTimeout = d
-	} else if v, ok := fields["startup_timeout_ms"]; ok {
-		// Codex's older spelling; startup_timeout_sec wins when both are set.
-		n, isInt := v.(int64)
-		switch {
-		case !isInt:
-			c.fail(c.at("startup_timeout_ms"), "startup_timeout_ms", "must be a whole number of milliseconds")
-		case n < 0:
-			c.fail(c.at("startup_timeout_ms"), "startup_timeout_ms", "must not be negative")
-		default:
-			s.ConnectTimeout = time.Duration(n) * time.Millisecond
-		}
-	}
-	s.Timeout, _ = seconds("tool_timeout_sec")
-	if mode, ok := str("default_tools_approval_mode"); ok {
-		if s.Approval, ok = c.approval(mode, "default_tools_approval_mode"); !ok {
-			return nil, c.err
-		}
-	}
-	c.tools(fields, s)
-	s.IncludeTools = strs("enabled_tools")
-	s.ExcludeTools = strs("disabled_tools")
+	s.Line, s.Column = position(c.p.data, c.keyAt())
+	c.settings(s)
 	if c.err != nil {
 		return nil, c.err
 	}
-
-	command, hasCommand := str("command")
-	url, hasURL := str("url")
-	if c.err != nil {
-		return nil, c.err
-	}
-	// Codex refuses the fields of the other transport rather than ignore
-	// them; so do we, pointing at the first.
-	stdioOnly := []string{"args", "env", "env_vars", "cwd"}
-	httpOnly := []string{"bearer_token_env_var", "http_headers", "env_http_headers"}
-	notFor := func(keys []string, transport string) {
-		for _, k := range keys {
-			if _, ok := fields[k]; ok {
-				c.fail(c.locs.key(tomlServers, c.name, k), k, "is not supported for a %s server", transport)
-			}
-		}
-	}
-	if _, ok := fields["bearer_token"]; ok {
-		c.fail(c.locs.key(tomlServers, c.name, "bearer_token"), "bearer_token",
-			"is not supported: put the token in an environment variable and name it in bearer_token_env_var")
-	}
-	switch {
-	case hasCommand && hasURL:
-		c.fail(c.locs.key(tomlServers, c.name, "url"), "", `both "command" and "url"; keep one`)
-	case hasCommand:
-		s.Type = TypeStdio
-		notFor(httpOnly, "stdio")
-		c.stdio(s, command, strs("args"), table("env", "variable", validEnvName), fields)
-	case hasURL:
-		s.Type = TypeHTTP
-		notFor(stdioOnly, "http")
-		c.http(s, url, table("http_headers", "header", validHeaderName), table("env_http_headers", "header", validHeaderName), fields)
-	default:
-		c.fail(c.locs.key(tomlServers, c.name), "", `needs "command" (stdio) or "url" (http)`)
-	}
+	c.transport(s)
 	if c.err != nil {
 		return nil, c.err
 	}
 	return s, nil
+}
+
+// settings reads what does not depend on the transport: enabled, required,
+// the parallel flag, the timeouts, the approval modes and the tool filters.
+func (c *codexServer) settings(s *Server) {
+	enabled, set := c.boolean("enabled")
+	s.Disabled = set && !enabled
+	s.Required, _ = c.boolean("required")
+	if b, set := c.boolean("supports_parallel_tool_calls"); set {
+		s.ParallelToolCalls = &b
+	}
+	s.ConnectTimeout = c.startupTimeout()
+	s.Timeout, _ = c.seconds("tool_timeout_sec")
+	if mode, ok := c.str("default_tools_approval_mode"); ok {
+		if s.Approval, ok = c.approval(mode, "default_tools_approval_mode"); !ok {
+			return
+		}
+	}
+	c.tools(s)
+	s.IncludeTools = c.strs("enabled_tools")
+	s.ExcludeTools = c.strs("disabled_tools")
+}
+
+// startupTimeout is startup_timeout_sec, or Codex's older
+// startup_timeout_ms when that is not set; zero when neither is.
+func (c *codexServer) startupTimeout() time.Duration {
+	if d, ok := c.seconds("startup_timeout_sec"); ok {
+		return d
+	}
+	v, ok := c.fields["startup_timeout_ms"]
+	if !ok {
+		return 0
+	}
+	n, isInt := v.(int64)
+	switch {
+	case !isInt:
+		c.fail(c.at("startup_timeout_ms"), "startup_timeout_ms", "must be a whole number of milliseconds")
+	case n < 0:
+		c.fail(c.at("startup_timeout_ms"), "startup_timeout_ms", "must not be negative")
+	default:
+		return time.Duration(n) * time.Millisecond
+	}
+	return 0
+}
+
+// Codex refuses the keys of the other transport rather than ignore them.
+var (
+	stdioOnlyKeys = []string{"args", "env", "env_vars", "cwd"}
+	httpOnlyKeys  = []string{"bearer_token_env_var", "http_headers", "env_http_headers"}
+)
+
+// transport tells stdio ("command") from HTTP ("url") and reads that
+// transport's keys, refusing those of the other one, pointing at the first.
+func (c *codexServer) transport(s *Server) {
+	command, hasCommand := c.str("command")
+	url, hasURL := c.str("url")
+	if c.err != nil {
+		return
+	}
+	if _, ok := c.fields["bearer_token"]; ok {
+		c.fail(c.keyAt("bearer_token"), "bearer_token",
+			"is not supported: put the token in an environment variable and name it in bearer_token_env_var")
+	}
+	switch {
+	case hasCommand && hasURL:
+		c.fail(c.keyAt("url"), "", `both "command" and "url"; keep one`)
+	case hasCommand:
+		s.Type = TypeStdio
+		c.refuse(httpOnlyKeys, "stdio")
+		c.stdio(s, command, c.strs("args"), c.table("env", "variable", validEnvName))
+	case hasURL:
+		s.Type = TypeHTTP
+		c.refuse(stdioOnlyKeys, "http")
+		c.http(s, url, c.table("http_headers", "header", validHeaderName), c.table("env_http_headers", "header", validHeaderName))
+	default:
+		c.fail(c.keyAt(), "", `needs "command" (stdio) or "url" (http)`)
+	}
+}
+
+// refuse fails on the first of keys the table has: they are not for a
+// server of this transport.
+func (c *codexServer) refuse(keys []string, transport string) {
+	for _, k := range keys {
+		if _, ok := c.fields[k]; ok {
+			c.fail(c.keyAt(k), k, "is not supported for a %s server", transport)
+		}
+	}
+}
+
+// str gives the string at key; ok is false when it is absent or not a
+// string (which fails).
+func (c *codexServer) str(key string) (string, bool) {
+	v, ok := c.fields[key]
+	if !ok {
+		return "", false
+	}
+	text, ok := v.(string)
+	if !ok {
+		c.fail(c.at(key), key, "must be a string")
+	}
+	return text, ok
+}
+
+// boolean gives the boolean at key; set is false when it is absent or not
+// a boolean (which fails).
+func (c *codexServer) boolean(key string) (b, set bool) {
+	v, ok := c.fields[key]
+	if !ok {
+		return false, false
+	}
+	b, ok = v.(bool)
+	if !ok {
+		c.fail(c.at(key), key, "must be true or false")
+	}
+	return b, ok
+}
+
+// strs gives the array of strings at key; nil when it is absent or wrong.
+func (c *codexServer) strs(key string) []string {
+	v, ok := c.fields[key]
+	if !ok {
+		return nil
+	}
+	list, ok := v.([]any)
+	if !ok {
+		c.fail(c.at(key), key, "must be an array of strings")
+		return nil
+	}
+	out := make([]string, 0, len(list))
+	for i, el := range list {
+		text, ok := el.(string)
+		if !ok {
+			field := fmt.Sprintf("%s[%d]", key, i)
+			c.fail(c.at(field), field, "must be a string")
+			return nil
+		}
+		out = append(out, text)
+	}
+	return out
+}
+
+// table gives a table of strings, checking its names with valid; nameKind
+// names them in the error.
+func (c *codexServer) table(key, nameKind string, valid func(string) bool) map[string]string {
+	v, ok := c.fields[key]
+	if !ok {
+		return nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		c.fail(c.at(key), key, "must be a table of strings")
+		return nil
+	}
+	if len(m) == 0 {
+		return nil // as the JSON forms give an empty object
+	}
+	out := make(map[string]string, len(m))
+	for _, k := range sortedByPlace(m, func(k string) int { return c.at(key, k) }) {
+		field := key + "." + k
+		text, ok := m[k].(string)
+		switch {
+		case !valid(k):
+			c.fail(c.keyAt(key, k), field, "invalid %s name", nameKind)
+		case !ok:
+			c.fail(c.at(key, k), field, "must be a string")
+		}
+		out[k] = text
+	}
+	return out
+}
+
+// seconds gives the number of seconds at key, an integer or not, as a
+// duration; ok is false when it is absent or wrong.
+func (c *codexServer) seconds(key string) (time.Duration, bool) {
+	v, ok := c.fields[key]
+	if !ok {
+		return 0, false
+	}
+	var f float64
+	switch n := v.(type) {
+	case int64:
+		f = float64(n)
+	case float64:
+		f = n
+	default:
+		c.fail(c.at(key), key, "must be a number of seconds")
+		return 0, false
+	}
+	switch {
+	case math.IsNaN(f) || f < 0:
+		c.fail(c.at(key), key, "must not be negative")
+	case f > maxTimeoutMillis/1000:
+		c.fail(c.at(key), key, "is too large")
+	default:
+		return time.Duration(f * float64(time.Second)), true
+	}
+	return 0, false
 }
 
 // approval checks a mode written at field.
@@ -405,8 +451,8 @@ func (c *codexServer) approval(mode string, field ...string) (ApprovalMode, bool
 }
 
 // tools reads [mcp_servers.<name>.tools.<tool>] approval_mode.
-func (c *codexServer) tools(fields map[string]any, s *Server) {
-	v, ok := fields["tools"]
+func (c *codexServer) tools(s *Server) {
+	v, ok := c.fields["tools"]
 	if !ok {
 		return
 	}
@@ -420,7 +466,7 @@ func (c *codexServer) tools(fields map[string]any, s *Server) {
 		settings, ok := tools[name].(map[string]any)
 		switch {
 		case name == "":
-			c.fail(c.locs.key(tomlServers, c.name, "tools", name), field, "empty tool name")
+			c.fail(c.keyAt("tools", name), field, "empty tool name")
 			return
 		case !ok:
 			c.fail(c.at("tools", name), field, "must be a table")
@@ -447,17 +493,17 @@ func (c *codexServer) tools(fields map[string]any, s *Server) {
 // stdio fills a stdio server. Codex does not expand ${VAR} in its file:
 // values are taken as written, and the environment is read only where a
 // key names a variable (env_vars here).
-func (c *codexServer) stdio(s *Server, command string, args []string, env map[string]string, fields map[string]any) {
+func (c *codexServer) stdio(s *Server, command string, args []string, env map[string]string) {
 	if strings.TrimSpace(command) == "" {
 		c.fail(c.at("command"), "command", "must not be empty")
 	}
 	s.Command, s.Args, s.Env = command, args, env
-	if cwd, ok := fields["cwd"]; ok {
+	if cwd, ok := c.fields["cwd"]; ok {
 		if s.Cwd, ok = cwd.(string); !ok {
 			c.fail(c.at("cwd"), "cwd", "must be a string")
 		}
 	}
-	raw, ok := fields["env_vars"]
+	raw, ok := c.fields["env_vars"]
 	if !ok {
 		return
 	}
@@ -468,13 +514,13 @@ func (c *codexServer) stdio(s *Server, command string, args []string, env map[st
 	}
 	for i, el := range list {
 		field := fmt.Sprintf("env_vars[%d]", i)
-		off := c.locs.val(tomlServers, c.name, field)
+		off := c.at(field)
 		name, ok := el.(string)
 		if t, isTable := el.(map[string]any); isTable {
 			// Codex's { name = "X", source = "local" | "remote" }.
 			name, ok = t["name"].(string)
 			if src, has := t["source"]; has && src != "local" && src != "remote" {
-				c.fail(c.locs.val(tomlServers, c.name, field, "source"), field+".source", `must be "local" or "remote"`)
+				c.fail(c.at(field, "source"), field+".source", `must be "local" or "remote"`)
 				return
 			}
 		}
@@ -499,7 +545,7 @@ func (c *codexServer) stdio(s *Server, command string, args []string, env map[st
 // env_http_headers read from the environment (an unset or empty variable
 // leaves its header out, as Codex does), and bearer_token_env_var as
 // "Authorization: Bearer <token>", which wins over a header of that name.
-func (c *codexServer) http(s *Server, url string, headers, envHeaders map[string]string, fields map[string]any) {
+func (c *codexServer) http(s *Server, url string, headers, envHeaders map[string]string) {
 	if !checkURL(url) {
 		c.fail(c.at("url"), "url", "must be an absolute http or https URL")
 	}
@@ -510,17 +556,6 @@ func (c *codexServer) http(s *Server, url string, headers, envHeaders map[string
 		}
 	}
 	s.Headers = headers
-	set := func(k, v string) {
-		if s.Headers == nil {
-			s.Headers = map[string]string{}
-		}
-		for have := range s.Headers {
-			if strings.EqualFold(have, k) {
-				delete(s.Headers, have)
-			}
-		}
-		s.Headers[k] = v
-	}
 	for _, k := range slices.Sorted(maps.Keys(envHeaders)) {
 		field := "env_http_headers." + k
 		name := envHeaders[k]
@@ -533,16 +568,22 @@ func (c *codexServer) http(s *Server, url string, headers, envHeaders map[string
 		case strings.ContainsAny(v, "\r\n"):
 			c.fail(c.at("env_http_headers", k), field, "variable %q holds a line break", name)
 		default:
-			set(k, v)
+			setHeader(s, k, v)
 		}
 	}
-	raw, ok := fields["bearer_token_env_var"]
+	c.bearer(s)
+}
+
+// bearer reads bearer_token_env_var into "Authorization: Bearer <token>".
+func (c *codexServer) bearer(s *Server) {
+	const key = "bearer_token_env_var"
+	raw, ok := c.fields[key]
 	if !ok {
 		return
 	}
 	name, ok := raw.(string)
 	if !ok || !validEnvName(name) {
-		c.fail(c.at("bearer_token_env_var"), "bearer_token_env_var", "must be a variable name")
+		c.fail(c.at(key), key, "must be a variable name")
 		return
 	}
 	v, isSet := c.p.lookup(name)
@@ -550,17 +591,31 @@ func (c *codexServer) http(s *Server, url string, headers, envHeaders map[string
 	case s.Disabled:
 		// A disabled server whose token is not set must not break the file.
 		if isSet {
-			set("Authorization", "Bearer "+v)
+			setHeader(s, "Authorization", "Bearer "+v)
 		}
 	case !isSet:
-		c.fail(c.at("bearer_token_env_var"), "bearer_token_env_var", "variable %q is not set", name)
+		c.fail(c.at(key), key, "variable %q is not set", name)
 	case v == "":
-		c.fail(c.at("bearer_token_env_var"), "bearer_token_env_var", "variable %q is empty", name)
+		c.fail(c.at(key), key, "variable %q is empty", name)
 	case strings.ContainsAny(v, "\r\n"):
-		c.fail(c.at("bearer_token_env_var"), "bearer_token_env_var", "variable %q holds a line break", name)
+		c.fail(c.at(key), key, "variable %q holds a line break", name)
 	default:
-		set("Authorization", "Bearer "+v)
+		setHeader(s, "Authorization", "Bearer "+v)
 	}
+}
+
+// setHeader sets the header k of s, replacing any of that name in another
+// case.
+func setHeader(s *Server, k, v string) {
+	if s.Headers == nil {
+		s.Headers = map[string]string{}
+	}
+	for have := range s.Headers {
+		if strings.EqualFold(have, k) {
+			delete(s.Headers, have)
+		}
+	}
+	s.Headers[k] = v
 }
 
 // validEnvName reports whether name can be an environment variable's name.
