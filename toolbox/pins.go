@@ -173,6 +173,17 @@ func (t *Toolbox) toolsOf(s *server) *serverTools {
 	if t.store == nil {
 		return st
 	}
+	pins := t.keepManifest(s, tools, real)
+	if t.pinned {
+		t.holdOut(s, st, pins)
+	}
+	return st
+}
+
+// keepManifest writes s's manifest again when its list (real: read from
+// the server, not the manifest) changed, when its first pins are taken, or
+// when its cache hints call for it, and returns the pins.
+func (t *Toolbox) keepManifest(s *server, tools []*mcp.Tool, real bool) (pins map[string]toolDigest) {
 	digests := make(map[string]toolDigest, len(tools))
 	live := make(map[*mcp.Tool]bool, len(tools))
 	for _, tool := range tools {
@@ -180,7 +191,6 @@ func (t *Toolbox) toolsOf(s *server) *serverTools {
 		live[tool] = true
 	}
 	maps.DeleteFunc(s.digests, func(tool *mcp.Tool, _ toolDigest) bool { return !live[tool] })
-	var pins map[string]toolDigest
 	if s.mf != nil {
 		pins = s.mf.Pins
 	}
@@ -200,23 +210,27 @@ func (t *Toolbox) toolsOf(s *server) *serverTools {
 	// A list with a ttl is written again while it is fresh, so that its
 	// listedAt says when it was last seen (see manifest.expired).
 	hinted := real && s.mf != nil && (s.mf.TTLMs != ttl.Milliseconds() || s.mf.CacheScope != scope || ttl > 0 && time.Since(s.mf.ListedAt) > ttl/2)
-	if (real && (s.mf == nil || !sameDigests(s.mf.Digests, digests))) || firstPins || hinted {
-		if !real {
-			tools, digests = s.mf.Tools, s.mf.Digests
-		}
-		mf := newManifest(s.cfg, tools, digests, pins)
-		mf.TTLMs, mf.CacheScope = ttl.Milliseconds(), scope
-		if !real {
-			mf.ListedAt, mf.TTLMs, mf.CacheScope = s.mf.ListedAt, s.mf.TTLMs, s.mf.CacheScope
-		}
-		if err := t.store.save(mf); err != nil {
-			t.logger.Warn("mcp server manifest not written", zap.String("mcp_server", s.cfg.Name), zap.Error(err))
-		}
-		s.mf = mf
+	if !(real && (s.mf == nil || !sameDigests(s.mf.Digests, digests))) && !firstPins && !hinted {
+		return pins
 	}
-	if !t.pinned {
-		return st
+	if !real {
+		tools, digests = s.mf.Tools, s.mf.Digests
 	}
+	mf := newManifest(s.cfg, tools, digests, pins)
+	mf.TTLMs, mf.CacheScope = ttl.Milliseconds(), scope
+	if !real {
+		mf.ListedAt, mf.TTLMs, mf.CacheScope = s.mf.ListedAt, s.mf.TTLMs, s.mf.CacheScope
+	}
+	if err := t.store.save(mf); err != nil {
+		t.logger.Warn("mcp server manifest not written", zap.String("mcp_server", s.cfg.Name), zap.Error(err))
+	}
+	s.mf = mf
+	return pins
+}
+
+// holdOut takes out of st the tools that are new or differ from their
+// pins, recording them as held (those the entry's filters let through).
+func (t *Toolbox) holdOut(s *server, st *serverTools, pins map[string]toolDigest) {
 	held := map[string]HeldTool{}
 	kept := st.tools[:0:0]
 	for _, tool := range st.tools {
@@ -243,9 +257,9 @@ func (t *Toolbox) toolsOf(s *server) *serverTools {
 	st.tools = kept
 	s.held = held
 	st.held = held
-	return st
 }
 
+// sameDigests reports whether a and b digest the same tools alike.
 func sameDigests(a, b map[string]toolDigest) bool {
 	return maps.EqualFunc(a, b, func(x, y toolDigest) bool { return x.Digest == y.Digest })
 }

@@ -206,66 +206,81 @@ func exposes(lists map[*server]*serverTools, s *server, tool string) bool {
 func (t *Toolbox) build(order []*server, lists map[*server]*serverTools, prev map[string]*route) built {
 	b := built{rt: &routeTable{byName: map[string]*route{}, denied: map[string]*route{}}, clash: map[*server]error{}, count: map[*server]int{}}
 	for _, s := range order {
-		mine := map[string]*route{}
-		var tools []Tool
-		var defs []plugin.ToolDefinition
-		var clash error
-		for _, tool := range lists[s].tools {
-			def, ok := lists[s].defs[tool.Name]
-			if !ok || !s.cfg.AllowsTool(tool.Name) {
-				continue
-			}
-			exposed := ExposedName(s.cfg.ToolPrefix(), tool.Name)
-			r := &route{server: s, tool: tool.Name, name: exposed}
-			if t.search != nil && exposed == t.search.Name {
-				clash = searchCollision(exposed, r)
-				break
-			}
-			other, dup := mine[exposed]
-			if !dup {
-				other, dup = b.rt.byName[exposed]
-			}
-			if dup {
-				clash = collision(exposed, other, r)
-				break
-			}
-			if was := prev[exposed]; was != nil && was.server != s && exposes(lists, was.server, was.tool) {
-				// The name is another server's, which still offers it:
-				// s has just taken it up, and s is the one to stay out.
-				clash = collision(exposed, was, r)
-				break
-			}
-			mine[exposed] = r
-			def.Name = exposed
-			tools = append(tools, Tool{Name: exposed, Server: s.cfg.Name, Tool: tool})
-			defs = append(defs, def)
-		}
+		mine, clash := t.serverRoutes(s, lists, prev, b.rt.byName)
 		if clash != nil {
 			b.clash[s] = clash
 			b.errs = append(b.errs, clash)
 			continue
 		}
-		for name, r := range mine {
-			b.rt.byName[name] = r
+		for _, m := range mine {
+			b.rt.byName[m.r.name] = m.r
+			def := lists[s].defs[m.r.tool]
+			def.Name = m.r.name
+			b.rt.tools = append(b.rt.tools, Tool{Name: m.r.name, Server: s.cfg.Name, Tool: m.tool})
+			b.rt.defs = append(b.rt.defs, def)
 		}
 		for _, h := range lists[s].held {
 			b.rt.denied[h.Exposed] = &route{server: s, tool: h.Tool, name: h.Exposed, deny: h.err()}
 		}
-		b.rt.tools = append(b.rt.tools, tools...)
-		b.rt.defs = append(b.rt.defs, defs...)
 		b.count[s] = len(mine)
 	}
 	sortTable(b.rt)
-	maps.DeleteFunc(b.rt.denied, func(name string, _ *route) bool { return b.rt.byName[name] != nil })
-	b.rt.hooks = b.rt.byName
-	if t.search != nil || len(b.rt.denied) > 0 {
-		b.rt.hooks = maps.Clone(b.rt.byName)
-		maps.Copy(b.rt.hooks, b.rt.denied)
+	t.setHooks(b.rt)
+	return b
+}
+
+// serverRoutes gives the routes of s's tools that its filters let
+// through, in its list's order, or the collision that keeps them all out:
+// with the search tool, with a name of its own or of taken (the servers
+// before it), or with a name prev gave to a server that still offers it.
+func (t *Toolbox) serverRoutes(s *server, lists map[*server]*serverTools, prev, taken map[string]*route) ([]routed, error) {
+	var mine []routed
+	byName := map[string]*route{}
+	for _, tool := range lists[s].tools {
+		if _, ok := lists[s].defs[tool.Name]; !ok || !s.cfg.AllowsTool(tool.Name) {
+			continue
+		}
+		exposed := ExposedName(s.cfg.ToolPrefix(), tool.Name)
+		r := &route{server: s, tool: tool.Name, name: exposed}
+		if t.search != nil && exposed == t.search.Name {
+			return nil, searchCollision(exposed, r)
+		}
+		other, dup := byName[exposed]
+		if !dup {
+			other, dup = taken[exposed]
+		}
+		if dup {
+			return nil, collision(exposed, other, r)
+		}
+		if was := prev[exposed]; was != nil && was.server != s && exposes(lists, was.server, was.tool) {
+			// The name is another server's, which still offers it:
+			// s has just taken it up, and s is the one to stay out.
+			return nil, collision(exposed, was, r)
+		}
+		byName[exposed] = r
+		mine = append(mine, routed{r: r, tool: tool})
+	}
+	return mine, nil
+}
+
+// routed is a route with the tool it exposes.
+type routed struct {
+	r    *route
+	tool *mcp.Tool
+}
+
+// setHooks makes what OnStreamChunk answers: the routes, the tools pinning
+// holds out that no route took, and the search tool.
+func (t *Toolbox) setHooks(rt *routeTable) {
+	maps.DeleteFunc(rt.denied, func(name string, _ *route) bool { return rt.byName[name] != nil })
+	rt.hooks = rt.byName
+	if t.search != nil || len(rt.denied) > 0 {
+		rt.hooks = maps.Clone(rt.byName)
+		maps.Copy(rt.hooks, rt.denied)
 		if t.search != nil {
-			b.rt.hooks[t.search.Name] = searchRoute
+			rt.hooks[t.search.Name] = searchRoute
 		}
 	}
-	return b
 }
 
 // commit swaps in b's table and records, logs and admits what it says of

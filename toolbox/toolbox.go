@@ -153,6 +153,26 @@ func Open(ctx context.Context, cfg *mcpconfig.Config, opts ...Option) (*Toolbox,
 	if cfg == nil {
 		return nil, errors.New("toolbox: nil config")
 	}
+	t, err := newToolbox(cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	failures, err := t.startServers(cfg)
+	if err != nil {
+		_ = t.Close()
+		return nil, err
+	}
+	errs := t.waitFirstOutcomes(ctx)
+	if err := t.openOutcome(errs, failures); err != nil {
+		_ = t.Close()
+		return nil, err
+	}
+	return t, nil
+}
+
+// newToolbox checks the options and makes the toolbox, with its manifest
+// store, its actor system and its ToolboxActor, before any server starts.
+func newToolbox(cfg *mcpconfig.Config, opts []Option) (*Toolbox, error) {
 	var o options
 	for _, opt := range opts {
 		opt(&o)
@@ -174,12 +194,21 @@ func Open(ctx context.Context, cfg *mcpconfig.Config, opts ...Option) (*Toolbox,
 	if err := t.openStore(cfg, &o); err != nil {
 		return nil, err
 	}
-	if o.remote != nil {
-		t.system = o.remote.ActorSystem()
+	t.useSystem()
+	t.routes.Store(&routeTable{})
+	t.pid = t.system.Root.Spawn(actors.NewToolboxProps(t.logger))
+	return t, nil
+}
+
+// useSystem picks the actor system: the remote's, the one given, the
+// silent toolboxes' shared one, or one of its own logging to the logger.
+func (t *Toolbox) useSystem() {
+	if t.opts.remote != nil {
+		t.system = t.opts.remote.ActorSystem()
 	}
 	switch {
 	case t.system != nil:
-	case o.logger == nil:
+	case t.opts.logger == nil:
 		// Silent toolboxes share one system, as silent plugins do: a
 		// system costs ~2.8 MiB and most of a one-server Open.
 		t.system = sharedSystem()
@@ -190,75 +219,89 @@ func Open(ctx context.Context, cfg *mcpconfig.Config, opts ...Option) (*Toolbox,
 		}))
 		t.ownSystem = true
 	}
-	t.routes.Store(&routeTable{})
-	t.pid = t.system.Root.Spawn(actors.NewToolboxProps(t.logger))
+}
 
-	var failures []error
+// startServers admits every enabled server of cfg and starts those Open
+// starts (neither lazy, nor denied, nor over a remote, which are attached
+// by waitFirstOutcomes). failures are the servers that could not
+// start; err is an option with no effect, which fails Open whatever
+// [WithStrict] says.
+func (t *Toolbox) startServers(cfg *mcpconfig.Config) (failures []error, err error) {
 	// checked: a server's plugin is started or attached at Open, which
 	// checks the plugin options.
 	checked := false
 	for _, name := range cfg.Enabled() {
-		sc := cfg.Servers[name]
-		s := &server{cfg: sc}
-		t.servers[name] = s
-		t.names = append(t.names, name)
-		if o.policy != nil {
-			if d := o.policy.Decide(sc); !d.Allowed {
-				// Not started: its status says which rule denied it.
-				s.startErr = &plugin.Error{Kind: plugin.KindDenied, Server: fmt.Sprintf("server %q", name), Op: "open",
-					Err: fmt.Errorf("%w: %s", ErrDeniedByPolicy, d)}
-				t.logger.Warn("mcp server not started: denied by policy", zap.String("mcp_server", name), zap.Stringer("decision", d))
-				continue
-			}
-		}
-		t.loadManifest(s)
-		// A required server starts at Open, lazy or not: Open says whether it is up.
-		if sc.Lazy && s.mf != nil && s.mf.expired(time.Now()) {
-			// Older than its ttl: started now, to list again, before its tools are trusted.
-			t.logger.Info("mcp server manifest expired by its ttl; starting the lazy server to list again",
-				zap.String("mcp_server", name), zap.Int64("ttlMs", s.mf.TTLMs), zap.Time("listedAt", s.mf.ListedAt))
-			s.expired = true
-		}
-		if s.lazy = sc.Lazy && !sc.Required && s.mf != nil && !s.expired; s.lazy {
-			continue // started by its first call
-		}
-		if o.remote != nil {
+		s := t.admit(name, cfg.Servers[name])
+		switch {
+		case s.startErr != nil, s.lazy: // denied by policy, or started by its first call
+			continue
+		case t.opts.remote != nil:
 			checked = true
-			continue // attached below, all at once
+			continue // attached by waitFirstOutcomes, all at once
 		}
-		p, err := t.startLocal(name, sc, name)
+		p, err := t.startLocal(name, s.cfg, name)
 		if p != nil {
 			s.p.Store(p)
 		}
 		// Only a transport that is not supported fails before plugin.Start.
 		checked = checked || !errors.Is(err, plugin.ErrNotSupported)
 		if errors.Is(err, plugin.ErrValidation) {
-			_ = t.Close()
-			return nil, err // an option with no effect fails Open, whatever WithStrict says
+			return nil, err
 		}
 		if err != nil {
 			s.startErr = err
 			failures = append(failures, err)
 		}
 	}
-
 	if !checked && len(t.names) > 0 {
 		// Every server is lazy (or its transport is not supported): check
 		// the options now, not at a first start.
 		if err := t.checkPluginOptions(t.names[0], cfg.Servers[t.names[0]]); err != nil {
-			_ = t.Close()
 			return nil, err
 		}
 	}
+	return failures, nil
+}
 
-	// Every server connects at once; wait for each first outcome.
+// admit adds the server name to the toolbox and decides how it starts: a
+// server the policy denies gets its startErr, and a lazy one with a fresh
+// manifest is marked lazy.
+func (t *Toolbox) admit(name string, sc *mcpconfig.Server) *server {
+	s := &server{cfg: sc}
+	t.servers[name] = s
+	t.names = append(t.names, name)
+	if t.opts.policy != nil {
+		if d := t.opts.policy.Decide(sc); !d.Allowed {
+			// Not started: its status says which rule denied it.
+			s.startErr = &plugin.Error{Kind: plugin.KindDenied, Server: fmt.Sprintf("server %q", name), Op: "open",
+				Err: fmt.Errorf("%w: %s", ErrDeniedByPolicy, d)}
+			t.logger.Warn("mcp server not started: denied by policy", zap.String("mcp_server", name), zap.Stringer("decision", d))
+			return s
+		}
+	}
+	t.loadManifest(s)
+	// A required server starts at Open, lazy or not: Open says whether it is up.
+	if sc.Lazy && s.mf != nil && s.mf.expired(time.Now()) {
+		// Older than its ttl: started now, to list again, before its tools are trusted.
+		t.logger.Info("mcp server manifest expired by its ttl; starting the lazy server to list again",
+			zap.String("mcp_server", name), zap.Int64("ttlMs", s.mf.TTLMs), zap.Time("listedAt", s.mf.ListedAt))
+		s.expired = true
+	}
+	s.lazy = sc.Lazy && !sc.Required && s.mf != nil && !s.expired
+	return s
+}
+
+// waitFirstOutcomes waits, for every server started at Open, for its first
+// connection's outcome, all at once; over a remote it attaches each server
+// here. The errors are by t.names.
+func (t *Toolbox) waitFirstOutcomes(ctx context.Context) []error {
 	errs := make([]error, len(t.names))
 	var wg sync.WaitGroup
 	for i, name := range t.names {
 		s := t.servers[name]
 		switch {
 		case s.lazy, s.startErr != nil: // started later, or never (denied by policy)
-		case o.remote != nil:
+		case t.opts.remote != nil:
 			wg.Go(func() {
 				// The facade waits for the grain's answer: as long as a
 				// local server's first connection may take.
@@ -278,14 +321,20 @@ func Open(ctx context.Context, cfg *mcpconfig.Config, opts ...Option) (*Toolbox,
 		}
 	}
 	wg.Wait()
+	return errs
+}
+
+// openOutcome decides Open's result from the first outcomes errs and the
+// start failures: a required server not ready, an option with no effect,
+// or (with [WithStrict]) any failure fails it; else the first table is
+// built.
+func (t *Toolbox) openOutcome(errs, failures []error) error {
 	if err := t.requiredReady(errs); err != nil {
-		_ = t.Close()
-		return nil, err
+		return err
 	}
 	for _, err := range errs {
 		if errors.Is(err, plugin.ErrValidation) {
-			_ = t.Close()
-			return nil, err
+			return err
 		}
 	}
 	for i, err := range errs {
@@ -295,15 +344,10 @@ func Open(ctx context.Context, cfg *mcpconfig.Config, opts ...Option) (*Toolbox,
 			failures = append(failures, err)
 		}
 	}
-	if o.strict && len(failures) > 0 {
-		_ = t.Close()
-		return nil, errors.Join(failures...)
+	if t.opts.strict && len(failures) > 0 {
+		return errors.Join(failures...)
 	}
-	if err := t.openTable(); err != nil {
-		_ = t.Close()
-		return nil, err
-	}
-	return t, nil
+	return t.openTable()
 }
 
 // ErrDeniedByPolicy is wrapped by the status error of a server that
