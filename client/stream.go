@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/ssestream"
+
 	"github.com/cuca-go/mcpconnector/host"
 )
 
@@ -54,97 +57,118 @@ func (c *Client) Stream(ctx context.Context, req *host.Request) (*Result, error)
 
 	stream := c.chat.NewStreaming(ctx, params)
 	defer stream.Close()
+	t := &turn{c: c, ctx: ctx, res: &Result{}}
+	err = t.read(stream)
+	t.finish()
+	if err != nil {
+		return t.res, err
+	}
+	return t.complete()
+}
 
-	var (
-		res = &Result{}
-		asm assembler
-		// calls is the run of complete ToolCalls not yet handed to the
-		// hooks: they go together, in one chunk, when the run ends.
-		calls []host.Block
-	)
-	// run hands one chunk to the hooks and keeps what they leave.
-	run := func(blocks []host.Block) error {
-		out, err := c.runChunk(ctx, blocks)
-		res.Blocks = append(res.Blocks, out...)
-		return err
-	}
-	// runCalls hands the pending run of ToolCalls to the hooks.
-	runCalls := func() error {
-		if len(calls) == 0 {
-			return nil
-		}
-		blocks := calls
-		calls = nil
-		return run(blocks)
-	}
-	// deliver takes the blocks the assembler completed: a Thinking or Text
-	// block goes to the hooks at once (after the calls before it), a
-	// ToolCall joins the pending run.
-	deliver := func(blocks []host.Block) error {
-		for _, b := range blocks {
-			if _, ok := b.(host.ToolCall); ok {
-				calls = append(calls, b)
-				continue
-			}
-			if err := runCalls(); err != nil {
-				return err
-			}
-			if err := run([]host.Block{b}); err != nil {
-				return err
-			}
-		}
-		// A run of calls ends when a block of another kind is open.
-		if asm.open != kindToolCall {
-			return runCalls()
-		}
-		return nil
-	}
-	// finish records what the assembler learnt; it runs on every way out.
-	// Calls still pending were not handed to the hooks: they stay in the
-	// answer as the model made them.
-	finish := func() {
-		res.Blocks = append(res.Blocks, calls...)
-		calls = nil
-		res.ThinkingBlocks = asm.thinkingDeltas
-		res.ToolCalls = asm.calls
-	}
+// turn is one answer as it streams: what the hooks have left so far, the
+// assembler of the deltas, and the run of calls not yet handed over.
+type turn struct {
+	c   *Client
+	ctx context.Context
+	res *Result
+	asm assembler
+	// calls is the run of complete ToolCalls not yet handed to the
+	// hooks: they go together, in one chunk, when the run ends.
+	calls []host.Block
+}
 
+// read feeds the stream's deltas to the assembler and delivers the blocks
+// it completes, until the stream ends or a hook fails.
+func (t *turn) read(stream *ssestream.Stream[openai.ChatCompletionChunk]) error {
 	for stream.Next() {
 		chunk := stream.Current()
 		for _, choice := range chunk.Choices {
 			if choice.Index != 0 {
 				continue // n > 1 is not requested; ignore extra choices
 			}
-			done, err := asm.feed(choice.Delta)
+			done, err := t.asm.feed(choice.Delta)
 			if err == nil {
-				err = deliver(done)
+				err = t.deliver(done)
 			}
-			if err == nil && choice.FinishReason != "" && res.FinishReason == "" {
-				res.FinishReason = choice.FinishReason
-				err = deliver(asm.flush())
+			if err == nil && choice.FinishReason != "" && t.res.FinishReason == "" {
+				t.res.FinishReason = choice.FinishReason
+				err = t.deliver(t.asm.flush())
 			}
 			if err != nil {
-				finish()
-				return res, err
+				return err
 			}
 		}
 	}
-	finish()
 	if err := stream.Err(); err != nil {
-		return res, streamError(ctx, c.baseURL, err)
+		return streamError(t.ctx, t.c.baseURL, err)
 	}
-	if res.FinishReason == "" {
-		return res, fmt.Errorf("%w (from %s)", ErrIncompleteStream, c.baseURL)
+	if t.res.FinishReason == "" {
+		return fmt.Errorf("%w (from %s)", ErrIncompleteStream, t.c.baseURL)
 	}
+	return nil
+}
 
-	resp := &host.Response{Blocks: res.Blocks, FinishReason: res.FinishReason}
-	for _, p := range c.plugins {
-		if err := p.OnResponseComplete(ctx, resp); err != nil {
-			return res, hookError(p, "OnResponseComplete", err)
+// run hands one chunk to the hooks and keeps what they leave.
+func (t *turn) run(blocks []host.Block) error {
+	out, err := t.c.runChunk(t.ctx, blocks)
+	t.res.Blocks = append(t.res.Blocks, out...)
+	return err
+}
+
+// runCalls hands the pending run of ToolCalls to the hooks.
+func (t *turn) runCalls() error {
+	if len(t.calls) == 0 {
+		return nil
+	}
+	blocks := t.calls
+	t.calls = nil
+	return t.run(blocks)
+}
+
+// deliver takes the blocks the assembler completed: a Thinking or Text
+// block goes to the hooks at once (after the calls before it), a ToolCall
+// joins the pending run.
+func (t *turn) deliver(blocks []host.Block) error {
+	for _, b := range blocks {
+		if _, ok := b.(host.ToolCall); ok {
+			t.calls = append(t.calls, b)
+			continue
+		}
+		if err := t.runCalls(); err != nil {
+			return err
+		}
+		if err := t.run([]host.Block{b}); err != nil {
+			return err
 		}
 	}
-	res.Blocks = resp.Blocks
-	return res, nil
+	// A run of calls ends when a block of another kind is open.
+	if t.asm.open != kindToolCall {
+		return t.runCalls()
+	}
+	return nil
+}
+
+// finish records what the assembler learnt; it runs on every way out.
+// Calls still pending were not handed to the hooks: they stay in the
+// answer as the model made them.
+func (t *turn) finish() {
+	t.res.Blocks = append(t.res.Blocks, t.calls...)
+	t.calls = nil
+	t.res.ThinkingBlocks = t.asm.thinkingDeltas
+	t.res.ToolCalls = t.asm.calls
+}
+
+// complete runs every plugin's OnResponseComplete on the final blocks.
+func (t *turn) complete() (*Result, error) {
+	resp := &host.Response{Blocks: t.res.Blocks, FinishReason: t.res.FinishReason}
+	for _, p := range t.c.plugins {
+		if err := p.OnResponseComplete(t.ctx, resp); err != nil {
+			return t.res, hookError(p, "OnResponseComplete", err)
+		}
+	}
+	t.res.Blocks = resp.Blocks
+	return t.res, nil
 }
 
 // runChunk runs OnStreamChunk of every plugin on a chunk of blocks, then

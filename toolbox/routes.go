@@ -412,36 +412,43 @@ func (t *Toolbox) OnStreamChunk(ctx context.Context, chunk *plugin.Chunk) error 
 		return nil
 	}
 	rt := t.routes.Load()
-	byName := rt.hooks
-	first := plugin.FirstToolCall(chunk.Blocks, byName)
+	first := plugin.FirstToolCall(chunk.Blocks, rt.hooks)
 	if first < 0 {
 		return nil
 	}
 	var buf [4]pending // most chunks call one tool; no allocation for up to four
-	calls := buf[:0]
-	serial := false
-	for i := first; i < len(chunk.Blocks); i++ {
-		tc, ok := chunk.Blocks[i].(plugin.ToolCall)
+	calls, serial := t.startCalls(ctx, rt, chunk.Blocks, first, buf[:0])
+	t.finishCalls(ctx, chunk.Blocks, calls, serial)
+	return nil
+}
+
+// startCalls starts the calls of blocks from first on, appending them to
+// calls: a search call and a held-out tool's are answered in place, a lazy
+// server is started, and a serial server's calls are left for runSerial
+// (serial says there are some).
+func (t *Toolbox) startCalls(ctx context.Context, rt *routeTable, blocks []plugin.Block, first int, calls []pending) (_ []pending, serial bool) {
+	for i := first; i < len(blocks); i++ {
+		tc, ok := blocks[i].(plugin.ToolCall)
 		if !ok {
 			continue
 		}
-		r, known := byName[tc.Name]
+		r, known := rt.hooks[tc.Name]
 		if !known {
 			continue
 		}
 		switch {
 		case r == searchRoute:
-			chunk.Blocks[i] = t.answerSearch(rt, tc)
+			blocks[i] = t.answerSearch(rt, tc)
 			continue
 		case r.deny != nil:
-			chunk.Blocks[i] = plugin.ToolResult{ToolCallID: tc.ID, Name: tc.Name, Content: r.deny.Error(), IsError: true}
+			blocks[i] = plugin.ToolResult{ToolCallID: tc.ID, Name: tc.Name, Content: r.deny.Error(), IsError: true}
 			continue
 		}
 		if r.server.lazy {
 			t.used(r.server)
 			r.server.inflight.Add(1)
 			if r.server.plugin() == nil {
-				t.startForChunk(ctx, chunk.Blocks[i:], byName, r)
+				t.startForChunk(ctx, blocks[i:], rt.hooks, r)
 			}
 		}
 		c := pending{i: i, name: tc.Name, s: r.server}
@@ -457,6 +464,13 @@ func (t *Toolbox) OnStreamChunk(ctx context.Context, chunk *plugin.Chunk) error 
 		}
 		calls = append(calls, c)
 	}
+	return calls, serial
+}
+
+// finishCalls waits for every call (runSerial sending the serial ones)
+// and puts each result in place of its call, under the call's ID and
+// exposed name.
+func (t *Toolbox) finishCalls(ctx context.Context, blocks []plugin.Block, calls []pending, serial bool) {
 	var wg sync.WaitGroup
 	if serial {
 		t.runSerial(ctx, calls, &wg)
@@ -471,15 +485,14 @@ func (t *Toolbox) OnStreamChunk(ctx context.Context, chunk *plugin.Chunk) error 
 	for k := range calls {
 		c := &calls[k]
 		out := c.out
-		out.ToolCallID = chunk.Blocks[c.i].(plugin.ToolCall).ID
+		out.ToolCallID = blocks[c.i].(plugin.ToolCall).ID
 		out.Name = c.name
-		chunk.Blocks[c.i] = out
+		blocks[c.i] = out
 		if c.s.lazy {
 			c.s.lastUse.Store(time.Now().UnixNano())
 			c.s.inflight.Add(-1)
 		}
 	}
-	return nil
 }
 
 // pending is one call of a chunk: its block's index and exposed name, its
