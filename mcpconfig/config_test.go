@@ -40,7 +40,7 @@ func servers(entries string) string { return `{"mcpServers":{` + entries + `}}` 
 
 func ptr(s string) *string { return &s }
 
-func TestParseConfigFormats(t *testing.T) {
+func TestParseFormats(t *testing.T) {
 	cases := []struct {
 		file string
 		want map[string]*Server
@@ -217,7 +217,7 @@ func TestConfigErrors(t *testing.T) {
 	}
 }
 
-func TestConfigErrorFields(t *testing.T) {
+func TestErrorFields(t *testing.T) {
 	_, err := parse([]byte(servers(`"a":{"command":"x","env":{"GITHUB_TOKEN":"${NOPE}"}}`)), "/etc/mcp.json", testVars)
 	var cerr *Error
 	require.ErrorAs(t, err, &cerr)
@@ -276,7 +276,7 @@ func TestConfigNamesAndEnabled(t *testing.T) {
 	assert.Equal(t, 79, cfg.Servers["mid"].Column)
 }
 
-func TestLoadConfig(t *testing.T) {
+func TestLoad(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "mcp.json")
 	require.NoError(t, os.WriteFile(path, []byte("{\"mcpServers\": {\n  \"a\": {\"command\": \"echo\", \"args\": [\"hi\"]}\n}}\n"), 0o600))
@@ -299,7 +299,7 @@ func TestLoadConfig(t *testing.T) {
 	})
 }
 
-func TestServerConfigTransport(t *testing.T) {
+func TestServerTransport(t *testing.T) {
 	t.Run("stdio", func(t *testing.T) {
 		s := &Server{Name: "a", Type: TypeStdio, Command: "npx", Args: []string{"-y", "pkg"},
 			Env: map[string]string{"B": "2", "A": "1", "A0": "3"}, Cwd: "/w"}
@@ -347,7 +347,7 @@ func TestServerConfigTransport(t *testing.T) {
 	})
 }
 
-func TestServerConfigAllowsTool(t *testing.T) {
+func TestServerAllowsTool(t *testing.T) {
 	cases := []struct {
 		name             string
 		include, exclude []string
@@ -374,7 +374,7 @@ func TestServerConfigAllowsTool(t *testing.T) {
 	}
 }
 
-func TestServerConfigToolPrefix(t *testing.T) {
+func TestServerToolPrefix(t *testing.T) {
 	assert.Equal(t, "github__", (&Server{Name: "github"}).ToolPrefix())
 	assert.Equal(t, "", (&Server{Name: "github", Prefix: ptr("")}).ToolPrefix())
 	assert.Equal(t, "gh_", (&Server{Name: "github", Prefix: ptr("gh_")}).ToolPrefix())
@@ -432,7 +432,7 @@ func TestExpand(t *testing.T) {
 
 // The lookup reaches the process environment only through Load and
 // Parse; this checks that they use it.
-func TestParseConfigUsesProcessEnvironment(t *testing.T) {
+func TestParseUsesProcessEnvironment(t *testing.T) {
 	t.Setenv("TOOLBOX_TEST_CMD", "from-env")
 	cfg, err := Parse([]byte(servers(`"a":{"command":"${TOOLBOX_TEST_CMD}"}`)))
 	require.NoError(t, err)

@@ -25,7 +25,7 @@ var codexVars = vars(map[string]string{
 func boolPtr(b bool) *bool { return &b }
 
 // Every key of Codex's [mcp_servers.<name>] tables, mapped.
-func TestParseConfigCodexTOML(t *testing.T) {
+func TestParseCodexTOML(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("testdata", "codex.toml"))
 	require.NoError(t, err)
 	cfg, err := parse(data, "testdata/codex.toml", codexVars)
@@ -87,7 +87,7 @@ tool_timeout_sec = 0.25
 	assert.Equal(t, 250*time.Millisecond, cfg.Servers["a"].Timeout)
 }
 
-func TestParseConfigChoosesTheForm(t *testing.T) {
+func TestParseChoosesTheForm(t *testing.T) {
 	toml := "[mcp_servers.a]\ncommand = \"x\"\n"
 	for _, path := range []string{"config.toml", "CONFIG.TOML", "mcp.conf", ""} {
 		cfg, err := parse([]byte(toml), path, codexVars)
@@ -112,7 +112,7 @@ func TestParseConfigChoosesTheForm(t *testing.T) {
 	assert.Equal(t, 1, cerr.Line)
 }
 
-func TestLoadConfigCodexTOML(t *testing.T) {
+func TestLoadCodexTOML(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "config.toml")
 	require.NoError(t, os.WriteFile(path, []byte("[mcp_servers.a]\ncommand = \"x\"\nargs = [\"y\", 2]\n"), 0o600))
 	_, err := Load(path)
