@@ -1,4 +1,4 @@
-package toolbox
+package toolsearch
 
 import "strings"
 
@@ -93,7 +93,7 @@ var synonyms = func() map[string][][]string {
 		var phrases [][]string
 		for _, p := range strings.Split(g, sep) {
 			var ks []string
-			keywords(p, func(k string) { ks = append(ks, k) })
+			Keywords(p, func(k string) { ks = append(ks, k) })
 			if len(ks) > 0 {
 				phrases = append(phrases, ks)
 			}
