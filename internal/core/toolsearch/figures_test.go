@@ -28,9 +28,11 @@ func TestFiguresOnTaskSets(t *testing.T) {
 		tasks         []toolcorpus.StepTask
 		recall, steps float64 // floors of recall at 5 and steps covered at 5
 	}{
-		{"phrasings", s.tuned, 100.0 / 116, 100.0 / 116},
+		// Issue 32's last round: 102 of 116 (was 100), 26 of 32 (as it
+		// was), 88 of 93 (was 87) with 178 of 260 steps (was 177).
+		{"phrasings", s.tuned, 102.0 / 116, 102.0 / 116},
 		{"held-out phrasings", s.heldOut, 26.0 / 32, 26.0 / 32},
-		{"several-step", s.steps, 87.0 / 93, 177.0 / 260},
+		{"several-step", s.steps, 88.0 / 93, 178.0 / 260},
 		// Written after the tuning ended: reported, with no floor fitted
 		// to it.
 		{"several-step, written after tuning", s.late, 0, 0},

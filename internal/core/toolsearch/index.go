@@ -41,6 +41,9 @@ type Index struct {
 	// related holds, for each keyword, the telling keywords of the tools
 	// it is in that most of them share (co-occurrence expansion).
 	related map[string][]string
+	// twins holds, for each document, the documents of other servers
+	// whose tool has the same name (Knobs.Twins).
+	twins map[int32][]int32
 	// coord is what a score is multiplied by for the number of the
 	// query's keywords the tool matches (Knobs.Coord).
 	coord [maxQueryKeywords + 1]float32
@@ -71,6 +74,9 @@ func NewIndex(docs []Doc, k Knobs) *Index {
 	}
 	idx.scratch.New = idx.newScratch
 	idx.weigh(tfs, lengths)
+	if k.Twins > 0 {
+		idx.twins = twinsOf(docs, idx.serverOf)
+	}
 	if k.Related > 0 {
 		idx.related = relatedTerms(idx.postings, idx.terms, k.RelatedTerms)
 	}
@@ -327,6 +333,34 @@ func relatedTerms(postings map[string][]posting, terms [][]string, most int) map
 		}
 		if len(order) > 0 {
 			out[k] = heaviest(order, most)
+		}
+	}
+	return out
+}
+
+// twinsOf returns, for each document, the documents of other servers
+// whose tool's name has the same keywords.
+func twinsOf(docs []Doc, serverOf []int32) map[int32][]int32 {
+	byName := map[string][]int32{}
+	var b strings.Builder
+	for d, doc := range docs {
+		b.Reset()
+		for _, w := range doc.Words {
+			if w.Field == FieldName {
+				b.WriteString(w.Key)
+				b.WriteByte(' ')
+			}
+		}
+		byName[b.String()] = append(byName[b.String()], int32(d))
+	}
+	out := map[int32][]int32{}
+	for _, ds := range byName {
+		for _, d := range ds {
+			for _, e := range ds {
+				if serverOf[e] != serverOf[d] {
+					out[d] = append(out[d], e)
+				}
+			}
 		}
 	}
 	return out

@@ -5,6 +5,9 @@ package toolsearch
 // toolbox searches with; the tests build indexes with others to measure
 // what each buys.
 type Knobs struct {
+	// Name, Title, ParamName and ParamDesc weigh a keyword of a tool's
+	// name, its title, a parameter's name and a parameter's description.
+	Name, Title, ParamName, ParamDesc float64
 	// DescFirst and DescRest weigh a keyword of the description's first
 	// sentence and of the rest of it.
 	DescFirst, DescRest float64
@@ -34,6 +37,11 @@ type Knobs struct {
 	// of it, the parameters.
 	BM25F bool
 	BF    [4]float64
+
+	// Twins loads a tool of the same name on another server (a twin:
+	// filesystem's list_directory and desktop's) right after a tool
+	// loaded, when it scores at least Twins of it (0: no such rule).
+	Twins float64
 
 	// The parts of step search.
 	Steps StepKnobs
@@ -68,25 +76,23 @@ const (
 	FuseRRF
 )
 
-// Field weights that were not measured again: how much one occurrence of
-// a term counts, by where it is.
 const (
-	weightName      = 3
-	weightPrefix    = 0.5 // a name word most of the server's tools share
-	weightTitle     = 2
-	weightParamName = 1.5
-	weightParamDesc = 0.5
-	bm25K1          = 1.2
+	// weightPrefix is what a keyword of a tool's name that most of its
+	// server's tools share counts, as a prefix.
+	weightPrefix = 0.5
+	bm25K1       = 1.2
 )
 
 // Defaults are the knobs a search uses.
 var Defaults = Knobs{
+	Name: 3, Title: 2, ParamName: 1.5, ParamDesc: 0.5,
 	DescFirst: 1, DescRest: 1,
 	Server: 0.3, Instructions: 0,
 	ServerBoost: 3,
 	Feedback:    0.5, FeedbackOne: 0,
 	Related: 0, RelatedTerms: 2,
 	Coord: 0.5, B: 0.75,
+	Twins: 0.3,
 	BM25F: true, BF: [4]float64{0.5, 0.5, 0.75, 0.75},
 	Steps: StepKnobs{Noise: true, Code: true, Split: true, Fusion: FuseRoundRobin, Context: true, Feedback: true},
 }
@@ -95,17 +101,17 @@ var Defaults = Knobs{
 func (k *Knobs) weight(field Field) float64 {
 	switch field {
 	case FieldName:
-		return weightName
+		return k.Name
 	case FieldTitle:
-		return weightTitle
+		return k.Title
 	case FieldDesc:
 		return k.DescFirst
 	case FieldDescRest:
 		return k.DescRest
 	case FieldParamName:
-		return weightParamName
+		return k.ParamName
 	}
-	return weightParamDesc
+	return k.ParamDesc
 }
 
 // fieldGroup is the group of fields whose length BM25F normalises

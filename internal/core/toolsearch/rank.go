@@ -45,6 +45,9 @@ func (idx *Index) rank(query string, limit int, feedback float64) []int {
 		}
 	}
 	best := idx.best(sc, limit)
+	if idx.twins != nil {
+		return idx.withTwins(sc, best, limit)
+	}
 	out := make([]int, 0, len(best))
 	for _, h := range best {
 		out = append(out, int(h.doc))
@@ -173,15 +176,7 @@ func (idx *Index) feedbackTerms(sc *rankScratch, q *query) []string {
 func (idx *Index) best(sc *rankScratch, limit int) []scored {
 	best := sc.hits[:0]
 	for _, d := range sc.touched {
-		s := sc.scores[d]
-		own := sc.naming[idx.serverOf[d]]
-		if other := bits.OnesCount32(sc.matched[d] &^ own); other > 0 {
-			s *= idx.coord[other]
-			if own != 0 {
-				s *= float32(idx.knobs.ServerBoost)
-			}
-		}
-		h := scored{d, s}
+		h := scored{d, idx.final(sc, d)}
 		if len(best) == limit && !h.before(best[limit-1]) {
 			continue
 		}
@@ -196,6 +191,40 @@ func (idx *Index) best(sc *rankScratch, limit int) []scored {
 	}
 	sc.hits = best
 	return best
+}
+
+// final is document d's score in the ranking.
+func (idx *Index) final(sc *rankScratch, d int32) float32 {
+	s := sc.scores[d]
+	own := sc.naming[idx.serverOf[d]]
+	if other := bits.OnesCount32(sc.matched[d] &^ own); other > 0 {
+		s *= idx.coord[other]
+		if own != 0 {
+			s *= float32(idx.knobs.ServerBoost)
+		}
+	}
+	return s
+}
+
+// withTwins returns the documents of best, each followed by its twins
+// (Index.twins) that score at least Knobs.Twins of it, each once, at most
+// limit of them.
+func (idx *Index) withTwins(sc *rankScratch, best []scored, limit int) []int {
+	out := make([]int, 0, len(best))
+	for _, h := range best {
+		if len(out) == limit {
+			break
+		}
+		if !slices.Contains(out, int(h.doc)) {
+			out = append(out, int(h.doc))
+		}
+		for _, t := range idx.twins[h.doc] {
+			if len(out) < limit && !slices.Contains(out, int(t)) && sc.scores[t] > 0 && idx.final(sc, t) >= float32(idx.knobs.Twins)*h.s {
+				out = append(out, int(t))
+			}
+		}
+	}
+	return out
 }
 
 // scored is a document and its score.

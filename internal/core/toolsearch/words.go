@@ -150,7 +150,7 @@ func stem(w string) string {
 	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
 		w = w[:len(w)-1]
 	}
-	for _, suf := range []string{"able", "ible", "ize", "ise", "ing", "ion", "ed", "er", "y"} {
+	for _, suf := range []string{"ation", "ment", "able", "ible", "ize", "ise", "ing", "ion", "ed", "er", "y"} {
 		if strings.HasSuffix(w, suf) && len(w)-len(suf) >= 4 {
 			w = w[:len(w)-len(suf)]
 			if n := len(w); w[n-1] == w[n-2] && !strings.ContainsRune("lsz", rune(w[n-1])) {

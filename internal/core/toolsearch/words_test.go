@@ -28,3 +28,10 @@ func TestWordsReadsEachFieldInOrder(t *testing.T) {
 	}, got)
 	assert.Equal(t, []Word{{"op", FieldName}}, Words(Tool{Name: "op", InputSchema: json.RawMessage(`not json`)}))
 }
+
+func TestStemMeetsDerivedNouns(t *testing.T) {
+	for _, pair := range [][2]string{{"information", "inform"}, {"configuration", "configure"}, {"management", "manage"}} {
+		assert.Equal(t, stem(pair[1]), stem(pair[0]), pair)
+	}
+	assert.Equal(t, "creat", stem("creation"), "too short for -ation: -ion")
+}
