@@ -597,7 +597,13 @@ func toolWords(tool *mcp.Tool, def plugin.ToolDefinition) []toolsearch.Word {
 	if title == "" && tool.Annotations != nil {
 		title = tool.Annotations.Title
 	}
-	return toolsearch.Words(toolsearch.Tool{Name: tool.Name, Title: title, Description: def.Description, InputSchema: def.InputSchema})
+	in := toolsearch.Tool{Name: tool.Name, Title: title, Description: def.Description, InputSchema: def.InputSchema}
+	// A listed tool's schema is decoded already: reading it is cheaper
+	// than decoding the definition's JSON again.
+	if params, ok := toolsearch.ParamsOf(tool.InputSchema); ok {
+		in.Params = params
+	}
+	return toolsearch.Words(in)
 }
 
 // searchTableState is the lazily built search part of a route table.

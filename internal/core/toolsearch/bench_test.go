@@ -1,6 +1,7 @@
 package toolsearch
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -54,5 +55,26 @@ func BenchmarkNewIndex(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		NewIndex(docs, Defaults)
+	}
+}
+
+// BenchmarkWords reads the keywords of the corpus's 582 tools (go test
+// -run '^$' -bench BenchmarkWords ./internal/core/toolsearch/).
+func BenchmarkWords(b *testing.B) {
+	var tools []Tool
+	for _, s := range loadAll(b) {
+		for _, tl := range s.Tools {
+			schema, err := json.Marshal(tl.InputSchema)
+			if err != nil {
+				b.Fatal(err)
+			}
+			tools = append(tools, Tool{Name: tl.Name, Title: tl.Title, Description: tl.Description, InputSchema: schema})
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, tl := range tools {
+			Words(tl)
+		}
 	}
 }

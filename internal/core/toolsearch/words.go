@@ -18,6 +18,14 @@ type Tool struct {
 	// Description and InputSchema are those of the tool's definition.
 	Description string
 	InputSchema json.RawMessage
+	// Params, when not nil, are the schema's properties, read already:
+	// InputSchema is then not read.
+	Params []Param
+}
+
+// Param is one property of a tool's input schema.
+type Param struct {
+	Name, Description string
 }
 
 // Field is where in a tool a keyword is.
@@ -52,18 +60,63 @@ func Words(tool Tool) []Word {
 	first, rest := firstSentence(tool.Description)
 	add(first, FieldDesc)
 	add(rest, FieldDescRest)
-	var schema struct {
+	params := tool.Params
+	if params == nil {
+		params = paramsOf(tool.InputSchema)
+	}
+	for _, p := range params {
+		add(p.Name, FieldParamName)
+		add(p.Description, FieldParamDesc)
+	}
+	return out
+}
+
+// paramsOf reads the properties of a JSON schema, in name order.
+func paramsOf(schema json.RawMessage) []Param {
+	var s struct {
 		Properties map[string]struct {
 			Description string `json:"description"`
 		} `json:"properties"`
 	}
-	if json.Unmarshal(tool.InputSchema, &schema) == nil {
-		for _, name := range slices.Sorted(maps.Keys(schema.Properties)) {
-			add(name, FieldParamName)
-			add(schema.Properties[name].Description, FieldParamDesc)
-		}
+	if json.Unmarshal(schema, &s) != nil {
+		return nil
+	}
+	out := make([]Param, 0, len(s.Properties))
+	for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
+		out = append(out, Param{name, s.Properties[name].Description})
 	}
 	return out
+}
+
+// ParamsOf reads the properties of a decoded JSON schema (as a tool's
+// InputSchema decodes: map[string]any), in name order, as [Words] reads
+// them of its JSON; ok is false when schema is not of that form, and the
+// JSON is to be read instead.
+func ParamsOf(schema any) (params []Param, ok bool) {
+	m, isMap := schema.(map[string]any)
+	if !isMap {
+		return nil, false
+	}
+	props, isMap := m["properties"].(map[string]any)
+	if !isMap {
+		if _, has := m["properties"]; has {
+			return nil, false
+		}
+		return []Param{}, true
+	}
+	params = make([]Param, 0, len(props))
+	for _, name := range slices.Sorted(maps.Keys(props)) {
+		pm, isMap := props[name].(map[string]any)
+		if !isMap {
+			return nil, false
+		}
+		desc, isString := pm["description"].(string)
+		if _, has := pm["description"]; has && !isString {
+			return nil, false
+		}
+		params = append(params, Param{name, desc})
+	}
+	return params, true
 }
 
 // firstSentence splits a description after its first sentence: at the
@@ -95,6 +148,13 @@ func Keywords(text string, yield func(string)) {
 		}
 		lower := buf[:0]
 		for _, r := range w {
+			if r < utf8.RuneSelf {
+				if 'A' <= r && r <= 'Z' {
+					r += 'a' - 'A'
+				}
+				lower = append(lower, byte(r))
+				continue
+			}
 			lower = utf8.AppendRune(lower, unicode.ToLower(r))
 		}
 		if len(lower) < 2 || stopWords[string(lower)] {
@@ -111,7 +171,12 @@ func words(text string, yield func(string)) {
 	start := -1
 	var prev, prev2 rune
 	for i, r := range text {
-		alnum := unicode.IsLetter(r) || unicode.IsDigit(r)
+		var alnum bool
+		if r < utf8.RuneSelf {
+			alnum = 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+		} else {
+			alnum = unicode.IsLetter(r) || unicode.IsDigit(r)
+		}
 		switch {
 		case !alnum:
 			if start >= 0 {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestKeywordsSplitStemAndDropStopWords(t *testing.T) {
@@ -34,4 +35,36 @@ func TestStemMeetsDerivedNouns(t *testing.T) {
 		assert.Equal(t, stem(pair[1]), stem(pair[0]), pair)
 	}
 	assert.Equal(t, "creat", stem("creation"), "too short for -ation: -ion")
+}
+
+// TestParamsOfADecodedSchemaAreTheJSONs checks that the properties read
+// of a decoded schema are those read of its JSON, for every tool of the
+// corpus and for schemas of other forms.
+func TestParamsOfADecodedSchemaAreTheJSONs(t *testing.T) {
+	n := 0
+	for _, s := range loadAll(t) {
+		for _, tl := range s.Tools {
+			raw, err := json.Marshal(tl.InputSchema)
+			require.NoError(t, err)
+			var decoded any
+			require.NoError(t, json.Unmarshal(raw, &decoded))
+			params, ok := ParamsOf(decoded)
+			require.True(t, ok, tl.Name)
+			want := paramsOf(raw)
+			if len(want) == 0 {
+				want = []Param{}
+			}
+			assert.Equal(t, want, params, tl.Name)
+			n += len(params)
+		}
+	}
+	assert.Greater(t, n, 1000, "the corpus's tools have parameters")
+	for _, schema := range []any{nil, "x", map[string]any{"properties": true}, map[string]any{"properties": map[string]any{"a": true}},
+		map[string]any{"properties": map[string]any{"a": map[string]any{"description": 3}}}} {
+		_, ok := ParamsOf(schema)
+		assert.False(t, ok, "%v", schema)
+	}
+	params, ok := ParamsOf(map[string]any{"type": "object"})
+	assert.True(t, ok)
+	assert.Empty(t, params)
 }
