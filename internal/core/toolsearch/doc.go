@@ -5,7 +5,10 @@
 // server's prefix), and [Index.Search] ranks a query: its noise cut
 // (URLs to their host words, paths to their names, blobs and code
 // dropped), split into steps when it reads as several, each step ranked
-// with synonyms, the servers it names and pseudo-relevance feedback, and
+// with synonyms, the servers it names and pseudo-relevance feedback (a
+// tool of the same name on another server following the one ranked), and
 // the steps' rankings fused round robin. [Knobs] holds the measured
-// weights; [Defaults] is what the toolbox searches with.
+// weights; [Defaults] is what the toolbox searches with. The package's
+// tests measure it on the task sets of toolbox/testdata
+// (TestFiguresOnTaskSets, TestPartsOnTheirOwn, TestRankingTuning).
 package toolsearch
