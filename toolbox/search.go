@@ -9,6 +9,9 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cuca-go/mcpconnector/internal/core/toolsearch"
 	"github.com/cuca-go/mcpconnector/plugin"
 )
 
@@ -520,6 +523,87 @@ func cutInstructions(text string) string {
 		cut--
 	}
 	return text[:cut] + cutMarker
+}
+
+// searchIndex is the search engine's index over a table's deferred tools.
+type searchIndex struct {
+	docs  []int // table index of each document
+	index *toolsearch.Index
+}
+
+// newSearchIndex indexes the deferred tools of rt, their keywords read
+// through cache.
+func newSearchIndex(rt *routeTable, deferred []int, cache *wordCache) *searchIndex {
+	words := cache.wordsOf(rt, deferred)
+	docs := make([]toolsearch.Doc, len(deferred))
+	for d, i := range deferred {
+		s := rt.byName[rt.tools[i].Name].server
+		docs[d] = toolsearch.Doc{Server: rt.tools[i].Server, Prefix: s.cfg.ToolPrefix(), Words: words[d]}
+		if toolsearch.Defaults.Instructions > 0 {
+			docs[d].Instructions = serverInstructions(s)
+		}
+	}
+	return &searchIndex{docs: deferred, index: toolsearch.NewIndex(docs, toolsearch.Defaults)}
+}
+
+// search returns the table indexes of the limit best matches of query.
+func (idx *searchIndex) search(query string, limit int) []int {
+	out := idx.index.Search(query, limit)
+	for k, d := range out {
+		out[k] = idx.docs[d]
+	}
+	return out
+}
+
+// wordCache keeps each tool's keywords from one index to the next: a
+// server's tools, shared read-only by its plugin's list, keep their
+// pointers until that list changes, so an index rebuilt because another
+// server came or went reads only what is new.
+type wordCache struct {
+	mu    sync.Mutex
+	words map[*mcp.Tool][]toolsearch.Word
+}
+
+// wordsOf returns the keywords of each deferred tool, reading those it has
+// not seen, and forgets the tools no longer in rt.
+func (c *wordCache) wordsOf(rt *routeTable, deferred []int) [][]toolsearch.Word {
+	out := make([][]toolsearch.Word, len(deferred))
+	if c == nil {
+		for d, i := range deferred {
+			out[d] = toolWords(rt.tools[i].Tool, rt.defs[i])
+		}
+		return out
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	kept := make(map[*mcp.Tool][]toolsearch.Word, len(deferred))
+	for d, i := range deferred {
+		tool := rt.tools[i].Tool
+		ws, ok := c.words[tool]
+		if !ok {
+			ws = toolWords(tool, rt.defs[i])
+		}
+		kept[tool] = ws
+		out[d] = ws
+	}
+	c.words = kept
+	return out
+}
+
+// toolWords lists the keywords of a tool: its own name, its title (or
+// its annotations'), and its definition's description and schema.
+func toolWords(tool *mcp.Tool, def plugin.ToolDefinition) []toolsearch.Word {
+	title := tool.Title
+	if title == "" && tool.Annotations != nil {
+		title = tool.Annotations.Title
+	}
+	in := toolsearch.Tool{Name: tool.Name, Title: title, Description: def.Description, InputSchema: def.InputSchema}
+	// A listed tool's schema is decoded already: reading it is cheaper
+	// than decoding the definition's JSON again.
+	if params, ok := toolsearch.ParamsOf(tool.InputSchema); ok {
+		in.Params = params
+	}
+	return toolsearch.Words(in)
 }
 
 // searchTableState is the lazily built search part of a route table.

@@ -58,9 +58,10 @@ func TestSearchRecallOnRealToolLists(t *testing.T) {
 		// and 26 of the 32 written after (0.81); over the 582 tools of 43
 		// servers, 95 (0.819) and 25 (0.781) before the ranking's fields
 		// and weights were measured again, 100 (0.862) and 26 (0.812)
-		// after, and 27 of the 32 (0.844) over the first 189 tools. The
+		// after, and 27 of the 32 (0.844) over the first 189 tools; with
+		// the wider stems, synonyms and twins, 102 (0.879), 26 and 27. The
 		// floors are those figures: a ranking that finds fewer fails.
-		{"tuned", all, toolcorpus.Tasks, 100.0 / 116},
+		{"tuned", all, toolcorpus.Tasks, 102.0 / 116},
 		{"held-out", all, toolcorpus.HeldOutTasks, 26.0 / 32},
 		{"held-out, 189 tools", first, toolcorpus.HeldOutTasks, 27.0 / 32},
 	} {
@@ -135,7 +136,10 @@ func corpusSearch(t *testing.T) func(query string, k int) []string {
 // TestSearchFiguresOnTaskSets scores the search on every set of tasks:
 // recall at 3, 5 and 10 (a task is found when a tool it needs is loaded)
 // and the share of steps covered at 5, each held to a floor just under
-// what it measures, so that a change that makes one worse fails.
+// what it measures, so that a change that makes one worse fails. The
+// engine's own TestFiguresOnTaskSets (internal/core/toolsearch) reads the
+// same figures without servers; the tests that measure its parts and
+// weights are there.
 func TestSearchFiguresOnTaskSets(t *testing.T) {
 	search := corpusSearch(t)
 	one := func(load func() ([]toolcorpus.Task, error)) func() ([]toolcorpus.StepTask, error) {
@@ -152,12 +156,14 @@ func TestSearchFiguresOnTaskSets(t *testing.T) {
 		// 95 of 116 (0.819) and 25 of 32 (0.781) over the 582 tools
 		// before step search and before the ranking's fields and
 		// weights were measured again; 100 (0.862) and 26 (0.812) after.
-		{"phrasings", one(toolcorpus.Tasks), 100.0 / 116, 100.0 / 116},
+		// 102 (0.879) and 26 with the wider stems, synonyms and twins.
+		{"phrasings", one(toolcorpus.Tasks), 102.0 / 116, 102.0 / 116},
 		{"held-out phrasings", one(toolcorpus.HeldOutTasks), 26.0 / 32, 26.0 / 32},
 		// 0.796 and 0.488 before step search; 0.914 and 0.669 after;
 		// 0.935 (87 of 93) and 0.681 (177 of 260) with the ranking's
-		// new weights.
-		{"several-step", toolcorpus.StepTasks, 87.0 / 93, 177.0 / 260},
+		// new weights; 0.946 (88) and 0.685 (178) with the wider stems,
+		// synonyms and twins.
+		{"several-step", toolcorpus.StepTasks, 88.0 / 93, 178.0 / 260},
 		// Written after the tuning ended: reported, with no floor fitted
 		// to it.
 		{"several-step, written after tuning", toolcorpus.LateStepTasks, 0, 0},
@@ -178,21 +184,13 @@ func TestSearchFiguresOnTaskSets(t *testing.T) {
 	}
 }
 
-// TestSearchOfAPastedBlob searches a task with 20 KB pasted in the middle:
-// the steps written around it are found.
-func TestSearchOfAPastedBlob(t *testing.T) {
-	search := corpusSearch(t)
-	var b strings.Builder
-	b.WriteString("the upload fails with the screenshot below. Search the github issues for 'upload fails on safari'\n\ndata:image/png;base64,")
-	for b.Len() < 10<<10 {
-		b.WriteString("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk")
+// firstEntries keeps of entries the servers of the first corpus.
+func firstEntries(entries map[string]entry) map[string]entry {
+	out := map[string]entry{}
+	for name, e := range entries {
+		if slices.Contains(toolcorpus.FirstServers, name) {
+			out[name] = e
+		}
 	}
-	b.WriteString("\n\n")
-	for i := 0; b.Len() < 20<<10; i++ {
-		fmt.Fprintf(&b, "2026-12-02T14:%02d:%02dZ req=%016x status=500 bytes=%d\n", i/60%60, i%60, i*7919, i*31)
-	}
-	b.WriteString("\nthen add a comment to the issue with this log")
-	loaded := search(b.String(), 5)
-	assert.Contains(t, loaded, "github__search_issues")
-	assert.Contains(t, loaded, "github__add_issue_comment")
+	return out
 }

@@ -1,4 +1,4 @@
-package toolbox
+package toolsearch
 
 import (
 	"slices"
@@ -40,39 +40,24 @@ const (
 	minSplitKeywords = 10
 )
 
-// stepKnobs turn the parts of step search on and off, for the tests that
-// measure what each part buys; the defaults are what a search does.
-var stepKnobs = struct {
-	noise, split bool
-	fusion       int  // fuseRoundRobin or fuseRRF
-	context      bool // each step is searched with the servers the task names
-	prf          bool // steps are ranked with pseudo-relevance feedback
-	code         bool // pasted code is dropped
-}{noise: true, split: true, fusion: fuseRoundRobin, context: true, prf: true, code: true}
-
-// How the rankings of a query's steps are fused.
-const (
-	// fuseRoundRobin takes each step's best, in the steps' order, then
-	// each step's second, and so on, each tool once.
-	fuseRoundRobin = iota
-	// fuseRRF orders by reciprocal rank fusion: the sum over the steps of
-	// 1/(rrfK + rank).
-	fuseRRF
-)
-
 const rrfK = 60
 
-// search ranks query, step by step when it reads as several. A short
-// query (fewer than minSplitKeywords distinct keywords) is one request,
-// ranked as it is.
-func (idx *searchIndex) search(query string, limit int) []int {
+// Search returns the documents of the limit best matches of query, best
+// first. A query that reads as several steps (fewer than
+// minSplitKeywords distinct keywords is one request, ranked as it is) is
+// first cut of its noise (reduceNoise), then searched step by step, each
+// step with the servers the whole task names, and the steps' rankings
+// fused (fuseSteps) so that the tools loaded cover the steps before they
+// fill up with one step's runners-up.
+func (idx *Index) Search(query string, limit int) []int {
+	sk := idx.knobs.Steps
 	if len(query) <= maxQueryBytes && distinctKeywords(query, minSplitKeywords) < minSplitKeywords {
 		return idx.rankOne(query, limit)
 	}
-	if stepKnobs.noise {
-		query = reduceNoise(query)
+	if sk.Noise {
+		query = reduceNoise(query, sk.Code)
 	}
-	if !stepKnobs.split {
+	if !sk.Split {
 		return idx.rankOne(query, limit)
 	}
 	steps := splitSteps(query)
@@ -82,22 +67,22 @@ func (idx *searchIndex) search(query string, limit int) []int {
 	// The servers the task names anywhere ("in Datadog") are what its
 	// other steps ("mute the host") mean too.
 	named := ""
-	if stepKnobs.context {
+	if sk.Context {
 		named = idx.serverWords(query)
 	}
 	lists := make([][]int, len(steps))
 	for i, s := range steps {
-		lists[i] = idx.rankFeedback(s+named, limit, rankKnobs.feedback)
+		lists[i] = idx.rank(s+named, limit, idx.knobs.Feedback)
 	}
-	return fuseSteps(lists, limit)
+	return fuseSteps(lists, limit, sk.Fusion)
 }
 
 // serverWords returns the keywords of q that name a server, each once, as
 // a string to append to a step: " datadog slack".
-func (idx *searchIndex) serverWords(q string) string {
+func (idx *Index) serverWords(q string) string {
 	var b strings.Builder
 	var seen []string
-	keywords(q, func(k string) {
+	Keywords(q, func(k string) {
 		if _, ok := idx.servers[k]; ok && !slices.Contains(seen, k) {
 			seen = append(seen, k)
 			b.WriteByte(' ')
@@ -111,7 +96,7 @@ func (idx *searchIndex) serverWords(q string) string {
 func distinctKeywords(q string, enough int) int {
 	var buf [maxQueryKeywords]string
 	n := 0
-	keywords(q, func(k string) {
+	Keywords(q, func(k string) {
 		if n < min(enough, len(buf)) && !slices.Contains(buf[:n], k) {
 			buf[n] = k
 			n++
@@ -122,9 +107,9 @@ func distinctKeywords(q string, enough int) int {
 
 // fuseSteps fuses the rankings of a query's steps into one of at most
 // limit tools.
-func fuseSteps(lists [][]int, limit int) []int {
+func fuseSteps(lists [][]int, limit int, fusion Fusion) []int {
 	out := make([]int, 0, limit)
-	if stepKnobs.fusion == fuseRRF {
+	if fusion == FuseRRF {
 		score := map[int]float64{}
 		var order []int
 		for _, l := range lists {
@@ -171,9 +156,10 @@ func sortStable(s []int, less func(a, b int) bool) {
 // the names of its last two parts ("./src/db/example.ts" is "db
 // example.ts"), a name with dots or underscores its words, and runs of
 // base64 or hex, numbers, any run without a space longer than
-// maxTokenBytes and pasted code (fenced blocks, indented lines) go. What is
-// left is cut to maxQueryBytes, its head and tail kept.
-func reduceNoise(query string) string {
+// maxTokenBytes and, when code is true, pasted code (fenced blocks,
+// indented lines) go. What is left is cut to maxQueryBytes, its head and
+// tail kept.
+func reduceNoise(query string, code bool) string {
 	if !needsReduce(query) {
 		return query
 	}
@@ -202,7 +188,7 @@ func reduceNoise(query string) string {
 		reduceToken(&b, tok)
 	}
 	out := b.String()
-	if stepKnobs.code {
+	if code {
 		out = dropCode(out)
 	}
 	return cutQuery(out)
@@ -433,7 +419,7 @@ func splitSteps(query string) []string {
 			pending = ""
 		}
 		n := 0
-		keywords(f, func(string) { n++ })
+		Keywords(f, func(string) { n++ })
 		switch {
 		case n >= minStepKeywords:
 			steps = append(steps, f)

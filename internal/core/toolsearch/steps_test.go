@@ -1,4 +1,4 @@
-package toolbox
+package toolsearch
 
 import (
 	"strings"
@@ -74,7 +74,7 @@ func TestReduceNoise(t *testing.T) {
 		{"it says:\nTypeError: x is undefined\n    at ProductList (src/ProductList.tsx)\n\tat render\nthen fix it",
 			"it says:\nTypeError: x is undefined\n\n\nthen fix it"},
 	} {
-		assert.Equal(t, c.want, reduceNoise(c.in), "reduceNoise(%q)", c.in)
+		assert.Equal(t, c.want, reduceNoise(c.in, true), "reduceNoise(%q)", c.in)
 	}
 }
 
@@ -90,13 +90,13 @@ func TestReduceNoiseCutsABlob(t *testing.T) {
 	b.WriteString("then post a comment on the issue with the log")
 	q := b.String()
 	require.Greater(t, len(q), 20<<10)
-	got := reduceNoise(q)
+	got := reduceNoise(q, true)
 	assert.LessOrEqual(t, len(got), maxQueryBytes+2)
 	assert.True(t, strings.HasPrefix(got, "the upload fails, find the github issue about it"), got[:80])
 	assert.True(t, strings.HasSuffix(got, "then post a comment on the issue with the log"), got[len(got)-80:])
 
 	// A base64 image is dropped whole, run by run.
 	img := "see data:image/png;base64," + strings.Repeat("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk", 300) + " and comment on it"
-	assert.Equal(t, []string{"see", "and", "comment", "on", "it"}, strings.Fields(reduceNoise(img)))
-	assert.Equal(t, []string{"see", "and", "comment", "on", "it"}, strings.Fields(reduceNoise(img[:4000]+" and comment on it")))
+	assert.Equal(t, []string{"see", "and", "comment", "on", "it"}, strings.Fields(reduceNoise(img, true)))
+	assert.Equal(t, []string{"see", "and", "comment", "on", "it"}, strings.Fields(reduceNoise(img[:4000]+" and comment on it", true)))
 }

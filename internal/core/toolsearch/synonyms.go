@@ -1,4 +1,4 @@
-package toolbox
+package toolsearch
 
 import "strings"
 
@@ -76,6 +76,24 @@ var synonymGroups = []string{
 	"dump entire whole everything",
 	"changed status uncommitted diff",
 	"wait until",
+	// broader: general English vocabulary of tools' actions and objects
+	"send post publish share notify",
+	"message chat dm",
+	"run execute exec launch invoke",
+	"stop kill terminate halt cancel abort",
+	"summary summarize summarise overview digest",
+	"meeting event appointment",
+	"email mail inbox",
+	"chart graph plot diagram visualize",
+	"spreadsheet sheet table csv",
+	"task todo",
+	"channel room",
+	"deploy release ship",
+	"sample example demo",
+	"echo repeat",
+	"author blame",
+	"location place address",
+	"price pricing cost billing",
 }
 
 // synonymWeight is what a synonym's match counts against the word itself.
@@ -93,7 +111,7 @@ var synonyms = func() map[string][][]string {
 		var phrases [][]string
 		for _, p := range strings.Split(g, sep) {
 			var ks []string
-			keywords(p, func(k string) { ks = append(ks, k) })
+			Keywords(p, func(k string) { ks = append(ks, k) })
 			if len(ks) > 0 {
 				phrases = append(phrases, ks)
 			}
