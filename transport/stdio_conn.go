@@ -46,6 +46,8 @@ type stdioConn struct {
 
 	strays     strayLines
 	stderrDone chan struct{}
+	stderrID   int32 // its watch by the stderr poller (Linux); 0 for none
+	stderrFd   int   // the descriptor the poller watches
 	closing    atomic.Bool
 	closeOnce  sync.Once
 	closeErr   error
@@ -77,7 +79,7 @@ const maxKeptWriteBuffer = 64 << 10
 
 // startStdio spawns path as the leader of a new process group, with pipes
 // of its own for stdin, stdout and stderr (no goroutine of os/exec's copies
-// them), and starts the goroutine that reads its stderr into tail.
+// them), and has its stderr read into tail (see watchStderr).
 func startStdio(path string, cfg Stdio, td time.Duration, tail *stderrTail, logger *zap.Logger) (*stdioConn, error) {
 	cmd := exec.Command(path, cfg.Args...)
 	cmd.Env = append(DefaultEnv(), cfg.Env...)
@@ -121,11 +123,12 @@ func startStdio(path string, cfg Stdio, td time.Duration, tail *stderrTail, logg
 	}
 	c.dec.Sent = &c.sent
 	c.direct = directcall.NewLines(c)
-	go c.readStderr()
+	watchStderr(c)
 	return c, nil
 }
 
-// readStderr copies the child's stderr into the tail until it closes.
+// readStderr copies the child's stderr into the tail until it closes, on
+// a goroutine of its own where the stderr poller cannot take it.
 func (c *stdioConn) readStderr() {
 	defer close(c.stderrDone)
 	buf := make([]byte, 512)
@@ -300,7 +303,9 @@ func (c *stdioConn) groupEnded() bool {
 // process that left the group still holds it open.
 func (c *stdioConn) release() {
 	_ = c.stdout.Close()
-	within(c.stderrDone, c.td)
+	if !within(c.stderrDone, c.td) {
+		unwatchStderr(c)
+	}
 	_ = c.stderr.Close()
 	<-c.stderrDone
 }
