@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/exp/zapslog"
 
+	"github.com/cuca-go/mcpconnector/internal/core/directcall"
 	"github.com/cuca-go/mcpconnector/internal/core/tracelog"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
@@ -41,6 +42,7 @@ type dialed struct {
 	session *mcp.ClientSession
 	ready   *messages.Ready
 	tail    transport.StderrTail
+	direct  directcall.Caller // the transport's direct tools/call path, if any
 }
 
 // sessionHooks are what a connection hears from its session besides the
@@ -117,7 +119,7 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 	if err != nil {
 		return nil, connectFailure(ctx, cfg, err, discoverErr, tr, tail)
 	}
-	d := &dialed{session: session, tail: tail}
+	d := &dialed{session: session, tail: tail, direct: transport.DirectCaller(tr)}
 	fail := func(method string, err error) (*dialed, *messages.Failure) {
 		_ = session.Close()
 		f := transportFailure("connect", err, tail)

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
+	"github.com/cuca-go/mcpconnector/internal/core/directcall"
 	"github.com/cuca-go/mcpconnector/internal/core/wire"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
@@ -153,6 +154,7 @@ type McpConnection struct {
 	state   state
 	session *mcp.ClientSession
 	tail    transport.StderrTail
+	direct  directcall.Caller // the session's transport's direct path, if any
 	ready   *messages.Ready
 	failure *messages.Failure // why the connection ended, once it has
 
@@ -447,7 +449,7 @@ func (c *McpConnection) onDialDone(msg *dialDone) {
 		return
 	}
 	c.state = ready
-	c.session, c.tail, c.ready = msg.d.session, msg.d.tail, msg.d.ready
+	c.session, c.tail, c.direct, c.ready = msg.d.session, msg.d.tail, msg.d.direct, msg.d.ready
 	c.sessionStart = time.Now()
 	c.repeatable = repeatableTools(&c.cfg, c.ready.Tools)
 	c.log.Info("mcp connected", zap.Int("tools", len(c.ready.Tools)))
@@ -529,7 +531,7 @@ func (c *McpConnection) onCallTool(sender *actor.PID, msg *messages.CallTool) {
 	}
 	c.inflight[msg.ID] = cl
 	c.wg.Add(1)
-	go c.run(&cl.ctx, c.session, c.tail, cl, msg)
+	go c.run(&cl.ctx, c.session, c.tail, c.direct, cl, msg)
 }
 
 // prune drops the calls whose goroutines are done. Calls are not reported
@@ -547,7 +549,7 @@ func (c *McpConnection) prune() {
 
 // run is one tool call's goroutine. It answers the caller itself, so the
 // reply costs no trip through the mailbox.
-func (c *McpConnection) run(ctx context.Context, s *mcp.ClientSession, tail transport.StderrTail, cl *call, msg *messages.CallTool) {
+func (c *McpConnection) run(ctx context.Context, s *mcp.ClientSession, tail transport.StderrTail, dc directcall.Caller, cl *call, msg *messages.CallTool) {
 	defer c.wg.Done()
 	if cl.timer != nil {
 		defer cl.timer.Stop()
@@ -573,11 +575,11 @@ func (c *McpConnection) run(ctx context.Context, s *mcp.ClientSession, tail tran
 		}
 		var res *mcp.CallToolResult
 		var err error
-		tc, direct := c.directCaller(tail)
+		direct := c.callsDirect(dc)
 		if direct {
-			res, err = c.callDirect(ctx, tc, params)
+			res, err = c.callDirect(ctx, dc, params)
 		}
-		if !direct || errors.Is(err, transport.ErrCallOnSession) {
+		if !direct || errors.Is(err, directcall.ErrCallOnSession) {
 			res, err = s.CallTool(ctx, params)
 		}
 		c.untrack(cl)

@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/auth"
+	"github.com/cuca-go/mcpconnector/internal/core/directcall"
 	"github.com/cuca-go/mcpconnector/transport"
 )
 
@@ -55,7 +56,7 @@ func pingWith(t *testing.T, tr transport.StreamableHTTP, logger *zap.Logger, cal
 		return err
 	}
 	defer func() { _ = session.Close() }()
-	direct, _ := mt.(transport.ToolCaller)
+	direct := transport.DirectCaller(mt)
 	for i := range calls {
 		// Every other call takes the transport's direct tools/call, which
 		// POSTs through the same client and OAuth handler; a challenge it
@@ -64,7 +65,7 @@ func pingWith(t *testing.T, tr transport.StreamableHTTP, logger *zap.Logger, cal
 		if direct != nil && i%2 == 1 {
 			res, err = direct.CallTool(ctx, &mcp.CallToolParams{Name: "ping"}, nil)
 		}
-		if direct == nil || i%2 == 0 || errors.Is(err, transport.ErrCallOnSession) {
+		if direct == nil || i%2 == 0 || errors.Is(err, directcall.ErrCallOnSession) {
 			res, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "ping"})
 		}
 		if err != nil {

@@ -32,7 +32,8 @@
 //     one-worker model and 95% of go-sdk direct);
 //   - connect time (spawn or dial, server/discover, every tools/list page) and
 //     the heap, stacks and goroutines each idle connection holds ([Idle];
-//     target over stdio: at most 50 KiB);
+//     targets over stdio: at most 50 KiB, and at most go-sdk direct's bytes
+//     and goroutines + 10%);
 //   - connect with tools/list over 1,000 tools in 10 pages;
 //   - each layer beside the one below: the stdio hook call with tracing on,
 //     a toolbox of 10 servers × 50 tools against one plugin, a hook call

@@ -53,11 +53,12 @@
 // # Direct tool calls
 //
 // The transports Open returns run tools/call on a path of their own
-// beneath go-sdk's session ([ToolCaller]): over stdio on the connection
-// above, over Streamable HTTP as a POST with go-sdk's client and headers.
-// The result is decoded by [DecodeCallToolResult] into the one go-sdk would
-// give, without go-sdk's two decodings per answer. The session keeps
-// everything else, and any call the path leaves to it ([ErrCallOnSession]).
+// beneath go-sdk's session, which [DirectCaller] hands over: over stdio on
+// the connection above, over Streamable HTTP as a POST with go-sdk's client
+// and headers. That path is package internal/core/directcall's; the result
+// is decoded into the one go-sdk would give, without go-sdk's two decodings
+// per answer. The session keeps everything else, and any call the path
+// leaves to it.
 // DisableDirectCalls on [Stdio] or [StreamableHTTP], or
 // MCPCONNECTOR_DIRECT_CALLS=0 in the environment, sends every call through
 // go-sdk's ClientSession.CallTool instead. Over Streamable HTTP the direct

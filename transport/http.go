@@ -61,7 +61,7 @@ type StreamableHTTP struct {
 	Label string
 	// DisableDirectCalls sends tools/call through go-sdk's
 	// ClientSession.CallTool instead of POSTing it from this package (see
-	// [ToolCaller]), which is the default: the same requests and results
+	// [DirectCaller]), which is the default: the same requests and results
 	// at a fraction of the bytes and CPU. Open then returns go-sdk's
 	// *mcp.StreamableClientTransport itself. The environment variable
 	// MCPCONNECTOR_DIRECT_CALLS=0 turns the direct path off for every
@@ -147,7 +147,7 @@ func (h StreamableHTTP) Open(logger *zap.Logger) (mcp.Transport, error) {
 	if h.DisableDirectCalls || !directCallsAllowed() {
 		return sdk, nil
 	}
-	return &httpTransport{sdk: sdk}, nil // see http_call.go
+	return &httpTransport{sdk: sdk}, nil // see direct.go
 }
 
 // errBearerRefused is what a request authorized by [StreamableHTTP.BearerToken]

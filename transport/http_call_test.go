@@ -1,11 +1,9 @@
 package transport
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -19,6 +17,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
+
+	"github.com/cuca-go/mcpconnector/internal/core/directcall"
 )
 
 // httpTestServer is a go-sdk server behind its stateless Streamable HTTP
@@ -291,7 +291,7 @@ func TestHTTPDirectCallLeavesAChallengeToTheSession(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	_, err := ht.CallTool(ctx, &mcp.CallToolParams{Name: "secret"}, nil)
-	require.ErrorIs(t, err, ErrCallOnSession, "a 401 goes to go-sdk's OAuth handling")
+	require.ErrorIs(t, err, directcall.ErrCallOnSession, "a 401 goes to go-sdk's OAuth handling")
 	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "secret"})
 	assert.ErrorIs(t, err, errBearerRefused)
 	res, err := ht.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"ok"}`)}, nil)
@@ -314,7 +314,7 @@ func TestHTTPDirectCallsStepAsideForHeaderBoundArguments(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, ht.CallsDirect(), "go-sdk sends Mcp-Param- headers for such a tool")
 	_, err = ht.CallTool(ctx, &mcp.CallToolParams{Name: "echo"}, nil)
-	assert.ErrorIs(t, err, ErrCallOnSession)
+	assert.ErrorIs(t, err, directcall.ErrCallOnSession)
 }
 
 func TestHTTPDirectCallWithAnEventOverTheLimitFailsAlone(t *testing.T) {
@@ -347,10 +347,11 @@ func TestDirectCallsCanBeTurnedOff(t *testing.T) {
 	assert.IsType(t, &mcp.StreamableClientTransport{}, tr)
 	st, err := Stdio{Command: "true", DisableDirectCalls: true}.Open(nil)
 	require.NoError(t, err)
-	assert.False(t, st.(ToolCaller).CallsDirect())
+	assert.Nil(t, DirectCaller(st))
 	st, err = Stdio{Command: "true"}.Open(nil)
 	require.NoError(t, err)
-	assert.True(t, st.(ToolCaller).CallsDirect(), "on by default")
+	require.NotNil(t, DirectCaller(st), "on by default")
+	assert.True(t, DirectCaller(st).CallsDirect())
 
 	t.Setenv("MCPCONNECTOR_DIRECT_CALLS", "0")
 	tr, err = StreamableHTTP{URL: "http://127.0.0.1:1/mcp"}.Open(nil)
@@ -358,31 +359,5 @@ func TestDirectCallsCanBeTurnedOff(t *testing.T) {
 	assert.IsType(t, &mcp.StreamableClientTransport{}, tr)
 	st, err = Stdio{Command: "true", DirectCalls: true}.Open(nil)
 	require.NoError(t, err)
-	assert.False(t, st.(ToolCaller).CallsDirect(), "the environment turns it off for every server")
-}
-
-func TestNextEventReadsEventsAsGoSDKDoes(t *testing.T) {
-	long := strings.Repeat("y", 10000)
-	stream := ": a comment\n\nid: 1\n\n" + // no data: skipped
-		"event: message\ndata: {\"a\":\ndata:  1}\r\n\r\n" +
-		"data: " + long + "\n\n" +
-		"event: other\ndata: x\n\n" +
-		"data: last"
-	br := bufio.NewReaderSize(strings.NewReader(stream), 4096)
-	type ev struct{ data, name string }
-	var got []ev
-	for {
-		data, name, err := nextEvent(br, 20000)
-		if err != nil {
-			require.ErrorIs(t, err, io.EOF)
-			break
-		}
-		got = append(got, ev{string(data), name})
-	}
-	assert.Equal(t, []ev{{"{\"a\":\n1}", "message"}, {long, ""}, {"x", "other"}, {"last", ""}}, got)
-
-	_, _, err := nextEvent(bufio.NewReaderSize(strings.NewReader("data: "+long+"\n\n"), 4096), 5000)
-	assert.ErrorIs(t, err, errEventTooLarge)
-	_, _, err = nextEvent(bufio.NewReader(strings.NewReader("data: 1\nno colon\n\n")), 0)
-	assert.ErrorIs(t, err, errMalformedEvent)
+	assert.Nil(t, DirectCaller(st), "the environment turns it off for every server")
 }

@@ -43,7 +43,7 @@ type Stdio struct {
 	Label string
 	// DisableDirectCalls sends tools/call through go-sdk's
 	// ClientSession.CallTool instead of on the connection's own path
-	// beneath the session (see [ToolCaller]), which is the default: the
+	// beneath the session (see [DirectCaller]), which is the default: the
 	// same requests and results at a fraction of the bytes and CPU. The
 	// environment variable MCPCONNECTOR_DIRECT_CALLS=0 turns the direct
 	// path off for every server.
@@ -183,9 +183,7 @@ func (t *stdioTransport) StderrTail() []string { return t.stderr.Lines() }
 // StderrTail is implemented by the transports [Stdio.Open] returns: it gives
 // the child's last stderr lines, oldest first, for error messages, after
 // the first line that reads as an error ([ReadsAsError]) when it is no
-// longer among them. The
-// transports [StreamableHTTP.Open] returns with direct calls implement it
-// too, with no lines: the connection actor finds the [ToolCaller] there.
+// longer among them.
 type StderrTail interface {
 	StderrTail() []string
 }

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"go.uber.org/zap"
+
+	"github.com/cuca-go/mcpconnector/internal/core/directcall"
 )
 
 // stdioConn is the mcp.Connection under a stdio server's ClientSession, in
@@ -33,16 +36,18 @@ type stdioConn struct {
 
 	// Read's own: go-sdk reads from one goroutine.
 	lines *lineReader
-	dec   lineDecoder
-	sent  sentIDs // shared by Write and Read, under its own lock
+	dec   directcall.Decoder
+	sent  directcall.SentIDs // shared by Write and Read, under its own lock
 
 	writeMu sync.Mutex
 	wbuf    []byte
 
-	direct directCalls // the tools/call requests sent beside go-sdk's
+	direct *directcall.Lines // the tools/call requests sent beside go-sdk's
 
 	strays     strayLines
 	stderrDone chan struct{}
+	stderrID   int32 // its watch by the stderr poller (Linux); 0 for none
+	stderrFd   int   // the descriptor the poller watches
 	closing    atomic.Bool
 	closeOnce  sync.Once
 	closeErr   error
@@ -65,13 +70,16 @@ func (c *stdioConn) exitStatus(wait time.Duration) string {
 	return s
 }
 
+// reasonTooLarge says why an over-long line was skipped.
+const reasonTooLarge = "over the size limit"
+
 // maxKeptWriteBuffer bounds the write buffer kept between messages: a call
 // with megabytes of arguments does not leave them allocated.
 const maxKeptWriteBuffer = 64 << 10
 
 // startStdio spawns path as the leader of a new process group, with pipes
 // of its own for stdin, stdout and stderr (no goroutine of os/exec's copies
-// them), and starts the goroutine that reads its stderr into tail.
+// them), and has its stderr read into tail (see watchStderr).
 func startStdio(path string, cfg Stdio, td time.Duration, tail *stderrTail, logger *zap.Logger) (*stdioConn, error) {
 	cmd := exec.Command(path, cfg.Args...)
 	cmd.Env = append(DefaultEnv(), cfg.Env...)
@@ -113,12 +121,14 @@ func startStdio(path string, cfg Stdio, td time.Duration, tail *stderrTail, logg
 		lines:      newLineReader(pipes[1][0], MaxMessageBytes),
 		stderrDone: make(chan struct{}),
 	}
-	c.dec.sent = &c.sent
-	go c.readStderr()
+	c.dec.Sent = &c.sent
+	c.direct = directcall.NewLines(c)
+	watchStderr(c)
 	return c, nil
 }
 
-// readStderr copies the child's stderr into the tail until it closes.
+// readStderr copies the child's stderr into the tail until it closes, on
+// a goroutine of its own where the stderr poller cannot take it.
 func (c *stdioConn) readStderr() {
 	defer close(c.stderrDone)
 	buf := make([]byte, 512)
@@ -153,29 +163,29 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 				// errors of the calls that end with it.
 				within(c.stderrDone, stderrSettle)
 			}
-			c.direct.end(err)
+			c.direct.End(err)
 			return nil, err
 		}
 		if l.tooLong {
-			id, ok := c.dec.idFromStart(l.text)
+			id, ok := c.dec.IDFromStart(l.text)
 			c.skipped(l, reasonTooLarge, ok)
 			if ok {
 				r := &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{
 					Code: jsonrpc.CodeInternalError, Message: ErrMessageTooLarge.Error(),
 				}}
-				if c.direct.deliver(r) {
+				if c.direct.Deliver(r) {
 					continue
 				}
 				return r, nil
 			}
 			continue
 		}
-		if skipWS(l.text, 0) == len(l.text) {
+		if len(bytes.TrimLeft(l.text, " \t\r")) == 0 {
 			continue // a blank line separates nothing from nothing
 		}
-		msg, why := c.dec.decode(l.text, l.owned)
+		msg, why := c.dec.Decode(l.text, l.owned)
 		if msg != nil {
-			if r, ok := msg.(*jsonrpc.Response); ok && c.direct.deliver(r) {
+			if r, ok := msg.(*jsonrpc.Response); ok && c.direct.Deliver(r) {
 				continue
 			}
 			return msg, nil
@@ -191,14 +201,14 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
-	b, err := appendMessage(c.wbuf[:0], msg)
+	b, err := directcall.AppendMessage(c.wbuf[:0], msg)
 	if err != nil {
 		return fmt.Errorf("marshaling message: %v", err)
 	}
 	b = append(b, '\n')
 	if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
-		c.sent.remember(req.ID)
-		c.direct.learn(req)
+		c.sent.Remember(req.ID)
+		c.direct.Learn(req)
 	}
 	_, err = c.stdin.Write(b)
 	if cap(b) <= maxKeptWriteBuffer {
@@ -209,6 +219,17 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		// The pipe is closed at the child's end: it exited, or closed its
 		// stdin, and reads nothing more, a part of this line included.
+		return fmt.Errorf("%w: %w", ErrNotSent, err)
+	}
+	return nil
+}
+
+// WriteLine writes line, a whole message and its newline, as Write does:
+// the direct calls' way out ([directcall.LineWriter]).
+func (c *stdioConn) WriteLine(line []byte) error {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	if _, err := c.stdin.Write(line); err != nil {
 		return fmt.Errorf("%w: %w", ErrNotSent, err)
 	}
 	return nil
@@ -227,7 +248,7 @@ func (c *stdioConn) Close() error {
 
 func (c *stdioConn) close() error {
 	c.closing.Store(true)
-	c.direct.end(io.EOF)
+	c.direct.Close()
 	c.reportStrays()
 	_ = c.stdin.Close()
 	exited := make(chan struct{})
@@ -282,7 +303,9 @@ func (c *stdioConn) groupEnded() bool {
 // process that left the group still holds it open.
 func (c *stdioConn) release() {
 	_ = c.stdout.Close()
-	within(c.stderrDone, c.td)
+	if !within(c.stderrDone, c.td) {
+		unwatchStderr(c)
+	}
 	_ = c.stderr.Close()
 	<-c.stderrDone
 }

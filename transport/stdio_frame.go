@@ -7,8 +7,8 @@ import (
 
 // readBufferSize is the line buffer a stdio connection keeps between
 // messages, enough for a tool call's usual answer: an idle connection holds
-// it. A longer line grows a buffer of its own, which the message it carries
-// keeps; the connection goes back to this size.
+// it. A longer line grows the buffer, and is copied out to a message of
+// its own size; the connection goes back to this size.
 const readBufferSize = 2 << 10
 
 // headBytes is how much of an over-long line is searched for its id.
@@ -78,9 +78,12 @@ func (lr *lineReader) complete() (line, bool) {
 		text := pending[:n:n]
 		lr.start += n + 1
 		if len(lr.buf) > readBufferSize {
-			// The buffer grew for this line: the message keeps it, and the
+			// The buffer grew for this line: the message gets a copy of
+			// its own, of the line's size (whatever of it the message
+			// keeps, e.g. a tool list's schemas, holds no more), and the
 			// connection reads on into a buffer of the usual size.
-			lr.handOff()
+			text = bytes.Clone(text)
+			lr.shrink()
 			return line{text: text, owned: true}, true
 		}
 		return line{text: text}, true
@@ -141,16 +144,6 @@ func (lr *lineReader) fill() {
 	if err != nil {
 		lr.err = err
 	}
-}
-
-// handOff leaves the current buffer to the line just delivered and carries
-// what follows it into a fresh buffer of the usual size (or larger, when
-// more than that is already pending).
-func (lr *lineReader) handOff() {
-	rest := lr.buf[lr.start:lr.end]
-	lr.buf = make([]byte, max(readBufferSize, len(rest)))
-	lr.end = copy(lr.buf, rest)
-	lr.start = 0
 }
 
 // shrink goes back to a buffer of the usual size once an over-long line is

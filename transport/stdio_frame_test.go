@@ -17,11 +17,15 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/cuca-go/mcpconnector/internal/core/directcall"
 )
 
 // readerConn is a stdio connection reading r, with no process behind it.
 func readerConn(r io.Reader, limit int, logger *zap.Logger) *stdioConn {
-	return &stdioConn{lines: newLineReader(r, limit), logger: logger}
+	c := &stdioConn{lines: newLineReader(r, limit), logger: logger}
+	c.direct = directcall.NewLines(c)
+	return c
 }
 
 // readAll reads messages until the stream ends.
@@ -58,7 +62,7 @@ func ids(msgs []jsonrpc.Message) []string {
 }
 
 func jsonString(v any) string {
-	b, _ := appendMessage(nil, &jsonrpc.Response{ID: mustID(v)})
+	b, _ := directcall.AppendMessage(nil, &jsonrpc.Response{ID: mustID(v)})
 	_, after, _ := strings.Cut(string(b), `"id":`)
 	return strings.TrimSuffix(after, "}")
 }
@@ -207,21 +211,21 @@ func TestStrayLinesAreWarnedOfOnceASecondWithoutTheirBytes(t *testing.T) {
 		conn := readerConn(nil, MaxMessageBytes, zap.New(core))
 		stray := line{text: []byte("SECRET-TOOL-OUTPUT")}
 		for range 10 {
-			conn.skipped(stray, reasonNotJSON, false)
+			conn.skipped(stray, "not JSON", false)
 		}
 		time.Sleep(999 * time.Millisecond)
-		conn.skipped(stray, reasonNotJSON, false)
+		conn.skipped(stray, "not JSON", false)
 		warns := func() []observer.LoggedEntry { return logs.FilterLevelExact(zapcore.WarnLevel).All() }
 		require.Len(t, warns(), 1, "the first stray line is warned of at once, the next ones wait a second")
 		time.Sleep(2 * time.Millisecond)
-		conn.skipped(stray, reasonNotJSONRPC, false)
+		conn.skipped(stray, "not JSON-RPC", false)
 		require.Len(t, warns(), 2)
 		second := warns()[1].ContextMap()
 		assert.EqualValues(t, 11, second["skipped"], "the lines since the last warning")
 		assert.EqualValues(t, 12, second["skipped_total"])
-		assert.Equal(t, reasonNotJSONRPC, second["last_reason"])
+		assert.Equal(t, "not JSON-RPC", second["last_reason"])
 
-		conn.skipped(stray, reasonNotJSON, false)
+		conn.skipped(stray, "not JSON", false)
 		conn.reportStrays() // as Close does
 		require.Len(t, warns(), 3, "what is left is told at close")
 		assert.EqualValues(t, 1, warns()[2].ContextMap()["skipped"])

@@ -1,4 +1,4 @@
-package transport
+package directcall
 
 import (
 	"bytes"
@@ -76,86 +76,91 @@ func (d *resultDecoder) decode(raw []byte) (*mcp.CallToolResult, bool) {
 	if t, err := d.dec.ReadToken(); err != nil || t.Kind() != '{' {
 		return nil, false
 	}
-	res := &mcp.CallToolResult{}
-	var content []mcp.Content
-	complete := false
+	var r fastResult
 	for d.dec.PeekKind() != '}' {
 		name, err := d.dec.ReadValue()
-		if err != nil || bytes.IndexByte(name, '\\') >= 0 {
+		if err != nil || bytes.IndexByte(name, '\\') >= 0 || !d.member(name, &r) {
 			return nil, false
-		}
-		switch string(name) {
-		case `"content"`:
-			if content, err = d.content(); err != nil {
-				return nil, false
-			}
-		case `"isError"`:
-			v, err := d.dec.ReadValue()
-			if err != nil {
-				return nil, false
-			}
-			switch string(v) {
-			case "true":
-				res.IsError = true
-			case "false":
-				res.IsError = false
-			case "null":
-			default:
-				return nil, false
-			}
-		case `"_meta"`:
-			m, ok := d.meta(1)
-			if !ok {
-				return nil, false
-			}
-			res.Meta = m
-		case `"structuredContent"`:
-			v, ok := d.value(1)
-			if !ok {
-				return nil, false
-			}
-			res.StructuredContent = v
-		case `"resultType"`:
-			// "complete", which go-sdk's servers put on every result, is
-			// kept in a field of go-sdk's own; a copy of completeResult
-			// carries it. The others go to go-sdk.
-			v, err := d.dec.ReadValue()
-			if err != nil {
-				return nil, false
-			}
-			switch string(v) {
-			case `"complete"`:
-				complete = true
-			case `null`, `""`:
-				complete = false
-			default:
-				return nil, false
-			}
-		case `"inputRequests"`, `"requestState"`:
-			return nil, false
-		default:
-			if d.dec.SkipValue() != nil {
-				return nil, false
-			}
 		}
 	}
 	if _, err := d.dec.ReadToken(); err != nil {
 		return nil, false
 	}
-	if content == nil {
-		content = []mcp.Content{} // go-sdk's, for a missing or null content
+	res := &r.res
+	res.Content = r.content
+	if res.Content == nil {
+		res.Content = []mcp.Content{} // go-sdk's, for a missing or null content
 	}
-	res.Content = content
-	if complete {
-		r := completeResult
-		r.Meta, r.Content, r.StructuredContent, r.IsError = res.Meta, res.Content, res.StructuredContent, res.IsError
-		return &r, true
+	if r.complete {
+		c := completeResult
+		c.Meta, c.Content, c.StructuredContent, c.IsError = res.Meta, res.Content, res.StructuredContent, res.IsError
+		return &c, true
 	}
 	return res, true
 }
 
+// fastResult is a result as decode reads it.
+type fastResult struct {
+	res      mcp.CallToolResult
+	content  []mcp.Content
+	complete bool // resultType "complete"
+}
+
+// member reads the value of the result's member name into r, or reports
+// false when go-sdk is to decide.
+func (d *resultDecoder) member(name []byte, r *fastResult) bool {
+	var ok bool
+	switch string(name) {
+	case `"content"`:
+		var err error
+		r.content, err = d.content()
+		return err == nil
+	case `"isError"`:
+		v, err := d.dec.ReadValue()
+		if err != nil {
+			return false
+		}
+		switch string(v) {
+		case "true":
+			r.res.IsError = true
+		case "false":
+			r.res.IsError = false
+		case "null":
+		default:
+			return false
+		}
+		return true
+	case `"_meta"`:
+		r.res.Meta, ok = d.meta(1)
+		return ok
+	case `"structuredContent"`:
+		r.res.StructuredContent, ok = d.value(1)
+		return ok
+	case `"resultType"`:
+		// "complete", which go-sdk's servers put on every result, is kept
+		// in a field of go-sdk's own; a copy of completeResult carries it.
+		// The others go to go-sdk.
+		v, err := d.dec.ReadValue()
+		if err != nil {
+			return false
+		}
+		switch string(v) {
+		case `"complete"`:
+			r.complete = true
+		case `null`, `""`:
+			r.complete = false
+		default:
+			return false
+		}
+		return true
+	case `"inputRequests"`, `"requestState"`:
+		return false
+	}
+	return d.dec.SkipValue() == nil
+}
+
 // errNotFast says a result is not one the fast reading decides.
-var errNotFast = errors.New("transport: result left to go-sdk's decoding")
+var errNotFast = errors.New("directcall: result left to go-sdk's decoding")
 
 // content reads the content array, text blocks only.
 func (d *resultDecoder) content() ([]mcp.Content, error) {

@@ -1,4 +1,4 @@
-package transport
+package directcall
 
 import (
 	"bytes"
@@ -100,11 +100,11 @@ func sameMessage(t testing.TB, a, b jsonrpc.Message, compact bool) {
 // checkLine decodes line and holds the result against the reference, then
 // encodes it and holds the encoding against the message and against go-sdk's
 // own encoder.
-func checkLine(t testing.TB, d *lineDecoder, text []byte) {
+func checkLine(t testing.TB, d *Decoder, text []byte) {
 	t.Helper()
 	want, ok := referenceDecode(text)
 	for _, owned := range []bool{false, true} {
-		got, why := d.decode(bytes.Clone(text), owned)
+		got, why := d.Decode(bytes.Clone(text), owned)
 		if !ok {
 			if got != nil {
 				t.Fatalf("decoded %.200q, which is no JSON-RPC message, as a %T", text, got)
@@ -122,7 +122,7 @@ func checkLine(t testing.TB, d *lineDecoder, text []byte) {
 	if !ok {
 		return
 	}
-	out, err := appendMessage(nil, want)
+	out, err := AppendMessage(nil, want)
 	if err != nil {
 		t.Fatalf("encoding %.200q: %v", text, err)
 	}
@@ -148,7 +148,7 @@ func checkLine(t testing.TB, d *lineDecoder, text []byte) {
 }
 
 func TestDecodeAgreesWithTheReference(t *testing.T) {
-	var d lineDecoder
+	var d Decoder
 	for _, line := range decodeSeeds {
 		t.Run(line[:min(len(line), 40)], func(t *testing.T) { checkLine(t, &d, []byte(line)) })
 	}
@@ -217,15 +217,15 @@ var decodeSeeds = []string{
 }
 
 func TestDecodeReadsTheMessage(t *testing.T) {
-	var d lineDecoder
-	msg, why := d.decode([]byte(`{"jsonrpc":"2.0","id":300,"result":{"content":[]}}`), false)
+	var d Decoder
+	msg, why := d.Decode([]byte(`{"jsonrpc":"2.0","id":300,"result":{"content":[]}}`), false)
 	require.Empty(t, why)
 	resp := msg.(*jsonrpc.Response)
 	assert.Equal(t, int64(300), resp.ID.Raw())
 	assert.JSONEq(t, `{"content":[]}`, string(resp.Result))
 	assert.Nil(t, resp.Error)
 
-	msg, _ = d.decode([]byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info"}}`), false)
+	msg, _ = d.Decode([]byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info"}}`), false)
 	req := msg.(*jsonrpc.Request)
 	assert.False(t, req.ID.IsValid(), "a notification")
 	assert.Equal(t, "notifications/message", req.Method)
@@ -237,28 +237,28 @@ func TestDecodeReadsTheMessage(t *testing.T) {
 		`[1,2]`:                       reasonNotJSONRPC,
 		`{"jsonrpc":"2.0","id":null}`: reasonNotJSONRPC,
 	} {
-		msg, got := d.decode([]byte(line), false)
+		msg, got := d.Decode([]byte(line), false)
 		assert.Nil(t, msg, line)
 		assert.Equal(t, why, got, line)
 	}
 }
 
 func TestDecodedPayloadIsCopiedUnlessTheLineIsOwned(t *testing.T) {
-	var d lineDecoder
+	var d Decoder
 	line := []byte(`{"jsonrpc":"2.0","id":1,"result":{"a":1}}`)
-	msg, _ := d.decode(line, false)
+	msg, _ := d.Decode(line, false)
 	copy(line, bytes.Repeat([]byte("x"), len(line))) // the buffer is read into again
 	assert.JSONEq(t, `{"a":1}`, string(msg.(*jsonrpc.Response).Result))
 
 	line = []byte(`{"jsonrpc":"2.0","id":1,"result":{"a":1}}`)
-	msg, _ = d.decode(line, true)
+	msg, _ = d.Decode(line, true)
 	res := msg.(*jsonrpc.Response).Result
 	assert.Same(t, &line[len(`{"jsonrpc":"2.0","id":1,"result":`)], &res[0], "an owned line is not copied")
 	assert.Equal(t, len(res), cap(res), "appending to the payload cannot overwrite the line")
 }
 
 func TestIDFromTheStartOfALine(t *testing.T) {
-	var d lineDecoder
+	var d Decoder
 	for head, want := range map[string]any{
 		`{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"xxxx`:  int64(42),
 		`{"id":"s-1","jsonrpc":"2.0","result":"xxxx`:                                 "s-1",
@@ -270,7 +270,7 @@ func TestIDFromTheStartOfALine(t *testing.T) {
 		`[{"jsonrpc":"2.0","id":1,"result":"xxx`:                                     nil,
 		`xxxxxxxxxxxxxxxxxxxx`:                                                       nil,
 	} {
-		id, ok := d.idFromStart([]byte(head))
+		id, ok := d.IDFromStart([]byte(head))
 		if want == nil {
 			assert.False(t, ok, head)
 			continue
@@ -296,7 +296,7 @@ func TestEncodeIsOneLineInGoSDKsOrder(t *testing.T) {
 		{&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: -32601, Message: "no <such> method"}},
 			`{"jsonrpc":"2.0","id":12,"error":{"code":-32601,"message":"no \u003csuch\u003e method"}}`},
 	} {
-		got, err := appendMessage(nil, c.msg)
+		got, err := AppendMessage(nil, c.msg)
 		require.NoError(t, err)
 		assert.Equal(t, c.want, string(got))
 		assert.NotContains(t, string(got), "\n")
@@ -304,32 +304,32 @@ func TestEncodeIsOneLineInGoSDKsOrder(t *testing.T) {
 		require.NoError(t, err)
 		assert.JSONEq(t, string(sdk), string(got), "the same message as go-sdk's encoder writes")
 	}
-	_, err := appendMessage(nil, &jsonrpc.Request{Method: "x", Params: json.RawMessage("{\n")})
+	_, err := AppendMessage(nil, &jsonrpc.Request{Method: "x", Params: json.RawMessage("{\n")})
 	assert.Error(t, err, "a payload with a newline that is not JSON")
 }
 
 func TestDecodeAllocatesOnlyTheMessage(t *testing.T) {
-	var d lineDecoder
+	var d Decoder
 	line := []byte(`{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"3"}],"isError":false}}`)
 	allocs := testing.AllocsPerRun(100, func() {
-		if msg, _ := d.decode(line, false); msg == nil {
+		if msg, _ := d.Decode(line, false); msg == nil {
 			t.Fatal("no message")
 		}
 	})
 	// The response, its result's copy and, at most, the boxed id.
 	assert.LessOrEqual(t, allocs, 3.0)
 	owned := testing.AllocsPerRun(100, func() {
-		if msg, _ := d.decode(line, true); msg == nil {
+		if msg, _ := d.Decode(line, true); msg == nil {
 			t.Fatal("no message")
 		}
 	})
 	assert.Equal(t, allocs-1, owned, "an owned line's result is not copied")
 
 	id, _ := jsonrpc.MakeID(float64(42))
-	d.sent = &sentIDs{}
-	d.sent.remember(id)
+	d.Sent = &SentIDs{}
+	d.Sent.Remember(id)
 	known := testing.AllocsPerRun(100, func() {
-		if msg, _ := d.decode(line, true); msg.(*jsonrpc.Response).ID != id {
+		if msg, _ := d.Decode(line, true); msg.(*jsonrpc.Response).ID != id {
 			t.Fatal("another id")
 		}
 	})
@@ -337,10 +337,10 @@ func TestDecodeAllocatesOnlyTheMessage(t *testing.T) {
 }
 
 func TestAnswersReuseTheIDsOfTheCallsWritten(t *testing.T) {
-	d := lineDecoder{sent: &sentIDs{}}
+	d := Decoder{Sent: &SentIDs{}}
 	for _, n := range []int64{300, 300 + 32, 7} {
 		id, _ := jsonrpc.MakeID(float64(n))
-		d.sent.remember(id)
+		d.Sent.Remember(id)
 	}
 	for line, want := range map[string]any{
 		`{"jsonrpc":"2.0","id":332,"result":{}}`:   int64(332), // remembered
@@ -348,7 +348,7 @@ func TestAnswersReuseTheIDsOfTheCallsWritten(t *testing.T) {
 		`{"jsonrpc":"2.0","id":7.5,"result":{}}`:   int64(7),   // cut, as go-sdk cuts it
 		`{"jsonrpc":"2.0","id":"332","result":{}}`: "332",
 	} {
-		msg, why := d.decode([]byte(line), false)
+		msg, why := d.Decode([]byte(line), false)
 		require.Empty(t, why, line)
 		assert.Equal(t, want, msg.(*jsonrpc.Response).ID.Raw(), line)
 	}
@@ -361,12 +361,12 @@ func BenchmarkDecodeLine(b *testing.B) {
 	id, _ := jsonrpc.MakeID(float64(42))
 	for _, owned := range []bool{false, true} {
 		b.Run(map[bool]string{false: "copied", true: "owned"}[owned], func(b *testing.B) {
-			d := lineDecoder{sent: &sentIDs{}}
-			d.sent.remember(id)
+			d := Decoder{Sent: &SentIDs{}}
+			d.Sent.Remember(id)
 			b.SetBytes(int64(len(line)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if msg, _ := d.decode(line, owned); msg == nil {
+				if msg, _ := d.Decode(line, owned); msg == nil {
 					b.Fatal("no message")
 				}
 			}

@@ -1,4 +1,4 @@
-package transport
+package directcall
 
 import (
 	"bytes"
@@ -40,23 +40,29 @@ var lineOptions = []jsontext.Options{
 	jsontext.AllowInvalidUTF8(true),
 }
 
-// lineDecoder decodes lines; it keeps one jsontext.Decoder between lines, so
-// a connection pays for its state once. It is not safe for concurrent use.
-type lineDecoder struct {
-	dec  jsontext.Decoder
-	src  bytes.Buffer // the line; jsontext reads a bytes.Buffer in place
-	sent *sentIDs     // the ids of calls written, if known
+// Decoder decodes JSON-RPC messages, one a line: a stdio connection's
+// lines, a direct call's answer. It keeps one jsontext.Decoder between
+// lines, so a connection pays for its state once. It is not safe for
+// concurrent use; its zero value is ready.
+type Decoder struct {
+	dec jsontext.Decoder
+	src bytes.Buffer // the line; jsontext reads a bytes.Buffer in place
+	// Sent, if set, holds the ids of the calls written: an answer to one
+	// of them carries the very id value the call had.
+	Sent *SentIDs
 }
 
-// sentIDs remembers the ids of the last calls written, by number, so that
+// SentIDs remembers the ids of the last calls written, by number, so that
 // an answer carries the id value go-sdk made for its call instead of a new
 // one (an id is a boxed int64: one allocation per answer saved).
-type sentIDs struct {
+type SentIDs struct {
 	mu  sync.Mutex
 	ids [32]jsonrpc.ID
 }
 
-func (s *sentIDs) remember(id jsonrpc.ID) {
+// Remember notes the id of a call written; an integer id is kept until
+// the 32nd later one takes its place.
+func (s *SentIDs) Remember(id jsonrpc.ID) {
 	if n, ok := id.Raw().(int64); ok {
 		s.mu.Lock()
 		s.ids[n&31] = id
@@ -64,7 +70,7 @@ func (s *sentIDs) remember(id jsonrpc.ID) {
 	}
 }
 
-func (s *sentIDs) lookup(n int64) (jsonrpc.ID, bool) {
+func (s *SentIDs) lookup(n int64) (jsonrpc.ID, bool) {
 	s.mu.Lock()
 	id := s.ids[n&31]
 	s.mu.Unlock()
@@ -85,20 +91,19 @@ type members struct {
 const (
 	reasonNotJSON    = "not JSON"
 	reasonNotJSONRPC = "not JSON-RPC"
-	reasonTooLarge   = "over the size limit"
 )
 
 // open points the decoder at line. Read from a bytes.Buffer, jsontext
 // parses the line where it lies, without copying it, so every value it
 // returns is a slice of line and stays valid after the next read.
-func (d *lineDecoder) open(line []byte) {
+func (d *Decoder) open(line []byte) {
 	d.src = *bytes.NewBuffer(line)
 	d.dec.Reset(&d.src, lineOptions...)
 }
 
-// decode returns the message on line, or the reason it is none. owned says
+// Decode returns the message on line, or the reason it is none. owned says
 // that line's memory will never be reused, so the payload may point into it.
-func (d *lineDecoder) decode(line []byte, owned bool) (jsonrpc.Message, string) {
+func (d *Decoder) Decode(line []byte, owned bool) (jsonrpc.Message, string) {
 	d.open(line)
 	if d.dec.PeekKind() != '{' {
 		// Valid JSON or not, anything but an object is no message.
@@ -111,7 +116,7 @@ func (d *lineDecoder) decode(line []byte, owned bool) (jsonrpc.Message, string) 
 	if !d.object(&m, 0) || !d.atEnd() {
 		return nil, reasonNotJSON
 	}
-	msg, ok := build(&m, owned, d.sent)
+	msg, ok := build(&m, owned, d.Sent)
 	if !ok {
 		return nil, reasonNotJSONRPC
 	}
@@ -119,15 +124,15 @@ func (d *lineDecoder) decode(line []byte, owned bool) (jsonrpc.Message, string) 
 }
 
 // atEnd reports whether nothing but whitespace follows the value just read.
-func (d *lineDecoder) atEnd() bool {
+func (d *Decoder) atEnd() bool {
 	_, err := d.dec.ReadToken()
 	return err == io.EOF
 }
 
-// idFromStart reads the id of an over-long line from the members complete
+// IDFromStart reads the id of an over-long line from the members complete
 // within head, its first bytes. It reports false when the line's start names
 // no id, or a method (a server's own request, which no call of ours awaits).
-func (d *lineDecoder) idFromStart(head []byte) (jsonrpc.ID, bool) {
+func (d *Decoder) IDFromStart(head []byte) (jsonrpc.ID, bool) {
 	d.open(head)
 	if d.dec.PeekKind() != '{' {
 		return jsonrpc.ID{}, false
@@ -137,14 +142,14 @@ func (d *lineDecoder) idFromStart(head []byte) (jsonrpc.ID, bool) {
 	if m.id == nil || m.method != nil {
 		return jsonrpc.ID{}, false
 	}
-	id, ok := parseID(m.id, d.sent)
+	id, ok := parseID(m.id, d.Sent)
 	return id, ok && id.IsValid()
 }
 
 // object reads the object the decoder is at and records its members. With
 // a partial length, the length of a line's head, it stops quietly at the
 // first member that does not end within the head, keeping those before it.
-func (d *lineDecoder) object(m *members, partial int) bool {
+func (d *Decoder) object(m *members, partial int) bool {
 	if _, err := d.dec.ReadToken(); err != nil {
 		return false
 	}
@@ -207,7 +212,7 @@ func member(m *members, raw []byte) *[]byte {
 // build makes the message of m, with the rules of jsonrpc.DecodeMessage: the
 // version must be "2.0"; a method makes a request (a notification without an
 // id), otherwise an id makes a response.
-func build(m *members, owned bool, sent *sentIDs) (jsonrpc.Message, bool) {
+func build(m *members, owned bool, sent *SentIDs) (jsonrpc.Message, bool) {
 	if m.version == nil {
 		return nil, false
 	}
@@ -302,7 +307,7 @@ func stringValue(raw []byte) (string, bool) {
 // it: null is no id, a string is a string id, a number is a float64 cut to
 // an int64; anything else is an error. An integer id found in sent, if
 // given, is taken from there.
-func parseID(raw []byte, sent *sentIDs) (jsonrpc.ID, bool) {
+func parseID(raw []byte, sent *SentIDs) (jsonrpc.ID, bool) {
 	switch c := raw[0]; {
 	case c == 'n':
 		return jsonrpc.ID{}, true
@@ -357,23 +362,9 @@ func numberValue(raw []byte) (float64, bool) {
 	return f, err == nil
 }
 
-// skipWS returns the index of the first byte at or after i that is not JSON
-// whitespace.
-func skipWS(b []byte, i int) int {
-	for i < len(b) {
-		switch b[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
-
-// appendMessage writes msg as one line's worth of JSON, in the member order
+// AppendMessage writes msg as one line's worth of JSON, in the member order
 // of jsonrpc.EncodeMessage.
-func appendMessage(dst []byte, msg jsonrpc.Message) ([]byte, error) {
+func AppendMessage(dst []byte, msg jsonrpc.Message) ([]byte, error) {
 	var err error
 	switch m := msg.(type) {
 	case *jsonrpc.Request:

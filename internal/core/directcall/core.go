@@ -1,0 +1,297 @@
+package directcall
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Caller runs tools/call on a path of its own, beneath go-sdk's
+// ClientSession: the request is sent and its answer matched on the
+// transport's connection (a stdio line, or a POST with go-sdk's client and
+// headers), and the result is decoded by [DecodeCallToolResult]. The
+// session keeps everything else (discovery, tools/list, notifications,
+// progress, which it reads as before).
+//
+// ClientSession.CallTool decodes each answer twice through go-sdk's JSON
+// decoder, which reads every value into a new 32 KiB buffer: most of the
+// bytes and much of the CPU of a call.
+type Caller interface {
+	// CallTool sends tools/call with params, whose Meta must already hold
+	// what the call adds (progress token, trace context); the _meta
+	// envelope go-sdk puts on every request is added. attempted is called
+	// with the request's id just before the request is handed to the
+	// wire. Its failures are go-sdk's: a *jsonrpc.Error wrapped as
+	// CallTool wraps it, mcp.ErrConnectionClosed, the wire's own error
+	// (transport.ErrNotSent for a message that never left), the context's
+	// error; and [ErrCallOnSession] for a call it leaves to the session,
+	// which the server has not run.
+	CallTool(ctx context.Context, params *mcp.CallToolParams, attempted func(id jsonrpc.ID)) (*mcp.CallToolResult, error)
+	// CallsDirect reports whether tool calls should take this path.
+	CallsDirect() bool
+}
+
+// ErrCallOnSession is returned by a [Caller]'s CallTool that did not run
+// the call and leaves it to the session's CallTool: the server has not run
+// it. Over Streamable HTTP it answers an authorization challenge, which
+// go-sdk's transport meets with its OAuth handler.
+var ErrCallOnSession = errors.New("directcall: call left to the session")
+
+const methodToolsCall = "tools/call"
+
+// idBase is how far below zero direct calls' ids start: the k-th call's
+// id is -(idBase + k). They never meet go-sdk's, which count up from 1, nor
+// a small id a misbehaving server makes up (-1), and stay well inside the
+// integers JSON numbers hold exactly.
+const idBase = 1 << 40
+
+// calls is what the direct calls of one connection share, whatever the
+// wire: the ids given out, the _meta envelope learnt from go-sdk, and the
+// connection's end. Its zero value is ready.
+type calls struct {
+	next atomic.Int64
+	env  atomic.Pointer[envelope]
+
+	endMu   sync.Mutex
+	endErr  error // once the connection ended: why
+	done    chan struct{}
+	endOnce sync.Once
+}
+
+// id gives out the id of the next call.
+func (c *calls) id() int64 { return -idBase - c.next.Add(1) }
+
+// ours reports whether n is an id given out.
+func (c *calls) ours(n int64) bool { return n <= -idBase-1 && n >= -idBase-c.next.Load() }
+
+// doneChan is closed when the connection ends; it is made on first use.
+func (c *calls) doneChan() chan struct{} {
+	c.endMu.Lock()
+	defer c.endMu.Unlock()
+	if c.done == nil {
+		c.done = make(chan struct{})
+	}
+	return c.done
+}
+
+// end fails every call waiting, and every later one, with err; the first
+// end's err is kept.
+func (c *calls) end(err error) {
+	done := c.doneChan()
+	c.endOnce.Do(func() {
+		c.endMu.Lock()
+		c.endErr = err
+		c.endMu.Unlock()
+		close(done)
+	})
+}
+
+// ended is why the connection ended, or nil.
+func (c *calls) ended() error {
+	c.endMu.Lock()
+	defer c.endMu.Unlock()
+	return c.endErr
+}
+
+// closedError is go-sdk's error for a call on a connection that ended.
+func closedError(why error) error {
+	return fmt.Errorf("%w: calling %q: %v", mcp.ErrConnectionClosed, methodToolsCall, why)
+}
+
+// learn takes the envelope from a call go-sdk writes.
+func (c *calls) learn(req *jsonrpc.Request) {
+	if c.env.Load() != nil {
+		return
+	}
+	if env := envelopeOf(req); env != nil {
+		c.env.CompareAndSwap(nil, env)
+	}
+}
+
+// errCancelled is a wire's word that the call's context ended while it
+// waited: the call is cancelled, and the server told.
+var errCancelled = errors.New("directcall: cancelled")
+
+// wire is one transport's round trip of a direct call.
+type wire interface {
+	// roundTrip sends the request of call n (see appendCall), calling
+	// sent just before it goes, and returns its answer. It returns
+	// errCancelled when ctx ended while it waited.
+	roundTrip(ctx context.Context, n int64, params *mcp.CallToolParams, env *envelope, sent func()) (*jsonrpc.Response, error)
+	// notify sends notifications/cancelled for call n (see
+	// appendCancelled), off the caller's path.
+	notify(ctx context.Context, n int64, reason string, env *envelope)
+}
+
+// call runs one direct call on w: the same checks, id, cancellation and
+// result for every wire.
+func (c *calls) call(ctx context.Context, w wire, params *mcp.CallToolParams, attempted func(id jsonrpc.ID)) (*mcp.CallToolResult, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := c.ended(); err != nil {
+		return nil, closedError(err)
+	}
+	n := c.id()
+	sent := func() {
+		if attempted != nil {
+			id, _ := jsonrpc.MakeID(float64(n))
+			attempted(id)
+		}
+	}
+	env := c.env.Load()
+	r, err := w.roundTrip(ctx, n, params, env, sent)
+	if errors.Is(err, errCancelled) {
+		// Cancel, then notify, off the caller's path as go-sdk does: a
+		// server that reads nothing must not hold the caller past its
+		// deadline.
+		reason := ctx.Err().Error()
+		go w.notify(context.WithoutCancel(ctx), n, reason, env)
+		return nil, ctx.Err()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if r.Error != nil {
+		return nil, fmt.Errorf("calling %q: %w", methodToolsCall, r.Error)
+	}
+	return DecodeCallToolResult(r.Result)
+}
+
+// envelope holds the _meta members go-sdk puts on every request: each
+// one's name and value, and all of them as object members.
+type envelope struct {
+	version string // the protocol version, for the MCP-Protocol-Version header
+	names   []string
+	members [][]byte // "name":value
+	all     []byte   // the members, comma-separated
+}
+
+var envelopeKeys = [...]string{mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientInfo, mcp.MetaKeyClientCapabilities}
+
+// envelopeOf is the envelope of a call go-sdk writes, or nil when req
+// carries none.
+func envelopeOf(req *jsonrpc.Request) *envelope {
+	if !req.IsCall() || len(req.Params) == 0 {
+		return nil
+	}
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(req.Params, &p) != nil || p.Meta[mcp.MetaKeyProtocolVersion] == nil {
+		return nil
+	}
+	env := &envelope{}
+	_ = json.Unmarshal(p.Meta[mcp.MetaKeyProtocolVersion], &env.version)
+	for _, k := range envelopeKeys {
+		if v, ok := p.Meta[k]; ok {
+			m := appendString(nil, k)
+			m = append(append(m, ':'), v...)
+			env.names = append(env.names, k)
+			env.members = append(env.members, m)
+			if len(env.all) > 0 {
+				env.all = append(env.all, ',')
+			}
+			env.all = append(env.all, m...)
+		}
+	}
+	return env
+}
+
+// appendCall appends the tools/call request of direct call n: params'
+// name, arguments as written (compacted) and _meta, with env's members
+// _meta does not have.
+func appendCall(b []byte, n int64, params *mcp.CallToolParams, env *envelope) ([]byte, error) {
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = strconv.AppendInt(b, n, 10)
+	b = append(b, `,"method":"tools/call","params":{"name":`...)
+	b = appendString(b, params.Name)
+	b = append(b, `,"arguments":`...)
+	switch a := params.Arguments.(type) {
+	case nil:
+		b = append(b, "{}"...)
+	case json.RawMessage:
+		if len(a) == 0 {
+			b = append(b, "{}"...)
+			break
+		}
+		buf := bytes.NewBuffer(b) // Compact appends to the line
+		if err := json.Compact(buf, a); err != nil {
+			return b, fmt.Errorf("marshaling arguments: %w", err)
+		}
+		b = buf.Bytes()
+	default:
+		raw, err := json.Marshal(a)
+		if err != nil {
+			return b, fmt.Errorf("marshaling arguments: %w", err)
+		}
+		b = append(b, raw...)
+	}
+	var err error
+	if b, err = appendMeta(b, params.Meta, env); err != nil {
+		return b, fmt.Errorf("marshaling _meta: %w", err)
+	}
+	return append(b, "}}"...), nil
+}
+
+// appendMeta appends ,"_meta":{...}: meta's members, then the envelope's
+// members meta does not have.
+func appendMeta(b []byte, meta mcp.Meta, env *envelope) ([]byte, error) {
+	if len(meta) == 0 && env == nil {
+		return b, nil
+	}
+	b = append(b, `,"_meta":{`...)
+	open := len(b)
+	for k, v := range meta {
+		if len(b) > open {
+			b = append(b, ',')
+		}
+		b = appendString(b, k)
+		b = append(b, ':')
+		switch v := v.(type) {
+		case string:
+			b = appendString(b, v)
+		default:
+			raw, err := json.Marshal(v)
+			if err != nil {
+				return b, err
+			}
+			b = append(b, raw...)
+		}
+	}
+	if env != nil {
+		for i, k := range env.names {
+			if _, ok := meta[k]; ok {
+				continue
+			}
+			if len(b) > open {
+				b = append(b, ',')
+			}
+			b = append(b, env.members[i]...)
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// appendCancelled appends the notifications/cancelled of direct call n,
+// with env as its _meta.
+func appendCancelled(b []byte, n int64, reason string, env *envelope) []byte {
+	b = append(b, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"reason":`...)
+	b = appendString(b, reason)
+	b = append(b, `,"requestId":`...)
+	b = strconv.AppendInt(b, n, 10)
+	if env != nil {
+		b = append(b, `,"_meta":{`...)
+		b = append(b, env.all...)
+		b = append(b, '}')
+	}
+	return append(b, "}}"...)
+}

@@ -1,0 +1,295 @@
+package directcall
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/oauth2"
+)
+
+// errRejected is go-sdk's JSON-RPC error for a message its transport could
+// not send, with its code and words.
+var errRejected = &jsonrpc.Error{Code: -32005, Message: "rejected by transport"}
+
+// errTerminated is go-sdk's error for a stream that ended without the
+// call's answer.
+var errTerminated = errors.New("request terminated without response")
+
+const (
+	summaryToolsCall  = `sending "tools/call"`
+	protocolHeader    = "Mcp-Protocol-Version"
+	sessionHeader     = "Mcp-Session-Id"
+	standardHeadersAt = "2026-07-28" // the version from which go-sdk sends Mcp-Method and Mcp-Name
+	// notifyCancelledTimeout bounds the POST of notifications/cancelled,
+	// as go-sdk bounds it.
+	notifyCancelledTimeout = 5 * time.Second
+	// drainTimeout bounds the reading of what follows a direct call's
+	// answer in its stream; a server ends the stream at once.
+	drainTimeout = 5 * time.Second
+	// maxDrain bounds what is read of it.
+	maxDrain = 4 << 20
+)
+
+// roundTrip POSTs the tools/call of call n and reads its answer.
+func (c *HTTP) roundTrip(ctx context.Context, n int64, params *mcp.CallToolParams, env *envelope, sent func()) (*jsonrpc.Response, error) {
+	body, err := appendCall(make([]byte, 0, 512), n, params, env)
+	if err != nil {
+		return nil, err
+	}
+	// The POST ends with the call's context while the call waits; once
+	// answered, the rest of its stream is read off the caller's path, so
+	// that its connection is kept alive even when the caller's context
+	// ends as soon as the call returns.
+	rctx, endPost := context.WithCancel(context.WithoutCancel(ctx))
+	unhook := context.AfterFunc(ctx, endPost)
+	abandon := func() { unhook(); endPost() }
+	req, err := http.NewRequestWithContext(rctx, http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		abandon()
+		return nil, fmt.Errorf("calling %q: %w", methodToolsCall, err)
+	}
+	if !c.setHeaders(ctx, req.Header, params.Name, env) {
+		abandon()
+		return nil, ErrCallOnSession
+	}
+	sent()
+	resp, err := c.client.Do(req)
+	if err != nil {
+		abandon()
+		if ctx.Err() != nil {
+			return nil, errCancelled
+		}
+		return nil, fmt.Errorf("calling %q: %s: %w: %w", methodToolsCall, summaryToolsCall, errRejected, err)
+	}
+	r, stream, err := c.answer(ctx, resp, n)
+	if stream && err == nil && unhook() && resp.ContentLength != 0 {
+		go c.drain(resp.Body, endPost)
+		return r, nil
+	}
+	_ = resp.Body.Close()
+	abandon()
+	return r, err
+}
+
+// setHeaders puts on h the headers go-sdk's streamable client puts on the
+// POST of a call: false means the OAuth token could not be had, which
+// go-sdk reports itself.
+func (c *HTTP) setHeaders(ctx context.Context, h http.Header, tool string, env *envelope) bool {
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "application/json, text/event-stream")
+	if c.oauth != nil && !c.authorize(ctx, h) {
+		return false
+	}
+	if env.version != "" {
+		h.Set(protocolHeader, env.version)
+	}
+	if sid := c.Connection.SessionID(); sid != "" {
+		h.Set(sessionHeader, sid)
+	}
+	if env.version >= standardHeadersAt {
+		h.Set("Mcp-Method", methodToolsCall)
+		h.Set("Mcp-Name", tool)
+	}
+	return true
+}
+
+// answer reads the answer of call n from resp; stream says it came in an
+// event stream.
+func (c *HTTP) answer(ctx context.Context, resp *http.Response, n int64) (r *jsonrpc.Response, stream bool, err error) {
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		// Not an answer transport made a JSON-RPC error of: the OAuth
+		// handler's challenge, or a redirect not followed. The server has
+		// not run the call; the session sends it and meets the answer as
+		// go-sdk does.
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		return nil, false, ErrCallOnSession
+	}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch mt {
+	case "application/json":
+		r, err = c.readJSON(ctx, resp, n)
+	case "text/event-stream":
+		r, err = c.readStream(ctx, resp, n)
+		stream = true
+	default:
+		err = fmt.Errorf("%s: unsupported content type %q", summaryToolsCall, mt)
+		c.end(err)
+		err = fmt.Errorf("calling %q: %w", methodToolsCall, err)
+	}
+	return r, stream, err
+}
+
+// drain reads what is left of an answered stream, so its connection can
+// serve the next POST, then ends the POST.
+func (c *HTTP) drain(body io.ReadCloser, endPost context.CancelFunc) {
+	t := time.AfterFunc(drainTimeout, endPost)
+	limit := int64(c.maxEvent)
+	if limit <= 0 {
+		limit = maxDrain
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, limit))
+	_ = body.Close()
+	t.Stop()
+	endPost()
+}
+
+// authorize puts the OAuth handler's token on h, as go-sdk does; false
+// means the token could not be had, which go-sdk reports itself.
+func (c *HTTP) authorize(ctx context.Context, h http.Header) bool {
+	ts, err := c.oauth.TokenSource(ctx)
+	if err != nil {
+		return false
+	}
+	if ts == nil {
+		return true
+	}
+	token, err := ts.Token()
+	if err != nil {
+		// go-sdk sends an invalid_grant without a token, to be challenged.
+		var re *oauth2.RetrieveError
+		return errors.As(err, &re) && re.ErrorCode == "invalid_grant"
+	}
+	if token != nil {
+		h.Set("Authorization", "Bearer "+token.AccessToken)
+	}
+	return true
+}
+
+// answerDecoders are the decoders of answers' bodies and events.
+var answerDecoders = sync.Pool{New: func() any { return new(Decoder) }}
+
+// decodeAnswer decodes one message of a direct call's answer, whose
+// memory is its own; when it is none, why says so in go-sdk's words.
+func decodeAnswer(b []byte) (msg jsonrpc.Message, why string) {
+	d := answerDecoders.Get().(*Decoder)
+	msg, why = d.Decode(b, true)
+	d.src = bytes.Buffer{}
+	answerDecoders.Put(d)
+	if msg == nil {
+		if _, err := jsonrpc.DecodeMessage(b); err != nil {
+			why = err.Error()
+		}
+	}
+	return msg, why
+}
+
+// isAnswer reports whether msg is the answer to direct call n.
+func isAnswer(msg jsonrpc.Message, n int64) (*jsonrpc.Response, bool) {
+	r, ok := msg.(*jsonrpc.Response)
+	if !ok {
+		return nil, false
+	}
+	id, ok := r.ID.Raw().(int64)
+	return r, ok && id == n
+}
+
+// readJSON reads a JSON answer. Anything but the call's answer goes to the
+// session, and the call waits, as go-sdk's would, until its context ends.
+func (c *HTTP) readJSON(ctx context.Context, resp *http.Response, n int64) (*jsonrpc.Response, error) {
+	var body []byte
+	var err error
+	if resp.ContentLength > 0 {
+		body = make([]byte, resp.ContentLength)
+		_, err = io.ReadFull(resp.Body, body)
+	} else {
+		body, err = io.ReadAll(resp.Body)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, errCancelled
+		}
+		return nil, c.broken(fmt.Errorf("%s: failed to read body: %v", summaryToolsCall, err))
+	}
+	msg, why := decodeAnswer(body)
+	if msg == nil {
+		return nil, c.broken(fmt.Errorf("%s: failed to decode response: %s", summaryToolsCall, why))
+	}
+	if r, ok := isAnswer(msg, n); ok {
+		return r, nil
+	}
+	c.hand(ctx, msg)
+	select { // an answer that never comes: the context's end, or the connection's
+	case <-ctx.Done():
+		return nil, errCancelled
+	case <-c.doneChan():
+		return nil, closedError(c.ended())
+	}
+}
+
+// broken fails the connection with err, as go-sdk's does when an answer
+// cannot be read (the session's Read fails with it), and returns the
+// call's error, go-sdk's.
+func (c *HTTP) broken(err error) error {
+	c.end(err)
+	return fmt.Errorf("calling %q: %w", methodToolsCall, err)
+}
+
+// readers are the buffered readers of event streams.
+var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 4096) }}
+
+// readStream reads an event stream until the call's answer: every other
+// message goes to the session as it arrives. A stream that ends first
+// fails the call as go-sdk's does; one resumed by go-sdk with
+// Last-Event-ID is not resumed here. An event over the size limit fails
+// the call alone.
+func (c *HTTP) readStream(ctx context.Context, resp *http.Response, n int64) (*jsonrpc.Response, error) {
+	br := readers.Get().(*bufio.Reader)
+	br.Reset(resp.Body)
+	defer func() {
+		br.Reset(nil)
+		readers.Put(br)
+	}()
+	for {
+		data, name, err := nextEvent(br, c.maxEvent)
+		if err != nil {
+			switch {
+			case ctx.Err() != nil:
+				return nil, errCancelled
+			case errors.Is(err, errEventTooLarge):
+				return nil, fmt.Errorf("calling %q: %w", methodToolsCall, &jsonrpc.Error{
+					Code:    jsonrpc.CodeInternalError,
+					Message: fmt.Sprintf("%v: SSE event exceeded %d bytes without terminating", c.tooLarge, c.maxEvent),
+				})
+			case errors.Is(err, errMalformedEvent):
+				return nil, c.broken(fmt.Errorf("%s: %v", summaryToolsCall, err))
+			}
+			return nil, fmt.Errorf("calling %q: %w", methodToolsCall, errTerminated)
+		}
+		if len(data) == 0 || name != "" && name != "message" {
+			continue
+		}
+		msg, why := decodeAnswer(data)
+		if msg == nil {
+			return nil, c.broken(fmt.Errorf("%s: failed to decode event: %s", summaryToolsCall, why))
+		}
+		if r, ok := isAnswer(msg, n); ok {
+			return r, nil
+		}
+		c.hand(ctx, msg)
+	}
+}
+
+// notify sends notifications/cancelled for call n on go-sdk's connection,
+// which POSTs it as it POSTs its own.
+func (c *HTTP) notify(ctx context.Context, n int64, reason string, env *envelope) {
+	if c.ended() != nil {
+		return
+	}
+	ctx, stop := context.WithTimeout(ctx, notifyCancelledTimeout)
+	defer stop()
+	msg, why := decodeAnswer(appendCancelled(nil, n, reason, env))
+	if msg == nil {
+		panic("directcall: notifications/cancelled not JSON-RPC: " + why)
+	}
+	_ = c.Connection.Write(ctx, msg)
+}
