@@ -104,12 +104,8 @@ func serverTransport(cfg *mcpconfig.Config, server string) (transport.McpTranspo
 // the connection itself (it belongs to [NewKind]) fails Connect with
 // plugin.ErrValidation naming it.
 func Connect(ctx context.Context, c *cluster.Cluster, server string, opts ...plugin.Option) (*plugin.McpPlugin, error) {
-	p, err := attach.Facade(ctx, c.ActorSystem, fmt.Sprintf("server %q (%s grain)", server, KindName),
-		locateGrain(c, server), opts)
-	if err != nil {
-		return nil, err
-	}
-	return p.(*plugin.McpPlugin), nil
+	return plugin.Follow(ctx, c.ActorSystem, fmt.Sprintf("server %q (%s grain)", server, KindName),
+		attach.Follower(c.ActorSystem, locateGrain(c, server)), opts...)
 }
 
 // OpenToolbox is toolbox.Open over the grains of c: every server of cfg is

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuca-go/mcpconnector/actors"
+	"github.com/cuca-go/mcpconnector/internal/core/attach"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -59,7 +60,7 @@ func TestAttachFollowsTheActor(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	p, err := plugin.Attach(ctx, system, "movable", m.locate)
+	p, err := attachTo(ctx, system, "movable", m.locate)
 	require.NoError(t, err)
 	defer p.Close()
 	assert.Len(t, p.Tools(), len(testserver.ToolNames))
@@ -86,9 +87,19 @@ func TestAttachFollowsTheActor(t *testing.T) {
 	assert.NotNil(t, res)
 }
 
-func TestAttachNeedsASystemAndALocator(t *testing.T) {
-	_, err := plugin.Attach(context.Background(), nil, "x", nil)
+func TestFollowNeedsASystemAndALink(t *testing.T) {
+	_, err := plugin.Follow(context.Background(), nil, "x", nil)
 	assert.ErrorIs(t, err, plugin.ErrInternal)
+	system := actor.NewActorSystem()
+	defer system.Shutdown()
+	_, err = plugin.Follow(context.Background(), system, "x", func(plugin.LinkSetup) plugin.Link { return nil })
+	assert.ErrorIs(t, err, plugin.ErrInternal)
+}
+
+// attachTo is a facade over the actor locate finds, through package
+// grid's facade link.
+func attachTo(ctx context.Context, system *actor.ActorSystem, server string, locate attach.Locator, opts ...plugin.Option) (*plugin.McpPlugin, error) {
+	return plugin.Follow(ctx, system, server, attach.Follower(system, locate), opts...)
 }
 
 // A call sent to where the actor was (a dead letter) is sent again to where
@@ -111,7 +122,7 @@ func TestAttachResendsADeadLetter(t *testing.T) {
 		}
 		return m.locate(ctx)
 	}
-	p, err := plugin.Attach(ctx, system, "movable", locate)
+	p, err := attachTo(ctx, system, "movable", locate)
 	require.NoError(t, err)
 	defer p.Close()
 
@@ -144,7 +155,7 @@ func TestAttachedCallGivenUpAsItsAnswerArrives(t *testing.T) {
 	defer m.stop()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	p, err := plugin.Attach(ctx, system, "movable", m.locate)
+	p, err := attachTo(ctx, system, "movable", m.locate)
 	require.NoError(t, err)
 	defer p.Close()
 

@@ -86,7 +86,7 @@ func TestAttachedCallsGoToTheLocatedActor(t *testing.T) {
 	defer func() { _ = system.Root.StopFuture(pid).Wait() }()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	p, err := plugin.Attach(ctx, system, "attached", func(context.Context) (*actor.PID, error) { return pid, nil })
+	p, err := attachTo(ctx, system, "attached", func(context.Context) (*actor.PID, error) { return pid, nil })
 	require.NoError(t, err)
 	defer p.Close()
 	for range 3 {

@@ -34,7 +34,7 @@ type McpPlugin struct {
 
 	system      *actor.ActorSystem
 	ownSystem   bool
-	conn        link // the way to the connection actor
+	conn        Link // the way to the connection actor
 	server      string
 	logger      *zap.Logger
 	callTimeout time.Duration // for calls whose ctx has no deadline; 0: none
@@ -312,18 +312,10 @@ func (p *McpPlugin) WaitReady(ctx context.Context) error {
 	if p.closed.Load() {
 		return &Error{Kind: KindInternal, Server: p.server, Op: "connect", Err: errors.New("plugin is closed")}
 	}
-	msg, err := p.conn.Ask(ctx, &messages.AwaitReady{})
-	if err != nil {
-		return &Error{Kind: KindInternal, Server: p.server, Op: "connect", Err: err}
+	if _, err := p.conn.AwaitReady(ctx); err != nil {
+		return p.linkError("connect", err) // the tools are stored already (OnReady, or the link)
 	}
-	switch m := msg.(type) {
-	case *messages.Ready:
-		return nil // the tools are stored already (OnReady, or the link)
-	case *messages.Failure:
-		return p.failure(m)
-	default:
-		return &Error{Kind: KindInternal, Server: p.server, Op: "connect", Err: fmt.Errorf("%w: %T", errUnexpectedReply, msg)}
-	}
+	return nil
 }
 
 // Reconnect asks for a new connection now, when the plugin is failed: a
@@ -341,18 +333,10 @@ func (p *McpPlugin) Reconnect(ctx context.Context) error {
 	if p.unsupervised {
 		return &Error{Kind: KindNotSupported, Server: p.server, Op: "reconnect", Err: errors.New("the plugin runs without supervision")}
 	}
-	msg, err := p.conn.Ask(ctx, &messages.Reconnect{})
-	if err != nil {
-		return &Error{Kind: KindInternal, Server: p.server, Op: "reconnect", Err: err}
+	if _, err := p.conn.Reconnect(ctx); err != nil {
+		return p.linkError("reconnect", err)
 	}
-	switch m := msg.(type) {
-	case *messages.Ready:
-		return nil
-	case *messages.Failure:
-		return p.failure(m)
-	default:
-		return &Error{Kind: KindInternal, Server: p.server, Op: "reconnect", Err: fmt.Errorf("%w: %T", errUnexpectedReply, msg)}
-	}
+	return nil
 }
 
 // Name returns [McpPluginName].

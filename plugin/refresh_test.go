@@ -198,7 +198,7 @@ func attachedControls(t *testing.T, hostSys, facadeSys *actor.ActorSystem) {
 	// The facade's own PID of the target, as another member has: a PID
 	// caches the process it resolves to, and a shared one would carry the
 	// facade's messages past the wire.
-	f, err := plugin.Attach(ctx, facadeSys, "attached", func(context.Context) (*actor.PID, error) { return actor.NewPID(target.Address, target.Id), nil },
+	f, err := attachTo(ctx, facadeSys, "attached", func(context.Context) (*actor.PID, error) { return actor.NewPID(target.Address, target.Id), nil },
 		plugin.WithApproval(func(_ context.Context, r plugin.ApprovalRequest) error {
 			if r.Tool == "text" && strings.Contains(string(r.Arguments), "forbidden") {
 				return errors.New("forbidden word")
@@ -278,7 +278,7 @@ func TestAttachedFacadeListsAgainAfterTheTTL(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = host.Close() })
 	require.NoError(t, host.WaitReady(ctx))
-	f, err := plugin.Attach(ctx, sys, "attached", func(context.Context) (*actor.PID, error) { return target, nil }, plugin.WithToolRefresh())
+	f, err := attachTo(ctx, sys, "attached", func(context.Context) (*actor.PID, error) { return target, nil }, plugin.WithToolRefresh())
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = f.Close() })
 

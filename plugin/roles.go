@@ -7,7 +7,7 @@ import (
 
 // role is where an option may take effect: on a plugin that spawns its own
 // connection ([Connect], [Start]), on a facade over an actor it did not
-// spawn (grid.Connect, [Attach]), or on the supervisor another package spawns from
+// spawn (grid.Connect, [Follow]), or on the supervisor another package spawns from
 // [SupervisorConfigOf] (a grain's hosting member). An option given where
 // it has no effect fails with [ErrValidation] naming it, instead of doing
 // nothing.

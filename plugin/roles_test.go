@@ -32,7 +32,7 @@ func TestOptionsWithNoEffectFailByName(t *testing.T) {
 		t.Error("a facade with a misplaced option located its actor")
 		return nil, context.Canceled
 	}
-	_, err = plugin.Attach(context.Background(), system, "s", locate,
+	_, err = attachTo(context.Background(), system, "s", locate,
 		plugin.WithBackoff(time.Millisecond, time.Second), plugin.WithConnectTimeout(time.Second), plugin.WithApproval(nil))
 	require.ErrorIs(t, err, plugin.ErrValidation)
 	assert.Contains(t, err.Error(), "WithBackoff, WithConnectTimeout")

@@ -15,7 +15,6 @@ import (
 	"go.uber.org/zap/exp/zapslog"
 
 	"github.com/cuca-go/mcpconnector/actors"
-	"github.com/cuca-go/mcpconnector/internal/core/attach"
 	"github.com/cuca-go/mcpconnector/internal/core/named"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -400,16 +399,14 @@ var errDryRun = errors.New("toolbox: options checked, nothing started")
 // checkPluginOptions fails with [plugin.ErrValidation], naming them, when
 // the plugin options of the server name of sc include one with no effect
 // there, as starting (or attaching) it would, without starting anything:
-// plugin.Start and plugin.Attach check their options first, and here the
+// plugin.Start and plugin.Follow check their options first, and here the
 // spawn, or the locator, refuses what comes after.
 func (t *Toolbox) checkPluginOptions(name string, sc *mcpconfig.Server) error {
 	opts := t.pluginOptions(name, sc, &t.opts)
 	var err error
 	if t.opts.remote != nil {
-		ctx, cancel := context.WithCancel(context.Background())
-		cancel() // no wait for a locator that refuses
-		_, err = attach.Facade(ctx, t.system, fmt.Sprintf("server %q", name),
-			func(context.Context) (*actor.PID, error) { return nil, errDryRun }, opts)
+		_, err = plugin.Follow(context.Background(), t.system, fmt.Sprintf("server %q", name),
+			func(plugin.LinkSetup) plugin.Link { return nil }, opts...) // checks opts, then refuses
 	} else {
 		tr, terr := sc.Transport()
 		if terr != nil {

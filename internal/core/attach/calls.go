@@ -31,7 +31,7 @@ func (l *Link) SendUserMessage(pid *actor.PID, message any) {
 		l.calls.Lock()
 		l.take(m.ID)
 		l.calls.Unlock()
-		l.owner.Resolve(m.ID, m)
+		l.owner.Resolve(m)
 	case *messages.CallProgress:
 		l.owner.Progress(m)
 	case *messages.Ready:
@@ -86,7 +86,7 @@ func (l *Link) fail(id uint64, f *messages.Failure) {
 	_, ok := l.take(id)
 	l.calls.Unlock()
 	if ok {
-		l.owner.Resolve(id, &messages.CallToolReply{ID: id, Failure: f})
+		l.owner.Resolve(&messages.CallToolReply{ID: id, Failure: f})
 	}
 }
 
@@ -120,7 +120,7 @@ func (l *Link) lost(who *actor.PID) {
 			}
 			l.calls.Unlock()
 			if ok && c.to.Equal(who) {
-				l.owner.Resolve(id, &messages.CallToolReply{ID: id, Failure: &messages.Failure{
+				l.owner.Resolve(&messages.CallToolReply{ID: id, Failure: &messages.Failure{
 					Kind: messages.FailureInternal, Op: messages.CallOp(c.msg.Name), Cause: messages.CauseConnectionLost,
 					Message: fmt.Sprintf("call in flight when the member hosting the connection (%s) was lost; no answer within %s", who.Address, l.cfg.Grace),
 				}})

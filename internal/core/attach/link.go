@@ -15,6 +15,7 @@ import (
 	"github.com/cuca-go/mcpconnector/internal/core/reply"
 	"github.com/cuca-go/mcpconnector/internal/core/wire"
 	"github.com/cuca-go/mcpconnector/messages"
+	"github.com/cuca-go/mcpconnector/plugin"
 )
 
 // Locator finds the actor a facade speaks to: a supervisor, or anything
@@ -23,28 +24,6 @@ import (
 // or a call came back as a dead letter), so it may return a new PID each
 // time: a cluster grain's current activation.
 type Locator func(ctx context.Context) (*actor.PID, error)
-
-// Facade returns a plugin facade (a *plugin.McpPlugin, as any: package
-// plugin imports this one) over the actor that locate finds in system,
-// server naming it in errors, configured by opts (a []plugin.Option). It
-// returns once the actor has answered with its tools, or with the error
-// (a *plugin.Error). Package plugin sets it in its init.
-var Facade func(ctx context.Context, system *actor.ActorSystem, server string, locate Locator, opts any) (any, error)
-
-// Owner is the facade a [Link] serves: where the replies, progress, tool
-// lists and the state the link observes go.
-type Owner interface {
-	// Resolve answers call id with msg, if the facade still waits for it.
-	Resolve(id uint64, msg any)
-	// Progress passes on a progress notification of a call.
-	Progress(m *messages.CallProgress)
-	// StoreTools keeps the tool list of m.
-	StoreTools(m *messages.Ready)
-	// Lost says the actor was lost (state reconnecting, cause the
-	// reason); Relocated that it was found again and listed (ready).
-	Lost(cause error)
-	Relocated()
-}
 
 // Config is what a [Link] is made of.
 type Config struct {
@@ -57,8 +36,19 @@ type Config struct {
 	// WatchTools makes the link watch the actor's tool list (every new
 	// list reaches Owner.StoreTools).
 	WatchTools bool
-	Owner      Owner
+	Owner      plugin.LinkEvents
 }
+
+// Follower is the newLink of plugin.Follow for a link that locate finds
+// the actor with, in system.
+func Follower(system *actor.ActorSystem, locate Locator) func(plugin.LinkSetup) plugin.Link {
+	return func(s plugin.LinkSetup) plugin.Link {
+		return New(Config{System: system, Locate: locate, Grace: s.LossGrace, Logger: s.Logger,
+			WatchTools: s.WatchTools, Owner: s.Events})
+	}
+}
+
+var _ plugin.Link = (*Link)(nil)
 
 // maxSends bounds how often one call bounced as a dead letter is sent to
 // the actor's next home.
@@ -79,7 +69,7 @@ const relocateTimeout = actors.DefaultConnectTimeout
 type Link struct {
 	cfg    Config
 	system *actor.ActorSystem
-	owner  Owner
+	owner  plugin.LinkEvents
 	pid    *actor.PID // the link's own process: sender of every call, watcher
 	// ctx bounds the link's own background work (relocation, refresh);
 	// Close cancels it.
@@ -129,18 +119,33 @@ func New(cfg Config) *Link {
 	return l
 }
 
-// Start locates the actor and asks it for its tools, which go to the
-// Owner; with WatchTools it watches the actor's list from then on. The
-// error is the locator's, the wait's, or the actor's *messages.Failure.
-func (l *Link) Start(ctx context.Context) error {
+// AwaitReady locates the actor and asks it for its tools, which go to the
+// Owner; the first time, with WatchTools, it watches the actor's list from
+// then on. The error is the locator's, the wait's, or the actor's
+// *messages.Failure.
+func (l *Link) AwaitReady(ctx context.Context) (*messages.Ready, error) {
 	pid, err := l.current(ctx)
-	if err == nil {
-		err = l.refresh(ctx, pid)
+	if err != nil {
+		return nil, err
 	}
+	if l.started.Load() {
+		return l.ask(ctx, pid, &messages.AwaitReady{})
+	}
+	r, err := l.refresh(ctx, pid)
 	if err == nil {
 		l.started.Store(true)
 	}
-	return err
+	return r, err
+}
+
+// Reconnect asks the actor for a new connection now and returns its
+// answer, as AwaitReady's.
+func (l *Link) Reconnect(ctx context.Context) (*messages.Ready, error) {
+	pid, err := l.current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return l.ask(ctx, pid, &messages.Reconnect{})
 }
 
 // Send sends call msg to the actor's current home, locating it if need
@@ -175,20 +180,6 @@ func (l *Link) Cancel(id uint64) {
 	}
 }
 
-// Ask sends msg (AwaitReady, Reconnect) to the actor's current home and
-// returns its reply; the tools of a Ready reply go to the Owner.
-func (l *Link) Ask(ctx context.Context, msg any) (any, error) {
-	pid, err := l.current(ctx)
-	if err != nil {
-		return nil, err
-	}
-	answer, err := reply.Ask(ctx, l.system, pid, msg)
-	if m, ok := answer.(*messages.Ready); ok {
-		l.owner.StoreTools(m)
-	}
-	return answer, err
-}
-
 // RefreshTools lists the tools again, the list's TTL past, without
 // waiting; retry runs when the listing fails.
 func (l *Link) RefreshTools(retry func()) {
@@ -197,7 +188,7 @@ func (l *Link) RefreshTools(retry func()) {
 		defer cancel()
 		pid, err := l.current(ctx)
 		if err == nil {
-			err = l.ask(ctx, pid, &messages.RefreshTools{})
+			_, err = l.ask(ctx, pid, &messages.RefreshTools{})
 		}
 		if err != nil {
 			if l.ctx.Err() == nil {
@@ -287,7 +278,7 @@ func (l *Link) currentOtherThan(ctx context.Context, old *actor.PID) (*actor.PID
 		go func() {
 			ctx, cancel := context.WithTimeout(l.ctx, relocateTimeout)
 			defer cancel()
-			if err := l.refresh(ctx, pid); err != nil {
+			if _, err := l.refresh(ctx, pid); err != nil {
 				l.cfg.Logger.Warn("mcp connection relocated; its tools could not be listed", zap.Error(err))
 				return
 			}
@@ -300,34 +291,35 @@ func (l *Link) currentOtherThan(ctx context.Context, old *actor.PID) (*actor.PID
 
 // refresh asks the actor for its tools and keeps them; with WatchTools it
 // watches the actor's list from then on.
-func (l *Link) refresh(ctx context.Context, pid *actor.PID) error {
-	if err := l.ask(ctx, pid, &messages.AwaitReady{}); err != nil {
-		return err
+func (l *Link) refresh(ctx context.Context, pid *actor.PID) (*messages.Ready, error) {
+	r, err := l.ask(ctx, pid, &messages.AwaitReady{})
+	if err != nil {
+		return nil, err
 	}
 	if l.cfg.WatchTools {
 		wire.Request(l.system, pid, &messages.WatchTools{}, l.pid)
 	}
-	return nil
+	return r, nil
 }
 
-// ask sends msg (AwaitReady or RefreshTools) to pid and keeps the tools of
-// the answer; a Failure answer is the error.
-func (l *Link) ask(ctx context.Context, pid *actor.PID, msg any) error {
+// ask sends msg (AwaitReady, Reconnect or RefreshTools) to pid and keeps
+// the tools of the answer; a Failure answer is the error.
+func (l *Link) ask(ctx context.Context, pid *actor.PID, msg any) (*messages.Ready, error) {
 	answer, err := reply.Ask(ctx, l.system, pid, msg)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	switch m := answer.(type) {
 	case *messages.Ready:
 		l.owner.StoreTools(m)
-		return nil
+		return m, nil
 	case *messages.Failure:
-		return m
+		return nil, m
 	case *actor.DeadLetterResponse:
 		l.forget(pid)
-		return errors.New("the connection actor is gone")
+		return nil, errors.New("the connection actor is gone")
 	default:
-		return fmt.Errorf("unrecognised reply from the connection actor: %T", answer)
+		return nil, fmt.Errorf("unrecognised reply from the connection actor: %T", answer)
 	}
 }
 

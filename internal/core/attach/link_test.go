@@ -33,11 +33,11 @@ func newOwner() *owner {
 	return &owner{resolved: make(chan *messages.CallToolReply, 8), tools: make(chan *messages.Ready, 8), lost: make(chan error, 8)}
 }
 
-func (o *owner) Resolve(_ uint64, msg any)       { o.resolved <- msg.(*messages.CallToolReply) }
-func (o *owner) Progress(*messages.CallProgress) {}
-func (o *owner) StoreTools(m *messages.Ready)    { o.tools <- m }
-func (o *owner) Lost(cause error)                { o.lost <- cause }
-func (o *owner) Relocated()                      {}
+func (o *owner) Resolve(r *messages.CallToolReply) { o.resolved <- r }
+func (o *owner) Progress(*messages.CallProgress)   {}
+func (o *owner) StoreTools(m *messages.Ready)      { o.tools <- m }
+func (o *owner) Lost(cause error)                  { o.lost <- cause }
+func (o *owner) Relocated()                        {}
 func (o *owner) receive(t *testing.T) *messages.CallToolReply {
 	t.Helper()
 	select {
@@ -74,7 +74,8 @@ func TestACallToALostActorFailsAfterTheGrace(t *testing.T) {
 	defer l.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	require.NoError(t, l.Start(ctx))
+	_, err := l.AwaitReady(ctx)
+	require.NoError(t, err)
 	<-o.tools
 
 	require.NoError(t, l.Send(ctx, &messages.CallTool{ID: 7, Name: "slow"}))
@@ -111,7 +112,8 @@ func TestCancelGoesWhereTheCallWent(t *testing.T) {
 	defer l.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	require.NoError(t, l.Start(ctx))
+	_, err := l.AwaitReady(ctx)
+	require.NoError(t, err)
 
 	require.NoError(t, l.Send(ctx, &messages.CallTool{ID: 3, Name: "slow"}))
 	<-calls
@@ -136,6 +138,7 @@ func TestStartFailsWithTheActorsFailure(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var got *messages.Failure
-	require.ErrorAs(t, l.Start(ctx), &got)
+	_, err := l.AwaitReady(ctx)
+	require.ErrorAs(t, err, &got)
 	assert.Equal(t, want.Message, got.Message)
 }

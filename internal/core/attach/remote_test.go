@@ -84,7 +84,8 @@ func TestLinkAcrossRemote(t *testing.T) {
 		}
 	}
 
-	require.NoError(t, l.Start(ctx))
+	_, err := l.AwaitReady(ctx)
+	require.NoError(t, err)
 	assert.IsType(t, &messages.WireAwaitReady{}, next())
 	ready := <-o.tools
 	require.Len(t, ready.Tools, 1)
