@@ -3,7 +3,6 @@ package plugin
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync/atomic"
 	"time"
 
@@ -192,18 +191,7 @@ func (l *localLink) Reconnect(ctx context.Context) (*messages.Ready, error) {
 // ask sends msg (AwaitReady, Reconnect) and reads the answer: the tools
 // are stored already (the supervisor's OnReady), a failure is the error.
 func (l *localLink) ask(ctx context.Context, msg any) (*messages.Ready, error) {
-	answer, err := reply.Ask(ctx, l.system, l.pid, msg)
-	if err != nil {
-		return nil, err
-	}
-	switch m := answer.(type) {
-	case *messages.Ready:
-		return m, nil
-	case *messages.Failure:
-		return nil, m
-	default:
-		return nil, fmt.Errorf("%w: %T", errUnexpectedReply, answer)
-	}
+	return reply.AskReady(ctx, l.system, l.pid, msg)
 }
 
 // RefreshTools asks the connection, which publishes the listing, failed or

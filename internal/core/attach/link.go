@@ -305,22 +305,14 @@ func (l *Link) refresh(ctx context.Context, pid *actor.PID) (*messages.Ready, er
 // ask sends msg (AwaitReady, Reconnect or RefreshTools) to pid and keeps
 // the tools of the answer; a Failure answer is the error.
 func (l *Link) ask(ctx context.Context, pid *actor.PID, msg any) (*messages.Ready, error) {
-	answer, err := reply.Ask(ctx, l.system, pid, msg)
-	if err != nil {
-		return nil, err
-	}
-	switch m := answer.(type) {
-	case *messages.Ready:
-		l.owner.StoreTools(m)
-		return m, nil
-	case *messages.Failure:
-		return nil, m
-	case *actor.DeadLetterResponse:
+	r, err := reply.AskReady(ctx, l.system, pid, msg)
+	switch {
+	case errors.Is(err, reply.ErrGone):
 		l.forget(pid)
-		return nil, errors.New("the connection actor is gone")
-	default:
-		return nil, fmt.Errorf("unrecognised reply from the connection actor: %T", answer)
+	case err == nil:
+		l.owner.StoreTools(r)
 	}
+	return r, err
 }
 
 // markGone notes that the member at address left, unless it is this one

@@ -2,11 +2,39 @@ package reply
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/cuca-go/mcpconnector/internal/core/wire"
+	"github.com/cuca-go/mcpconnector/messages"
 )
+
+// ErrGone is the error of [AskReady] when its answer is a dead letter:
+// no connection actor is there any more.
+var ErrGone = errors.New("the connection actor is gone")
+
+// AskReady asks to, a connection actor or its supervisor, for msg
+// (messages.AwaitReady or messages.Reconnect) and reads the answer as
+// theirs: the *messages.Ready, a *messages.Failure as the error, [ErrGone]
+// for a dead letter, and an error naming any other answer's type.
+func AskReady(ctx context.Context, system *actor.ActorSystem, to *actor.PID, msg any) (*messages.Ready, error) {
+	answer, err := Ask(ctx, system, to, msg)
+	if err != nil {
+		return nil, err
+	}
+	switch m := answer.(type) {
+	case *messages.Ready:
+		return m, nil
+	case *messages.Failure:
+		return nil, m
+	case *actor.DeadLetterResponse:
+		return nil, ErrGone
+	default:
+		return nil, fmt.Errorf("unrecognised reply from the connection actor: %T", answer)
+	}
+}
 
 // Ask sends msg to to, with a one-shot mailbox as its sender, and returns
 // the first message that mailbox receives (a dead letter answer included),
