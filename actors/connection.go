@@ -14,7 +14,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/internal/core/directcall"
-	"github.com/cuca-go/mcpconnector/internal/core/wire"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
 )
@@ -59,6 +58,12 @@ type ConnectionConfig struct {
 	// OnStatus, if set, is told when the connection becomes ready or ends.
 	// It runs on the actor's goroutine and must not block.
 	OnStatus func(state State, f *messages.Failure)
+	// Deliver, if set, sends every answer and notice the connection, and
+	// the supervisor above it, address to a caller (call replies, progress,
+	// tool lists, failures, [CallsFinished]); nil sends each as it is. A
+	// host whose callers live elsewhere converts the messages there:
+	// package grid gives their wire forms to callers on other members.
+	Deliver func(system *actor.ActorSystem, to *actor.PID, msg any)
 	// OnReady, if set, receives the tools when the session becomes ready,
 	// just before OnStatus. Same rules as OnStatus. (A supervisor has an
 	// OnReady of its own; this one is for an unsupervised connection.)
@@ -78,6 +83,9 @@ type ConnectionConfig struct {
 	giveUp *atomic.Pointer[messages.Failure]
 }
 
+// sendAsIs is the Deliver of a host whose callers are all in its process.
+func sendAsIs(system *actor.ActorSystem, to *actor.PID, msg any) { system.Root.Send(to, msg) }
+
 // Version is this module's version, sent as the client version.
 const Version = "0.1.0"
 
@@ -93,6 +101,9 @@ func (c ConnectionConfig) withDefaults() ConnectionConfig {
 	}
 	if c.ConnectTimeout <= 0 {
 		c.ConnectTimeout = DefaultConnectTimeout
+	}
+	if c.Deliver == nil {
+		c.Deliver = sendAsIs
 	}
 	return c
 }
@@ -180,8 +191,10 @@ type McpConnection struct {
 	inflight map[uint64]*call // calls sent to the server, by ID
 	pruneAt  int              // inflight size at which finished calls are dropped
 
-	drainer    *actor.PID // who asked for a drain, until it is answered
-	drainUntil time.Time
+	// FinishCalls senders, answered once no call is in flight; while there
+	// are any, every call that ends says so (callFinished).
+	finishers   []*actor.PID
+	awaitFinish atomic.Bool
 
 	cancelDial context.CancelFunc
 	dialMu     sync.Mutex // guards stopped against a dial that finishes late
@@ -325,51 +338,40 @@ func (c *McpConnection) receive(ctx actor.Context, message any) {
 		c.onToolsListed(msg)
 	case *sessionEnded:
 		c.onSessionEnded(msg)
-	case *drainCalls:
-		c.drainer, c.drainUntil = ctx.Sender(), msg.until
-		c.checkDrain()
-	case *drainTick:
-		c.checkDrain()
+	case *FinishCalls:
+		c.finishers = append(c.finishers, ctx.Sender())
+		c.checkFinished()
+	case *callFinished:
+		c.checkFinished()
 	case *actor.Stopping, *actor.Restarting:
 		c.shutdown()
-	default:
-		if p, ok := messages.FromWire(msg); ok {
-			c.receive(ctx, p)
-		}
 	}
 }
 
-// Internal messages of a drain: a supervisor about to stop asks its
-// connection to answer once no call is in flight (or at until), so that a
-// grain handed over to another member finishes what it started.
-type (
-	drainCalls   struct{ until time.Time }
-	drainTick    struct{}
-	callsDrained struct{ left int }
-)
+// callFinished tells a connection asked for [FinishCalls] that a call
+// ended; only then do calls send it.
+type callFinished struct{}
 
-func (*drainTick) IgnoreDeadLetterLogging() {}
+func (*callFinished) IgnoreDeadLetterLogging() {}
 
-// checkDrain answers the drainer once the calls in flight are done or its
-// time is up, and looks again shortly otherwise. Calls mark themselves
-// finished without a message, so this polls.
-func (c *McpConnection) checkDrain() {
-	if c.drainer == nil {
+// checkFinished answers every FinishCalls sender once no call is in flight.
+// The flag is raised before counting, so that a call that ends during the
+// count either is counted as ended or sends callFinished.
+func (c *McpConnection) checkFinished() {
+	if len(c.finishers) == 0 {
 		return
 	}
-	left := 0
+	c.awaitFinish.Store(true)
 	for _, cl := range c.inflight {
 		if !cl.finished.Load() {
-			left++
+			return
 		}
 	}
-	if left == 0 || !time.Now().Before(c.drainUntil) {
-		c.system.Root.Send(c.drainer, &callsDrained{left: left})
-		c.drainer = nil
-		return
+	c.awaitFinish.Store(false)
+	for _, w := range c.finishers {
+		c.reply(w, &CallsFinished{})
 	}
-	self, system := c.self, c.system
-	time.AfterFunc(5*time.Millisecond, func() { system.Root.Send(self, &drainTick{}) })
+	c.finishers = nil
 }
 
 // startDial runs one connection attempt. Its outcome comes as a dialDone;
@@ -455,7 +457,7 @@ func (c *McpConnection) onDialDone(msg *dialDone) {
 	c.log.Info("mcp connected", zap.Int("tools", len(c.ready.Tools)))
 	c.watch(c.session)
 	for _, w := range c.waiters {
-		wire.Send(c.system, w, c.ready)
+		c.cfg.Deliver(c.system, w, c.ready)
 	}
 	c.waiters = nil
 	for _, q := range c.queued {
@@ -484,13 +486,13 @@ func (c *McpConnection) watch(s *mcp.ClientSession) {
 func (c *McpConnection) onAwaitReady(ctx actor.Context) {
 	switch c.state {
 	case ready:
-		wire.Respond(ctx, c.ready)
+		c.reply(ctx.Sender(), c.ready)
 	case connecting:
 		if ctx.Sender() != nil {
 			c.waiters = append(c.waiters, ctx.Sender())
 		}
 	default:
-		wire.Respond(ctx, c.failure)
+		c.reply(ctx.Sender(), c.failure)
 	}
 }
 
@@ -593,9 +595,12 @@ func (c *McpConnection) run(ctx context.Context, s *mcp.ClientSession, tail tran
 		reply = c.callFailed(ctx, s, tail, cl, err)
 	}()
 	if reply != nil && cl.replied.CompareAndSwap(false, true) {
-		wire.Send(c.system, cl.sender, reply)
+		c.cfg.Deliver(c.system, cl.sender, reply)
 	}
 	cl.finished.Store(true)
+	if c.awaitFinish.Load() {
+		c.system.Root.Send(c.self, &callFinished{})
+	}
 }
 
 // callFailed is the answer to a call whose tools/call returned err, or nil
@@ -723,7 +728,7 @@ func (c *McpConnection) end(f *messages.Failure) {
 	c.state = ended
 	c.failure = f
 	for _, w := range c.waiters {
-		wire.Send(c.system, w, f)
+		c.cfg.Deliver(c.system, w, f)
 	}
 	c.waiters = nil
 	for _, q := range c.queued {
@@ -736,7 +741,7 @@ func (c *McpConnection) end(f *messages.Failure) {
 	}
 	c.queued = nil
 	for _, w := range c.refreshWaiters {
-		wire.Send(c.system, w, f)
+		c.cfg.Deliver(c.system, w, f)
 	}
 	c.refreshWaiters = nil
 	if c.cancelList != nil {
@@ -807,9 +812,11 @@ func (c *McpConnection) shutdown() {
 	c.inflight = map[uint64]*call{}
 }
 
+// reply delivers msg to to; to nil (a message sent without a sender) gets
+// nothing.
 func (c *McpConnection) reply(to *actor.PID, msg any) {
 	if to != nil {
-		wire.Send(c.system, to, msg)
+		c.cfg.Deliver(c.system, to, msg)
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/cuca-go/mcpconnector/internal/core/wire"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 
@@ -92,7 +91,7 @@ func (c *McpConnection) onProgress(p *mcp.ProgressNotificationParams) {
 		pr.idle.Reset(cl.msg.IdleTimeout)
 	}
 	if cl.msg.Progress && cl.sender != nil {
-		wire.Send(c.system, cl.sender, &messages.CallProgress{
+		c.cfg.Deliver(c.system, cl.sender, &messages.CallProgress{
 			ID: cl.msg.ID, Progress: p.Progress, Total: p.Total, Message: p.Message,
 		})
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
 
-	"github.com/cuca-go/mcpconnector/internal/core/wire"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 
@@ -78,7 +77,7 @@ func (c *McpConnection) onToolsListed(msg *toolsListed) {
 		c.cfg.OnReady(c.ready)
 	}
 	for _, w := range c.refreshWaiters {
-		wire.Send(c.system, w, c.ready)
+		c.cfg.Deliver(c.system, w, c.ready)
 	}
 	c.refreshWaiters = nil
 	if c.relist {
@@ -108,19 +107,10 @@ func (w *toolWatchers) remove(pid *actor.PID) {
 	*w = slices.DeleteFunc(*w, pid.Equal)
 }
 
-// tell sends r to every watcher: as it is to those of this process, in
-// its wire form, made once, to those elsewhere.
-func (w toolWatchers) tell(system *actor.ActorSystem, r *messages.Ready) {
-	var onWire any
+// tell delivers r to every watcher.
+func (w toolWatchers) tell(system *actor.ActorSystem, deliver func(*actor.ActorSystem, *actor.PID, any), r *messages.Ready) {
 	for _, pid := range w {
-		if !wire.Remote(system, pid) {
-			system.Root.Send(pid, r)
-			continue
-		}
-		if onWire == nil {
-			onWire = wire.For(system, pid, r)
-		}
-		system.Root.Send(pid, onWire)
+		deliver(system, pid, r)
 	}
 }
 
@@ -129,17 +119,17 @@ func (w toolWatchers) tell(system *actor.ActorSystem, r *messages.Ready) {
 func (s *McpSupervisor) onRefresh(ctx actor.Context, msg *messages.RefreshTools) {
 	switch {
 	case s.phase.retrying():
-		wire.Respond(ctx, s.status.LastFailure)
+		s.reply(ctx.Sender(), s.status.LastFailure)
 	case s.status.State == Ready:
-		s.forward(ctx, msg)
+		s.forward(ctx)
 	case s.status.State == Reconnecting:
-		wire.Respond(ctx, s.ready) // the reconnection lists anew
+		s.reply(ctx.Sender(), s.ready) // the reconnection lists anew
 	case s.status.State == Connecting:
 		if ctx.Sender() != nil {
 			s.waiters = append(s.waiters, ctx.Sender())
 		}
 	default:
-		wire.Respond(ctx, s.final)
+		s.reply(ctx.Sender(), s.final)
 	}
 }
 
@@ -153,7 +143,7 @@ func (s *McpSupervisor) onToolList(r *messages.Ready) {
 	if s.cfg.OnReady != nil {
 		s.cfg.OnReady(r)
 	}
-	s.watchers.tell(s.system, r)
+	s.watchers.tell(s.system, s.cfg.Connection.Deliver, r)
 }
 
 // onWatch adds or removes a watcher of the tool list. A remote watcher is

@@ -10,7 +10,6 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
 
-	"github.com/cuca-go/mcpconnector/internal/core/wire"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
 )
@@ -54,24 +53,6 @@ type SupervisorConfig struct {
 	// default) a first connection that fails is final: that is Connect's
 	// error, not a reason to loop.
 	RetryConnect bool
-	// ForIdentity, if set, makes the supervisor learn which server it
-	// speaks to after it starts: it waits for the first message IdentityOf
-	// recognizes and takes its connection from ForIdentity(identity)
-	// instead of Connection, whose other fields stay the defaults. An error
-	// makes the supervisor failed, answering every call with it. Until the
-	// identity arrives, calls wait as while connecting.
-	ForIdentity func(identity string) (ConnectionConfig, error)
-	// IdentityOf recognizes the message that names a ForIdentity
-	// supervisor's server, returning the identity and true; it runs on the
-	// supervisor's goroutine for every message the protocol does not know.
-	// Without it such a supervisor never connects.
-	IdentityOf func(message any) (identity string, ok bool)
-	// DrainTimeout, if positive, is how long a stopping supervisor lets the
-	// calls in flight finish before the connection is closed under them: a
-	// grain handed over to another member completes what it started.
-	// Calls that arrive meanwhile are not served here; they go to dead
-	// letters, whose answer tells the caller to send them again.
-	DrainTimeout time.Duration
 	// OnReady, if set, receives the tools of every session that becomes
 	// ready. OnStatus, if set, receives every change of [Status]. Both run
 	// on the supervisor's goroutine and must not block.
@@ -91,11 +72,7 @@ type SupervisorConfig struct {
 }
 
 func (c SupervisorConfig) withDefaults() SupervisorConfig {
-	if c.ForIdentity == nil {
-		c.Connection = c.Connection.withDefaults()
-	} else if c.Connection.Logger == nil {
-		c.Connection.Logger = zap.NewNop()
-	}
+	c.Connection = c.Connection.withDefaults()
 	c.Connection.EscalateFailures = true
 	if c.ReconnectWait <= 0 {
 		c.ReconnectWait = 10 * time.Second
@@ -187,9 +164,9 @@ type McpSupervisor struct {
 	coolDown time.Duration // the breaker's current cool-down
 	// Reconnect senders, answered by the next ready session or failure.
 	reconnectWaiters []*actor.PID
-	// callers are the facades on other members that sent calls to this
-	// grain, told of its hand-over when it stops.
-	callers map[callerKey]*actor.PID
+	// FinishCalls senders whose question the child is answering, in order,
+	// with the calls this supervisor never sent.
+	finishing []finishing
 }
 
 // breakerState is where the breaker is, named as circuit breakers name
@@ -267,17 +244,13 @@ func newSupervisor(cfg SupervisorConfig) *McpSupervisor {
 // Receive reads as a table of the protocol.
 func (s *McpSupervisor) Receive(ctx actor.Context) { s.receive(ctx, ctx.Message()) }
 
-// receive handles message, which ctx is receiving: a wire form from another
-// member (a grain's callers) is handled as its plain message, and every
-// answer to a sender there leaves in its wire form (reply, wire.Respond).
+// receive handles message, which ctx is receiving.
 func (s *McpSupervisor) receive(ctx actor.Context, message any) {
 	switch msg := message.(type) {
 	case *actor.Started:
 		s.self, s.system = ctx.Self(), ctx.ActorSystem()
 		s.setPhase(phaseConnecting)
-		if s.cfg.ForIdentity == nil {
-			s.startChild(ctx)
-		}
+		s.startChild(ctx)
 	case *messages.Ready:
 		s.onReady(msg)
 	case *messages.Failure:
@@ -315,52 +288,13 @@ func (s *McpSupervisor) receive(ctx actor.Context, message any) {
 		s.onReconnect(ctx)
 	case *waitExpired:
 		s.onWaitExpired(msg.seq)
+	case *FinishCalls:
+		s.onFinishCalls(ctx)
+	case *CallsFinished:
+		s.answerFinishing() // the child's answer to onFinishCalls
 	case *actor.Stopping:
-		s.drain()
 		s.stop()
-	case *actor.Stopped:
-		s.handOver()
-	default:
-		if p, ok := messages.FromWire(msg); ok {
-			s.receive(ctx, p)
-			return
-		}
-		if s.cfg.ForIdentity != nil && s.cfg.IdentityOf != nil {
-			if identity, ok := s.cfg.IdentityOf(msg); ok {
-				s.onIdentity(ctx, identity)
-			}
-		}
 	}
-}
-
-// callerKey is a facade's reply process: a PID without its RequestId.
-type callerKey struct{ address, id string }
-
-// noteCaller remembers the facade on another member that sent a call to
-// this grain, to tell it of the hand-over.
-func (s *McpSupervisor) noteCaller(sender *actor.PID) {
-	if s.cfg.ForIdentity == nil || sender == nil || sender.Address == s.system.Address() {
-		return
-	}
-	k := callerKey{sender.Address, sender.Id}
-	if _, ok := s.callers[k]; ok {
-		return
-	}
-	if s.callers == nil {
-		s.callers = map[callerKey]*actor.PID{}
-	}
-	s.callers[k] = &actor.PID{Address: sender.Address, Id: sender.Id}
-}
-
-// handOver tells every facade elsewhere that sent calls to this grain that
-// it has stopped, after its connection (a child, stopped before this)
-// answered everything it received: what they still wait for from it never
-// reached the server. The message follows those answers on the wire.
-func (s *McpSupervisor) handOver() {
-	for _, pid := range s.callers {
-		wire.Request(s.system, pid, &messages.HandedOver{}, s.self)
-	}
-	s.callers = nil
 }
 
 func (s *McpSupervisor) startChild(ctx actor.Context) {
@@ -368,55 +302,10 @@ func (s *McpSupervisor) startChild(ctx actor.Context) {
 	ctx.Request(s.child, &messages.AwaitReady{})
 }
 
-// onIdentity names the supervisor's server: its connection starts now.
-func (s *McpSupervisor) onIdentity(ctx actor.Context, identity string) {
-	if s.child != nil || s.final != nil {
-		return
-	}
-	conn, err := s.cfg.ForIdentity(identity)
-	if err != nil {
-		f := &messages.Failure{Kind: messages.FailureInternal, Op: "connect", Message: err.Error()}
-		s.final = f
-		s.noteFailure(f)
-		s.setPhase(phaseFailed)
-		s.failWaiting(f)
-		return
-	}
-	conn = conn.withDefaults()
-	conn.EscalateFailures = true
-	conn.giveUp = &s.giveUp
-	conn.restarts = &s.restartCount
-	s.cfg.Connection = conn
-	s.logger = nil // named now
-	s.startChild(ctx)
-}
-
-// drain lets the calls in flight finish, within DrainTimeout.
-func (s *McpSupervisor) drain() {
-	if s.cfg.DrainTimeout <= 0 || s.child == nil || s.status.State != Ready {
-		return
-	}
-	until := time.Now().Add(s.cfg.DrainTimeout)
-	res, err := s.system.Root.RequestFuture(s.child, &drainCalls{until: until}, s.cfg.DrainTimeout+time.Second).Result()
-	if d, ok := res.(*callsDrained); err != nil || (ok && d.left > 0) {
-		left := -1
-		if ok {
-			left = d.left
-		}
-		s.log().Warn("mcp connection stopping with calls still in flight",
-			zap.Int("left", left), zap.Error(err))
-	}
-}
-
-// log is the connection's logger, naming the server as "mcp_server"; a
-// ForIdentity supervisor knows it only once its identity arrived.
+// log is the connection's logger, naming the server as "mcp_server".
 func (s *McpSupervisor) log() *zap.Logger {
 	if s.logger == nil {
-		label := "(before its identity)"
-		if s.cfg.Connection.Transport != nil {
-			label = transport.LabelOf(s.cfg.Connection.Transport)
-		}
-		s.logger = s.cfg.Connection.Logger.With(zap.String("mcp_server", label))
+		s.logger = s.cfg.Connection.Logger.With(zap.String("mcp_server", transport.LabelOf(s.cfg.Connection.Transport)))
 	}
 	return s.logger
 }
@@ -435,6 +324,8 @@ func (s *McpSupervisor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor
 	if s.status.State == Closed {
 		return // stopping: the child is being stopped with us
 	}
+	s.answerFinishing() // the child's calls in flight have failed
+
 	f, ok := reason.(*messages.Failure)
 	if !ok {
 		f = &messages.Failure{Kind: messages.FailureInternal, Op: "connection", Message: fmt.Sprintf("connection actor failed: %v", reason)}
@@ -551,16 +442,15 @@ func (s *McpSupervisor) tryAgain() {
 func (s *McpSupervisor) onReconnect(ctx actor.Context) {
 	switch {
 	case s.status.State == Ready:
-		wire.Respond(ctx, s.ready)
+		s.reply(ctx.Sender(), s.ready)
 		return
 	case s.status.State == Closed:
-		wire.Respond(ctx, s.final)
+		s.reply(ctx.Sender(), s.final)
 		return
-	case s.child == nil || s.sup == nil:
-		// Never failed yet (or a grain before its identity): wait with
-		// the first connection.
+	case s.sup == nil:
+		// Never failed yet: wait with the first connection.
 		if s.status.State == Failed {
-			wire.Respond(ctx, s.final)
+			s.reply(ctx.Sender(), s.final)
 			return
 		}
 	case s.status.State == Failed:
@@ -661,7 +551,7 @@ func (s *McpSupervisor) onReady(r *messages.Ready) {
 	if s.cfg.OnReady != nil {
 		s.cfg.OnReady(r)
 	}
-	s.watchers.tell(s.system, r)
+	s.watchers.tell(s.system, s.cfg.Connection.Deliver, r)
 	s.setPhase(phaseReady)
 	for _, w := range s.waiters {
 		s.reply(w, r)
@@ -702,23 +592,22 @@ func (s *McpSupervisor) logToolChanges(old, cur *messages.Ready) {
 
 func (s *McpSupervisor) onAwaitReady(ctx actor.Context) {
 	if s.phase.retrying() {
-		wire.Respond(ctx, s.status.LastFailure)
+		s.reply(ctx.Sender(), s.status.LastFailure)
 		return
 	}
 	switch s.status.State {
 	case Ready, Reconnecting:
-		wire.Respond(ctx, s.ready)
+		s.reply(ctx.Sender(), s.ready)
 	case Connecting:
 		if ctx.Sender() != nil {
 			s.waiters = append(s.waiters, ctx.Sender())
 		}
 	default:
-		wire.Respond(ctx, s.final)
+		s.reply(ctx.Sender(), s.final)
 	}
 }
 
 func (s *McpSupervisor) onCallTool(ctx actor.Context, msg *messages.CallTool) {
-	s.noteCaller(ctx.Sender())
 	if s.phase.retrying() {
 		// No session has ever been up: nothing says one will be soon.
 		f := *s.status.LastFailure
@@ -728,7 +617,7 @@ func (s *McpSupervisor) onCallTool(ctx actor.Context, msg *messages.CallTool) {
 	}
 	switch s.status.State {
 	case Ready:
-		s.forward(ctx, msg)
+		s.forward(ctx)
 	case Connecting, Reconnecting:
 		wait := s.cfg.ReconnectWait
 		if !msg.Deadline.IsZero() {
@@ -739,12 +628,6 @@ func (s *McpSupervisor) onCallTool(ctx actor.Context, msg *messages.CallTool) {
 		w := &waitingCall{seq: seq, sender: ctx.Sender(), msg: msg}
 		w.timer = time.AfterFunc(wait, func() { s.system.Root.Send(s.self, &waitExpired{seq: seq}) })
 		s.queue = append(s.queue, w)
-	case Closed:
-		// Stopping (closed, or a grain handed over): the call never reached
-		// the connection. It is answered as the dead letter it would be a
-		// moment later, so that a caller on another member (an attached
-		// facade) sends it to the actor's next home.
-		s.bounce(ctx.Sender())
 	default:
 		f := *s.final
 		f.Op = messages.CallOp(msg.Name)
@@ -760,20 +643,12 @@ func (s *McpSupervisor) onCancel(ctx actor.Context, msg *messages.CancelCall) {
 			return
 		}
 	}
-	s.forward(ctx, msg)
+	s.forward(ctx)
 }
 
-// forward passes msg, which ctx is receiving, on to the child with its
-// sender: as it came (envelope and all) when it came plain, as its plain
-// message when it came over the wire, so that the connection only ever
-// reads plain messages.
-func (s *McpSupervisor) forward(ctx actor.Context, msg any) {
-	if ctx.Message() == msg {
-		ctx.Forward(s.child)
-		return
-	}
-	s.system.Root.RequestWithCustomSender(s.child, msg, ctx.Sender())
-}
+// forward passes the message ctx is receiving on to the child, envelope,
+// sender and all.
+func (s *McpSupervisor) forward(ctx actor.Context) { ctx.Forward(s.child) }
 
 func (s *McpSupervisor) onWaitExpired(seq uint64) {
 	for i, w := range s.queue {
@@ -815,23 +690,10 @@ func (s *McpSupervisor) stop() {
 	f := &messages.Failure{Kind: messages.FailureInternal, Op: "session", Message: "connection closed"}
 	s.giveUp.Store(f)
 	s.final = f
-	// Calls waiting for a reconnection were never sent: bounced, like the
-	// calls that arrive from now on.
-	for _, w := range s.queue {
-		w.timer.Stop()
-		s.bounce(w.sender)
-	}
-	s.queue = nil
+	s.answerFinishing()
 	s.failWaiting(f)
 	s.answerReconnects(f)
 	s.setPhase(phaseClosed)
-}
-
-// bounce answers a call this supervisor will not serve, and that never
-// reached the server, with protoactor's dead-letter answer: a local plugin
-// fails its calls with it, an attached facade sends the call again.
-func (s *McpSupervisor) bounce(to *actor.PID) {
-	s.reply(to, &actor.DeadLetterResponse{Target: s.self})
 }
 
 // noteFailure records f as the last failure, now.
@@ -861,15 +723,10 @@ func (s *McpSupervisor) setPhase(p phase) {
 	}
 }
 
-// reply sends msg to to, in its wire form when to is on another member;
-// to nil (a message sent without a sender) gets nothing.
+// reply delivers msg to to (Connection.Deliver); to nil (a message sent
+// without a sender) gets nothing.
 func (s *McpSupervisor) reply(to *actor.PID, msg any) {
 	if to != nil {
-		wire.Send(s.system, to, msg)
+		s.cfg.Connection.Deliver(s.system, to, msg)
 	}
 }
-
-// GrainKind is the cluster kind of MCP connection grains.
-//
-// Deprecated: use grid.KindName; package actors knows nothing of clusters.
-const GrainKind = "mcp-connection"

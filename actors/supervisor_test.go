@@ -377,124 +377,76 @@ func TestSupervisorWatchersHearOfEveryList(t *testing.T) {
 	})
 }
 
-// A stopping supervisor with a DrainTimeout lets the calls in flight
-// finish: a grain's caller on another member gets the answer, then
-// HandedOver, in that order, once the call is done and not before.
-func TestSupervisorDrainAnswersThenHandsOver(t *testing.T) {
+// FinishCalls is answered once the calls in flight are done, and not
+// before: the call's answer comes first, CallsFinished after it, with
+// nothing unsent; meanwhile the supervisor answers as usual.
+func TestSupervisorFinishCallsWaitsForTheCallsInFlight(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := newBlocker()
 		mem := &memory{server: b.server}
 		t.Cleanup(mem.closeAll)
 		t.Cleanup(b.releaseAll)
-		type identity struct{ name string }
-		// Dead letters start protoactor's log throttle, a goroutine that
-		// ends when its second has passed on the bubble's clock.
-		t.Cleanup(func() { time.Sleep(time.Second) })
-		system := actor.NewActorSystem()
-		t.Cleanup(system.Shutdown)
-		pid := system.Root.Spawn(actors.NewSupervisorProps(actors.SupervisorConfig{
-			DrainTimeout: time.Minute,
-			IdentityOf: func(m any) (string, bool) {
-				id, ok := m.(*identity)
-				if !ok {
-					return "", false
-				}
-				return id.name, true
-			},
-			ForIdentity: func(string) (actors.ConnectionConfig, error) {
-				return actors.ConnectionConfig{Transport: mem}, nil
-			},
-		}))
-		// The caller is a facade on another member: what the supervisor
-		// sends it, in wire forms, goes to dead letters here, where the
-		// test reads it back.
-		elsewhere := &actor.PID{Address: "elsewhere:1", Id: "facade"}
-		toElsewhere := make(chan any, 16)
-		sub := system.EventStream.Subscribe(func(evt any) {
-			if dl, ok := evt.(*actor.DeadLetterEvent); ok && dl.PID.Address == elsewhere.Address {
-				toElsewhere <- fromWire(dl.Message)
-			}
-		})
-		t.Cleanup(func() { system.EventStream.Unsubscribe(sub) })
-
-		system.Root.Send(pid, &identity{name: "alpha"})
-		_, ok := ask(t, system, pid, &messages.AwaitReady{}).(*messages.Ready)
-		require.True(t, ok)
-		system.Root.RequestWithCustomSender(pid, &messages.CallTool{ID: 5, Name: "block", Arguments: []byte(`{"tag":"a"}`)}, elsewhere)
+		system, pid, sts := spawnSupervisor(t, actors.SupervisorConfig{Connection: actors.ConnectionConfig{Transport: mem}})
+		sts.until(t, actors.Ready)
+		in := newInbox(t, system)
+		in.send(system, pid, &messages.CallTool{ID: 5, Name: "block", Arguments: []byte(`{"tag":"a"}`)})
 		assert.Equal(t, "a", recv(t, b.entered, "the call reaches the server"))
 
-		stopped := make(chan error, 1)
-		go func() { stopped <- system.Root.StopFuture(pid).Wait() }()
+		in.send(system, pid, &actors.FinishCalls{})
 		synctest.Wait()
-		select {
-		case m := <-toElsewhere:
-			t.Fatalf("before the call is done: %T %+v", m, m)
-		case <-stopped:
-			t.Fatal("stopped before the call in flight was done")
-		default:
-		}
+		in.empty(t)
+		_, ready := ask(t, system, pid, &messages.AwaitReady{}).(*messages.Ready)
+		assert.True(t, ready, "the supervisor answers while its connection finishes its calls")
+		later := newInbox(t, system)
+		later.send(system, pid, &messages.CallTool{ID: 6, Name: "block", Arguments: []byte(`{"tag":"later"}`)})
+		assert.Equal(t, "later", recv(t, b.entered, "a call sent after FinishCalls is served"))
+		synctest.Wait()
+		in.empty(t)
 
 		b.releaseAll()
-		reply, ok := recv(t, toElsewhere, "the answer").(*messages.CallToolReply)
-		require.True(t, ok)
+		reply := in.reply(t)
 		assert.Equal(t, uint64(5), reply.ID)
 		assert.Equal(t, "released a", textOf(t, reply))
-		_, ok = recv(t, toElsewhere, "the hand-over").(*messages.HandedOver)
-		assert.True(t, ok, "HandedOver after the answer")
-		require.NoError(t, recv(t, stopped, "the stop"))
+		done, ok := in.next(t).(*actors.CallsFinished)
+		require.True(t, ok, "CallsFinished after the answer")
+		assert.Empty(t, done.Unsent)
+		assert.Equal(t, "released later", textOf(t, later.reply(t)))
+		synctest.Wait()
+		in.empty(t)
 	})
 }
 
-// fromWire reads back what the supervisor sent to another member, which
-// must be a wire form: anything else reads as the error that says so.
-func fromWire(m any) any {
-	if p, ok := messages.FromWire(m); ok {
-		return p
-	}
-	return fmt.Errorf("not a wire form: %T", m)
-}
-
-// A drain lasts DrainTimeout at most: a call that does not finish by then
-// is failed as the connection closes under it, and HandedOver follows.
-func TestSupervisorDrainEndsAtItsTimeout(t *testing.T) {
+// While a supervisor waits for a reconnection, FinishCalls takes out the
+// calls it holds and hands them back unsent, with their senders, at once:
+// no one answers them afterwards.
+func TestSupervisorFinishCallsHandsBackQueuedCalls(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		b := newBlocker()
-		mem := &memory{server: b.server}
+		mem := &memory{}
 		t.Cleanup(mem.closeAll)
-		// Dead letters start protoactor's log throttle, a goroutine that
-		// ends when its second has passed on the bubble's clock.
-		t.Cleanup(func() { time.Sleep(time.Second) })
-		system := actor.NewActorSystem()
-		t.Cleanup(system.Shutdown)
-		pid := system.Root.Spawn(actors.NewSupervisorProps(actors.SupervisorConfig{
-			DrainTimeout: 3 * time.Second,
-			IdentityOf:   func(m any) (string, bool) { s, ok := m.(string); return s, ok },
-			ForIdentity: func(string) (actors.ConnectionConfig, error) {
-				return actors.ConnectionConfig{Transport: mem}, nil
-			},
-		}))
-		elsewhere := &actor.PID{Address: "elsewhere:1", Id: "facade"}
-		toElsewhere := make(chan any, 16)
-		sub := system.EventStream.Subscribe(func(evt any) {
-			if dl, ok := evt.(*actor.DeadLetterEvent); ok && dl.PID.Address == elsewhere.Address {
-				toElsewhere <- fromWire(dl.Message)
-			}
+		gate := make(chan struct{}, 1)
+		gate <- struct{}{}
+		t.Cleanup(func() { close(gate) })
+		system, pid, sts := spawnSupervisor(t, actors.SupervisorConfig{
+			Connection:     actors.ConnectionConfig{Transport: gatedTransport{mem, gate}},
+			InitialBackoff: time.Second, MaxBackoff: time.Second,
 		})
-		t.Cleanup(func() { system.EventStream.Unsubscribe(sub) })
-		system.Root.Send(pid, "alpha")
-		_, ok := ask(t, system, pid, &messages.AwaitReady{}).(*messages.Ready)
-		require.True(t, ok)
-		system.Root.RequestWithCustomSender(pid, &messages.CallTool{ID: 6, Name: "block", Arguments: []byte(`{"tag":"b"}`)}, elsewhere)
-		recv(t, b.entered, "the call reaches the server")
+		sts.until(t, actors.Ready)
+		mem.kill()
+		assert.Equal(t, actors.Reconnecting, sts.next(t).State)
+		caller := newInbox(t, system)
+		caller.send(system, pid, &messages.CallTool{ID: 1, Name: "add"})
+		synctest.Wait()
+		caller.empty(t)
 
-		begin := time.Now()
-		require.NoError(t, system.Root.StopFuture(pid).Wait())
-		assert.True(t, time.Since(begin) >= 3*time.Second, "the drain waited its timeout, %s", time.Since(begin))
-		reply, ok := recv(t, toElsewhere, "the answer").(*messages.CallToolReply)
+		done, ok := ask(t, system, pid, &actors.FinishCalls{}).(*actors.CallsFinished)
 		require.True(t, ok)
-		require.NotNil(t, reply.Failure, "the call did not finish")
-		_, ok = recv(t, toElsewhere, "the hand-over").(*messages.HandedOver)
-		assert.True(t, ok)
+		require.Len(t, done.Unsent, 1)
+		assert.Equal(t, uint64(1), done.Unsent[0].Call.ID)
+		assert.True(t, done.Unsent[0].Sender.Equal(caller.pid), "the call's own sender")
+		gate <- struct{}{}
+		assert.Equal(t, actors.Ready, sts.until(t, actors.Ready).State)
+		synctest.Wait()
+		caller.empty(t)
 	})
 }
 
@@ -584,11 +536,11 @@ func TestSupervisorReconnectWhenReadyDialsNothing(t *testing.T) {
 	})
 }
 
-// A supervisor that stops while calls wait for a reconnection answers them
-// with protoactor's dead-letter answer (they never reached a server, so a
-// facade elsewhere may send them again), and AwaitReady, Reconnect and
-// every later state say it is closed.
-func TestSupervisorStoppingBouncesQueuedCalls(t *testing.T) {
+// A supervisor that stops while calls wait for a reconnection fails them
+// as closed (a host that would rather send them elsewhere asks FinishCalls
+// first), and AwaitReady, Reconnect and every later state say it is
+// closed.
+func TestSupervisorStoppingFailsQueuedCalls(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		mem := &memory{}
 		t.Cleanup(mem.closeAll)
@@ -614,16 +566,16 @@ func TestSupervisorStoppingBouncesQueuedCalls(t *testing.T) {
 
 		require.NoError(t, system.Root.StopFuture(pid).Wait())
 		got := []any{in.next(t), in.next(t)}
-		var bounced, closed bool
+		var failed, closed bool
 		for _, m := range got {
 			switch m := m.(type) {
-			case *actor.DeadLetterResponse:
-				bounced = true
+			case *messages.CallToolReply:
+				failed = m.ID == 1 && m.Failure != nil && strings.Contains(m.Failure.Message, "connection closed")
 			case *messages.Failure:
 				closed = strings.Contains(m.Message, "connection closed")
 			}
 		}
-		assert.True(t, bounced, "the queued call is bounced: %v", got)
+		assert.True(t, failed, "the queued call fails as closed: %v", got)
 		assert.True(t, closed, "the Reconnect hears the supervisor closed: %v", got)
 		assert.Equal(t, actors.Closed, sts.until(t, actors.Closed).State)
 	})
@@ -659,50 +611,6 @@ func TestSupervisorOnDirectFollowsTheState(t *testing.T) {
 		assert.Empty(t, direct)
 		assert.Equal(t, actors.Ready, sts.until(t, actors.Ready).State)
 		assert.NotNil(t, recv(t, direct, "ready again"))
-	})
-}
-
-// A ForIdentity supervisor waits for its identity: calls wait as while
-// connecting and are answered once it connects; a ForIdentity error makes
-// it failed, every call failing with it.
-func TestSupervisorLearnsItsServerFromAnIdentity(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		mem := &memory{}
-		t.Cleanup(mem.closeAll)
-		identityOf := func(m any) (string, bool) { s, ok := m.(string); return s, ok }
-		var asked []string
-		system, pid := startSupervisor(t, actors.SupervisorConfig{
-			IdentityOf: identityOf,
-			ForIdentity: func(id string) (actors.ConnectionConfig, error) {
-				asked = append(asked, id)
-				return actors.ConnectionConfig{Transport: mem}, nil
-			},
-		})
-		in := newInbox(t, system)
-		in.send(system, pid, &messages.CallTool{ID: 1, Name: "add", Arguments: []byte(`{"a":3,"b":4}`)})
-		synctest.Wait()
-		in.empty(t)
-		assert.Zero(t, mem.opened(), "no server before the identity")
-		system.Root.Send(pid, "alpha")
-		assert.Equal(t, "7", textOf(t, in.reply(t)))
-		system.Root.Send(pid, "beta") // a second identity changes nothing
-		synctest.Wait()
-		assert.Equal(t, []string{"alpha"}, asked)
-		assert.Equal(t, 1, mem.opened())
-
-		other, failing := startSupervisor(t, actors.SupervisorConfig{
-			IdentityOf: identityOf,
-			ForIdentity: func(string) (actors.ConnectionConfig, error) {
-				return actors.ConnectionConfig{}, errors.New("no such server")
-			},
-		})
-		other.Root.Send(failing, "gamma")
-		r := ask(t, other, failing, &messages.CallTool{ID: 2, Name: "add"}).(*messages.CallToolReply)
-		require.NotNil(t, r.Failure)
-		assert.Contains(t, r.Failure.Message, "no such server")
-		f, ok := ask(t, other, failing, &messages.AwaitReady{}).(*messages.Failure)
-		require.True(t, ok)
-		assert.Contains(t, f.Message, "no such server")
 	})
 }
 

@@ -9,6 +9,9 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/cluster"
 
+	"go.uber.org/zap"
+
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/internal/core/attach"
 	"github.com/cuca-go/mcpconnector/internal/core/named"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
@@ -24,50 +27,76 @@ const KindName = "mcp-connection"
 // finish unless [WithDrainTimeout] says otherwise. It is below
 // plugin.DefaultLossGrace, so that a member leaving gracefully answers its
 // calls before callers give up.
-const DefaultDrainTimeout = plugin.DefaultDrainTimeout
+const DefaultDrainTimeout = 2 * time.Second
+
+// KindOption configures the grains of [NewKind], on the member that hosts
+// them.
+type KindOption func(*kindOptions)
+
+type kindOptions struct {
+	plugin       []plugin.Option
+	drainTimeout time.Duration
+}
 
 // WithDrainTimeout sets how long a grain that is being stopped (its member
 // leaving, or it moving to another member) lets its calls in flight finish
 // before its connection closes; default [DefaultDrainTimeout]. Zero or
-// negative means the default. It is an option of [NewKind]; passed to
-// [Connect] or plugin.Connect, it fails them with
-// plugin.ErrValidation.
-func WithDrainTimeout(d time.Duration) plugin.Option { return plugin.WithDrainTimeout(d) }
+// negative means the default.
+func WithDrainTimeout(d time.Duration) KindOption {
+	return func(o *kindOptions) { o.drainTimeout = d }
+}
+
+// WithPluginOptions gives every grain's connection the plugin options of
+// the hosting member: logger, client info, connect timeout, client options
+// and input handlers, backoff, restart budget, breaker, reconnect wait,
+// plugin.WithRetryIdempotent, plugin.WithToolRefresh (the list_changed
+// subscription), telemetry (plugin.SupervisorConfigOf's). An option of
+// calls (timeouts, status handlers, approval, progress, idle timeout,
+// result cap) or of a local plugin has no effect here: every grain then
+// answers every call with the plugin.ErrValidation error naming it, and so
+// [Connect] fails with it.
+func WithPluginOptions(opts ...plugin.Option) KindOption {
+	return func(o *kindOptions) { o.plugin = append(o.plugin, opts...) }
+}
 
 // NewKind returns the cluster kind whose grains are the connections to the
 // enabled servers of cfg, the grain identity being the server's name. Every
-// member should register it with the same config. opts govern the
-// connection on the hosting member: logger, client info, connect timeout,
-// client options and input handlers, backoff, restart budget, breaker,
-// reconnect wait, plugin.WithRetryIdempotent, plugin.WithToolRefresh (the
-// list_changed subscription), telemetry, [WithDrainTimeout]. A server's
-// "timeout" from cfg applies to calls made through [Connect] or a
-// clustered toolbox. An option of calls (timeouts, status handlers,
-// approval, progress, idle timeout, result cap) or of a local plugin has
-// no effect here: every grain then answers every call with the
-// plugin.ErrValidation error naming it, and so [Connect] fails with it.
+// member should register it with the same config. A server's "timeout"
+// from cfg applies to calls made through [Connect] or a clustered toolbox.
 // A first connection that fails is retried; an identity the config does
 // not name makes the grain answer every call with that error.
-func NewKind(cfg *mcpconfig.Config, opts ...plugin.Option) *cluster.Kind {
+func NewKind(cfg *mcpconfig.Config, opts ...KindOption) *cluster.Kind {
 	return cluster.NewKind(KindName, grainProps(func(server string) (transport.McpTransport, error) {
 		return serverTransport(cfg, server)
 	}, opts...))
 }
 
-// grainProps are the Props of a supervisor that is a cluster grain: spawned
-// by the cluster, it learns its identity from cluster.ClusterInit and
-// connects to the server transportFor(identity) names.
-func grainProps(transportFor func(identity string) (transport.McpTransport, error), opts ...plugin.Option) *actor.Props {
-	return plugin.IdentityProps(clusterIdentity, transportFor, opts...)
-}
-
-// clusterIdentity is the identity cluster.ClusterInit gives a grain.
-func clusterIdentity(msg any) (string, bool) {
-	init, ok := msg.(*cluster.ClusterInit)
-	if !ok || init.Identity == nil {
-		return "", false
+// grainProps are the Props of a grain, whose supervisor connects to the
+// server transportFor(identity) names.
+func grainProps(transportFor func(identity string) (transport.McpTransport, error), opts ...KindOption) *actor.Props {
+	var o kindOptions
+	for _, opt := range opts {
+		opt(&o)
 	}
-	return init.Identity.Identity, true
+	if o.drainTimeout <= 0 {
+		o.drainTimeout = DefaultDrainTimeout
+	}
+	sup, err := plugin.SupervisorConfigOf(o.plugin...)
+	forServer := func(server string) (actors.SupervisorConfig, error) {
+		if err != nil {
+			return actors.SupervisorConfig{}, err
+		}
+		t, err := transportFor(server)
+		if err != nil {
+			return actors.SupervisorConfig{}, err
+		}
+		cfg := sup
+		cfg.Connection.Transport = t
+		return cfg, nil
+	}
+	return actor.PropsFromProducer(func() actor.Actor {
+		return &grain{supervisor: forServer, drainTimeout: o.drainTimeout, logger: zap.NewNop()}
+	}, actor.WithReceiverMiddleware(drainOnPoison))
 }
 
 // Transport is the transport of server in cfg, named for logs and errors,

@@ -50,7 +50,7 @@ func startMembers(t *testing.T, n int, cfg *mcpconfig.Config, opts ...plugin.Opt
 	var members []*cluster.Cluster
 	for range n {
 		config := cluster.Configure(name, test.NewTestProvider(agent), disthash.New(),
-			remote.Configure("127.0.0.1", 0), cluster.WithKinds(grid.NewKind(cfg, opts...)))
+			remote.Configure("127.0.0.1", 0), cluster.WithKinds(grid.NewKind(cfg, grid.WithPluginOptions(opts...))))
 		c := cluster.New(actor.NewActorSystem(actor.WithLoggerFactory(quiet)), config)
 		c.StartMember()
 		members = append(members, c)

@@ -18,13 +18,13 @@ import (
 func TestOptionsWithNoEffectFailByName(t *testing.T) {
 	never := transport.NewStdio("/nonexistent/never-started")
 
-	_, err := plugin.Connect(context.Background(), never, plugin.WithLossGrace(time.Second), plugin.WithDrainTimeout(time.Second))
+	_, err := plugin.Connect(context.Background(), never, plugin.WithLossGrace(time.Second))
 	require.ErrorIs(t, err, plugin.ErrValidation)
-	assert.Contains(t, err.Error(), "WithLossGrace, WithDrainTimeout")
+	assert.Contains(t, err.Error(), "WithLossGrace")
 
-	_, err = plugin.Start(never, plugin.WithDrainTimeout(time.Second))
+	_, err = plugin.Start(never, plugin.WithLossGrace(time.Second))
 	require.ErrorIs(t, err, plugin.ErrValidation)
-	assert.Contains(t, err.Error(), "WithDrainTimeout")
+	assert.Contains(t, err.Error(), "WithLossGrace")
 
 	system := actor.NewActorSystem()
 	defer system.Shutdown()
@@ -46,18 +46,14 @@ func TestOptionsWithNoEffectFailByName(t *testing.T) {
 }
 
 // The options of the connection reach the supervisor config built from
-// them, the drain's default included.
+// them.
 func TestSupervisorConfigOfCarriesTheConnectionOptions(t *testing.T) {
 	sup, err := plugin.SupervisorConfigOf(plugin.WithConnectTimeout(7*time.Second), plugin.WithBackoff(time.Millisecond, time.Second))
 	require.NoError(t, err)
 	assert.Equal(t, 7*time.Second, sup.Connection.ConnectTimeout)
 	assert.Equal(t, time.Millisecond, sup.InitialBackoff)
 	assert.True(t, sup.RetryConnect)
-	assert.Equal(t, plugin.DefaultDrainTimeout, sup.DrainTimeout)
-
-	sup, err = plugin.SupervisorConfigOf(plugin.WithDrainTimeout(time.Minute))
-	require.NoError(t, err)
-	assert.Equal(t, time.Minute, sup.DrainTimeout)
+	assert.Nil(t, sup.Connection.Transport, "the host sets the transport")
 }
 
 // The deprecated timeout names are the new ones.

@@ -1,6 +1,10 @@
 package plugin
 
-import "time"
+import (
+	"time"
+
+	"github.com/cuca-go/mcpconnector/actors"
+)
 
 // supervision holds the options of reconnection; see [WithoutSupervision].
 type supervision struct {
@@ -16,7 +20,6 @@ type supervision struct {
 	callTimeoutSet  bool
 	toolTimeout     time.Duration
 	lossGrace       time.Duration
-	drainTimeout    time.Duration
 	coolDown        time.Duration
 	maxCoolDown     time.Duration
 }
@@ -148,4 +151,26 @@ func WithStatusHandler(h func(Status)) Option {
 			o.onStatus = append(o.onStatus, h)
 		}
 	}
+}
+
+// SupervisorConfigOf is the supervisor that opts describe, for a host that
+// spawns supervisors of its own (package grid does, for its grains): the
+// options of the connection itself ([WithLogger], [WithClientInfo],
+// [WithConnectTimeout], [WithClientOptions], [WithInputRequired],
+// [WithToolRefresh], the telemetry providers) and of supervision
+// ([WithBackoff], [WithRestartBudget], [WithBreakerCoolDown],
+// [WithReconnectWait], [WithRetryIdempotent]). Its Connection has no
+// transport: the host sets one. A first connection that fails is retried.
+// An option of calls or of the local plugin (timeouts, status handlers,
+// approval, progress, the idle timeout, the result cap, the actor system,
+// spawn, loss grace, WithoutSupervision) has no effect there and makes it
+// fail with [ErrValidation] naming it.
+func SupervisorConfigOf(opts ...Option) (actors.SupervisorConfig, error) {
+	o := applyOptions(opts)
+	if err := o.misplaced(roleHost, "", "configure"); err != nil {
+		return actors.SupervisorConfig{}, err
+	}
+	sup := o.supervisorConfig(o.connectionConfig(nil))
+	sup.RetryConnect = true
+	return sup, nil
 }

@@ -1,0 +1,215 @@
+package grid
+
+import (
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/cluster"
+	"go.uber.org/zap"
+
+	"github.com/cuca-go/mcpconnector/actors"
+	"github.com/cuca-go/mcpconnector/internal/core/wire"
+	"github.com/cuca-go/mcpconnector/messages"
+)
+
+// grain is the actor of one server's grain. It learns its server from the
+// cluster's ClusterInit and spawns an unchanged supervisor for it, as its
+// child. It is the serving side's edge of the cluster: what arrives in a
+// wire form it reads as the plain message (and the supervisor answers
+// through wire.Send, as ConnectionConfig.Deliver); it remembers the
+// facades on other members that sent calls, to tell them of its hand-over;
+// and when the cluster stops it (a PoisonPill: its member leaves, or it
+// moves), it lets the calls in flight finish, bounces what the supervisor
+// never sent and what arrives meanwhile as dead letters (the facades send
+// those again, to its next home), then stops.
+type grain struct {
+	// supervisor is the supervisor's config for a server, or why there is
+	// none.
+	supervisor   func(server string) (actors.SupervisorConfig, error)
+	drainTimeout time.Duration
+	logger       *zap.Logger
+
+	sup     *actor.PID
+	conn    *actor.PID        // the connection while it is ready (OnDirect); written on sup's goroutine
+	failure *messages.Failure // the server has no supervisor: every call fails with it
+
+	draining   bool
+	drainTimer *time.Timer
+	callers    map[callerKey]*actor.PID
+}
+
+// callerKey is a facade's reply process: a PID without its RequestId.
+type callerKey struct{ address, id string }
+
+// Internal messages: the cluster's stop, turned into a drain by
+// drainOnPoison, and the end of the drain's time.
+type (
+	drain        struct{}
+	drainExpired struct{}
+)
+
+func (*drainExpired) IgnoreDeadLetterLogging() {}
+
+// drainOnPoison turns the PoisonPill by which the cluster stops a grain
+// into a drain, which stops the grain when it is done: protoactor would
+// stop it at once.
+func drainOnPoison(next actor.ReceiverFunc) actor.ReceiverFunc {
+	return func(c actor.ReceiverContext, env *actor.MessageEnvelope) {
+		if _, ok := env.Message.(*actor.PoisonPill); ok {
+			env = &actor.MessageEnvelope{Header: env.Header, Message: &drain{}, Sender: env.Sender}
+		}
+		next(c, env)
+	}
+}
+
+// Receive reads as the grain's protocol.
+func (g *grain) Receive(ctx actor.Context) {
+	switch msg := ctx.Message().(type) {
+	case *cluster.ClusterInit:
+		if msg.Identity != nil {
+			g.start(ctx, msg.Identity.Identity)
+		}
+	case *directConn:
+		g.conn = msg.pid
+	case *drain:
+		g.beginDrain(ctx)
+	case *actors.CallsFinished:
+		for _, u := range msg.Unsent {
+			g.bounce(ctx, u.Sender)
+		}
+		ctx.Stop(ctx.Self())
+	case *drainExpired:
+		g.logger.Warn("mcp grain stopping with calls still in flight", zap.Duration("drain_timeout", g.drainTimeout))
+		ctx.Stop(ctx.Self())
+	case *actor.Stopped:
+		if g.drainTimer != nil {
+			g.drainTimer.Stop()
+		}
+		g.handOver(ctx)
+	case actor.SystemMessage, actor.AutoReceiveMessage:
+	default:
+		g.serve(ctx, wire.Plain(msg))
+	}
+}
+
+// start spawns the supervisor of server.
+func (g *grain) start(ctx actor.Context, server string) {
+	if g.sup != nil || g.failure != nil {
+		return
+	}
+	cfg, err := g.supervisor(server)
+	if err != nil {
+		g.failure = &messages.Failure{Kind: messages.FailureInternal, Op: "connect", Message: err.Error()}
+		return
+	}
+	cfg.Connection.Deliver = wire.Send
+	if cfg.Connection.Logger != nil {
+		g.logger = cfg.Connection.Logger.With(zap.String("mcp_server", server))
+	}
+	self, system := ctx.Self(), ctx.ActorSystem()
+	cfg.OnDirect = func(conn *actor.PID) { system.Root.Send(self, &directConn{conn}) }
+	g.sup = ctx.Spawn(actors.NewSupervisorProps(cfg))
+}
+
+// directConn is the supervisor's OnDirect, sent to the grain: the
+// connection to send calls to straight, or nil.
+type directConn struct{ pid *actor.PID }
+
+func (*directConn) IgnoreDeadLetterLogging() {}
+
+// serve passes a message of the protocol on to the supervisor (a call, or
+// its cancellation, to the connection itself while it is ready), with its
+// sender.
+func (g *grain) serve(ctx actor.Context, msg any) {
+	call, isCall := msg.(*messages.CallTool)
+	switch {
+	case g.failure != nil:
+		g.fail(ctx, msg)
+	case isCall && g.draining:
+		g.bounce(ctx, ctx.Sender())
+	case isCall:
+		g.noteCaller(ctx)
+		to := g.sup
+		if g.conn != nil {
+			to = g.conn
+		}
+		ctx.RequestWithCustomSender(to, call, ctx.Sender())
+	default:
+		if _, ok := msg.(*messages.CancelCall); ok && g.conn != nil {
+			ctx.RequestWithCustomSender(g.conn, msg, ctx.Sender())
+			return
+		}
+		ctx.RequestWithCustomSender(g.sup, msg, ctx.Sender())
+	}
+}
+
+// fail answers msg with the grain's failure.
+func (g *grain) fail(ctx actor.Context, msg any) {
+	if ctx.Sender() == nil {
+		return
+	}
+	switch m := msg.(type) {
+	case *messages.CallTool:
+		f := *g.failure
+		f.Op = messages.CallOp(m.Name)
+		wire.Send(ctx.ActorSystem(), ctx.Sender(), &messages.CallToolReply{ID: m.ID, Failure: &f})
+	case *messages.CancelCall, *messages.WatchTools, *messages.UnwatchTools:
+	default:
+		wire.Send(ctx.ActorSystem(), ctx.Sender(), g.failure)
+	}
+}
+
+// beginDrain starts the drain: the supervisor answers once its calls in
+// flight are done, handing back what it never sent; the drain's time
+// bounds the wait.
+func (g *grain) beginDrain(ctx actor.Context) {
+	if g.draining {
+		return
+	}
+	g.draining = true
+	if g.sup == nil {
+		ctx.Stop(ctx.Self())
+		return
+	}
+	ctx.Request(g.sup, &actors.FinishCalls{})
+	self, system := ctx.Self(), ctx.ActorSystem()
+	g.drainTimer = time.AfterFunc(g.drainTimeout, func() { system.Root.Send(self, &drainExpired{}) })
+}
+
+// bounce answers a call that never reached the server with protoactor's
+// dead-letter answer: a facade elsewhere sends it again, to the grain's
+// next home.
+func (g *grain) bounce(ctx actor.Context, to *actor.PID) {
+	if to != nil {
+		ctx.Send(to, &actor.DeadLetterResponse{Target: ctx.Self()})
+	}
+}
+
+// noteCaller remembers the facade on another member that sent the call
+// ctx is receiving, to tell it of the hand-over.
+func (g *grain) noteCaller(ctx actor.Context) {
+	sender := ctx.Sender()
+	if !wire.Remote(ctx.ActorSystem(), sender) {
+		return
+	}
+	k := callerKey{sender.Address, sender.Id}
+	if _, ok := g.callers[k]; ok {
+		return
+	}
+	if g.callers == nil {
+		g.callers = map[callerKey]*actor.PID{}
+	}
+	g.callers[k] = &actor.PID{Address: sender.Address, Id: sender.Id}
+}
+
+// handOver tells every facade elsewhere that sent calls to this grain that
+// it has stopped, after its supervisor and connection (children, stopped
+// before this) answered everything they received: what the facades still
+// wait for from it never reached the server. The message follows those
+// answers on the wire.
+func (g *grain) handOver(ctx actor.Context) {
+	for _, pid := range g.callers {
+		wire.Request(ctx.ActorSystem(), pid, &messages.HandedOver{}, ctx.Self())
+	}
+	g.callers = nil
+}
