@@ -191,7 +191,7 @@ func (l *localLink) Reconnect(ctx context.Context) (*messages.Ready, error) {
 // ask sends msg (AwaitReady, Reconnect) and reads the answer: the tools
 // are stored already (the supervisor's OnReady), a failure is the error.
 func (l *localLink) ask(ctx context.Context, msg any) (*messages.Ready, error) {
-	return reply.AskReady(ctx, l.system, l.pid, msg)
+	return reply.AskReady(ctx, l.system, l.pid, msg, reply.Codec{})
 }
 
 // RefreshTools asks the connection, which publishes the listing, failed or

@@ -18,12 +18,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuca-go/mcpconnector/internal/core/reply"
+	"github.com/cuca-go/mcpconnector/internal/core/wire"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testremote"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 
-// Asking an actor on another member: the question leaves in its wire form
-// and the answer, a wire form, comes back as its plain message.
+// Asking an actor on another member with grid's codec (the wire forms):
+// the question leaves in its wire form and the answer, a wire form, comes
+// back as its plain message.
 func TestAskAcrossRemote(t *testing.T) {
 	quiet := actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) })
 	host, caller := actor.NewActorSystem(quiet), actor.NewActorSystem(quiet)
@@ -47,7 +49,8 @@ func TestAskAcrossRemote(t *testing.T) {
 	defer cancel()
 	// A PID of the caller's own, as another member has: a PID caches the
 	// process it resolves to.
-	got, err := reply.Ask(ctx, caller, actor.NewPID(pid.Address, pid.Id), &messages.Reconnect{})
+	got, err := reply.Ask(ctx, caller, actor.NewPID(pid.Address, pid.Id), &messages.Reconnect{},
+		reply.Codec{Request: wire.Request, Read: wire.Plain})
 	require.NoError(t, err)
 	assert.Equal(t, "*messages.WireReconnect", <-seen, "the question crossed as its wire form")
 	f, ok := got.(*messages.Failure)

@@ -36,20 +36,20 @@ func TestAsk(t *testing.T) {
 			c.Respond("re: " + m)
 		}
 	}))
-	got, err := reply.Ask(context.Background(), system, pid, "hello")
+	got, err := reply.Ask(context.Background(), system, pid, "hello", reply.Codec{})
 	require.NoError(t, err)
 	assert.Equal(t, "re: hello", got)
 
 	before := registered(system)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-asked; cancel() }()
-	got, err = reply.Ask(ctx, system, pid, "silence")
+	got, err = reply.Ask(ctx, system, pid, "silence", reply.Codec{})
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Nil(t, got)
 	assert.Equal(t, before, registered(system), "the mailbox is unregistered")
 
 	require.NoError(t, system.Root.StopFuture(pid).Wait())
-	got, err = reply.Ask(context.Background(), system, pid, "anyone?")
+	got, err = reply.Ask(context.Background(), system, pid, "anyone?", reply.Codec{})
 	require.NoError(t, err)
 	assert.IsType(t, &actor.DeadLetterResponse{}, got)
 }
