@@ -8,14 +8,16 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/cuca-go/mcpconnector/auth"
+	"github.com/cuca-go/mcpconnector/internal/core/directcall"
 )
 
 // The wire forms: every message of the protocol has a protobuf form
 // (wire.proto, the generated Wire* types), which is what travels between
-// the members of a cluster. The actors convert at their own edges: a
-// message bound for another member goes out as [ToWire] makes it, and an
-// actor that receives a wire form reads it as [FromWire] gives it back, so
-// the code on both sides only ever handles the plain messages. Nothing here
+// the members of a cluster. Package grid converts at its own edges (its
+// grain and its facade's link): a message bound for another member goes out
+// as [ToWire] makes it, and what arrives in a wire form is read as
+// [FromWire] gives it back, so the code on both sides only ever handles the
+// plain messages. Nothing here
 // names the cluster's transport: any carrier of protobuf messages will do.
 
 // ToWire returns the wire form of msg, a message of this package, and
@@ -166,8 +168,10 @@ func (w *WireCallToolReply) plain() *CallToolReply {
 		m.Failure = w.Failure.plain()
 	}
 	if len(w.ResultJson) > 0 {
-		m.Result = new(mcp.CallToolResult)
-		if err := json.Unmarshal(w.ResultJson, m.Result); err != nil {
+		// The direct path's decoder: go-sdk's reads every result through a
+		// new 32 KiB buffer; this one decides every result as go-sdk's does.
+		var err error
+		if m.Result, err = directcall.DecodeCallToolResult(w.ResultJson); err != nil {
 			// The result was valid when it left; failing the call beats
 			// dropping it.
 			m.Result = nil
