@@ -76,11 +76,6 @@ type ConnectionConfig struct {
 	// restarts, set by a supervisor, is its restart count, which a
 	// connection attempt's span records.
 	restarts *atomic.Int64
-
-	// giveUp, set by a supervisor that has given up, makes a (re)started
-	// connection end at once with that failure, answering whatever is left
-	// in its mailbox instead of dialing.
-	giveUp *atomic.Pointer[messages.Failure]
 }
 
 // sendAsIs is the Deliver of a host whose callers are all in its process.
@@ -313,12 +308,6 @@ func (c *McpConnection) receive(ctx actor.Context, message any) {
 	switch msg := message.(type) {
 	case *actor.Started:
 		c.self, c.system, c.parent = ctx.Self(), ctx.ActorSystem(), ctx.Parent()
-		if c.cfg.giveUp != nil {
-			if f := c.cfg.giveUp.Load(); f != nil {
-				c.end(f)
-				return
-			}
-		}
 		c.startDial()
 	case *dialDone:
 		c.onDialDone(msg)

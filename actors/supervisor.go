@@ -137,7 +137,6 @@ type McpSupervisor struct {
 	system *actor.ActorSystem
 	child  *actor.PID
 	sup    actor.Supervisor // the supervisor side of our own context
-	giveUp atomic.Pointer[messages.Failure]
 	// restartCount mirrors status.Restarts for the connection's telemetry.
 	restartCount atomic.Int64
 	lostAt       time.Time // when the ready session was lost, until the next is ready
@@ -236,7 +235,6 @@ func (*waitExpired) IgnoreDeadLetterLogging()  {}
 
 func newSupervisor(cfg SupervisorConfig) *McpSupervisor {
 	s := &McpSupervisor{cfg: cfg}
-	s.cfg.Connection.giveUp = &s.giveUp
 	s.cfg.Connection.restarts = &s.restartCount
 	return s
 }
@@ -413,10 +411,9 @@ func (s *McpSupervisor) openBreaker(child *actor.PID, f *messages.Failure, now t
 	s.backoff = time.AfterFunc(s.coolDown, func() { s.system.Root.Send(s.self, &coolDownOver{}) })
 }
 
-// tryAgain restarts the tombstone child as a connection that dials: after
-// a cool-down, or when the host asks.
+// tryAgain restarts the failed child as a connection that dials: after a
+// cool-down, or when the host asks.
 func (s *McpSupervisor) tryAgain() {
-	s.giveUp.Store(nil)
 	s.final = nil
 	// Counted before the status that announces the try, as a backoff's is.
 	s.countRestart()
@@ -511,14 +508,13 @@ func (s *McpSupervisor) jitter() float64 {
 	return rand.Float64()
 }
 
-// abandon stops retrying, until a cool-down or a Reconnect: the child
-// restarts once more as a tombstone that answers whatever is in its
-// mailbox with f, and every waiting call fails with f.
+// abandon stops retrying, until a cool-down or a Reconnect: the failed
+// child resumes as it ended, answering whatever is left in its mailbox
+// with its failure (it dials nothing), and every waiting call fails with f.
 func (s *McpSupervisor) abandon(child *actor.PID, f *messages.Failure) {
-	s.giveUp.Store(f)
 	s.final = f
 	s.status.LastFailure = f // the circuit-open form of the failure just noted
-	s.sup.RestartChildren(child)
+	s.sup.ResumeChildren(child)
 	if s.phase.retrying() {
 		s.setPhase(phaseFirstFailed) // still never up: calls say so
 	} else {
@@ -688,7 +684,6 @@ func (s *McpSupervisor) stop() {
 		s.backoff.Stop()
 	}
 	f := &messages.Failure{Kind: messages.FailureInternal, Op: "session", Message: "connection closed"}
-	s.giveUp.Store(f)
 	s.final = f
 	s.answerFinishing()
 	s.failWaiting(f)

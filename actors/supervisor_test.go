@@ -672,3 +672,39 @@ func TestSupervisorStatusAfterRecovery(t *testing.T) {
 		assert.Equal(t, lostAt.Add(time.Second), time.Now())
 	})
 }
+
+// After a final failure the failed connection stays as it ended (no
+// restart, nothing dialed): a call that reaches it straight, as one a
+// facade sent before it heard of the failure, is answered with the failure,
+// not lost.
+func TestSupervisorFinalFailureLeavesTheChildAnswering(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := &memory{}
+		t.Cleanup(mem.closeAll)
+		direct := make(chan *actor.PID, 16)
+		system, pid, sts := spawnSupervisor(t, actors.SupervisorConfig{
+			Connection:     actors.ConnectionConfig{Transport: mem},
+			InitialBackoff: time.Second, MaxBackoff: time.Second,
+			OnDirect: func(conn *actor.PID) {
+				if conn != nil {
+					direct <- conn
+				}
+			},
+		})
+		sts.until(t, actors.Ready)
+		conn := recv(t, direct, "the ready connection")
+		mem.refuseAll(transport.ErrNotSupported)
+		mem.kill()
+		assert.Equal(t, actors.Failed, sts.until(t, actors.Failed).State)
+		opened := mem.opened()
+
+		r := ask(t, system, conn, &messages.CallTool{ID: 9, Name: "add"}).(*messages.CallToolReply)
+		require.NotNil(t, r.Failure, "the failed connection answers")
+		assert.Equal(t, uint64(9), r.ID)
+		r = ask(t, system, pid, &messages.CallTool{ID: 10, Name: "add"}).(*messages.CallToolReply)
+		require.NotNil(t, r.Failure)
+		assert.Equal(t, messages.FailureNotSupported, r.Failure.Kind)
+		synctest.Wait()
+		assert.Equal(t, opened, mem.opened(), "nothing dialed after the final failure")
+	})
+}
