@@ -118,7 +118,7 @@ func (w toolWatchers) tell(system *actor.ActorSystem, deliver func(*actor.ActorS
 // otherwise the answer is the list in force, or the failure.
 func (s *McpSupervisor) onRefresh(ctx actor.Context, msg *messages.RefreshTools) {
 	switch {
-	case s.phase.retrying():
+	case s.retrying():
 		s.reply(ctx.Sender(), s.status.LastFailure)
 	case s.status.State == Ready:
 		s.forward(ctx)
@@ -129,7 +129,7 @@ func (s *McpSupervisor) onRefresh(ctx actor.Context, msg *messages.RefreshTools)
 			s.waiters = append(s.waiters, ctx.Sender())
 		}
 	default:
-		s.reply(ctx.Sender(), s.final)
+		s.reply(ctx.Sender(), s.final())
 	}
 }
 

@@ -145,21 +145,20 @@ type McpSupervisor struct {
 	// cool-down grows with the outage.
 	outageSince time.Time
 
-	status   Status
-	final    *messages.Failure // what every call fails with once failed or closed
+	// phase is the supervisor's one state; Status.State, the breaker and
+	// what calls fail with derive from it (and from whether a session was
+	// ever up: ready).
+	phase    phase
+	status   Status // what OnStatus was last told
 	ready    *messages.Ready
 	waiters  []*actor.PID // AwaitReady senders until the first session
 	queue    []*waitingCall
 	nextWait uint64
 	failures int         // consecutive failures since the last ready session
-	phase    phase       // where the supervisor is; status.State is its public face
 	restarts []time.Time // restart times inside the window
 	backoff  *time.Timer
 	watchers toolWatchers // WatchTools senders: facades elsewhere
 
-	// The breaker: open once the restart budget is spent, until the
-	// cool-down passes; then half-open for one reconnection.
-	breaker  breakerState
 	coolDown time.Duration // the breaker's current cool-down
 	// Reconnect senders, answered by the next ready session or failure.
 	reconnectWaiters []*actor.PID
@@ -168,21 +167,11 @@ type McpSupervisor struct {
 	finishing []finishing
 }
 
-// breakerState is where the breaker is, named as circuit breakers name
-// their states: closed (restarts within the budget), open (calls fail at
-// once until the cool-down passes), half-open (one reconnection on trial).
-type breakerState int
-
-const (
-	breakerClosed breakerState = iota
-	breakerOpen
-	breakerHalfOpen
-)
-
-// phase is the supervisor's one state: the public [State] of [Status]
-// tells most of them apart, and two more say that RetryConnect is retrying
-// a first connection that never came up (calls fail at once with its last
-// failure instead of waiting for it).
+// phase is the supervisor's one state. The public [State] of [Status]
+// derives from it, and so does the breaker, named as circuit breakers name
+// their states: closed (every phase but two), open (phaseOpen: calls fail
+// at once until the cool-down passes) and half-open (phaseHalfOpen: one
+// reconnection on trial).
 type phase int
 
 const (
@@ -191,18 +180,27 @@ const (
 	phaseFirstRetry                // RetryConnect: the first session is not up; a retry is under way (Connecting)
 	phaseReady                     // a session is up; calls go to it
 	phaseReconnecting              // the session was lost; calls wait for the next
-	phaseFailed                    // final until a cool-down or a Reconnect; calls fail with final
+	phaseOpen                      // the breaker is open until its cool-down; calls fail at once (Failed)
+	phaseHalfOpen                  // the cool-down has passed; one reconnection on trial
+	phaseFailed                    // final until a Reconnect; calls fail with the last failure
 	phaseClosed                    // stopping or stopped
 )
 
-// state is the phase's public face.
-func (p phase) state() State {
-	switch p {
+// state is the phase's public face. A session that was never up (no
+// ready list) makes the half-open trial a Connecting; otherwise it is a
+// Reconnecting.
+func (s *McpSupervisor) state() State {
+	switch s.phase {
 	case phaseConnecting, phaseFirstRetry:
 		return Connecting
 	case phaseReady:
 		return Ready
 	case phaseReconnecting:
+		return Reconnecting
+	case phaseHalfOpen:
+		if s.ready == nil {
+			return Connecting
+		}
 		return Reconnecting
 	case phaseClosed:
 		return Closed
@@ -212,8 +210,31 @@ func (p phase) state() State {
 }
 
 // retrying reports whether RetryConnect is retrying a first connection
-// that never came up.
-func (p phase) retrying() bool { return p == phaseFirstFailed || p == phaseFirstRetry }
+// that never came up: calls fail at once with its last failure instead of
+// waiting for it. (The breaker opens on a first connection only under
+// RetryConnect.)
+func (s *McpSupervisor) retrying() bool {
+	switch s.phase {
+	case phaseFirstFailed, phaseFirstRetry:
+		return true
+	case phaseOpen, phaseHalfOpen:
+		return s.ready == nil
+	}
+	return false
+}
+
+// final is what every call fails with once failed or closed.
+func (s *McpSupervisor) final() *messages.Failure {
+	if s.phase == phaseClosed {
+		return closedFailure()
+	}
+	return s.status.LastFailure
+}
+
+// closedFailure is the failure of what a stopping supervisor still holds.
+func closedFailure() *messages.Failure {
+	return &messages.Failure{Kind: messages.FailureInternal, Op: "session", Message: "connection closed"}
+}
 
 type waitingCall struct {
 	seq    uint64
@@ -272,15 +293,15 @@ func (s *McpSupervisor) receive(ctx actor.Context, message any) {
 		s.watchers.remove(msg.Who) // a watcher's member is gone
 	case *restartChild:
 		s.backoff = nil
-		if s.phase == phaseReconnecting || s.phase.retrying() {
+		switch s.phase {
+		case phaseReconnecting, phaseFirstFailed, phaseFirstRetry:
 			s.sup.RestartChildren(s.child)
 			s.system.Root.RequestWithCustomSender(s.child, &messages.AwaitReady{}, s.self)
 		}
 	case *coolDownOver:
 		s.backoff = nil
-		if s.breaker == breakerOpen {
-			s.breaker = breakerHalfOpen
-			s.tryAgain()
+		if s.phase == phaseOpen {
+			s.tryAgain(phaseHalfOpen)
 		}
 	case *messages.Reconnect:
 		s.onReconnect(ctx)
@@ -319,7 +340,7 @@ func (s *McpSupervisor) log() *zap.Logger {
 func (s *McpSupervisor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor, child *actor.PID,
 	_ *actor.RestartStatistics, reason any, _ any) {
 	s.sup = sup
-	if s.status.State == Closed {
+	if s.phase == phaseClosed {
 		return // stopping: the child is being stopped with us
 	}
 	s.answerFinishing() // the child's calls in flight have failed
@@ -335,21 +356,21 @@ func (s *McpSupervisor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor
 	if permanent(f) {
 		s.log().Warn("mcp connection failed; not retried until asked",
 			zap.String("cause", f.Error()))
-		s.abandon(child, f)
+		s.abandon(child, f, phaseFailed)
 		return
 	}
-	first := s.ready == nil && (s.phase == phaseConnecting || s.phase.retrying())
+	first := s.ready == nil && (s.phase == phaseConnecting || s.retrying())
 	if first && !s.cfg.RetryConnect {
 		// The first connection never came up: that is Connect's error,
 		// not a reason to loop.
-		s.abandon(child, f)
+		s.abandon(child, f, phaseFailed)
 		return
 	}
 	now := time.Now()
 	if s.outageSince.IsZero() {
 		s.outageSince = now
 	}
-	if s.breaker == breakerHalfOpen {
+	if s.phase == phaseHalfOpen {
 		s.openBreaker(child, f, now)
 		return
 	}
@@ -384,7 +405,7 @@ func permanent(f *messages.Failure) bool {
 }
 
 // openBreaker stops restarting after the budget is spent (or a half-open
-// try failed): the child rests as a tombstone, calls fail at once with f's
+// try failed): the failed child rests as it ended, calls fail at once with f's
 // cause and when the next try is, and after the cool-down one
 // reconnection is tried. The cool-down grows with the outage
 // (coolDownFor).
@@ -397,27 +418,31 @@ func (s *McpSupervisor) openBreaker(child *actor.PID, f *messages.Failure, now t
 	next := now.Add(s.coolDown)
 	g := *f
 	g.CircuitOpen = true
-	if s.breaker == breakerHalfOpen {
+	if s.phase == phaseHalfOpen {
 		g.Message = fmt.Sprintf("circuit open: the reconnection after the cool-down failed too; next try at %s (in %s); last failure: %s",
 			next.UTC().Format(time.TimeOnly), s.coolDown.Round(time.Millisecond), f.Message)
 	} else {
 		g.Message = fmt.Sprintf("circuit open: %d restarts failed within %s; next try at %s (in %s); last failure: %s",
 			n, span.Round(time.Millisecond), next.UTC().Format(time.TimeOnly), s.coolDown.Round(time.Millisecond), f.Message)
 	}
-	s.breaker = breakerOpen
 	s.log().Warn("mcp connection failed; circuit open",
 		zap.String("cause", f.Error()), zap.Duration("cool_down", s.coolDown))
-	s.abandon(child, &g)
+	s.abandon(child, &g, phaseOpen)
 	s.backoff = time.AfterFunc(s.coolDown, func() { s.system.Root.Send(s.self, &coolDownOver{}) })
 }
 
 // tryAgain restarts the failed child as a connection that dials: after a
-// cool-down, or when the host asks.
-func (s *McpSupervisor) tryAgain() {
-	s.final = nil
+// cool-down (as phaseHalfOpen), or when the host asks (as the phase of a
+// try: phaseHalfOpen is never given then).
+func (s *McpSupervisor) tryAgain(trial phase) {
 	// Counted before the status that announces the try, as a backoff's is.
 	s.countRestart()
 	switch {
+	case trial == phaseHalfOpen:
+		if s.ready != nil && s.lostAt.IsZero() {
+			s.lostAt = time.Now()
+		}
+		s.setPhase(phaseHalfOpen)
 	case s.ready == nil && s.cfg.RetryConnect:
 		s.setPhase(phaseFirstRetry)
 	case s.ready == nil:
@@ -442,12 +467,12 @@ func (s *McpSupervisor) onReconnect(ctx actor.Context) {
 		s.reply(ctx.Sender(), s.ready)
 		return
 	case s.status.State == Closed:
-		s.reply(ctx.Sender(), s.final)
+		s.reply(ctx.Sender(), s.final())
 		return
 	case s.sup == nil:
 		// Never failed yet: wait with the first connection.
 		if s.status.State == Failed {
-			s.reply(ctx.Sender(), s.final)
+			s.reply(ctx.Sender(), s.final())
 			return
 		}
 	case s.status.State == Failed:
@@ -455,10 +480,10 @@ func (s *McpSupervisor) onReconnect(ctx actor.Context) {
 			s.backoff.Stop()
 			s.backoff = nil
 		}
-		s.breaker, s.coolDown = breakerClosed, 0
+		s.coolDown = 0 // the breaker closes: the phase of the try says so
 		s.restarts, s.failures = nil, 0
 		s.outageSince = time.Time{} // the host's try starts the count anew
-		s.tryAgain()
+		s.tryAgain(phaseConnecting)
 	}
 	if ctx.Sender() != nil {
 		s.reconnectWaiters = append(s.reconnectWaiters, ctx.Sender())
@@ -508,24 +533,28 @@ func (s *McpSupervisor) jitter() float64 {
 	return rand.Float64()
 }
 
-// abandon stops retrying, until a cool-down or a Reconnect: the failed
-// child resumes as it ended, answering whatever is left in its mailbox
-// with its failure (it dials nothing), and every waiting call fails with f.
-func (s *McpSupervisor) abandon(child *actor.PID, f *messages.Failure) {
-	s.final = f
+// abandon stops retrying, until a cool-down (to phaseOpen) or a Reconnect:
+// the failed child resumes as it ended, answering whatever is left in its
+// mailbox with its failure (it dials nothing), and every waiting call
+// fails with f.
+func (s *McpSupervisor) abandon(child *actor.PID, f *messages.Failure, to phase) {
 	s.status.LastFailure = f // the circuit-open form of the failure just noted
 	s.sup.ResumeChildren(child)
-	if s.phase.retrying() {
+	switch {
+	case to == phaseOpen:
+		s.setPhase(phaseOpen)
+	case s.retrying():
 		s.setPhase(phaseFirstFailed) // still never up: calls say so
-	} else {
+	default:
 		s.setPhase(phaseFailed)
 	}
 	s.failWaiting(f)
 }
 
 func (s *McpSupervisor) onReady(r *messages.Ready) {
+	trial := s.phase == phaseHalfOpen
 	switch s.phase {
-	case phaseConnecting, phaseReconnecting, phaseFirstFailed, phaseFirstRetry:
+	case phaseConnecting, phaseReconnecting, phaseFirstFailed, phaseFirstRetry, phaseHalfOpen:
 	default:
 		return
 	}
@@ -535,8 +564,8 @@ func (s *McpSupervisor) onReady(r *messages.Ready) {
 	s.ready = r
 	s.failures = 0
 	s.outageSince = time.Time{}
-	if s.breaker != breakerClosed {
-		s.breaker, s.coolDown = breakerClosed, 0
+	if trial { // the breaker closes
+		s.coolDown = 0
 		s.restarts = nil
 	}
 	s.answerReconnects(r)
@@ -587,7 +616,7 @@ func (s *McpSupervisor) logToolChanges(old, cur *messages.Ready) {
 }
 
 func (s *McpSupervisor) onAwaitReady(ctx actor.Context) {
-	if s.phase.retrying() {
+	if s.retrying() {
 		s.reply(ctx.Sender(), s.status.LastFailure)
 		return
 	}
@@ -599,12 +628,12 @@ func (s *McpSupervisor) onAwaitReady(ctx actor.Context) {
 			s.waiters = append(s.waiters, ctx.Sender())
 		}
 	default:
-		s.reply(ctx.Sender(), s.final)
+		s.reply(ctx.Sender(), s.final())
 	}
 }
 
 func (s *McpSupervisor) onCallTool(ctx actor.Context, msg *messages.CallTool) {
-	if s.phase.retrying() {
+	if s.retrying() {
 		// No session has ever been up: nothing says one will be soon.
 		f := *s.status.LastFailure
 		f.Op, f.Message = messages.CallOp(msg.Name), "the server has not come up: "+f.Message
@@ -625,7 +654,7 @@ func (s *McpSupervisor) onCallTool(ctx actor.Context, msg *messages.CallTool) {
 		w.timer = time.AfterFunc(wait, func() { s.system.Root.Send(s.self, &waitExpired{seq: seq}) })
 		s.queue = append(s.queue, w)
 	default:
-		f := *s.final
+		f := *s.final()
 		f.Op = messages.CallOp(msg.Name)
 		s.reply(ctx.Sender(), &messages.CallToolReply{ID: msg.ID, Failure: &f})
 	}
@@ -683,8 +712,7 @@ func (s *McpSupervisor) stop() {
 	if s.backoff != nil {
 		s.backoff.Stop()
 	}
-	f := &messages.Failure{Kind: messages.FailureInternal, Op: "session", Message: "connection closed"}
-	s.final = f
+	f := closedFailure()
 	s.answerFinishing()
 	s.failWaiting(f)
 	s.answerReconnects(f)
@@ -708,7 +736,7 @@ func (s *McpSupervisor) countRestart() {
 // setPhase moves the supervisor to p and tells OnStatus.
 func (s *McpSupervisor) setPhase(p phase) {
 	s.phase = p
-	st := p.state()
+	st := s.state()
 	if st != Ready && s.cfg.OnDirect != nil {
 		s.cfg.OnDirect(nil)
 	}
