@@ -76,6 +76,11 @@ type ConnectionConfig struct {
 	// restarts, set by a supervisor, is its restart count, which a
 	// connection attempt's span records.
 	restarts *atomic.Int64
+	// background, set by a supervisor, counts the goroutines of every
+	// connection it has run: a restarted connection leaves its own to
+	// finish (a stdio child to reap) while the next one dials, and the
+	// last one's stop waits for them all.
+	background *sync.WaitGroup
 }
 
 // sendAsIs is the Deliver of a host whose callers are all in its process.
@@ -194,7 +199,7 @@ type McpConnection struct {
 	cancelDial context.CancelFunc
 	dialMu     sync.Mutex // guards stopped against a dial that finishes late
 	stopped    bool
-	wg         sync.WaitGroup // every goroutine this actor started
+	wg         *sync.WaitGroup // every goroutine this actor started (ConnectionConfig.background)
 }
 
 type queuedCall struct {
@@ -292,7 +297,10 @@ func (c *McpConnection) logTail(tail transport.StderrTail) {
 
 func newConnection(cfg ConnectionConfig) *McpConnection {
 	c := &McpConnection{cfg: cfg, inflight: map[uint64]*call{}, pruneAt: 64, tokens: map[string]*call{},
-		log: cfg.Logger.With(zap.String("mcp_server", transport.LabelOf(cfg.Transport)))}
+		log: cfg.Logger.With(zap.String("mcp_server", transport.LabelOf(cfg.Transport))), wg: cfg.background}
+	if c.wg == nil {
+		c.wg = new(sync.WaitGroup)
+	}
 	if cfg.Telemetry != nil {
 		c.peer = peerOf(cfg.Transport)
 	}
@@ -332,8 +340,15 @@ func (c *McpConnection) receive(ctx actor.Context, message any) {
 		c.checkFinished()
 	case *callFinished:
 		c.checkFinished()
-	case *actor.Stopping, *actor.Restarting:
-		c.shutdown()
+	case *actor.Restarting:
+		c.release()
+	case *actor.Stopping:
+		c.release()
+		// protoactor has no stop that ends later, by a message: the last
+		// connection's stop is the one wait, for the goroutines of every
+		// connection the supervisor ran (a stdio child's reaping is bounded
+		// by its TerminateTimeout), so that nothing outlives the actor.
+		c.wg.Wait()
 	}
 }
 
@@ -367,7 +382,7 @@ func (c *McpConnection) checkFinished() {
 // at the connect timeout that is a failure at once, whatever the attempt
 // is still doing. The attempt is then aborted (a stdio child is killed: a
 // server that ignores its closed stdin would cost its TerminateTimeout
-// twice over), and ends in the background; shutdown waits for it.
+// twice over), and ends in the background; the last stop waits for it.
 func (c *McpConnection) startDial() {
 	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.ConnectTimeout)
 	c.cancelDial = cancel
@@ -783,10 +798,12 @@ func (c *McpConnection) closeSession(s *mcp.ClientSession) {
 	}()
 }
 
-// shutdown runs on Stopping: it fails everything still open, closes the
-// session and waits for every goroutine of this actor, so that nothing
-// outlives it.
-func (c *McpConnection) shutdown() {
+// release runs on Restarting and Stopping: it fails everything still
+// open and closes the session. It waits for nothing: the goroutines end by
+// themselves (a call answers its caller, the session's close reaps its
+// child), and what they send this PID names this instance or its session,
+// which the next instance ignores.
+func (c *McpConnection) release() {
 	c.dialMu.Lock()
 	c.stopped = true
 	c.dialMu.Unlock()
@@ -797,7 +814,6 @@ func (c *McpConnection) shutdown() {
 	if c.state != ended {
 		c.end(&messages.Failure{Kind: messages.FailureInternal, Op: "session", Message: "connection closed"})
 	}
-	c.wg.Wait()
 	c.inflight = map[uint64]*call{}
 }
 

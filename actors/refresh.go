@@ -58,8 +58,11 @@ func (c *McpConnection) listAgain() {
 }
 
 func (c *McpConnection) onToolsListed(msg *toolsListed) {
+	if msg.session != c.session {
+		return // an earlier session's (or an earlier instance's) listing
+	}
 	c.listing = false
-	if msg.session != c.session || c.state != ready {
+	if c.state != ready {
 		return // the session ended meanwhile; end answered the waiters
 	}
 	if msg.err != nil {

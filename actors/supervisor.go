@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -257,6 +258,7 @@ func (*waitExpired) IgnoreDeadLetterLogging()  {}
 func newSupervisor(cfg SupervisorConfig) *McpSupervisor {
 	s := &McpSupervisor{cfg: cfg}
 	s.cfg.Connection.restarts = &s.restartCount
+	s.cfg.Connection.background = new(sync.WaitGroup)
 	return s
 }
 

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -14,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
@@ -707,4 +710,104 @@ func TestSupervisorFinalFailureLeavesTheChildAnswering(t *testing.T) {
 		synctest.Wait()
 		assert.Equal(t, opened, mem.opened(), "nothing dialed after the final failure")
 	})
+}
+
+// slowClose is a transport whose first session is with a server that
+// never answers and takes until release is closed to close, as a stdio
+// child that ignores its closed stdin: entered says the close began, ended
+// that it ended. Later sessions are memory's.
+type slowClose struct {
+	*memory
+	first          atomic.Bool
+	peer           *rawPeer
+	release        chan struct{}
+	entered, ended chan struct{}
+}
+
+func (s *slowClose) Open(l *zap.Logger) (mcp.Transport, error) {
+	if !s.first.CompareAndSwap(false, true) {
+		return s.memory.Open(l)
+	}
+	client, server := mcp.NewInMemoryTransports()
+	p, err := serveMute(server)
+	if err != nil {
+		return nil, err
+	}
+	s.peer = p
+	return &slowCloseTransport{Transport: client, s: s}, nil
+}
+
+type slowCloseTransport struct {
+	mcp.Transport
+	s *slowClose
+}
+
+func (t *slowCloseTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &slowCloseConn{Connection: conn, s: t.s}, nil
+}
+
+type slowCloseConn struct {
+	mcp.Connection
+	s    *slowClose
+	once sync.Once
+}
+
+func (c *slowCloseConn) Close() error {
+	c.once.Do(func() {
+		close(c.s.entered)
+		<-c.s.release
+		close(c.s.ended)
+	})
+	return c.Connection.Close()
+}
+
+// A connection that is tried again does not wait for the attempt before it
+// to finish closing (a child that is slow to exit being reaped): the next
+// session comes up and serves while the old one's close is still under
+// way, and the supervisor answers meanwhile; the old close ends by itself,
+// and the supervisor's stop waits for it. (In real time: go-sdk closes the
+// connection under a lock that its other goroutines wait on, which a
+// synctest bubble does not count as blocked.)
+func TestSupervisorServesWhileTheLastAttemptIsReaped(t *testing.T) {
+	mem := &memory{}
+	t.Cleanup(mem.closeAll)
+	tr := &slowClose{memory: mem, release: make(chan struct{}), entered: make(chan struct{}), ended: make(chan struct{})}
+	t.Cleanup(func() {
+		if tr.peer != nil {
+			tr.peer.close()
+		}
+	})
+	system, pid, sts := spawnSupervisor(t, actors.SupervisorConfig{
+		Connection:     actors.ConnectionConfig{Transport: tr, ConnectTimeout: 200 * time.Millisecond},
+		RetryConnect:   true,
+		InitialBackoff: 50 * time.Millisecond, MaxBackoff: 50 * time.Millisecond,
+	})
+	assert.Equal(t, actors.Failed, sts.until(t, actors.Failed).State, "the first attempt times out")
+	recv(t, tr.entered, "the timed-out attempt's close begins")
+
+	assert.Equal(t, actors.Ready, sts.until(t, actors.Ready).State, "the next session, while the old one closes")
+	_, ready := ask(t, system, pid, &messages.AwaitReady{}).(*messages.Ready)
+	assert.True(t, ready)
+	r := ask(t, system, pid, &messages.CallTool{ID: 1, Name: "add", Arguments: []byte(`{"a":2,"b":5}`)}).(*messages.CallToolReply)
+	assert.Equal(t, "7", textOf(t, r))
+	select {
+	case <-tr.ended:
+		t.Fatal("the old close ended before it was let")
+	default:
+	}
+
+	stopped := make(chan error, 1)
+	go func() { stopped <- system.Root.StopFuture(pid).Wait() }()
+	select {
+	case <-stopped:
+		t.Fatal("the supervisor stopped before the old close ended")
+	case <-time.After(200 * time.Millisecond):
+	}
+	close(tr.release)
+	recv(t, tr.ended, "the old close ends")
+	require.NoError(t, recv(t, stopped, "the stop"))
 }
