@@ -173,25 +173,27 @@ func TestAttachedFacadeHasTheControls(t *testing.T) {
 	leakCheck(t)
 	sys := quietSystem()
 	t.Cleanup(sys.Shutdown)
-	attachedControls(t, sys, sys)
-}
-
-// attachedControls connects the controls server in hostSys and checks
-// each control through a facade attached to it from facadeSys.
-func attachedControls(t *testing.T, hostSys, facadeSys *actor.ActorSystem) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-
 	var target *actor.PID
 	host, err := plugin.Start(testserver.Controls(t, testserver.ControlsOptions{}),
-		plugin.WithActorSystem(hostSys), plugin.WithToolRefresh(),
+		plugin.WithActorSystem(sys), plugin.WithToolRefresh(),
 		plugin.WithSpawn(func(props *actor.Props) (*actor.PID, error) {
-			target = hostSys.Root.Spawn(props)
+			target = sys.Root.Spawn(props)
 			return target, nil
 		}))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = host.Close() })
 	require.NoError(t, host.WaitReady(ctx))
+	attachedControls(t, sys, host, target)
+}
+
+// attachedControls checks each control through a facade attached from
+// facadeSys to target, the controls server's supervisor (or grain), which
+// host also reaches.
+func attachedControls(t *testing.T, facadeSys *actor.ActorSystem, host *plugin.McpPlugin, target *actor.PID) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 
 	var log progressLog
 	var statuses changeLog
