@@ -54,9 +54,20 @@ func (s *McpSupervisor) onFinishCalls(ctx actor.Context) {
 	s.reply(ctx.Sender(), &CallsFinished{Unsent: unsent})
 }
 
-// answerFinishing answers the FinishCalls senders: the child has finished
-// its calls, or has failed (and its calls with it), or this supervisor
-// stops.
+// answerFinished answers the oldest FinishCalls sender: the child answers
+// each FinishCalls it was sent, in order, and a later one may still wait
+// for calls sent after the earlier.
+func (s *McpSupervisor) answerFinished() {
+	if len(s.finishing) == 0 {
+		return
+	}
+	f := s.finishing[0]
+	s.finishing = s.finishing[1:]
+	s.reply(f.to, &CallsFinished{Unsent: f.unsent})
+}
+
+// answerFinishing answers every FinishCalls sender: the child has failed
+// (and its calls with it), or this supervisor stops.
 func (s *McpSupervisor) answerFinishing() {
 	for _, f := range s.finishing {
 		s.reply(f.to, &CallsFinished{Unsent: f.unsent})

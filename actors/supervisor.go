@@ -312,7 +312,7 @@ func (s *McpSupervisor) receive(ctx actor.Context, message any) {
 	case *FinishCalls:
 		s.onFinishCalls(ctx)
 	case *CallsFinished:
-		s.answerFinishing() // the child's answer to onFinishCalls
+		s.answerFinished() // the child's answer to onFinishCalls
 	case *actor.Stopping:
 		s.stop()
 	}

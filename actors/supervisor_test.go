@@ -419,6 +419,34 @@ func TestSupervisorFinishCallsWaitsForTheCallsInFlight(t *testing.T) {
 	})
 }
 
+// Each FinishCalls is answered for the calls sent before it: a second one,
+// sent after a call that is still in flight, is not answered with the
+// first, whose calls were done.
+func TestSupervisorFinishCallsAnswersEachInTurn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := newBlocker()
+		mem := &memory{server: b.server}
+		t.Cleanup(mem.closeAll)
+		t.Cleanup(b.releaseAll)
+		system, pid, sts := spawnSupervisor(t, actors.SupervisorConfig{Connection: actors.ConnectionConfig{Transport: mem}})
+		sts.until(t, actors.Ready)
+		first, caller, second := newInbox(t, system), newInbox(t, system), newInbox(t, system)
+		first.send(system, pid, &actors.FinishCalls{})
+		caller.send(system, pid, &messages.CallTool{ID: 1, Name: "block", Arguments: []byte(`{"tag":"b"}`)})
+		second.send(system, pid, &actors.FinishCalls{})
+		_, ok := first.next(t).(*actors.CallsFinished)
+		assert.True(t, ok, "nothing was in flight before the first")
+		assert.Equal(t, "b", recv(t, b.entered, "the call reaches the server"))
+		synctest.Wait()
+		second.empty(t)
+
+		b.releaseAll()
+		assert.Equal(t, "released b", textOf(t, caller.reply(t)))
+		_, ok = second.next(t).(*actors.CallsFinished)
+		assert.True(t, ok, "the second, once the call sent before it is done")
+	})
+}
+
 // While a supervisor waits for a reconnection, FinishCalls takes out the
 // calls it holds and hands them back unsent, with their senders, at once:
 // no one answers them afterwards.
