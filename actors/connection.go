@@ -308,12 +308,8 @@ func newConnection(cfg ConnectionConfig) *McpConnection {
 }
 
 // Receive reads as a table of the protocol.
-func (c *McpConnection) Receive(ctx actor.Context) { c.receive(ctx, ctx.Message()) }
-
-// receive handles message, which ctx is receiving: a wire form from another
-// member is handled as its plain message, as the supervisor does.
-func (c *McpConnection) receive(ctx actor.Context, message any) {
-	switch msg := message.(type) {
+func (c *McpConnection) Receive(ctx actor.Context) {
+	switch msg := ctx.Message().(type) {
 	case *actor.Started:
 		c.self, c.system, c.parent = ctx.Self(), ctx.ActorSystem(), ctx.Parent()
 		c.startDial()
@@ -812,7 +808,7 @@ func (c *McpConnection) release() {
 		c.cancelDial()
 	}
 	if c.state != ended {
-		c.end(&messages.Failure{Kind: messages.FailureInternal, Op: "session", Message: "connection closed"})
+		c.end(closedFailure())
 	}
 	c.inflight = map[uint64]*call{}
 }

@@ -232,7 +232,8 @@ func (s *McpSupervisor) final() *messages.Failure {
 	return s.status.LastFailure
 }
 
-// closedFailure is the failure of what a stopping supervisor still holds.
+// closedFailure is the failure of what a stopping supervisor, or a
+// connection that is stopped or restarted, still holds.
 func closedFailure() *messages.Failure {
 	return &messages.Failure{Kind: messages.FailureInternal, Op: "session", Message: "connection closed"}
 }
@@ -263,11 +264,8 @@ func newSupervisor(cfg SupervisorConfig) *McpSupervisor {
 }
 
 // Receive reads as a table of the protocol.
-func (s *McpSupervisor) Receive(ctx actor.Context) { s.receive(ctx, ctx.Message()) }
-
-// receive handles message, which ctx is receiving.
-func (s *McpSupervisor) receive(ctx actor.Context, message any) {
-	switch msg := message.(type) {
+func (s *McpSupervisor) Receive(ctx actor.Context) {
+	switch msg := ctx.Message().(type) {
 	case *actor.Started:
 		s.self, s.system = ctx.Self(), ctx.ActorSystem()
 		s.setPhase(phaseConnecting)

@@ -30,7 +30,7 @@ type grain struct {
 	logger       *zap.Logger
 
 	sup     *actor.PID
-	conn    *actor.PID        // the connection while it is ready (OnDirect); written on sup's goroutine
+	conn    *actor.PID        // the connection while it is ready (OnDirect, sent here as directConn)
 	failure *messages.Failure // the server has no supervisor: every call fails with it
 
 	draining   bool

@@ -305,7 +305,7 @@ func (l *Link) refresh(ctx context.Context, pid *actor.PID) (*messages.Ready, er
 // ask sends msg (AwaitReady, Reconnect or RefreshTools) to pid and keeps
 // the tools of the answer; a Failure answer is the error.
 func (l *Link) ask(ctx context.Context, pid *actor.PID, msg any) (*messages.Ready, error) {
-	r, err := reply.AskReady(ctx, l.system, pid, msg, wireCodec)
+	r, err := reply.AskReady(ctx, l.system, pid, msg, wire.Codec)
 	switch {
 	case errors.Is(err, reply.ErrGone):
 		l.forget(pid)
@@ -314,10 +314,6 @@ func (l *Link) ask(ctx context.Context, pid *actor.PID, msg any) (*messages.Read
 	}
 	return r, err
 }
-
-// wireCodec asks an actor on another member in wire forms and reads its
-// wire answers as plain messages.
-var wireCodec = reply.Codec{Request: wire.Request, Read: wire.Plain}
 
 // markGone notes that the member at address left, unless it is this one
 // (an actor of this process that stopped says nothing of its neighbours).

@@ -49,8 +49,7 @@ func TestAskAcrossRemote(t *testing.T) {
 	defer cancel()
 	// A PID of the caller's own, as another member has: a PID caches the
 	// process it resolves to.
-	got, err := reply.Ask(ctx, caller, actor.NewPID(pid.Address, pid.Id), &messages.Reconnect{},
-		reply.Codec{Request: wire.Request, Read: wire.Plain})
+	got, err := reply.Ask(ctx, caller, actor.NewPID(pid.Address, pid.Id), &messages.Reconnect{}, wire.Codec)
 	require.NoError(t, err)
 	assert.Equal(t, "*messages.WireReconnect", <-seen, "the question crossed as its wire form")
 	f, ok := got.(*messages.Failure)

@@ -1,7 +1,8 @@
-// Package wire is where the actors of this module convert their messages
-// at their own edges: a message bound for an actor on another member of a
-// cluster leaves in its protobuf wire form (messages.ToWire), and a wire
-// form that arrives is read back as its plain message (messages.FromWire).
+// Package wire is where package grid converts messages at its edges (its
+// grain and its facade's link, internal/core/attach): a message bound for
+// an actor on another member of a cluster leaves in its protobuf wire form
+// (messages.ToWire), and a wire form that arrives is read back as its plain
+// message (messages.FromWire). [Codec] does both for reply.Ask.
 // Whether a receiver is elsewhere is one comparison of its PID's address
 // with the actor system's, so a message between actors of one process is
 // never converted and costs nothing more.

@@ -3,8 +3,13 @@ package wire
 import (
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/cuca-go/mcpconnector/internal/core/reply"
 	"github.com/cuca-go/mcpconnector/messages"
 )
+
+// Codec asks an actor on another member in wire forms ([Request]) and
+// reads its wire answers as plain messages ([Plain]), for reply.Ask.
+var Codec = reply.Codec{Request: Request, Read: Plain}
 
 // localAddress is the address protoactor gives the PIDs of a system before
 // (or without) its remote: such a PID is always of this process.
