@@ -265,21 +265,32 @@ func TestSupervisorBreakerOpensPastTheBudget(t *testing.T) {
 	})
 }
 
+// reconnectingBehindGate spawns a supervisor of cfg over a memory server
+// whose every Open after the first waits for a value of gate, and cuts its
+// first session: the supervisor is Reconnecting, its next attempt held at
+// the gate. The gate is closed when the test ends.
+func reconnectingBehindGate(t *testing.T, cfg actors.SupervisorConfig) (*actor.ActorSystem, *actor.PID, states, *memory, chan struct{}) {
+	t.Helper()
+	mem := &memory{}
+	t.Cleanup(mem.closeAll)
+	gate := make(chan struct{}, 1)
+	gate <- struct{}{} // the first session opens at once
+	cfg.Connection.Transport = gatedTransport{mem, gate}
+	system, pid, sts := spawnSupervisor(t, cfg)
+	t.Cleanup(func() { close(gate) })
+	sts.until(t, actors.Ready)
+	mem.kill()
+	assert.Equal(t, actors.Reconnecting, sts.next(t).State)
+	return system, pid, sts, mem, gate
+}
+
 // A call that arrives while reconnecting waits in the supervisor, through
 // the backoff and the attempt, and is answered by the next session.
 func TestSupervisorQueuesACallWhileReconnecting(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		mem := &memory{}
-		t.Cleanup(mem.closeAll)
-		gate := make(chan struct{}, 1)
-		gate <- struct{}{} // the first session opens at once
-		system, pid, sts := spawnSupervisor(t, actors.SupervisorConfig{
-			Connection:     actors.ConnectionConfig{Transport: gatedTransport{mem, gate}},
+		system, pid, sts, mem, gate := reconnectingBehindGate(t, actors.SupervisorConfig{
 			InitialBackoff: time.Second, MaxBackoff: time.Second,
 		})
-		sts.until(t, actors.Ready)
-		mem.kill()
-		assert.Equal(t, actors.Reconnecting, sts.next(t).State)
 
 		in := newInbox(t, system)
 		in.send(system, pid, &messages.CallTool{ID: 9, Name: "add", Arguments: []byte(`{"a":4,"b":5}`)})
@@ -300,19 +311,10 @@ func TestSupervisorQueuesACallWhileReconnecting(t *testing.T) {
 // deadline if sooner; its failure names both limits.
 func TestSupervisorReconnectWaitEndsAQueuedCall(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		mem := &memory{}
-		t.Cleanup(mem.closeAll)
-		gate := make(chan struct{}, 1)
-		gate <- struct{}{}
-		system, pid, sts := spawnSupervisor(t, actors.SupervisorConfig{
-			Connection:     actors.ConnectionConfig{Transport: gatedTransport{mem, gate}},
+		system, pid, _, _, _ := reconnectingBehindGate(t, actors.SupervisorConfig{
 			InitialBackoff: time.Millisecond, MaxBackoff: time.Millisecond,
 			ReconnectWait: 5 * time.Second,
 		})
-		t.Cleanup(func() { close(gate) })
-		sts.until(t, actors.Ready)
-		mem.kill()
-		assert.Equal(t, actors.Reconnecting, sts.next(t).State)
 
 		in := newInbox(t, system)
 		start := time.Now()
@@ -452,18 +454,9 @@ func TestSupervisorFinishCallsAnswersEachInTurn(t *testing.T) {
 // no one answers them afterwards.
 func TestSupervisorFinishCallsHandsBackQueuedCalls(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		mem := &memory{}
-		t.Cleanup(mem.closeAll)
-		gate := make(chan struct{}, 1)
-		gate <- struct{}{}
-		t.Cleanup(func() { close(gate) })
-		system, pid, sts := spawnSupervisor(t, actors.SupervisorConfig{
-			Connection:     actors.ConnectionConfig{Transport: gatedTransport{mem, gate}},
+		system, pid, sts, _, gate := reconnectingBehindGate(t, actors.SupervisorConfig{
 			InitialBackoff: time.Second, MaxBackoff: time.Second,
 		})
-		sts.until(t, actors.Ready)
-		mem.kill()
-		assert.Equal(t, actors.Reconnecting, sts.next(t).State)
 		caller := newInbox(t, system)
 		caller.send(system, pid, &messages.CallTool{ID: 1, Name: "add"})
 		synctest.Wait()

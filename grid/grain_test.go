@@ -7,7 +7,6 @@ package grid
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"slices"
 	"testing"
 	"time"
@@ -29,18 +28,6 @@ import (
 // ClusterInit) on one actor system, and speak to it from another joined by
 // protoactor's remote over loopback, as a facade on another member does:
 // only wire forms cross.
-
-// remoteSystems are two actor systems joined by protoactor's remote.
-func remoteSystems(t *testing.T) (host, caller *actor.ActorSystem) {
-	t.Helper()
-	quiet := actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) })
-	host, caller = actor.NewActorSystem(quiet), actor.NewActorSystem(quiet)
-	for _, sys := range []*actor.ActorSystem{host, caller} {
-		testremote.Start(t, sys)
-	}
-	require.NotEqual(t, host.Address(), caller.Address())
-	return host, caller
-}
 
 // spawnGrain spawns a grain of server "calc", served by the test server in
 // a child process, on host.
@@ -146,7 +133,7 @@ func text(t *testing.T, r *messages.CallToolReply) string {
 // caller hears it has handed over, and a later call bounces as
 // protoactor's dead letter.
 func TestGrainServesACallerOnAnotherMember(t *testing.T) {
-	host, other := remoteSystems(t)
+	host, other := testremote.Pair(t)
 	pid := spawnGrain(t, host)
 	in := newInbox(other)
 	send := caller(t, other, pid, in)
@@ -190,7 +177,7 @@ func TestGrainServesACallerOnAnotherMember(t *testing.T) {
 // that order; a call that arrives meanwhile bounces, to be sent again to
 // the grain's next home.
 func TestGrainDrainAnswersThenHandsOver(t *testing.T) {
-	host, other := remoteSystems(t)
+	host, other := testremote.Pair(t)
 	pid := spawnGrain(t, host, WithDrainTimeout(time.Minute))
 	in := newInbox(other)
 	send := caller(t, other, pid, in)
@@ -215,7 +202,7 @@ func TestGrainDrainAnswersThenHandsOver(t *testing.T) {
 // A drain lasts the drain timeout at most: a call that does not finish by
 // then fails as the connection closes under it, and the hand-over follows.
 func TestGrainDrainEndsAtItsTimeout(t *testing.T) {
-	host, other := remoteSystems(t)
+	host, other := testremote.Pair(t)
 	pid := spawnGrain(t, host, WithDrainTimeout(200*time.Millisecond))
 	in := newInbox(other)
 	send := caller(t, other, pid, in)

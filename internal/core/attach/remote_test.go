@@ -9,7 +9,6 @@ package attach_test
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"testing"
 	"time"
 
@@ -36,11 +35,7 @@ func (o *wireOwner) Progress(m *messages.CallProgress) { o.progress <- m }
 // and the reply of a call; a cancel and the end of watching leave as wire
 // forms too.
 func TestLinkAcrossRemote(t *testing.T) {
-	quiet := actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) })
-	host, facade := actor.NewActorSystem(quiet), actor.NewActorSystem(quiet)
-	for _, sys := range []*actor.ActorSystem{host, facade} {
-		testremote.Start(t, sys)
-	}
+	host, facade := testremote.Pair(t)
 	// The peer answers in wire forms, as an actor of this module there
 	// does, and reports what it received.
 	received := make(chan proto.Message, 16)

@@ -9,7 +9,6 @@ package reply_test
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"testing"
 	"time"
 
@@ -27,11 +26,7 @@ import (
 // the question leaves in its wire form and the answer, a wire form, comes
 // back as its plain message.
 func TestAskAcrossRemote(t *testing.T) {
-	quiet := actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) })
-	host, caller := actor.NewActorSystem(quiet), actor.NewActorSystem(quiet)
-	for _, sys := range []*actor.ActorSystem{host, caller} {
-		testremote.Start(t, sys)
-	}
+	host, caller := testremote.Pair(t)
 	seen := make(chan string, 1)
 	pid := host.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
 		switch c.Message().(type) {
