@@ -126,7 +126,7 @@ func Follow(ctx context.Context, system *actor.ActorSystem, server string, newLi
 	p.conn = newLink(LinkSetup{Events: (*linkEvents)(p), Logger: p.logger, LossGrace: grace, WatchTools: p.toolRefresh})
 	if p.conn == nil {
 		p.router.close()
-		return nil, &Error{Kind: KindInternal, Server: server, Op: "connect", Err: errors.New("Follow's newLink made no link")}
+		return nil, &Error{Kind: KindInternal, Server: server, Op: "connect", Err: errors.New("the newLink given to plugin.Follow made no link")}
 	}
 	if _, err := p.conn.AwaitReady(ctx); err != nil {
 		_ = p.Close()
