@@ -91,7 +91,7 @@ func TestConnectionDeadlineNamesItsLimit(t *testing.T) {
 		in := newInbox(t, system)
 		sent := time.Now()
 		in.send(system, pid, &messages.CallTool{ID: 3, Name: "block", Arguments: []byte(`{"tag":"late"}`),
-			Deadline: sent.Add(3 * time.Second), Limit: "the tool timeout of 3s (WithToolTimeout)"})
+			Deadline: sent.Add(3 * time.Second), Limit: "the tool timeout of 3s (WithCallTimeoutCap)"})
 		recv(t, b.entered, "the call reaches the server")
 
 		r := in.reply(t)
@@ -100,7 +100,7 @@ func TestConnectionDeadlineNamesItsLimit(t *testing.T) {
 		assert.Equal(t, messages.CauseDeadline, r.Failure.Cause)
 		assert.ErrorIs(t, r.Failure, context.DeadlineExceeded)
 		assert.Equal(t, messages.CallOp("block"), r.Failure.Op)
-		assert.Contains(t, r.Failure.Message, "the tool timeout of 3s (WithToolTimeout) passed")
+		assert.Contains(t, r.Failure.Message, "the tool timeout of 3s (WithCallTimeoutCap) passed")
 		assert.Equal(t, "late", recv(t, b.cancelled, "the server's handler is cancelled"))
 
 		// Without a Limit the failure says it was the call's deadline.

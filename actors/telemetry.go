@@ -353,13 +353,6 @@ func (t *Telemetry) recordReconnection(p peer, lost time.Time) {
 	t.reconnect.Record(context.Background(), time.Since(lost).Seconds(), metric.WithAttributes(p.attrs...))
 }
 
-// TraceFields are the zap fields trace_id and span_id of the span in ctx,
-// or none when ctx carries no valid span.
-//
-// Deprecated: the module's packages share it from an internal package;
-// nothing outside needs it.
-func TraceFields(ctx context.Context) []zap.Field { return tracelog.Fields(ctx) }
-
 // requestIDAttr sets jsonrpc.request.id on the span in ctx, which the
 // middleware started for the request being written: only the connection
 // sees the id go-sdk gave it.

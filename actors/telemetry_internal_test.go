@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/cuca-go/mcpconnector/internal/core/tracelog"
 	"github.com/cuca-go/mcpconnector/transport"
 )
 
@@ -84,5 +85,5 @@ func TestNilTelemetryRecordsNothing(t *testing.T) {
 	assert.Nil(t, tel.Inject(context.Background()))
 	ctx := context.Background()
 	assert.Equal(t, ctx, tel.extract(ctx, map[string]string{"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}))
-	assert.Empty(t, TraceFields(ctx))
+	assert.Empty(t, tracelog.Fields(ctx))
 }

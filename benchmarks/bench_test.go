@@ -14,6 +14,7 @@ import (
 
 	"github.com/cuca-go/mcpconnector/benchmarks"
 	"github.com/cuca-go/mcpconnector/grid"
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -93,13 +94,13 @@ func BenchmarkPassThrough(b *testing.B) {
 	ctx := context.Background()
 	for _, c := range []struct {
 		name   string
-		blocks []plugin.Block
+		blocks []host.Block
 	}{
-		{"text", []plugin.Block{plugin.Text{Text: "The sum is"}, plugin.Thinking{Text: "add them"}}},
-		{"unknown_tool", []plugin.Block{plugin.Text{Text: "calling"}, plugin.ToolCall{ID: "c1", Name: "not_a_tool", Arguments: []byte(`{}`)}}},
+		{"text", []host.Block{host.Text{Text: "The sum is"}, host.Thinking{Text: "add them"}}},
+		{"unknown_tool", []host.Block{host.Text{Text: "calling"}, host.ToolCall{ID: "c1", Name: "not_a_tool", Arguments: []byte(`{}`)}}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			chunk := &plugin.Chunk{Blocks: c.blocks}
+			chunk := &host.Chunk{Blocks: c.blocks}
 			b.ReportAllocs()
 			for b.Loop() {
 				_ = p.OnStreamChunk(ctx, chunk)
@@ -384,7 +385,7 @@ func BenchmarkToolbox(b *testing.B) {
 			b.Fatal(err)
 		}
 		tb := openToolbox(b, benchmarks.ToolboxConfig(benchmarks.ToolboxServers, srv))
-		chunk := &plugin.Chunk{Blocks: []plugin.Block{plugin.Text{Text: "calling"}, plugin.ToolCall{ID: "c1", Name: "not_a_tool", Arguments: []byte(`{}`)}}}
+		chunk := &host.Chunk{Blocks: []host.Block{host.Text{Text: "calling"}, host.ToolCall{ID: "c1", Name: "not_a_tool", Arguments: []byte(`{}`)}}}
 		ctx := context.Background()
 		b.ReportAllocs()
 		for b.Loop() {

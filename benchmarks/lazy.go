@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
@@ -108,11 +109,11 @@ func (r *runner) lazy(ctx context.Context) error {
 			if err != nil {
 				return tb.Close, err
 			}
-			chunk := &plugin.Chunk{Blocks: []plugin.Block{plugin.ToolCall{ID: "c1", Name: lazyFirstCallTool, Arguments: InstantCall.Args}}}
+			chunk := &host.Chunk{Blocks: []host.Block{host.ToolCall{ID: "c1", Name: lazyFirstCallTool, Arguments: InstantCall.Args}}}
 			if err := tb.OnStreamChunk(ctx, chunk); err != nil {
 				return tb.Close, err
 			}
-			if got, ok := chunk.Blocks[0].(plugin.ToolResult); !ok || got.IsError || got.Content != InstantCall.Want {
+			if got, ok := chunk.Blocks[0].(host.ToolResult); !ok || got.IsError || got.Content != InstantCall.Want {
 				return tb.Close, fmt.Errorf("first call: %#v", chunk.Blocks[0])
 			}
 			return tb.Close, nil

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cuca-go/mcpconnector/benchmarks"
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
@@ -86,11 +87,11 @@ func BenchmarkLazyFirstCall(b *testing.B) {
 				b.Fatal(err)
 			}
 			notStarted(b, tb)
-			chunk := &plugin.Chunk{Blocks: []plugin.Block{plugin.ToolCall{ID: "c1", Name: "s00__add", Arguments: []byte(`{"a":1,"b":2}`)}}}
+			chunk := &host.Chunk{Blocks: []host.Block{host.ToolCall{ID: "c1", Name: "s00__add", Arguments: []byte(`{"a":1,"b":2}`)}}}
 			b.StartTimer()
 			_ = tb.OnStreamChunk(ctx, chunk)
 			b.StopTimer()
-			if res, ok := chunk.Blocks[0].(plugin.ToolResult); !ok || res.IsError {
+			if res, ok := chunk.Blocks[0].(host.ToolResult); !ok || res.IsError {
 				b.Fatalf("first call: %+v", chunk.Blocks[0])
 			}
 			_ = tb.Close()
@@ -108,10 +109,10 @@ func BenchmarkLazyFirstCall(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			chunk := &plugin.Chunk{Blocks: []plugin.Block{plugin.ToolCall{ID: "c1", Name: "s00__add", Arguments: []byte(`{"a":1,"b":2}`)}}}
+			chunk := &host.Chunk{Blocks: []host.Block{host.ToolCall{ID: "c1", Name: "s00__add", Arguments: []byte(`{"a":1,"b":2}`)}}}
 			_ = tb.OnStreamChunk(ctx, chunk)
 			b.StopTimer()
-			if res, ok := chunk.Blocks[0].(plugin.ToolResult); !ok || res.IsError {
+			if res, ok := chunk.Blocks[0].(host.ToolResult); !ok || res.IsError {
 				b.Fatalf("first call: %+v", chunk.Blocks[0])
 			}
 			_ = tb.Close()

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cuca-go/mcpconnector/actors"
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"
@@ -55,22 +56,22 @@ var (
 )
 
 // PluginHook is the hook path: each op streams a chunk holding one
-// [plugin.ToolCall] of c through p.OnStreamChunk, which asks the connection
-// actor, and checks the [plugin.ToolResult] it leaves in the chunk.
+// [host.ToolCall] of c through p.OnStreamChunk, which asks the connection
+// actor, and checks the [host.ToolResult] it leaves in the chunk.
 func PluginHook(p *plugin.McpPlugin, c Call) *Subject { return hook(p, c.Tool, c) }
 
 // hook streams a chunk holding one call of c, under the name tool, through
 // p's OnStreamChunk and checks the result it leaves.
-func hook(p plugin.Plugin, tool string, c Call) *Subject {
+func hook(p host.Plugin, tool string, c Call) *Subject {
 	return &Subject{Name: "plugin hook", New: func() Op {
-		var call plugin.Block = plugin.ToolCall{ID: "call_1", Name: tool, Arguments: c.Args}
-		chunk := &plugin.Chunk{Blocks: make([]plugin.Block, 1)}
+		var call host.Block = host.ToolCall{ID: "call_1", Name: tool, Arguments: c.Args}
+		chunk := &host.Chunk{Blocks: make([]host.Block, 1)}
 		return func(ctx context.Context) error {
 			chunk.Blocks[0] = call
 			if err := p.OnStreamChunk(ctx, chunk); err != nil {
 				return err
 			}
-			r, ok := chunk.Blocks[0].(plugin.ToolResult)
+			r, ok := chunk.Blocks[0].(host.ToolResult)
 			if !ok || r.IsError || r.Content != c.Want {
 				return fmt.Errorf("hook left %#v, want a ToolResult %q", chunk.Blocks[0], c.Want)
 			}
@@ -81,9 +82,9 @@ func hook(p plugin.Plugin, tool string, c Call) *Subject {
 
 // PassThrough is the hook on a chunk it must leave alone: each op hands p a
 // copy of blocks and expects them back untouched.
-func PassThrough(name string, p *plugin.McpPlugin, blocks ...plugin.Block) *Subject {
+func PassThrough(name string, p *plugin.McpPlugin, blocks ...host.Block) *Subject {
 	return &Subject{Name: name, New: func() Op {
-		chunk := &plugin.Chunk{Blocks: append([]plugin.Block(nil), blocks...)}
+		chunk := &host.Chunk{Blocks: append([]host.Block(nil), blocks...)}
 		return func(ctx context.Context) error { return p.OnStreamChunk(ctx, chunk) }
 	}}
 }

@@ -14,6 +14,7 @@ import (
 	mcpgoclient "github.com/mark3labs/mcp-go/client"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"
@@ -255,8 +256,8 @@ func (r *runner) directHook(c Call) *Subject {
 
 func (r *runner) passThrough(ctx context.Context) error {
 	res, err := Batched(ctx, []*Subject{
-		PassThrough("text + thinking chunk", r.plugin, plugin.Text{Text: "The sum is"}, plugin.Thinking{Text: "add them"}),
-		PassThrough("unknown tool name", r.plugin, plugin.Text{Text: "calling"}, plugin.ToolCall{ID: "c1", Name: "not_a_tool", Arguments: []byte(`{}`)}),
+		PassThrough("text + thinking chunk", r.plugin, host.Text{Text: "The sum is"}, host.Thinking{Text: "add them"}),
+		PassThrough("unknown tool name", r.plugin, host.Text{Text: "calling"}, host.ToolCall{ID: "c1", Name: "not_a_tool", Arguments: []byte(`{}`)}),
 	}, r.cfg.PassBatches, r.cfg.PassBatchSize)
 	if err != nil {
 		return err

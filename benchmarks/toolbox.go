@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -58,9 +59,9 @@ func ToolboxHook(tb *toolbox.Toolbox, exposed string, c Call) *Subject {
 }
 
 // ToolboxPassThrough is [PassThrough] on a toolbox.
-func ToolboxPassThrough(name string, tb *toolbox.Toolbox, blocks ...plugin.Block) *Subject {
+func ToolboxPassThrough(name string, tb *toolbox.Toolbox, blocks ...host.Block) *Subject {
 	return &Subject{Name: name, New: func() Op {
-		chunk := &plugin.Chunk{Blocks: append([]plugin.Block(nil), blocks...)}
+		chunk := &host.Chunk{Blocks: append([]host.Block(nil), blocks...)}
 		return func(ctx context.Context) error { return tb.OnStreamChunk(ctx, chunk) }
 	}}
 }
@@ -80,8 +81,8 @@ func (r *runner) toolboxPass(ctx context.Context) error {
 	if n := len(tb.Tools()); n != ToolboxServers*ToolboxTools {
 		return fmt.Errorf("toolbox exposes %d tools, want %d", n, ToolboxServers*ToolboxTools)
 	}
-	text := []plugin.Block{plugin.Text{Text: "The sum is"}, plugin.Thinking{Text: "add them"}}
-	unknown := []plugin.Block{plugin.Text{Text: "calling"}, plugin.ToolCall{ID: "c1", Name: "not_a_tool", Arguments: []byte(`{}`)}}
+	text := []host.Block{host.Text{Text: "The sum is"}, host.Thinking{Text: "add them"}}
+	unknown := []host.Block{host.Text{Text: "calling"}, host.ToolCall{ID: "c1", Name: "not_a_tool", Arguments: []byte(`{}`)}}
 	res, err := Batched(ctx, []*Subject{
 		ToolboxPassThrough("toolbox: text + thinking chunk", tb, text...),
 		ToolboxPassThrough("toolbox: unknown tool name", tb, unknown...),

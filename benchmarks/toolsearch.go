@@ -11,10 +11,10 @@ import (
 
 	"github.com/tiktoken-go/tokenizer"
 
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/internal/fixture/toolcorpus"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
-	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
 
@@ -172,7 +172,7 @@ func serversToolbox(ctx context.Context, servers []toolcorpus.Server, copies int
 
 // DefinitionTokens counts defs as the JSON a request carries, in
 // o200k_base tokens.
-func DefinitionTokens(defs []plugin.ToolDefinition) (int, error) {
+func DefinitionTokens(defs []host.ToolDefinition) (int, error) {
 	enc, err := tokenizer.Get(tokenizer.O200kBase)
 	if err != nil {
 		return 0, err
@@ -192,7 +192,7 @@ func DefinitionTokens(defs []plugin.ToolDefinition) (int, error) {
 	return n, nil
 }
 
-func definitionBytes(defs []plugin.ToolDefinition) int {
+func definitionBytes(defs []host.ToolDefinition) int {
 	n := 0
 	for _, d := range defs {
 		n += toolbox.DefinitionBytes(d)
@@ -212,7 +212,7 @@ func MeasureToolSearch(ctx context.Context, rounds, perRound int) (ToolSearchFig
 	defer stop()
 	f.Tools, f.Servers = toolcorpus.Count(servers), len(servers)
 	eager := tb.ToolDefinitions()
-	req := plugin.NewRequest("m").AddMessage(plugin.RoleUser, plugin.Text{Text: "hello"})
+	req := host.NewRequest("m").AddMessage(host.RoleUser, host.Text{Text: "hello"})
 	if err := tb.OnRequest(ctx, req); err != nil {
 		return f, err
 	}
@@ -278,7 +278,7 @@ func MeasureToolSearch(ctx context.Context, rounds, perRound int) (ToolSearchFig
 	defer stopBig()
 	f.SearchTools = len(big.Tools())
 	t0 := time.Now()
-	if err := big.OnRequest(ctx, plugin.NewRequest("m")); err != nil {
+	if err := big.OnRequest(ctx, host.NewRequest("m")); err != nil {
 		return f, err
 	}
 	f.FirstRequest = time.Since(t0)
@@ -398,21 +398,21 @@ func cutBytes(s string, n int) string {
 // QuerySubject searches with each of queries in turn, as the model's call
 // of the search tool through OnStreamChunk.
 func QuerySubject(tb *toolbox.Toolbox, name string, queries []string) *Subject {
-	calls := make([]plugin.ToolCall, len(queries))
+	calls := make([]host.ToolCall, len(queries))
 	for i, q := range queries {
 		args, _ := json.Marshal(map[string]string{"query": q})
-		calls[i] = plugin.ToolCall{ID: fmt.Sprint(i), Name: toolbox.DefaultToolSearchName, Arguments: args}
+		calls[i] = host.ToolCall{ID: fmt.Sprint(i), Name: toolbox.DefaultToolSearchName, Arguments: args}
 	}
 	return &Subject{Name: name, New: func() Op {
 		i := 0
-		chunk := &plugin.Chunk{Blocks: make([]plugin.Block, 1)}
+		chunk := &host.Chunk{Blocks: make([]host.Block, 1)}
 		return func(ctx context.Context) error {
 			chunk.Blocks[0] = calls[i%len(calls)]
 			i++
 			if err := tb.OnStreamChunk(ctx, chunk); err != nil {
 				return err
 			}
-			if r, ok := chunk.Blocks[0].(plugin.ToolResult); !ok || r.IsError {
+			if r, ok := chunk.Blocks[0].(host.ToolResult); !ok || r.IsError {
 				return fmt.Errorf("search not answered: %#v", chunk.Blocks[0])
 			}
 			return nil
@@ -423,23 +423,23 @@ func QuerySubject(tb *toolbox.Toolbox, name string, queries []string) *Subject {
 // Conversation is n messages of a session with the toolbox: user turns,
 // searches with the task phrasings and their results, and calls of the
 // tools they loaded with their results.
-func Conversation(tb *toolbox.Toolbox, tasks []toolcorpus.Task, n int) []plugin.Message {
-	var msgs []plugin.Message
+func Conversation(tb *toolbox.Toolbox, tasks []toolcorpus.Task, n int) []host.Message {
+	var msgs []host.Message
 	for i := 0; len(msgs) < n; i++ {
 		task := tasks[i%len(tasks)]
-		msgs = append(msgs, plugin.Message{Role: plugin.RoleUser, Blocks: []plugin.Block{plugin.Text{Text: task.Task}}})
+		msgs = append(msgs, host.Message{Role: host.RoleUser, Blocks: []host.Block{host.Text{Text: task.Task}}})
 		args, _ := json.Marshal(map[string]string{"query": task.Task})
-		sc := plugin.ToolCall{ID: fmt.Sprintf("s%d", i), Name: toolbox.DefaultToolSearchName, Arguments: args}
-		chunk := &plugin.Chunk{Blocks: []plugin.Block{sc}}
+		sc := host.ToolCall{ID: fmt.Sprintf("s%d", i), Name: toolbox.DefaultToolSearchName, Arguments: args}
+		chunk := &host.Chunk{Blocks: []host.Block{sc}}
 		_ = tb.OnStreamChunk(context.Background(), chunk)
 		msgs = append(msgs,
-			plugin.Message{Role: plugin.RoleAssistant, Blocks: []plugin.Block{plugin.Text{Text: "Let me look."}, sc}},
-			plugin.Message{Role: plugin.RoleTool, Blocks: []plugin.Block{chunk.Blocks[0]}})
+			host.Message{Role: host.RoleAssistant, Blocks: []host.Block{host.Text{Text: "Let me look."}, sc}},
+			host.Message{Role: host.RoleTool, Blocks: []host.Block{chunk.Blocks[0]}})
 		if found := tb.Search(task.Task); len(found) > 0 {
-			call := plugin.ToolCall{ID: fmt.Sprintf("c%d", i), Name: found[0].Name, Arguments: json.RawMessage(`{}`)}
+			call := host.ToolCall{ID: fmt.Sprintf("c%d", i), Name: found[0].Name, Arguments: json.RawMessage(`{}`)}
 			msgs = append(msgs,
-				plugin.Message{Role: plugin.RoleAssistant, Blocks: []plugin.Block{call}},
-				plugin.Message{Role: plugin.RoleTool, Blocks: []plugin.Block{plugin.ToolResult{ToolCallID: call.ID, Name: call.Name, Content: "done"}}})
+				host.Message{Role: host.RoleAssistant, Blocks: []host.Block{call}},
+				host.Message{Role: host.RoleTool, Blocks: []host.Block{host.ToolResult{ToolCallID: call.ID, Name: call.Name, Content: "done"}}})
 		}
 	}
 	return slices.Clip(msgs[:n])
@@ -447,9 +447,9 @@ func Conversation(tb *toolbox.Toolbox, tasks []toolcorpus.Task, n int) []plugin.
 
 // OnRequestSubject runs OnRequest on a fresh request holding conv, as a
 // host does before each turn.
-func OnRequestSubject(tb *toolbox.Toolbox, conv []plugin.Message) *Subject {
+func OnRequestSubject(tb *toolbox.Toolbox, conv []host.Message) *Subject {
 	return &Subject{Name: SubjectOnReq, New: func() Op {
-		req := &plugin.Request{Model: "m"}
+		req := &host.Request{Model: "m"}
 		return func(ctx context.Context) error {
 			req.Messages, req.Tools = conv, req.Tools[:0]
 			return tb.OnRequest(ctx, req)
@@ -459,9 +459,9 @@ func OnRequestSubject(tb *toolbox.Toolbox, conv []plugin.Message) *Subject {
 
 // EagerHostSubject is what a host without tool search does instead: copy
 // every definition into the request.
-func EagerHostSubject(tb *toolbox.Toolbox, conv []plugin.Message) *Subject {
+func EagerHostSubject(tb *toolbox.Toolbox, conv []host.Message) *Subject {
 	return &Subject{Name: SubjectEagerHost, New: func() Op {
-		req := &plugin.Request{Model: "m"}
+		req := &host.Request{Model: "m"}
 		return func(context.Context) error {
 			req.Messages = conv
 			req.Tools = append(req.Tools[:0], tb.ToolDefinitions()...)

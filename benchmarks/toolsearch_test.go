@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/cuca-go/mcpconnector/benchmarks"
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/toolcorpus"
-	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
 
@@ -106,7 +106,7 @@ func BenchmarkToolSearch(b *testing.B) {
 	// With tool search on, a chunk with no call of a known tool still
 	// passes through without an allocation.
 	b.Run("pass_through", func(b *testing.B) {
-		chunk := &plugin.Chunk{Blocks: []plugin.Block{plugin.Text{Text: "calling"}, plugin.ToolCall{ID: "c1", Name: "not_a_tool", Arguments: []byte(`{}`)}}}
+		chunk := &host.Chunk{Blocks: []host.Block{host.Text{Text: "calling"}, host.ToolCall{ID: "c1", Name: "not_a_tool", Arguments: []byte(`{}`)}}}
 		b.ReportAllocs()
 		for b.Loop() {
 			_ = tb.OnStreamChunk(ctx, chunk)

@@ -8,7 +8,7 @@ import (
 	"net/http/httptest"
 
 	"github.com/cuca-go/mcpconnector/client"
-	"github.com/cuca-go/mcpconnector/plugin"
+	"github.com/cuca-go/mcpconnector/host"
 )
 
 // ScenarioTurn is one model turn that asks for tool calls, streamed by an
@@ -69,13 +69,13 @@ func (s *ScriptedTurn) Close() { s.srv.Close() }
 // Turn is one streamed turn of s's n calls through a client with p
 // registered: each op streams the answer, and every call must come back as
 // c's result, in the model's order.
-func Turn(name string, s *ScriptedTurn, n int, p plugin.Plugin, c Call) (*Subject, error) {
+func Turn(name string, s *ScriptedTurn, n int, p host.Plugin, c Call) (*Subject, error) {
 	cl, err := client.New(client.WithProvider(client.OpenAICompatible), client.WithBaseURL(s.BaseURL()),
 		client.WithModel("scripted"), client.WithMaxRetries(0), client.WithPlugin(p))
 	if err != nil {
 		return nil, err
 	}
-	req := plugin.NewRequest("").AddMessage(plugin.RoleUser, plugin.Text{Text: "Run the tool."})
+	req := host.NewRequest("").AddMessage(host.RoleUser, host.Text{Text: "Run the tool."})
 	return &Subject{Name: name, New: func() Op {
 		return func(ctx context.Context) error {
 			res, err := cl.Stream(ctx, req)

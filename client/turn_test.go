@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuca-go/mcpconnector/client"
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"
@@ -31,16 +32,16 @@ func TestStreamHandsARunOfToolCallsInOneChunk(t *testing.T) {
 	res, err := srv.newClient(t, client.WithPlugin(&adder{}), client.WithPlugin(rec)).Stream(t.Context(), question())
 	require.NoError(t, err)
 
-	a := plugin.ToolResult{ToolCallID: "call_a", Name: "add", Content: "3"}
-	w := plugin.ToolCall{ID: "call_w", Name: "weather", Arguments: []byte(`{"city":"Paris"}`)}
-	b := plugin.ToolResult{ToolCallID: "call_b", Name: "add", Content: "42"}
-	assert.Equal(t, [][]plugin.Block{
-		{plugin.Text{Text: "Let me compute."}},
+	a := host.ToolResult{ToolCallID: "call_a", Name: "add", Content: "3"}
+	w := host.ToolCall{ID: "call_w", Name: "weather", Arguments: []byte(`{"city":"Paris"}`)}
+	b := host.ToolResult{ToolCallID: "call_b", Name: "add", Content: "42"}
+	assert.Equal(t, [][]host.Block{
+		{host.Text{Text: "Let me compute."}},
 		{a, w},
-		{plugin.Thinking{Text: "and one more"}},
+		{host.Thinking{Text: "and one more"}},
 		{b},
 	}, rec.chunks, "one chunk per Text or Thinking run, one per run of calls")
-	assert.Equal(t, []plugin.Block{plugin.Text{Text: "Let me compute."}, a, w, plugin.Thinking{Text: "and one more"}, b},
+	assert.Equal(t, []host.Block{host.Text{Text: "Let me compute."}, a, w, host.Thinking{Text: "and one more"}, b},
 		res.Blocks, "the model's order")
 }
 
@@ -71,9 +72,9 @@ func TestStreamBrokenAfterCompleteCallsRunsNone(t *testing.T) {
 			res, err := srv.newClient(t, client.WithPlugin(add)).Stream(t.Context(), question())
 			require.Error(t, err)
 			assert.Zero(t, add.calls, "no call of a broken answer runs")
-			assert.Equal(t, []plugin.Block{
-				plugin.Text{Text: "The answer is "},
-				plugin.ToolCall{ID: "call_1", Name: "add", Arguments: []byte(`{"a":21,"b":21}`)},
+			assert.Equal(t, []host.Block{
+				host.Text{Text: "The answer is "},
+				host.ToolCall{ID: "call_1", Name: "add", Arguments: []byte(`{"a":21,"b":21}`)},
 			}, res.Blocks, "the complete call stays as the model made it; the cut one is dropped")
 		})
 	}
@@ -104,10 +105,10 @@ func TestStreamRunsATurnsToolCallsTogether(t *testing.T) {
 	require.NoError(t, err)
 
 	require.Len(t, res.Blocks, 2+n)
-	assert.Equal(t, plugin.Thinking{Text: "four at once"}, res.Blocks[0])
-	assert.Equal(t, plugin.Text{Text: "Gathering."}, res.Blocks[1])
+	assert.Equal(t, host.Thinking{Text: "four at once"}, res.Blocks[0])
+	assert.Equal(t, host.Text{Text: "Gathering."}, res.Blocks[1])
 	for i, blk := range res.Blocks[2:] {
-		r, ok := blk.(plugin.ToolResult)
+		r, ok := blk.(host.ToolResult)
 		require.True(t, ok, "block %d: got %T", i, blk)
 		assert.Equal(t, fmt.Sprintf("call_%d", i), r.ToolCallID, "results keep the model's order")
 		assert.Equal(t, "together", r.Content, "call %d did not overlap the others", i)

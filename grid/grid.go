@@ -34,7 +34,7 @@ const DefaultDrainTimeout = 2 * time.Second
 type KindOption func(*kindOptions)
 
 type kindOptions struct {
-	plugin       []plugin.Option
+	plugin       []plugin.HostOption
 	drainTimeout time.Duration
 }
 
@@ -47,15 +47,13 @@ func WithDrainTimeout(d time.Duration) KindOption {
 }
 
 // WithPluginOptions gives every grain's connection the plugin options of
-// the hosting member: logger, client info, connect timeout, client options
-// and input handlers, backoff, restart budget, breaker, reconnect wait,
-// plugin.WithRetryIdempotent, plugin.WithToolRefresh (the list_changed
-// subscription), telemetry (plugin.SupervisorConfigOf's). An option of
-// calls (timeouts, status handlers, approval, progress, idle timeout,
-// result cap) or of a local plugin has no effect here: every grain then
-// answers every call with the plugin.ErrValidation error naming it, and so
-// [Connect] fails with it.
-func WithPluginOptions(opts ...plugin.Option) KindOption {
+// the hosting member, the [plugin.HostOption]s: logger, client info,
+// connect timeout, client options and input handlers, backoff, restart
+// budget, breaker, reconnect wait, plugin.WithRetryIdempotent,
+// plugin.WithToolRefresh (the list_changed subscription), telemetry. The
+// options of calls (timeouts, status handlers, approval, progress, idle
+// timeout, result cap) are the facades' ([Connect]).
+func WithPluginOptions(opts ...plugin.HostOption) KindOption {
 	return func(o *kindOptions) { o.plugin = append(o.plugin, opts...) }
 }
 
@@ -81,11 +79,8 @@ func grainProps(transportFor func(identity string) (transport.McpTransport, erro
 	if o.drainTimeout <= 0 {
 		o.drainTimeout = DefaultDrainTimeout
 	}
-	sup, err := plugin.SupervisorConfigOf(o.plugin...)
+	sup := plugin.SupervisorConfigOf(o.plugin...)
 	forServer := func(server string) (actors.SupervisorConfig, error) {
-		if err != nil {
-			return actors.SupervisorConfig{}, err
-		}
 		t, err := transportFor(server)
 		if err != nil {
 			return actors.SupervisorConfig{}, err
@@ -99,15 +94,9 @@ func grainProps(transportFor func(identity string) (transport.McpTransport, erro
 	}, actor.WithReceiverMiddleware(drainOnPoison))
 }
 
-// Transport is the transport of server in cfg, named for logs and errors,
-// or why there is none: no such server, a disabled one, or one whose
-// transport is not supported.
-//
-// Deprecated: [NewKind] uses it; nothing outside needs it.
-func Transport(cfg *mcpconfig.Config, server string) (transport.McpTransport, error) {
-	return serverTransport(cfg, server)
-}
-
+// serverTransport is the transport of server in cfg, named for logs and
+// errors, or why there is none: no such server, a disabled one, or one
+// whose transport is not supported.
 func serverTransport(cfg *mcpconfig.Config, server string) (transport.McpTransport, error) {
 	sc, ok := cfg.Servers[server]
 	switch {
@@ -128,11 +117,11 @@ func serverTransport(cfg *mcpconfig.Config, server string) (transport.McpTranspo
 // ToolDefinitions, CallTool futures, OnStreamChunk, error kinds,
 // cancellation reaching the server). It activates the grain if needed and
 // returns once it has answered with its tools. Close leaves the grain
-// running for the other members. opts are the facade's: timeouts of calls,
-// status handlers, the host controls, logger, plugin.WithLossGrace; one of
-// the connection itself (it belongs to [NewKind]) fails Connect with
-// plugin.ErrValidation naming it.
-func Connect(ctx context.Context, c *cluster.Cluster, server string, opts ...plugin.Option) (*plugin.McpPlugin, error) {
+// running for the other members. opts are the facade's, the
+// [plugin.FacadeOption]s: timeouts of calls, status handlers, the host
+// controls, logger, plugin.WithLossGrace; those of the connection itself
+// belong to the hosting members ([WithPluginOptions]).
+func Connect(ctx context.Context, c *cluster.Cluster, server string, opts ...plugin.FacadeOption) (*plugin.McpPlugin, error) {
 	return plugin.Follow(ctx, c.ActorSystem, fmt.Sprintf("server %q (%s grain)", server, KindName),
 		attach.Follower(c.ActorSystem, locateGrain(c, server)), opts...)
 }
@@ -147,7 +136,8 @@ func Connect(ctx context.Context, c *cluster.Cluster, server string, opts ...plu
 // (its grain keeps retrying on its member; open the toolbox again to pick
 // it up). The actor system is c's. opts are toolbox.Open's; the plugin
 // options given through toolbox.WithPluginOptions are the facades' (as for
-// [Connect]).
+// [Connect]): each must be a [plugin.FacadeOption], or OpenToolbox fails
+// with plugin.ErrValidation.
 func OpenToolbox(ctx context.Context, c *cluster.Cluster, cfg *mcpconfig.Config, opts ...toolbox.Option) (*toolbox.Toolbox, error) {
 	if c == nil {
 		return nil, errors.New("grid: nil cluster")
@@ -162,7 +152,7 @@ type grains struct{ c *cluster.Cluster }
 
 func (g grains) ActorSystem() *actor.ActorSystem { return g.c.ActorSystem }
 
-func (g grains) Connect(ctx context.Context, server string, opts ...plugin.Option) (*plugin.McpPlugin, error) {
+func (g grains) Connect(ctx context.Context, server string, opts ...plugin.FacadeOption) (*plugin.McpPlugin, error) {
 	return Connect(ctx, g.c, server, opts...)
 }
 

@@ -25,6 +25,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/cuca-go/mcpconnector/grid"
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -43,7 +44,7 @@ func calcConfig(t *testing.T) *mcpconfig.Config {
 // startMembers starts n cluster members in this process, each with its own
 // actor system, sharing an in-memory membership, and registers the grid
 // kind on each. Cleanup shuts every member down gracefully.
-func startMembers(t *testing.T, n int, cfg *mcpconfig.Config, opts ...plugin.Option) []*cluster.Cluster {
+func startMembers(t *testing.T, n int, cfg *mcpconfig.Config, opts ...plugin.HostOption) []*cluster.Cluster {
 	t.Helper()
 	agent := test.NewInMemAgent()
 	name := fmt.Sprintf("grid-test-%d", time.Now().UnixNano())
@@ -81,8 +82,8 @@ func shutdown(members ...*cluster.Cluster) {
 	wg.Wait()
 }
 
-// host returns the member whose address the grain of server has.
-func host(t *testing.T, members []*cluster.Cluster, server string) (hosting *cluster.Cluster, others []*cluster.Cluster) {
+// hostOf returns the member whose address the grain of server has.
+func hostOf(t *testing.T, members []*cluster.Cluster, server string) (hosting *cluster.Cluster, others []*cluster.Cluster) {
 	t.Helper()
 	pid := members[0].Get(server, grid.KindName)
 	require.NotNil(t, pid)
@@ -108,9 +109,9 @@ func TestEveryMemberCallsTheOneConnection(t *testing.T) {
 		assert.Equal(t, "42", callText(t, p, "add", map[string]any{"a": 40, "b": 2}))
 		pids = append(pids, callText(t, p, "pid", nil))
 
-		chunk := &plugin.Chunk{Blocks: []plugin.Block{plugin.ToolCall{ID: "c1", Name: "add", Arguments: json.RawMessage(`{"a":1,"b":2}`)}}}
+		chunk := &host.Chunk{Blocks: []host.Block{host.ToolCall{ID: "c1", Name: "add", Arguments: json.RawMessage(`{"a":1,"b":2}`)}}}
 		require.NoError(t, p.OnStreamChunk(context.Background(), chunk))
-		assert.Equal(t, plugin.ToolResult{ToolCallID: "c1", Name: "add", Content: "3"}, chunk.Blocks[0])
+		assert.Equal(t, host.ToolResult{ToolCallID: "c1", Name: "add", Content: "3"}, chunk.Blocks[0])
 	}
 	assert.Equal(t, pids[0], pids[1])
 	assert.Equal(t, pids[0], pids[2])
@@ -121,7 +122,7 @@ func TestEveryMemberCallsTheOneConnection(t *testing.T) {
 func TestPayloadsRoundTripLosslessly(t *testing.T) {
 	cfg := calcConfig(t)
 	members := startMembers(t, 2, cfg)
-	_, others := host(t, members, "calc")
+	_, others := hostOf(t, members, "calc")
 	remote := connect(t, others[0], "calc")
 	local, err := plugin.Connect(context.Background(), testserver.Stdio(t))
 	require.NoError(t, err)
@@ -169,7 +170,7 @@ func TestPayloadsRoundTripLosslessly(t *testing.T) {
 func TestCancellationReachesTheHostingMember(t *testing.T) {
 	core, logs := observer.New(zap.InfoLevel)
 	members := startMembers(t, 2, calcConfig(t), plugin.WithLogger(zap.New(core)))
-	_, others := host(t, members, "calc")
+	_, others := hostOf(t, members, "calc")
 	p := connect(t, others[0], "calc")
 
 	// A cancel, not a deadline: a deadline also travels with the call and
@@ -194,7 +195,7 @@ func TestCancellationReachesTheHostingMember(t *testing.T) {
 // afterwards.
 func TestGracefulLeaveLosesNoCall(t *testing.T) {
 	members := startMembers(t, 3, calcConfig(t))
-	hosting, others := host(t, members, "calc")
+	hosting, others := hostOf(t, members, "calc")
 	p := connect(t, others[0], "calc")
 	before := callText(t, p, "pid", nil)
 
@@ -232,7 +233,7 @@ func TestGracefulLeaveLosesNoCall(t *testing.T) {
 	}
 	after := callText(t, p, "pid", nil)
 	assert.NotEqual(t, before, after, "a new connection on a new member")
-	newHost, _ := host(t, others, "calc")
+	newHost, _ := hostOf(t, others, "calc")
 	assert.NotEqual(t, hosting.ActorSystem.Address(), newHost.ActorSystem.Address())
 }
 
@@ -244,9 +245,9 @@ func TestToolboxOfGrains(t *testing.T) {
 	require.NoError(t, err)
 	defer tb.Close()
 	assert.True(t, tb.HasTool("calc__add"))
-	chunk := &plugin.Chunk{Blocks: []plugin.Block{plugin.ToolCall{ID: "c1", Name: "calc__add", Arguments: json.RawMessage(`{"a":2,"b":3}`)}}}
+	chunk := &host.Chunk{Blocks: []host.Block{host.ToolCall{ID: "c1", Name: "calc__add", Arguments: json.RawMessage(`{"a":2,"b":3}`)}}}
 	require.NoError(t, tb.OnStreamChunk(context.Background(), chunk))
-	assert.Equal(t, plugin.ToolResult{ToolCallID: "c1", Name: "calc__add", Content: "5"}, chunk.Blocks[0])
+	assert.Equal(t, host.ToolResult{ToolCallID: "c1", Name: "calc__add", Content: "5"}, chunk.Blocks[0])
 }
 
 func TestUnknownServerFailsConnect(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuca-go/mcpconnector/grid"
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/countserver"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
@@ -77,12 +78,12 @@ func TestLazyGrainIsActivatedOnFirstCall(t *testing.T) {
 	assert.Equal(t, plugin.StateNotStarted, tb.Status()["count"].State)
 	assert.True(t, tb.HasTool("count__add"), "tools from the manifest")
 
-	chunk := &plugin.Chunk{Blocks: []plugin.Block{plugin.ToolCall{ID: "c1", Name: "count__add", Arguments: []byte(`{"a":2,"b":3}`)}}}
+	chunk := &host.Chunk{Blocks: []host.Block{host.ToolCall{ID: "c1", Name: "count__add", Arguments: []byte(`{"a":2,"b":3}`)}}}
 	require.NoError(t, tb.OnStreamChunk(context.Background(), chunk))
-	assert.Equal(t, plugin.ToolResult{ToolCallID: "c1", Name: "count__add", Content: "5"}, chunk.Blocks[0])
+	assert.Equal(t, host.ToolResult{ToolCallID: "c1", Name: "count__add", Content: "5"}, chunk.Blocks[0])
 	assert.EqualValues(t, 2, discovers.Load(), "the first call activated the grain")
 	assert.Equal(t, plugin.StateReady, tb.Status()["count"].State)
-	hosting, _ := host(t, members, "count")
+	hosting, _ := hostOf(t, members, "count")
 	assert.NotNil(t, hosting)
 }
 
@@ -103,9 +104,9 @@ func TestPinnedToolsOfGrains(t *testing.T) {
 	defer tb.Close()
 	assert.False(t, tb.HasTool("count__echo"))
 	assert.True(t, tb.HasTool("count__add"))
-	chunk := &plugin.Chunk{Blocks: []plugin.Block{plugin.ToolCall{ID: "c1", Name: "count__echo", Arguments: []byte(`{"text":"x"}`)}}}
+	chunk := &host.Chunk{Blocks: []host.Block{host.ToolCall{ID: "c1", Name: "count__echo", Arguments: []byte(`{"text":"x"}`)}}}
 	require.NoError(t, tb.OnStreamChunk(context.Background(), chunk))
-	res := chunk.Blocks[0].(plugin.ToolResult)
+	res := chunk.Blocks[0].(host.ToolResult)
 	assert.True(t, res.IsError)
 	assert.Contains(t, res.Content, "changed since it was pinned (description)")
 	require.NoError(t, tb.AcceptTools("count"))

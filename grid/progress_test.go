@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -28,7 +29,7 @@ func TestProgressThroughAGrainArrivesBeforeTheResult(t *testing.T) {
 		"ctl": {Name: "ctl", Type: mcpconfig.TypeStdio, Command: cmd, Args: args, Env: map[string]string{"GORACE": "atexit_sleep_ms=0"}},
 	}}
 	members := startMembers(t, 2, cfg)
-	_, others := host(t, members, "ctl")
+	_, others := hostOf(t, members, "ctl")
 	var mu sync.Mutex
 	seen := map[string]int{}
 	p := connect(t, others[0], "ctl", plugin.WithProgress(func(pr plugin.Progress) {
@@ -40,11 +41,11 @@ func TestProgressThroughAGrainArrivesBeforeTheResult(t *testing.T) {
 	defer cancel()
 	for i := range 20 {
 		id := fmt.Sprintf("call-%d", i)
-		chunk := &plugin.Chunk{Blocks: []plugin.Block{
-			plugin.ToolCall{ID: id, Name: "progress", Arguments: json.RawMessage(`{"steps":3,"ms":0}`)},
+		chunk := &host.Chunk{Blocks: []host.Block{
+			host.ToolCall{ID: id, Name: "progress", Arguments: json.RawMessage(`{"steps":3,"ms":0}`)},
 		}}
 		require.NoError(t, p.OnStreamChunk(ctx, chunk))
-		require.Equal(t, "done", chunk.Blocks[0].(plugin.ToolResult).Content)
+		require.Equal(t, "done", chunk.Blocks[0].(host.ToolResult).Content)
 		mu.Lock()
 		n := seen[id]
 		mu.Unlock()

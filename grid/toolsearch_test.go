@@ -13,10 +13,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuca-go/mcpconnector/grid"
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/internal/fixture/toolcorpus"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
-	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
 
@@ -63,28 +63,28 @@ func TestToolboxOfGrainsWithToolSearch(t *testing.T) {
 		for _, q := range []string{"open a bug ticket on github", "add two numbers", "calc__add, memory__read_graph"} {
 			assert.Equal(t, local.Search(q), tb.Search(q), q)
 		}
-		localReq := plugin.NewRequest("m").AddMessage(plugin.RoleUser, plugin.Text{Text: "hi"})
-		gridReq := plugin.NewRequest("m").AddMessage(plugin.RoleUser, plugin.Text{Text: "hi"})
+		localReq := host.NewRequest("m").AddMessage(host.RoleUser, host.Text{Text: "hi"})
+		gridReq := host.NewRequest("m").AddMessage(host.RoleUser, host.Text{Text: "hi"})
 		require.NoError(t, local.OnRequest(context.Background(), localReq))
 		require.NoError(t, tb.OnRequest(context.Background(), gridReq))
 		assert.Equal(t, localReq, gridReq, "the same search tool and instructions")
 		require.Len(t, gridReq.Tools, 1)
-		assert.Contains(t, gridReq.Messages[0].Blocks[0].(plugin.Text).Text, "## everything\n")
+		assert.Contains(t, gridReq.Messages[0].Blocks[0].(host.Text).Text, "## everything\n")
 
 		// Search, then call what it found, through the grain.
-		sc := plugin.ToolCall{ID: "s", Name: toolbox.DefaultToolSearchName, Arguments: json.RawMessage(`{"query":"calc__add"}`)}
-		chunk := &plugin.Chunk{Blocks: []plugin.Block{sc}}
+		sc := host.ToolCall{ID: "s", Name: toolbox.DefaultToolSearchName, Arguments: json.RawMessage(`{"query":"calc__add"}`)}
+		chunk := &host.Chunk{Blocks: []host.Block{sc}}
 		require.NoError(t, tb.OnStreamChunk(context.Background(), chunk))
-		res := chunk.Blocks[0].(plugin.ToolResult)
+		res := chunk.Blocks[0].(host.ToolResult)
 		gridReq.Messages = append(gridReq.Messages,
-			plugin.Message{Role: plugin.RoleAssistant, Blocks: []plugin.Block{sc}},
-			plugin.Message{Role: plugin.RoleTool, Blocks: []plugin.Block{res}})
+			host.Message{Role: host.RoleAssistant, Blocks: []host.Block{sc}},
+			host.Message{Role: host.RoleTool, Blocks: []host.Block{res}})
 		gridReq.Tools = nil
 		require.NoError(t, tb.OnRequest(context.Background(), gridReq))
 		require.Len(t, gridReq.Tools, 2)
 		assert.Equal(t, "calc__add", gridReq.Tools[1].Name)
-		chunk = &plugin.Chunk{Blocks: []plugin.Block{plugin.ToolCall{ID: "c", Name: "calc__add", Arguments: json.RawMessage(`{"a":2,"b":3}`)}}}
+		chunk = &host.Chunk{Blocks: []host.Block{host.ToolCall{ID: "c", Name: "calc__add", Arguments: json.RawMessage(`{"a":2,"b":3}`)}}}
 		require.NoError(t, tb.OnStreamChunk(context.Background(), chunk))
-		assert.Equal(t, plugin.ToolResult{ToolCallID: "c", Name: "calc__add", Content: "5"}, chunk.Blocks[0])
+		assert.Equal(t, host.ToolResult{ToolCallID: "c", Name: "calc__add", Content: "5"}, chunk.Blocks[0])
 	}
 }

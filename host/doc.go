@@ -7,7 +7,7 @@
 // builds against it without pulling in the actors, the MCP SDK or the cluster
 // that a plugin such as the "mcp-connector" (package plugin) is made of.
 // Package plugin keeps every name of this package as an alias, so code
-// written against plugin.ToolCall and friends compiles unchanged.
+// written against host.ToolCall and friends compiles unchanged.
 //
 // A plugin embeds [Base] and overrides the hooks it acts on:
 //

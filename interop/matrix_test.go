@@ -20,6 +20,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"
 )
@@ -214,7 +215,7 @@ var scenarios = []scenario{
 		}
 		assert.Equal(t, expectedTools(r.row.transport), names)
 		defs := r.p.ToolDefinitions()
-		i := slices.IndexFunc(defs, func(d plugin.ToolDefinition) bool { return d.Name == "add" })
+		i := slices.IndexFunc(defs, func(d host.ToolDefinition) bool { return d.Name == "add" })
 		require.GreaterOrEqual(t, i, 0)
 		var schema struct {
 			Type       string         `json:"type"`

@@ -116,7 +116,7 @@ func TestGoplsMCPIsRefusedOnceQuotingItsAnswer(t *testing.T) {
 	needs(t, "gopls "+goplsVersion, why)
 	script, starts := countingCommand(t, gopls, "mcp")
 
-	p, err := plugin.Start(transport.Stdio{Command: script, Dir: t.TempDir()})
+	p, err := plugin.Connect(context.Background(), transport.Stdio{Command: script, Dir: t.TempDir()}, plugin.WithRetryConnect())
 	require.NoError(t, err)
 	defer p.Close()
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
@@ -166,7 +166,7 @@ func TestLegacyStreamableHTTPServerIsRefusedOnce(t *testing.T) {
 	}))
 	defer front.Close()
 
-	p, err := plugin.Start(transport.StreamableHTTP{URL: front.URL + "/mcp"})
+	p, err := plugin.Connect(context.Background(), transport.StreamableHTTP{URL: front.URL + "/mcp"}, plugin.WithRetryConnect())
 	require.NoError(t, err)
 	defer p.Close()
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)

@@ -77,7 +77,7 @@ type Server struct {
 	Timeout time.Duration
 	// ConnectTimeout bounds each of this server's connection attempts, and
 	// so how long toolbox.Open or a lazy server's first call waits for it to
-	// start, in place of toolbox.WithConnectTimeout's; Codex writes it
+	// start, in place of the plugin options' plugin.WithConnectTimeout; Codex writes it
 	// startup_timeout_sec. Zero means the file gave none.
 	ConnectTimeout time.Duration
 	// ParallelToolCalls ("parallelToolCalls", Codex's

@@ -758,7 +758,7 @@ func (x *WireRPCError) GetData() []byte {
 	return nil
 }
 
-// A token endpoint's refusal (transport.TokenError).
+// A token endpoint's refusal (auth.TokenError).
 type WireTokenError struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Endpoint      string                 `protobuf:"bytes,1,opt,name=endpoint,proto3" json:"endpoint,omitempty"`

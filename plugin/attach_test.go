@@ -98,7 +98,7 @@ func TestFollowNeedsASystemAndALink(t *testing.T) {
 
 // attachTo is a facade over the actor locate finds, through package
 // grid's facade link.
-func attachTo(ctx context.Context, system *actor.ActorSystem, server string, locate attach.Locator, opts ...plugin.Option) (*plugin.McpPlugin, error) {
+func attachTo(ctx context.Context, system *actor.ActorSystem, server string, locate attach.Locator, opts ...plugin.FacadeOption) (*plugin.McpPlugin, error) {
 	return plugin.Follow(ctx, system, server, attach.Follower(system, locate), opts...)
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/core/tracelog"
 	"github.com/cuca-go/mcpconnector/messages"
 )
@@ -24,18 +25,18 @@ import (
 // plugin's link, wherever the connection lives; its Future awaits the reply;
 // the reply is rendered into the ToolResult that replaces the call.
 
-// OnStreamChunk replaces every [ToolCall] whose name is a discovered tool with
-// a [ToolResult] of the same ID, carrying the rendered output or the error
+// OnStreamChunk replaces every [host.ToolCall] whose name is a discovered tool with
+// a [host.ToolResult] of the same ID, carrying the rendered output or the error
 // text (cut at [WithMaxResultBytes], when given). Calls in one chunk run
 // concurrently, approval included; the hook returns when all have
 // answered. Other blocks pass through untouched, without an actor hop or an
 // allocation. It always returns nil.
-func (p *McpPlugin) OnStreamChunk(ctx context.Context, chunk *Chunk) error {
+func (p *McpPlugin) OnStreamChunk(ctx context.Context, chunk *host.Chunk) error {
 	if chunk == nil {
 		return nil
 	}
 	byName := p.snapshot().byName
-	first := FirstToolCall(chunk.Blocks, byName)
+	first := host.FirstToolCall(chunk.Blocks, byName)
 	if first < 0 {
 		return nil
 	}
@@ -46,7 +47,7 @@ func (p *McpPlugin) OnStreamChunk(ctx context.Context, chunk *Chunk) error {
 	var buf [4]pending // most chunks call one tool; no allocation for up to four
 	calls := buf[:0]
 	for i := first; i < len(chunk.Blocks); i++ {
-		tc, ok := chunk.Blocks[i].(ToolCall)
+		tc, ok := chunk.Blocks[i].(host.ToolCall)
 		if !ok {
 			continue
 		}
@@ -67,7 +68,7 @@ func (p *McpPlugin) OnStreamChunk(ctx context.Context, chunk *Chunk) error {
 // [ErrValidation]), and call.ID is the CallID of approval and progress.
 // [Future.ToolResult] gives the block that replaces it. It is the seam for
 // facades that route blocks to plugins (a toolbox).
-func (p *McpPlugin) StartToolCall(ctx context.Context, call ToolCall) *Future {
+func (p *McpPlugin) StartToolCall(ctx context.Context, call host.ToolCall) *Future {
 	p.snapshot()
 	raw, err := objectText(call.Arguments)
 	if err != nil {
@@ -259,7 +260,7 @@ type Future struct {
 	p       *McpPlugin
 	id      uint64
 	name    string
-	callID  string // the model's ToolCall ID, if the call comes from one
+	callID  string // the model's host.ToolCall ID, if the call comes from one
 	callCtx context.Context
 	ch      chan any      // the reply, from the plugin's callRouter
 	gate    *approvalGate // with WithApproval: whether the call was sent
@@ -350,14 +351,14 @@ func (p *McpPlugin) decodeReply(tool string, msg any) (*mcp.CallToolResult, erro
 
 // Rendering the result.
 
-// ToolResult awaits the call and returns the [ToolResult] block that
+// ToolResult awaits the call and returns the [host.ToolResult] block that
 // replaces the call in a stream: the rendered result ([RenderResult]) or
 // the error text with IsError, cut at [WithMaxResultBytes]. ToolCallID and
 // Name are those of the call: the ToolCall's for [McpPlugin.StartToolCall],
 // empty and the tool's name for CallTool.
-func (f *Future) ToolResult(ctx context.Context) ToolResult {
+func (f *Future) ToolResult(ctx context.Context) host.ToolResult {
 	res, err := f.Await(ctx)
-	out := ToolResult{ToolCallID: f.callID, Name: f.name}
+	out := host.ToolResult{ToolCallID: f.callID, Name: f.name}
 	limit := 0
 	if f.p != nil {
 		limit = f.p.maxResultBytes

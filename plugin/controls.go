@@ -49,25 +49,18 @@ type ApprovalRequest struct {
 // once, one per call (calls in one chunk are decided concurrently). A nil
 // approve turns approval off, e.g. after a host-wide one for a trusted
 // server.
-func WithApproval(approve func(ctx context.Context, req ApprovalRequest) error) Option {
-	return func(o *options) {
-		o.note("WithApproval", roleCall)
+func WithApproval(approve func(ctx context.Context, req ApprovalRequest) error) CallOption {
+	return callOption(func(o *options) {
 		o.approve = approve
-	}
+	})
 }
 
 // ApprovalOf returns the approval function that opts set (that of the
 // last [WithApproval] among them), nil when none does or the last sets
 // nil. A package that passes plugin options on, such as toolbox, uses it
 // to ask the host's function itself, per tool.
-func ApprovalOf(opts ...Option) func(ctx context.Context, req ApprovalRequest) error {
-	var o options
-	for _, opt := range opts {
-		if opt != nil && opt.Name() == "WithApproval" {
-			opt(&o)
-		}
-	}
-	return o.approve
+func ApprovalOf(opts ...ServerOption) func(ctx context.Context, req ApprovalRequest) error {
+	return applyOptions(opts).approve
 }
 
 // Progress is one notifications/progress of the server for a call.
@@ -91,11 +84,10 @@ type Progress struct {
 // whose Close waits for those replies. Across a cluster (grid.Connect) the
 // progress travels to the facade's member as a message, ahead of the
 // result.
-func WithProgress(h func(Progress)) Option {
-	return func(o *options) {
-		o.note("WithProgress", roleCall)
+func WithProgress(h func(Progress)) CallOption {
+	return callOption(func(o *options) {
 		o.onProgress = h
-	}
+	})
 }
 
 // WithIdleTimeout fails a tool call with [ErrInternal] ("idle timeout")
@@ -105,11 +97,10 @@ func WithProgress(h func(Progress)) Option {
 // (or [WithDefaultCallTimeout], [WithCallTimeoutCap]) stays the hard limit however
 // often the server reports progress. Zero or negative means no idle
 // timeout (the default).
-func WithIdleTimeout(d time.Duration) Option {
-	return func(o *options) {
-		o.note("WithIdleTimeout", roleCall)
+func WithIdleTimeout(d time.Duration) CallOption {
+	return callOption(func(o *options) {
 		o.idleTimeout = max(d, 0)
-	}
+	})
 }
 
 // WithMaxResultBytes caps the text the model reads of a tool call (the
@@ -119,11 +110,10 @@ func WithIdleTimeout(d time.Duration) Option {
 // bytes. n smaller than the marker leaves the marker alone. Zero or
 // negative renders whole, as by default. CallTool's result is not cut;
 // [Future.ToolResult] and the hook are.
-func WithMaxResultBytes(n int) Option {
-	return func(o *options) {
-		o.note("WithMaxResultBytes", roleCall)
+func WithMaxResultBytes(n int) CallOption {
+	return callOption(func(o *options) {
 		o.maxResultBytes = max(n, 0)
-	}
+	})
 }
 
 // WithToolRefresh keeps the tool list live. The connection subscribes to
@@ -138,9 +128,8 @@ func WithMaxResultBytes(n int) Option {
 // keeps the list in force and is tried again after another TTL. For a
 // cluster grain, give it to the grain's kind too (the hosting member
 // subscribes) and to the facade (which watches the grain's list).
-func WithToolRefresh() Option {
-	return func(o *options) {
-		o.note("WithToolRefresh", roleAll)
+func WithToolRefresh() CommonOption {
+	return commonOption(func(o *options) {
 		o.toolRefresh = true
-	}
+	})
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"
@@ -39,10 +40,10 @@ func stats(t *testing.T, p *plugin.McpPlugin) testserver.ControlsStats {
 }
 
 // hookCall runs one ToolCall block through the hook and returns its result.
-func hookCall(ctx context.Context, p plugin.Plugin, id, name, args string) plugin.ToolResult {
-	chunk := &plugin.Chunk{Blocks: []plugin.Block{plugin.ToolCall{ID: id, Name: name, Arguments: json.RawMessage(args)}}}
+func hookCall(ctx context.Context, p host.Plugin, id, name, args string) host.ToolResult {
+	chunk := &host.Chunk{Blocks: []host.Block{host.ToolCall{ID: id, Name: name, Arguments: json.RawMessage(args)}}}
 	_ = p.OnStreamChunk(ctx, chunk)
-	r, _ := chunk.Blocks[0].(plugin.ToolResult)
+	r, _ := chunk.Blocks[0].(host.ToolResult)
 	return r
 }
 
@@ -121,7 +122,7 @@ func TestApprovalThatBlocksEndsWithTheCallersContext(t *testing.T) {
 	assert.NotErrorIs(t, err, plugin.ErrDenied, "the caller left; nobody denied")
 
 	ctx2, cancel2 := context.WithCancel(context.Background())
-	done := make(chan plugin.ToolResult)
+	done := make(chan host.ToolResult)
 	go func() { done <- hookCall(ctx2, p, "c2", "text", `{"unit":"x","times":1}`) }()
 	<-deciding
 	<-deciding
@@ -170,17 +171,17 @@ func TestApprovalDecidesTheCallsOfAChunkConcurrently(t *testing.T) {
 	}))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	chunk := &plugin.Chunk{Blocks: []plugin.Block{
-		plugin.ToolCall{ID: "a", Name: "text", Arguments: json.RawMessage(`{"unit":"a","times":1}`)},
-		plugin.Text{Text: "between"},
-		plugin.ToolCall{ID: "b", Name: "text", Arguments: json.RawMessage(`{"unit":"b","times":1}`)},
+	chunk := &host.Chunk{Blocks: []host.Block{
+		host.ToolCall{ID: "a", Name: "text", Arguments: json.RawMessage(`{"unit":"a","times":1}`)},
+		host.Text{Text: "between"},
+		host.ToolCall{ID: "b", Name: "text", Arguments: json.RawMessage(`{"unit":"b","times":1}`)},
 	}}
 	require.NoError(t, p.OnStreamChunk(ctx, chunk))
-	a, b := chunk.Blocks[0].(plugin.ToolResult), chunk.Blocks[2].(plugin.ToolResult)
-	assert.Equal(t, plugin.ToolResult{ToolCallID: "a", Name: "text", Content: "a"}, a)
+	a, b := chunk.Blocks[0].(host.ToolResult), chunk.Blocks[2].(host.ToolResult)
+	assert.Equal(t, host.ToolResult{ToolCallID: "a", Name: "text", Content: "a"}, a)
 	assert.True(t, b.IsError)
 	assert.Contains(t, b.Content, "b is not allowed")
-	assert.Equal(t, plugin.Text{Text: "between"}, chunk.Blocks[1])
+	assert.Equal(t, host.Text{Text: "between"}, chunk.Blocks[1])
 	assert.Equal(t, int64(1), stats(t, p).Calls)
 }
 
@@ -217,9 +218,9 @@ func TestProgressReachesTheHandlerInOrder(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			// Two calls at once: each hears only its own progress.
-			chunk := &plugin.Chunk{Blocks: []plugin.Block{
-				plugin.ToolCall{ID: "first", Name: "progress", Arguments: json.RawMessage(`{"steps":5,"ms":20}`)},
-				plugin.ToolCall{ID: "second", Name: "progress", Arguments: json.RawMessage(`{"steps":3,"ms":30}`)},
+			chunk := &host.Chunk{Blocks: []host.Block{
+				host.ToolCall{ID: "first", Name: "progress", Arguments: json.RawMessage(`{"steps":5,"ms":20}`)},
+				host.ToolCall{ID: "second", Name: "progress", Arguments: json.RawMessage(`{"steps":3,"ms":30}`)},
 			}}
 			require.NoError(t, p.OnStreamChunk(ctx, chunk))
 			for i, n := range map[string]int{"first": 5, "second": 3} {
@@ -365,11 +366,11 @@ func TestProgressSentBeforeTheResultArrivesBeforeTheCallReturns(t *testing.T) {
 			defer cancel()
 			for i := range 30 {
 				id := fmt.Sprintf("call-%d", i)
-				chunk := &plugin.Chunk{Blocks: []plugin.Block{
-					plugin.ToolCall{ID: id, Name: "progress", Arguments: json.RawMessage(`{"steps":3,"ms":0}`)},
+				chunk := &host.Chunk{Blocks: []host.Block{
+					host.ToolCall{ID: id, Name: "progress", Arguments: json.RawMessage(`{"steps":3,"ms":0}`)},
 				}}
 				require.NoError(t, p.OnStreamChunk(ctx, chunk))
-				require.Equal(t, "done", chunk.Blocks[0].(plugin.ToolResult).Content)
+				require.Equal(t, "done", chunk.Blocks[0].(host.ToolResult).Content)
 				require.Len(t, log.of(id), 3, "call %d: every step before the result", i)
 			}
 		})

@@ -1,6 +1,6 @@
 // Package plugin is [McpPlugin], the "mcp-connector" plugin that runs a
 // model's tool calls on one MCP server. The host contract it implements
-// ([Plugin], its hooks and content [Block]s) lives in package host; plugin
+// ([host.Plugin], its hooks and content [host.Block]s) lives in package host; plugin
 // keeps its names as aliases.
 //
 // Connect once, publish the tools, register the plugin:
@@ -8,14 +8,14 @@
 //	mcp, err := plugin.ConnectStdio(ctx, "github-mcp-server")
 //	if err != nil { ... }
 //	defer mcp.Close()
-//	req := plugin.NewRequest(model)
+//	req := host.NewRequest(model)
 //	for _, def := range mcp.ToolDefinitions() {
 //		req.AddTool(def)
 //	}
 //	// the client calls mcp.OnStreamChunk on every chunk it streams.
 //
-// While an answer streams, [McpPlugin.OnStreamChunk] replaces each [ToolCall]
-// naming a discovered tool with a [ToolResult]; the stream waits while the
+// While an answer streams, [McpPlugin.OnStreamChunk] replaces each [host.ToolCall]
+// naming a discovered tool with a [host.ToolResult]; the stream waits while the
 // tool runs. [McpPlugin.CallTool] is the same call as a [Future].
 //
 // # Sections

@@ -27,8 +27,8 @@ func TestEveryDeadlineWrapsDeadlineExceededAndNamesItsLimit(t *testing.T) {
 		ctx   func() (context.Context, context.CancelFunc)
 		limit string
 	}{
-		{"tool timeout", []plugin.Option{plugin.WithToolTimeout(100 * time.Millisecond)}, nil, "tool timeout of 100ms"},
-		{"call timeout", []plugin.Option{plugin.WithCallTimeout(100 * time.Millisecond)}, nil, "call timeout of 100ms"},
+		{"tool timeout", []plugin.Option{plugin.WithCallTimeoutCap(100 * time.Millisecond)}, nil, "tool timeout of 100ms"},
+		{"call timeout", []plugin.Option{plugin.WithDefaultCallTimeout(100 * time.Millisecond)}, nil, "call timeout of 100ms"},
 		{"caller's deadline", nil, func() (context.Context, context.CancelFunc) {
 			return context.WithTimeout(context.Background(), 100*time.Millisecond)
 		}, ""},

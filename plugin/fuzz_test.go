@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
 )
@@ -131,8 +132,8 @@ func FuzzCallToolArguments(f *testing.F) {
 // length-prefixed text.
 var fuzzToolNames = []string{"echo", "nope", "", "ECHO", "echo "}
 
-func decodeBlocks(data []byte) []plugin.Block {
-	var blocks []plugin.Block
+func decodeBlocks(data []byte) []host.Block {
+	var blocks []host.Block
 	next := func() (byte, bool) {
 		if len(data) == 0 {
 			return 0, false
@@ -152,37 +153,37 @@ func decodeBlocks(data []byte) []plugin.Block {
 		kind, _ := next()
 		switch kind % 4 {
 		case 0:
-			blocks = append(blocks, plugin.Text{Text: text()})
+			blocks = append(blocks, host.Text{Text: text()})
 		case 1:
-			blocks = append(blocks, plugin.Thinking{Text: text()})
+			blocks = append(blocks, host.Thinking{Text: text()})
 		case 2:
 			name, _ := next()
-			call := plugin.ToolCall{ID: "call-" + string(rune('a'+id%26)) + strings.Repeat("'", id/26),
+			call := host.ToolCall{ID: "call-" + string(rune('a'+id%26)) + strings.Repeat("'", id/26),
 				Name: fuzzToolNames[int(name)%len(fuzzToolNames)]}
 			if args := text(); args != "" || kind&0x80 == 0 {
 				call.Arguments = json.RawMessage(args)
 			}
 			blocks = append(blocks, call)
 		case 3:
-			blocks = append(blocks, plugin.ToolResult{ToolCallID: "old", Name: "echo", Content: text()})
+			blocks = append(blocks, host.ToolResult{ToolCallID: "old", Name: "echo", Content: text()})
 		}
 	}
 	return blocks
 }
 
 // encodeBlocks is decodeBlocks' inverse, for readable seeds.
-func encodeBlocks(blocks ...plugin.Block) []byte {
+func encodeBlocks(blocks ...host.Block) []byte {
 	var b []byte
 	text := func(s string) { b = append(append(b, byte(len(s))), s...) }
 	for _, blk := range blocks {
 		switch blk := blk.(type) {
-		case plugin.Text:
+		case host.Text:
 			b = append(b, 0)
 			text(blk.Text)
-		case plugin.Thinking:
+		case host.Thinking:
 			b = append(b, 1)
 			text(blk.Text)
-		case plugin.ToolCall:
+		case host.ToolCall:
 			b = append(b, 2)
 			for i, n := range fuzzToolNames {
 				if n == blk.Name {
@@ -190,7 +191,7 @@ func encodeBlocks(blocks ...plugin.Block) []byte {
 				}
 			}
 			text(string(blk.Arguments))
-		case plugin.ToolResult:
+		case host.ToolResult:
 			b = append(b, 3)
 			text(blk.Content)
 		}
@@ -205,23 +206,23 @@ func encodeBlocks(blocks ...plugin.Block) []byte {
 // are no object), and the server receives exactly the valid calls, each with
 // its object.
 func FuzzOnStreamChunk(f *testing.F) {
-	call := func(name, args string) plugin.ToolCall {
-		return plugin.ToolCall{Name: name, Arguments: json.RawMessage(args)}
+	call := func(name, args string) host.ToolCall {
+		return host.ToolCall{Name: name, Arguments: json.RawMessage(args)}
 	}
-	for _, seq := range [][]plugin.Block{
+	for _, seq := range [][]host.Block{
 		{},
-		{plugin.Text{Text: "hello"}},
+		{host.Text{Text: "hello"}},
 		{call("echo", `{"a":1}`)},
-		{plugin.Thinking{Text: "hm"}, call("echo", `{"a":1}`), plugin.Text{Text: "x"}, call("nope", `{}`), call("echo", `[1]`)},
+		{host.Thinking{Text: "hm"}, call("echo", `{"a":1}`), host.Text{Text: "x"}, call("nope", `{}`), call("echo", `[1]`)},
 		{call("echo", ``), call("echo", `null`), call("echo", `{"b":[true,false]}`), call("ECHO", `{}`)},
-		{call("", `{}`), call("echo ", `{}`), plugin.ToolResult{Content: "kept"}, call("echo", `{"a":`)},
+		{call("", `{}`), call("echo ", `{}`), host.ToolResult{Content: "kept"}, call("echo", `{"a":`)},
 	} {
 		f.Add(encodeBlocks(seq...))
 	}
 	s := newArgsServer(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		in := decodeBlocks(data)
-		chunk := &plugin.Chunk{Blocks: append([]plugin.Block(nil), in...)}
+		chunk := &host.Chunk{Blocks: append([]host.Block(nil), in...)}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		if err := s.p.OnStreamChunk(ctx, chunk); err != nil {
@@ -232,14 +233,14 @@ func FuzzOnStreamChunk(f *testing.F) {
 		}
 		for i, before := range in {
 			after := chunk.Blocks[i]
-			call, isCall := before.(plugin.ToolCall)
+			call, isCall := before.(host.ToolCall)
 			if !isCall || !s.p.HasTool(call.Name) {
 				if !reflect.DeepEqual(before, after) {
 					t.Fatalf("block %d changed: %#v became %#v", i, before, after)
 				}
 				continue
 			}
-			res, ok := after.(plugin.ToolResult)
+			res, ok := after.(host.ToolResult)
 			if !ok {
 				t.Fatalf("call %d of %q stayed %#v", i, call.Name, after)
 			}

@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
-	"github.com/cuca-go/mcpconnector/plugin"
 )
 
 func TestOnStreamChunkReplacesKnownToolCallsOnly(t *testing.T) {
@@ -17,31 +17,31 @@ func TestOnStreamChunkReplacesKnownToolCallsOnly(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			p := connect(t, tr)
 			ctx := context.Background()
-			chunk := &plugin.Chunk{Blocks: []plugin.Block{
-				plugin.Thinking{Text: "let me add"},
-				plugin.ToolCall{ID: "call-1", Name: "add", Arguments: json.RawMessage(`{"a":21,"b":21}`)},
-				plugin.Text{Text: "between"},
-				plugin.ToolCall{ID: "call-2", Name: "not_a_tool", Arguments: json.RawMessage(`{}`)},
-				plugin.ToolCall{ID: "call-3", Name: "fail"},
-				plugin.ToolCall{ID: "call-4", Name: "add", Arguments: json.RawMessage(`[1,2]`)},
-				plugin.ToolCall{ID: "call-5", Name: "add", Arguments: json.RawMessage(`{"a":`)},
-				plugin.ToolResult{ToolCallID: "older", Content: "kept"},
+			chunk := &host.Chunk{Blocks: []host.Block{
+				host.Thinking{Text: "let me add"},
+				host.ToolCall{ID: "call-1", Name: "add", Arguments: json.RawMessage(`{"a":21,"b":21}`)},
+				host.Text{Text: "between"},
+				host.ToolCall{ID: "call-2", Name: "not_a_tool", Arguments: json.RawMessage(`{}`)},
+				host.ToolCall{ID: "call-3", Name: "fail"},
+				host.ToolCall{ID: "call-4", Name: "add", Arguments: json.RawMessage(`[1,2]`)},
+				host.ToolCall{ID: "call-5", Name: "add", Arguments: json.RawMessage(`{"a":`)},
+				host.ToolResult{ToolCallID: "older", Content: "kept"},
 			}}
 			require.NoError(t, p.OnStreamChunk(ctx, chunk))
 			require.Len(t, chunk.Blocks, 8)
-			assert.Equal(t, plugin.Thinking{Text: "let me add"}, chunk.Blocks[0])
-			assert.Equal(t, plugin.ToolResult{ToolCallID: "call-1", Name: "add", Content: "42"}, chunk.Blocks[1])
-			assert.Equal(t, plugin.Text{Text: "between"}, chunk.Blocks[2])
-			assert.Equal(t, plugin.ToolCall{ID: "call-2", Name: "not_a_tool", Arguments: json.RawMessage(`{}`)}, chunk.Blocks[3])
-			assert.Equal(t, plugin.ToolResult{ToolCallID: "call-3", Name: "fail", Content: "tool error: boom", IsError: true}, chunk.Blocks[4])
+			assert.Equal(t, host.Thinking{Text: "let me add"}, chunk.Blocks[0])
+			assert.Equal(t, host.ToolResult{ToolCallID: "call-1", Name: "add", Content: "42"}, chunk.Blocks[1])
+			assert.Equal(t, host.Text{Text: "between"}, chunk.Blocks[2])
+			assert.Equal(t, host.ToolCall{ID: "call-2", Name: "not_a_tool", Arguments: json.RawMessage(`{}`)}, chunk.Blocks[3])
+			assert.Equal(t, host.ToolResult{ToolCallID: "call-3", Name: "fail", Content: "tool error: boom", IsError: true}, chunk.Blocks[4])
 			for i, id := range map[int]string{5: "call-4", 6: "call-5"} {
-				res, ok := chunk.Blocks[i].(plugin.ToolResult)
+				res, ok := chunk.Blocks[i].(host.ToolResult)
 				require.True(t, ok, "block %d is a result", i)
 				assert.Equal(t, id, res.ToolCallID)
 				assert.True(t, res.IsError)
 				assert.Contains(t, res.Content, "validation (tools/call arguments)")
 			}
-			assert.Equal(t, plugin.ToolResult{ToolCallID: "older", Content: "kept"}, chunk.Blocks[7])
+			assert.Equal(t, host.ToolResult{ToolCallID: "older", Content: "kept"}, chunk.Blocks[7])
 		})
 	}
 }
@@ -49,13 +49,13 @@ func TestOnStreamChunkReplacesKnownToolCallsOnly(t *testing.T) {
 func TestOtherHooksDoNothing(t *testing.T) {
 	p := connect(t, testserver.Stdio(t))
 	ctx := context.Background()
-	req := plugin.NewRequest("m").AddMessage(plugin.RoleUser, plugin.Text{Text: "hi"})
+	req := host.NewRequest("m").AddMessage(host.RoleUser, host.Text{Text: "hi"})
 	require.NoError(t, p.OnRequest(ctx, req))
 	assert.Empty(t, req.Tools, "OnRequest publishes nothing: the caller does, from ToolDefinitions")
-	resp := &plugin.Response{Blocks: []plugin.Block{plugin.ToolCall{ID: "x", Name: "add"}}}
+	resp := &host.Response{Blocks: []host.Block{host.ToolCall{ID: "x", Name: "add"}}}
 	require.NoError(t, p.OnResponseComplete(ctx, resp))
-	assert.Equal(t, plugin.ToolCall{ID: "x", Name: "add"}, resp.Blocks[0])
-	_, handled, err := p.ExecuteLocalTool(ctx, plugin.ToolCall{ID: "x", Name: "add"})
+	assert.Equal(t, host.ToolCall{ID: "x", Name: "add"}, resp.Blocks[0])
+	_, handled, err := p.ExecuteLocalTool(ctx, host.ToolCall{ID: "x", Name: "add"})
 	require.NoError(t, err)
 	assert.False(t, handled)
 	require.NoError(t, p.OnStreamChunk(ctx, nil))
@@ -64,13 +64,13 @@ func TestOtherHooksDoNothing(t *testing.T) {
 func TestPassThroughAllocatesNothing(t *testing.T) {
 	p := connect(t, testserver.Stdio(t))
 	ctx := context.Background()
-	chunk := &plugin.Chunk{Blocks: []plugin.Block{
-		plugin.Text{Text: "hello"}, plugin.Thinking{Text: "hm"},
-		plugin.ToolCall{ID: "1", Name: "unknown", Arguments: json.RawMessage(`{}`)},
+	chunk := &host.Chunk{Blocks: []host.Block{
+		host.Text{Text: "hello"}, host.Thinking{Text: "hm"},
+		host.ToolCall{ID: "1", Name: "unknown", Arguments: json.RawMessage(`{}`)},
 	}}
 	allocs := testing.AllocsPerRun(1000, func() {
 		_ = p.OnStreamChunk(ctx, chunk)
 	})
 	assert.Zero(t, allocs)
-	assert.Equal(t, plugin.ToolCall{ID: "1", Name: "unknown", Arguments: json.RawMessage(`{}`)}, chunk.Blocks[2])
+	assert.Equal(t, host.ToolCall{ID: "1", Name: "unknown", Arguments: json.RawMessage(`{}`)}, chunk.Blocks[2])
 }

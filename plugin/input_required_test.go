@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"
@@ -103,9 +104,9 @@ func TestWithInputRequiredDrivesElicitationAndEchoesRequestState(t *testing.T) {
 	assert.Equal(t, int32(1), asked.Load(), "one round of input, then the complete result")
 
 	// The hook takes the same path.
-	chunk := &plugin.Chunk{Blocks: []plugin.Block{plugin.ToolCall{ID: "c1", Name: "greet"}}}
+	chunk := &host.Chunk{Blocks: []host.Block{host.ToolCall{ID: "c1", Name: "greet"}}}
 	require.NoError(t, p.OnStreamChunk(context.Background(), chunk))
-	assert.Equal(t, plugin.ToolResult{ToolCallID: "c1", Name: "greet", Content: "Hello Ada"}, chunk.Blocks[0])
+	assert.Equal(t, host.ToolResult{ToolCallID: "c1", Name: "greet", Content: "Hello Ada"}, chunk.Blocks[0])
 }
 
 func TestWithInputRequiredDrivesSampling(t *testing.T) {

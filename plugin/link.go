@@ -81,11 +81,10 @@ const DefaultLossGrace = 4 * time.Second
 // has finished its calls, a member that died never finishes them. Past it
 // such a call fails with [ErrInternal]; it is never sent again. It is an
 // option of [Follow], for its [Link] ([LinkSetup.LossGrace]).
-func WithLossGrace(d time.Duration) Option {
-	return func(o *options) {
-		o.note("WithLossGrace", roleFacade)
+func WithLossGrace(d time.Duration) FacadeServerOption {
+	return facadeOnlyOption(func(o *options) {
 		o.lossGrace = d
-	}
+	})
 }
 
 // Follow returns a facade over an MCP connection actor that the plugin did
@@ -96,8 +95,8 @@ func WithLossGrace(d time.Duration) Option {
 // hooks, error kinds, cancellation reaching the server. system is the
 // facade's actor system; server names the server in errors.
 //
-// opts are checked first: one that has no effect on a facade fails Follow
-// with [ErrValidation] naming it, before newLink is called. The host
+// opts are [FacadeOption]s: the options of calls, not those of the
+// connection, which its host configures. The host
 // controls work as on a plugin from Connect: [WithApproval] and
 // [WithMaxResultBytes] act on this side; [WithProgress] and
 // [WithIdleTimeout] travel with each call to the actor, whose connection
@@ -108,11 +107,8 @@ func WithLossGrace(d time.Duration) Option {
 // Follow returns once the link's AwaitReady has answered with the tools,
 // or fails with its failure. Close closes the link, which leaves the actor
 // running: its owner stops it.
-func Follow(ctx context.Context, system *actor.ActorSystem, server string, newLink func(LinkSetup) Link, opts ...Option) (*McpPlugin, error) {
+func Follow(ctx context.Context, system *actor.ActorSystem, server string, newLink func(LinkSetup) Link, opts ...FacadeOption) (*McpPlugin, error) {
 	o := applyOptions(opts)
-	if err := o.misplaced(roleFacade, server, "connect"); err != nil {
-		return nil, err
-	}
 	if system == nil || newLink == nil {
 		return nil, &Error{Kind: KindInternal, Server: server, Op: "connect", Err: errors.New("Follow needs an actor system and a link")}
 	}
@@ -127,6 +123,11 @@ func Follow(ctx context.Context, system *actor.ActorSystem, server string, newLi
 	if p.conn == nil {
 		p.router.close()
 		return nil, &Error{Kind: KindInternal, Server: server, Op: "connect", Err: errors.New("the newLink given to plugin.Follow made no link")}
+	}
+	if o.connectTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.connectTimeout)
+		defer cancel()
 	}
 	if _, err := p.conn.AwaitReady(ctx); err != nil {
 		_ = p.Close()

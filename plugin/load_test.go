@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
 )
@@ -101,19 +102,19 @@ func loadHook(t *testing.T, ctx context.Context, p *plugin.McpPlugin, got []int,
 		return b
 	}
 	id := func(i int) string { return fmt.Sprintf("call-%d-%d", g, i) }
-	chunk := &plugin.Chunk{Blocks: []plugin.Block{
-		plugin.Thinking{Text: "two calls"},
-		plugin.ToolCall{ID: id(i), Name: "echo", Arguments: args(i)},
-		plugin.ToolCall{ID: "not-ours", Name: "no_such_tool", Arguments: args(i)},
-		plugin.ToolCall{ID: id(i + 1), Name: "echo", Arguments: args(i + 1)},
+	chunk := &host.Chunk{Blocks: []host.Block{
+		host.Thinking{Text: "two calls"},
+		host.ToolCall{ID: id(i), Name: "echo", Arguments: args(i)},
+		host.ToolCall{ID: "not-ours", Name: "no_such_tool", Arguments: args(i)},
+		host.ToolCall{ID: id(i + 1), Name: "echo", Arguments: args(i + 1)},
 	}}
 	if !assert.NoError(t, p.OnStreamChunk(ctx, chunk)) {
 		return
 	}
-	assert.Equal(t, plugin.Thinking{Text: "two calls"}, chunk.Blocks[0])
-	assert.Equal(t, plugin.ToolCall{ID: "not-ours", Name: "no_such_tool", Arguments: args(i)}, chunk.Blocks[2])
+	assert.Equal(t, host.Thinking{Text: "two calls"}, chunk.Blocks[0])
+	assert.Equal(t, host.ToolCall{ID: "not-ours", Name: "no_such_tool", Arguments: args(i)}, chunk.Blocks[2])
 	for _, k := range []int{1, 3} {
-		r, ok := chunk.Blocks[k].(plugin.ToolResult)
+		r, ok := chunk.Blocks[k].(host.ToolResult)
 		if !assert.True(t, ok, "block %d is a result", k) {
 			continue
 		}

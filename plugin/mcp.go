@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cuca-go/mcpconnector/host"
+
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
@@ -27,10 +29,10 @@ import (
 const McpPluginName = "mcp-connector"
 
 // McpPlugin connects to one MCP server, discovers its tools once, and turns
-// each [ToolCall] that names one of them into that tool's [ToolResult].
+// each [host.ToolCall] that names one of them into that tool's [host.ToolResult].
 // It is safe for concurrent use.
 type McpPlugin struct {
-	Base
+	host.Base
 
 	system      *actor.ActorSystem
 	ownSystem   bool
@@ -82,7 +84,7 @@ type toolSnapshot struct {
 	refreshing atomic.Bool
 
 	defsOnce sync.Once
-	defs     []ToolDefinition // built on the first ToolDefinitions call
+	defs     []host.ToolDefinition // built on the first ToolDefinitions call
 }
 
 func newToolSnapshot(tools []*mcp.Tool) *toolSnapshot {
@@ -96,14 +98,14 @@ func newToolSnapshot(tools []*mcp.Tool) *toolSnapshot {
 
 // definitions marshals every input schema once per snapshot, when first
 // asked: a reconnection does not pay for it.
-func (s *toolSnapshot) definitions() []ToolDefinition {
+func (s *toolSnapshot) definitions() []host.ToolDefinition {
 	s.defsOnce.Do(func() {
 		for _, t := range s.sorted {
 			schema, err := json.Marshal(t.InputSchema)
 			if err != nil || string(schema) == "null" {
 				schema = json.RawMessage(`{"type":"object"}`)
 			}
-			s.defs = append(s.defs, ToolDefinition{Name: t.Name, Description: t.Description, InputSchema: schema})
+			s.defs = append(s.defs, host.ToolDefinition{Name: t.Name, Description: t.Description, InputSchema: schema})
 		}
 	})
 	return s.defs
@@ -128,11 +130,13 @@ func ConnectStdio(ctx context.Context, command string, opts ...Option) (*McpPlug
 // server/discover (MCP 2026-07-28 only) and lists every tool. It returns once
 // the tools are known, or with an [*Error]: [ErrIO] when the child cannot be
 // spawned, [ErrNotSupported] for WebSocket, [ErrInternal] when discovery or
-// tools/list fails or ctx ends first.
+// tools/list fails or ctx ends first. With [WithRetryConnect] it returns at
+// once instead, and a first connection that fails is retried.
 func Connect(ctx context.Context, t transport.McpTransport, opts ...Option) (*McpPlugin, error) {
-	p, err := start(t, false, opts)
-	if err != nil {
-		return nil, err
+	o := applyOptions(opts)
+	p, err := start(t, o)
+	if err != nil || o.retryConnect {
+		return p, err
 	}
 	if err := p.WaitReady(ctx); err != nil {
 		_ = p.Close()
@@ -141,31 +145,27 @@ func Connect(ctx context.Context, t transport.McpTransport, opts ...Option) (*Mc
 	return p, nil
 }
 
-// Start spawns the plugin's actors for t and returns at once, without
-// waiting for the server; [McpPlugin.WaitReady] waits for the first
-// outcome. Unlike [Connect], a first connection that fails is not final:
-// the supervisor keeps trying with the backoff of [WithBackoff], within the
-// restart budget and then once per cool-down of the breaker
-// ([WithBreakerCoolDown]), and the plugin's tools appear when the server
-// comes up. Until then [McpPlugin.Tools] is empty, Status is
-// [StateConnecting] and then [StateFailed] with the last error, and calls
-// fail at once. What no retry mends is not retried until
+// WithRetryConnect makes [Connect] return at once, without waiting for the
+// server ([McpPlugin.WaitReady] waits for the first outcome), and makes a
+// first connection that fails not final: the supervisor keeps trying with
+// the backoff of [WithBackoff], within the restart budget and then once per
+// cool-down of the breaker ([WithBreakerCoolDown]), and the plugin's tools
+// appear when the server comes up. Until then [McpPlugin.Tools] is empty,
+// Status is [StateConnecting] and then [StateFailed] with the last error,
+// and calls fail at once. What no retry mends is not retried until
 // [McpPlugin.Reconnect]: a server that does not speak 2026-07-28
 // ([ErrProtocolVersion]), a command that cannot start ([ErrIO]), a
 // transport that cannot work ([ErrNotSupported]); and nothing is under
-// [WithoutSupervision]. The error is for a nil transport or a failed
-// [WithSpawn].
-func Start(t transport.McpTransport, opts ...Option) (*McpPlugin, error) {
-	return start(t, true, opts)
+// [WithoutSupervision]. Connect's error is then for a nil transport or a
+// failed [WithSpawn] only.
+func WithRetryConnect() Option {
+	return localOption(func(o *options) { o.retryConnect = true })
 }
 
-func start(t transport.McpTransport, retryConnect bool, opts []Option) (*McpPlugin, error) {
+// start spawns the plugin's actors for t as o says, without waiting.
+func start(t transport.McpTransport, o *options) (*McpPlugin, error) {
 	if t == nil {
 		return nil, &Error{Kind: KindInternal, Op: "connect", Err: errors.New("nil transport")}
-	}
-	o := applyOptions(opts)
-	if err := o.misplaced(roleLocal, t.String(), "connect"); err != nil {
-		return nil, err
 	}
 	p := newFacade(t.String(), transport.LabelOf(t), o)
 	notify := p.notify
@@ -189,7 +189,7 @@ func start(t transport.McpTransport, retryConnect bool, opts []Option) (*McpPlug
 		props = actors.NewConnectionProps(conn)
 	} else {
 		sup := o.supervisorConfig(conn)
-		sup.RetryConnect = retryConnect
+		sup.RetryConnect = o.retryConnect
 		sup.OnReady = storeTools
 		sup.OnStatus = func(st actors.Status) { p.setStatus(notify, st) }
 		sup.OnDirect = l.direct.Store
@@ -211,15 +211,6 @@ func start(t transport.McpTransport, retryConnect bool, opts []Option) (*McpPlug
 	l.router = p.router.pid
 	p.conn = l
 	return p, nil
-}
-
-func applyOptions(opts []Option) *options {
-	o := &options{}
-	for _, opt := range opts {
-		opt(o)
-	}
-	o.telemetry = actors.NewTelemetry(o.tracerProvider, o.meterProvider)
-	return o
 }
 
 // newFacade is a plugin with no actor yet: its actor system, logger (its
@@ -355,8 +346,8 @@ func (p *McpPlugin) Tools() []*mcp.Tool { return slices.Clone(p.snapshot().sorte
 func (p *McpPlugin) Instructions() string { return p.tools.Load().instructions }
 
 // ToolDefinitions returns the discovered tools, sorted by name, in the form a
-// [Request] publishes them to the model.
-func (p *McpPlugin) ToolDefinitions() []ToolDefinition {
+// [host.Request] publishes them to the model.
+func (p *McpPlugin) ToolDefinitions() []host.ToolDefinition {
 	return slices.Clone(p.snapshot().definitions())
 }
 
@@ -376,7 +367,7 @@ func (p *McpPlugin) ToolsCacheScope() string { return p.tools.Load().scope }
 // still describe the same tools, which [McpPlugin.Tools] followed by
 // [McpPlugin.ToolDefinitions] does not promise. The slices are the
 // caller's; the tools are shared and must not be modified.
-func (p *McpPlugin) ToolSet() ([]*mcp.Tool, []ToolDefinition) {
+func (p *McpPlugin) ToolSet() ([]*mcp.Tool, []host.ToolDefinition) {
 	s := p.snapshot()
 	return slices.Clone(s.sorted), slices.Clone(s.definitions())
 }

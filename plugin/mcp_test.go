@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"
@@ -271,13 +272,13 @@ func TestDeadlineBoundsTheCall(t *testing.T) {
 }
 
 func TestCallTimeoutBoundsCallsWithoutADeadline(t *testing.T) {
-	p := connect(t, testserver.Stdio(t), plugin.WithCallTimeout(100*time.Millisecond))
+	p := connect(t, testserver.Stdio(t), plugin.WithDefaultCallTimeout(100*time.Millisecond))
 	_, err := p.CallTool(context.Background(), "slow", map[string]any{"ms": 60000}).Await(context.Background())
 	require.ErrorIs(t, err, plugin.ErrInternal)
 	assert.Contains(t, err.Error(), "deadline exceeded")
-	chunk := &plugin.Chunk{Blocks: []plugin.Block{plugin.ToolCall{ID: "c", Name: "slow", Arguments: json.RawMessage(`{"ms":60000}`)}}}
+	chunk := &host.Chunk{Blocks: []host.Block{host.ToolCall{ID: "c", Name: "slow", Arguments: json.RawMessage(`{"ms":60000}`)}}}
 	require.NoError(t, p.OnStreamChunk(context.Background(), chunk))
-	res := chunk.Blocks[0].(plugin.ToolResult)
+	res := chunk.Blocks[0].(host.ToolResult)
 	assert.True(t, res.IsError)
 	assert.Contains(t, res.Content, "deadline exceeded")
 	// A ctx deadline of the caller's own wins over the bound.
@@ -334,11 +335,4 @@ func TestToolSetReadsOneSnapshot(t *testing.T) {
 		require.Equal(t, tools[i].Name, defs[i].Name)
 	}
 	require.Equal(t, p.ToolDefinitions(), defs)
-}
-
-func TestOptionNameIsTheNameErrorsUse(t *testing.T) {
-	assert.Equal(t, "WithSpawn", plugin.WithSpawn(nil).Name())
-	assert.Equal(t, "WithLossGrace", plugin.WithLossGrace(time.Second).Name())
-	assert.Equal(t, "WithConnectTimeout", plugin.WithConnectTimeout(time.Second).Name())
-	assert.Equal(t, "", plugin.Option(nil).Name())
 }

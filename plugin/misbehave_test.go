@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"
@@ -330,9 +331,9 @@ func TestAnswerAfterTheCallerGaveUpIsDropped(t *testing.T) {
 	// Through the hook: a cancelled stream still gets a ToolResult.
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(200*time.Millisecond, cancel)
-	chunk := &plugin.Chunk{Blocks: []plugin.Block{plugin.ToolCall{ID: "c1", Name: "late"}}}
+	chunk := &host.Chunk{Blocks: []host.Block{host.ToolCall{ID: "c1", Name: "late"}}}
 	require.NoError(t, p.OnStreamChunk(ctx, chunk))
-	got, ok := chunk.Blocks[0].(plugin.ToolResult)
+	got, ok := chunk.Blocks[0].(host.ToolResult)
 	require.True(t, ok)
 	assert.Equal(t, "c1", got.ToolCallID)
 	assert.True(t, got.IsError)
@@ -400,9 +401,9 @@ func TestTenThousandTools(t *testing.T) {
 			}
 			assert.True(t, p.HasTool("tool09999"))
 			assert.Len(t, p.ToolDefinitions(), 10000)
-			chunk := &plugin.Chunk{Blocks: []plugin.Block{plugin.ToolCall{ID: "x", Name: "tool04242"}}}
+			chunk := &host.Chunk{Blocks: []host.Block{host.ToolCall{ID: "x", Name: "tool04242"}}}
 			require.NoError(t, p.OnStreamChunk(context.Background(), chunk))
-			assert.Equal(t, plugin.ToolResult{ToolCallID: "x", Name: "tool04242", Content: "tool04242"}, chunk.Blocks[0])
+			assert.Equal(t, host.ToolResult{ToolCallID: "x", Name: "tool04242", Content: "tool04242"}, chunk.Blocks[0])
 		})
 	}
 }

@@ -11,25 +11,6 @@ import (
 	"github.com/cuca-go/mcpconnector/actors"
 )
 
-// Option configures [Connect].
-type Option func(*options)
-
-// Name is the option's name as an [ErrValidation] error names it, such as
-// "WithSpawn"; "" for a nil Option. Packages that pass
-// plugin options on, such as toolbox, use it to refuse one they would
-// override.
-func (opt Option) Name() string {
-	if opt == nil {
-		return ""
-	}
-	var o options
-	opt(&o)
-	if len(o.given) == 0 {
-		return ""
-	}
-	return o.given[len(o.given)-1].name
-}
-
 type options struct {
 	logger         *zap.Logger
 	system         *actor.ActorSystem
@@ -42,8 +23,7 @@ type options struct {
 	baseClientOptions *mcp.ClientOptions
 	inputHandlers     *InputHandlers
 	spawn             func(*actor.Props) (*actor.PID, error)
-
-	given []given // the options passed, for misplaced
+	retryConnect      bool // WithRetryConnect
 
 	supervision
 	controls
@@ -54,11 +34,10 @@ type options struct {
 // WithLogger sends the plugin's logs, the stdio child's stderr and
 // protoactor's own logs to logger. Without it the plugin is silent. Tool
 // arguments and results are never logged above debug level.
-func WithLogger(logger *zap.Logger) Option {
-	return func(o *options) {
-		o.note("WithLogger", roleAll)
+func WithLogger(logger *zap.Logger) CommonOption {
+	return commonOption(func(o *options) {
 		o.logger = logger
-	}
+	})
 }
 
 // WithActorSystem spawns the connection in an existing actor system, e.g. the
@@ -67,10 +46,9 @@ func WithLogger(logger *zap.Logger) Option {
 // process-wide system, and a plugin with a logger gets a system of its own
 // (about 2.8 MiB) whose protoactor logs go to that logger.
 func WithActorSystem(system *actor.ActorSystem) Option {
-	return func(o *options) {
-		o.note("WithActorSystem", roleLocal)
+	return localOption(func(o *options) {
 		o.system = system
-	}
+	})
 }
 
 // WithSpawn has spawn put the plugin's top actor (the supervisor, or the
@@ -82,28 +60,45 @@ func WithActorSystem(system *actor.ActorSystem) Option {
 // [McpPlugin.Close] stops it. This is the seam for facades over actors that
 // live elsewhere (a toolbox's servers are children of its ToolboxActor).
 func WithSpawn(spawn func(props *actor.Props) (*actor.PID, error)) Option {
-	return func(o *options) {
-		o.note("WithSpawn", roleLocal)
+	return localOption(func(o *options) {
 		o.spawn = spawn
-	}
+	})
 }
 
 // WithClientInfo sets the client identity sent in every request's _meta.
 // The default is {Name: "mcpconnector", Version: actors.Version}.
-func WithClientInfo(info *mcp.Implementation) Option {
-	return func(o *options) {
-		o.note("WithClientInfo", roleConn)
+func WithClientInfo(info *mcp.Implementation) ConnectionOption {
+	return connectionOption(func(o *options) {
 		o.clientInfo = info
-	}
+	})
 }
 
-// WithConnectTimeout bounds spawning, server/discover and tools/list. Zero
-// or negative means 30s. The ctx given to [Connect] bounds it too.
-func WithConnectTimeout(d time.Duration) Option {
-	return func(o *options) {
-		o.note("WithConnectTimeout", roleConn)
+// DefaultConnectTimeout bounds a connection attempt (spawning,
+// server/discover, tools/list) when [WithConnectTimeout] does not.
+const DefaultConnectTimeout = actors.DefaultConnectTimeout
+
+// WithConnectTimeout bounds each connection attempt: spawning,
+// server/discover and tools/list. Zero or negative means
+// [DefaultConnectTimeout]. The ctx given to [Connect] bounds the first one
+// too. On a facade over a connection that lives elsewhere ([Follow],
+// grid.Connect) it bounds how long the facade waits for that connection's
+// first answer, which otherwise only the ctx bounds; a toolbox bounds its
+// waits for a server with it.
+func WithConnectTimeout(d time.Duration) CommonOption {
+	return commonOption(func(o *options) {
 		o.connectTimeout = d
+	})
+}
+
+// ConnectTimeoutOf returns the connect timeout that opts set (that of the
+// last [WithConnectTimeout] among them), else [DefaultConnectTimeout]. A
+// package that passes plugin options on, such as toolbox, uses it to bound
+// its own waits for a connection.
+func ConnectTimeoutOf(opts ...ServerOption) time.Duration {
+	if d := applyOptions(opts).connectTimeout; d > 0 {
+		return d
 	}
+	return DefaultConnectTimeout
 }
 
 // WithClientOptions sets the base of go-sdk's client options, for handlers a
@@ -111,13 +106,12 @@ func WithConnectTimeout(d time.Duration) Option {
 // declares no capabilities and go-sdk's multi-round-trip middleware stays
 // disabled, so input_required results are [ErrNotSupported]; see
 // [WithInputRequired] for the supported way to drive them.
-func WithClientOptions(opts *mcp.ClientOptions) Option {
-	return func(o *options) {
-		o.note("WithClientOptions", roleConn)
+func WithClientOptions(opts *mcp.ClientOptions) ConnectionOption {
+	return connectionOption(func(o *options) {
 
 		o.baseClientOptions = opts
 		o.applyInputHandlers()
-	}
+	})
 }
 
 // InputHandlers answer the requests that a server embeds in an
@@ -145,13 +139,12 @@ type InputHandlers struct {
 // does the rounds, at most 10 per call. The client declares the elicitation,
 // sampling and roots capabilities of the handlers that are set. Results of type
 // "task" stay [ErrNotSupported].
-func WithInputRequired(h InputHandlers) Option {
-	return func(o *options) {
-		o.note("WithInputRequired", roleConn)
+func WithInputRequired(h InputHandlers) ConnectionOption {
+	return connectionOption(func(o *options) {
 
 		o.inputHandlers = &h
 		o.applyInputHandlers()
-	}
+	})
 }
 
 // applyInputHandlers recomputes the go-sdk client options from the base and

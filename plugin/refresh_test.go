@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
 )
@@ -45,7 +46,7 @@ func (l *changeLog) changed(added, removed []string) bool {
 
 // keepCalling runs hook calls of "text" on p until stop is closed and
 // returns the failures it saw.
-func keepCalling(p plugin.Plugin, n int, stop <-chan struct{}) func() []string {
+func keepCalling(p host.Plugin, n int, stop <-chan struct{}) func() []string {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var failures []string
@@ -89,7 +90,7 @@ func TestToolAddedAndRemovedAtRuntimeWhileCallsRun(t *testing.T) {
 
 			assert.Equal(t, "added fresh", callText(t, p, "add_tool", map[string]any{"name": "fresh"}))
 			require.Eventually(t, func() bool { return p.HasTool("fresh") }, 10*time.Second, 5*time.Millisecond)
-			assert.Equal(t, plugin.ToolResult{ToolCallID: "f1", Name: "fresh", Content: "I am fresh"},
+			assert.Equal(t, host.ToolResult{ToolCallID: "f1", Name: "fresh", Content: "I am fresh"},
 				hookCall(context.Background(), p, "f1", "fresh", `{}`))
 			assert.Eventually(t, func() bool { return statuses.changed([]string{"fresh"}, nil) }, 5*time.Second, 5*time.Millisecond,
 				"the status handler hears of the added tool")
@@ -99,9 +100,9 @@ func TestToolAddedAndRemovedAtRuntimeWhileCallsRun(t *testing.T) {
 			require.Eventually(t, func() bool { return !p.HasTool("fresh") }, 10*time.Second, 5*time.Millisecond)
 			assert.Eventually(t, func() bool { return statuses.changed(nil, []string{"fresh"}) }, 5*time.Second, 5*time.Millisecond)
 			// A name no longer discovered passes through untouched.
-			chunk := &plugin.Chunk{Blocks: []plugin.Block{plugin.ToolCall{ID: "f2", Name: "fresh"}}}
+			chunk := &host.Chunk{Blocks: []host.Block{host.ToolCall{ID: "f2", Name: "fresh"}}}
 			require.NoError(t, p.OnStreamChunk(context.Background(), chunk))
-			assert.Equal(t, plugin.ToolCall{ID: "f2", Name: "fresh"}, chunk.Blocks[0])
+			assert.Equal(t, host.ToolCall{ID: "f2", Name: "fresh"}, chunk.Blocks[0])
 
 			close(stop)
 			assert.Empty(t, wait(), "calls in flight while the list changed")
@@ -176,7 +177,7 @@ func TestAttachedFacadeHasTheControls(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var target *actor.PID
-	host, err := plugin.Start(testserver.Controls(t, testserver.ControlsOptions{}),
+	host, err := plugin.Connect(context.Background(), testserver.Controls(t, testserver.ControlsOptions{}), plugin.WithRetryConnect(),
 		plugin.WithActorSystem(sys), plugin.WithToolRefresh(),
 		plugin.WithSpawn(func(props *actor.Props) (*actor.PID, error) {
 			target = sys.Root.Spawn(props)
@@ -271,7 +272,7 @@ func TestAttachedFacadeListsAgainAfterTheTTL(t *testing.T) {
 	// The hosting side neither subscribes nor lists on its own: only the
 	// facade's request after the TTL brings the new tool.
 	var target *actor.PID
-	host, err := plugin.Start(testserver.Controls(t, testserver.ControlsOptions{ToolsTTL: 300 * time.Millisecond, NoListChanged: true}),
+	host, err := plugin.Connect(context.Background(), testserver.Controls(t, testserver.ControlsOptions{ToolsTTL: 300 * time.Millisecond, NoListChanged: true}), plugin.WithRetryConnect(),
 		plugin.WithActorSystem(sys),
 		plugin.WithSpawn(func(props *actor.Props) (*actor.PID, error) {
 			target = sys.Root.Spawn(props)

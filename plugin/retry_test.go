@@ -87,7 +87,7 @@ func TestLegacyOnlyServerIsNotStartedAgainUntilAsked(t *testing.T) {
 	for name, server := range cases {
 		t.Run(name, func(t *testing.T) {
 			tr, discovers := server(t)
-			p, err := plugin.Start(tr, fast, plugin.WithBreakerCoolDown(time.Millisecond, time.Millisecond))
+			p, err := plugin.Connect(context.Background(), tr, plugin.WithRetryConnect(), fast, plugin.WithBreakerCoolDown(time.Millisecond, time.Millisecond))
 			require.NoError(t, err)
 			defer p.Close()
 			err = p.WaitReady(context.Background())
@@ -118,7 +118,7 @@ func TestLegacyOnlyServerIsNotStartedAgainUntilAsked(t *testing.T) {
 func TestServerThatCrashesAtEveryStartCostsBoundedSpawns(t *testing.T) {
 	spawns := filepath.Join(t.TempDir(), "spawns")
 	var log errorLog
-	p, err := plugin.Start(transportSh("echo start >> '"+spawns+"'; echo 'bad config' >&2; exit 3"), fast,
+	p, err := plugin.Connect(context.Background(), transportSh("echo start >> '"+spawns+"'; echo 'bad config' >&2; exit 3"), plugin.WithRetryConnect(), fast,
 		plugin.WithRestartBudget(2, time.Minute), plugin.WithBreakerCoolDown(200*time.Millisecond, time.Hour),
 		plugin.WithStatusHandler(log.handler))
 	require.NoError(t, err)

@@ -20,6 +20,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"
@@ -132,11 +133,11 @@ func TestToolArgumentsAndResultsAreNeverLoggedAboveDebug(t *testing.T) {
 			require.NoError(t, err)
 			assert.Contains(t, plugin.RenderResult(res), secret, "the result carries the secret back")
 
-			chunk := &plugin.Chunk{Blocks: []plugin.Block{
-				plugin.ToolCall{ID: "1", Name: "echo", Arguments: json.RawMessage(`{"payload":"` + secret + `"}`)},
-				plugin.ToolCall{ID: "2", Name: "fail", Arguments: json.RawMessage(`{"payload":"` + secret + `"}`)},
-				plugin.ToolCall{ID: "3", Name: "echo", Arguments: json.RawMessage(`["` + secret + `"]`)},
-				plugin.ToolCall{ID: "4", Name: "add", Arguments: json.RawMessage(`{"a":"` + secret + `"}`)},
+			chunk := &host.Chunk{Blocks: []host.Block{
+				host.ToolCall{ID: "1", Name: "echo", Arguments: json.RawMessage(`{"payload":"` + secret + `"}`)},
+				host.ToolCall{ID: "2", Name: "fail", Arguments: json.RawMessage(`{"payload":"` + secret + `"}`)},
+				host.ToolCall{ID: "3", Name: "echo", Arguments: json.RawMessage(`["` + secret + `"]`)},
+				host.ToolCall{ID: "4", Name: "add", Arguments: json.RawMessage(`{"a":"` + secret + `"}`)},
 			}}
 			require.NoError(t, p.OnStreamChunk(context.Background(), chunk))
 			_, _ = callWithin(p, 10*time.Second, "no_such_tool", args)

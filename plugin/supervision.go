@@ -34,12 +34,11 @@ const DefaultCallTimeout = 5 * time.Minute
 // cancelled on the server and fails with [ErrInternal], matching
 // context.DeadlineExceeded and naming the limit. Zero or negative means no
 // default bound: such a call waits for its ctx.
-func WithDefaultCallTimeout(d time.Duration) Option {
-	return func(o *options) {
-		o.note("WithDefaultCallTimeout", roleCall)
+func WithDefaultCallTimeout(d time.Duration) CallOption {
+	return callOption(func(o *options) {
 		o.callTimeout = d
 		o.callTimeoutSet = true
-	}
+	})
 }
 
 // WithCallTimeoutCap caps every tool call at d, whatever its ctx's
@@ -47,43 +46,28 @@ func WithDefaultCallTimeout(d time.Duration) Option {
 // [ErrInternal], matching context.DeadlineExceeded and naming the limit).
 // It is the per-server "timeout" of an mcp.json. Zero or negative means no
 // cap.
-func WithCallTimeoutCap(d time.Duration) Option {
-	return func(o *options) {
-		o.note("WithCallTimeoutCap", roleCall)
+func WithCallTimeoutCap(d time.Duration) CallOption {
+	return callOption(func(o *options) {
 		o.toolTimeout = d
-	}
+	})
 }
-
-// WithCallTimeout is [WithDefaultCallTimeout].
-//
-// Deprecated: use WithDefaultCallTimeout, whose name says that a ctx's own
-// deadline replaces it.
-func WithCallTimeout(d time.Duration) Option { return WithDefaultCallTimeout(d) }
-
-// WithToolTimeout is [WithCallTimeoutCap].
-//
-// Deprecated: use WithCallTimeoutCap, whose name says that it caps every
-// call whatever its ctx's deadline.
-func WithToolTimeout(d time.Duration) Option { return WithCallTimeoutCap(d) }
 
 // WithoutSupervision turns reconnection off: when the session ends, every
 // later call fails with [ErrInternal] naming the cause: a failed call
 // becomes the result's text, and nothing reconnects.
 func WithoutSupervision() Option {
-	return func(o *options) {
-		o.note("WithoutSupervision", roleLocal)
+	return localOption(func(o *options) {
 		o.unsupervised = true
-	}
+	})
 }
 
 // WithBackoff sets the wait before the first restart (default 100ms) and the
 // cap it doubles up to (default 2s). Each wait of the schedule is
 // stretched by a random part of up to a quarter of itself (jitter).
-func WithBackoff(initial, max time.Duration) Option {
-	return func(o *options) {
-		o.note("WithBackoff", roleConn)
+func WithBackoff(initial, max time.Duration) ConnectionOption {
+	return connectionOption(func(o *options) {
 		o.initialBackoff, o.maxBackoff = initial, max
-	}
+	})
 }
 
 // WithRestartBudget lets the connection restart at most n times within
@@ -92,11 +76,10 @@ func WithBackoff(initial, max time.Duration) Option {
 // fails at once with [ErrCircuitOpen] and the last cause, and after the
 // cool-down of [WithBreakerCoolDown] one reconnection is tried. A negative
 // n never opens the breaker.
-func WithRestartBudget(n int, window time.Duration) Option {
-	return func(o *options) {
-		o.note("WithRestartBudget", roleConn)
+func WithRestartBudget(n int, window time.Duration) ConnectionOption {
+	return connectionOption(func(o *options) {
 		o.maxRestarts, o.restartWindow = n, window
-	}
+	})
 }
 
 // WithBreakerCoolDown sets how long the breaker stays open once the
@@ -110,20 +93,18 @@ func WithRestartBudget(n int, window time.Duration) Option {
 // most 2.5s more, 60s at most 10s more, and a server that never returns is
 // tried 19 times in its first hour (docs/guarantees.md has the table).
 // Zero keeps a default.
-func WithBreakerCoolDown(initial, max time.Duration) Option {
-	return func(o *options) {
-		o.note("WithBreakerCoolDown", roleConn)
+func WithBreakerCoolDown(initial, max time.Duration) ConnectionOption {
+	return connectionOption(func(o *options) {
 		o.coolDown, o.maxCoolDown = initial, max
-	}
+	})
 }
 
 // WithReconnectWait bounds how long a call that arrives while reconnecting
 // waits for the connection (default 10s); the call's ctx may end it sooner.
-func WithReconnectWait(d time.Duration) Option {
-	return func(o *options) {
-		o.note("WithReconnectWait", roleConn)
+func WithReconnectWait(d time.Duration) ConnectionOption {
+	return connectionOption(func(o *options) {
 		o.reconnectWait = d
-	}
+	})
 }
 
 // WithRetryIdempotent lets a call that was in flight when the session died
@@ -133,24 +114,22 @@ func WithReconnectWait(d time.Duration) Option {
 // answer while the session lives on (see [transport.CutStreamRetrier]; the
 // direct path only, which is the default). Without it (the default) such
 // calls fail and are never re-sent.
-func WithRetryIdempotent() Option {
-	return func(o *options) {
-		o.note("WithRetryIdempotent", roleConn)
+func WithRetryIdempotent() ConnectionOption {
+	return connectionOption(func(o *options) {
 		o.retryIdempotent = true
-	}
+	})
 }
 
 // WithStatusHandler calls h on every change of the plugin's [Status]. It
 // runs on an actor's goroutine: it must return quickly and not block. Each
 // handler given is called, in the order given.
-func WithStatusHandler(h func(Status)) Option {
-	return func(o *options) {
-		o.note("WithStatusHandler", roleCall)
+func WithStatusHandler(h func(Status)) CallOption {
+	return callOption(func(o *options) {
 
 		if h != nil {
 			o.onStatus = append(o.onStatus, h)
 		}
-	}
+	})
 }
 
 // SupervisorConfigOf is the supervisor that opts describe, for a host that
@@ -161,16 +140,10 @@ func WithStatusHandler(h func(Status)) Option {
 // ([WithBackoff], [WithRestartBudget], [WithBreakerCoolDown],
 // [WithReconnectWait], [WithRetryIdempotent]). Its Connection has no
 // transport: the host sets one. A first connection that fails is retried.
-// An option of calls or of the local plugin (timeouts, status handlers,
-// approval, progress, the idle timeout, the result cap, the actor system,
-// spawn, loss grace, WithoutSupervision) has no effect there and makes it
-// fail with [ErrValidation] naming it.
-func SupervisorConfigOf(opts ...Option) (actors.SupervisorConfig, error) {
+// The options of calls have no effect there and are not [HostOption]s.
+func SupervisorConfigOf(opts ...HostOption) actors.SupervisorConfig {
 	o := applyOptions(opts)
-	if err := o.misplaced(roleHost, "", "configure"); err != nil {
-		return actors.SupervisorConfig{}, err
-	}
 	sup := o.supervisorConfig(o.connectionConfig(nil))
 	sup.RetryConnect = true
-	return sup, nil
+	return sup
 }

@@ -22,11 +22,10 @@ type telemetryOptions struct {
 // Logs written while such a span is active carry trace_id and span_id.
 // Without it (and without [WithMeterProvider]) nothing is recorded and a
 // call costs what it did before.
-func WithTracerProvider(tp trace.TracerProvider) Option {
-	return func(o *options) {
-		o.note("WithTracerProvider", roleAll)
+func WithTracerProvider(tp trace.TracerProvider) CommonOption {
+	return commonOption(func(o *options) {
 		o.tracerProvider = tp
-	}
+	})
 }
 
 // WithMeterProvider records the MCP conventions' histograms
@@ -35,9 +34,8 @@ func WithTracerProvider(tp trace.TracerProvider) Option {
 // mcpconnector.calls.in_flight, mcpconnector.restarts and
 // mcpconnector.reconnection.duration. See the README's Observability
 // section for the attributes.
-func WithMeterProvider(mp metric.MeterProvider) Option {
-	return func(o *options) {
-		o.note("WithMeterProvider", roleAll)
+func WithMeterProvider(mp metric.MeterProvider) CommonOption {
+	return commonOption(func(o *options) {
 		o.meterProvider = mp
-	}
+	})
 }

@@ -25,6 +25,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/cuca-go/mcpconnector/actors"
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"
@@ -130,9 +131,9 @@ func TestTelemetryRecordsOneClientSpanPerRequest(t *testing.T) {
 			require.NoError(t, err)
 
 			ctx, turn := tel.tp.Tracer("agent").Start(context.Background(), "agent turn")
-			chunk := &plugin.Chunk{Blocks: []plugin.Block{plugin.ToolCall{ID: "c1", Name: "add", Arguments: json.RawMessage(`{"a":21,"b":21}`)}}}
+			chunk := &host.Chunk{Blocks: []host.Block{host.ToolCall{ID: "c1", Name: "add", Arguments: json.RawMessage(`{"a":21,"b":21}`)}}}
 			require.NoError(t, p.OnStreamChunk(ctx, chunk))
-			assert.Equal(t, "42", chunk.Blocks[0].(plugin.ToolResult).Content)
+			assert.Equal(t, "42", chunk.Blocks[0].(host.ToolResult).Content)
 			res, err := p.CallTool(ctx, "fail", nil).Await(ctx)
 			require.NoError(t, err)
 			assert.True(t, res.IsError)
@@ -280,10 +281,10 @@ func TestTraceContextReachesTheServer(t *testing.T) {
 	ctx := baggage.ContextWithBaggage(trace.ContextWithRemoteSpanContext(context.Background(), remote), bag)
 	ctx, turn := tel.tp.Tracer("agent").Start(ctx, "agent turn")
 
-	chunk := &plugin.Chunk{Blocks: []plugin.Block{plugin.ToolCall{ID: "c1", Name: "traced", Arguments: json.RawMessage(`{}`)}}}
+	chunk := &host.Chunk{Blocks: []host.Block{host.ToolCall{ID: "c1", Name: "traced", Arguments: json.RawMessage(`{}`)}}}
 	require.NoError(t, p.OnStreamChunk(ctx, chunk))
 	turn.End()
-	assert.Equal(t, "acme", chunk.Blocks[0].(plugin.ToolResult).Content, "baggage reached the server")
+	assert.Equal(t, "acme", chunk.Blocks[0].(host.ToolResult).Content, "baggage reached the server")
 
 	client := tel.span(t, "tools/call traced")
 	require.Len(t, serverSpans.Ended(), 1)

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
@@ -51,13 +52,13 @@ func TestTrustedServerSkipsApproval(t *testing.T) {
 			return errors.New("ask me later")
 		})))
 
-	chunk := &plugin.Chunk{Blocks: []plugin.Block{
-		plugin.ToolCall{ID: "s", Name: "safe__text", Arguments: json.RawMessage(`{"unit":"x","times":2}`)},
-		plugin.ToolCall{ID: "o", Name: "other__text", Arguments: json.RawMessage(`{"unit":"y","times":2}`)},
+	chunk := &host.Chunk{Blocks: []host.Block{
+		host.ToolCall{ID: "s", Name: "safe__text", Arguments: json.RawMessage(`{"unit":"x","times":2}`)},
+		host.ToolCall{ID: "o", Name: "other__text", Arguments: json.RawMessage(`{"unit":"y","times":2}`)},
 	}}
 	require.NoError(t, tb.OnStreamChunk(context.Background(), chunk))
-	assert.Equal(t, plugin.ToolResult{ToolCallID: "s", Name: "safe__text", Content: "xx"}, chunk.Blocks[0])
-	o := chunk.Blocks[1].(plugin.ToolResult)
+	assert.Equal(t, host.ToolResult{ToolCallID: "s", Name: "safe__text", Content: "xx"}, chunk.Blocks[0])
+	o := chunk.Blocks[1].(host.ToolResult)
 	assert.Equal(t, "o", o.ToolCallID)
 	assert.Equal(t, "other__text", o.Name)
 	assert.True(t, o.IsError)
@@ -81,12 +82,12 @@ func TestMaxResultBytesIsPerServer(t *testing.T) {
 	small, big := controlsEntry(t), controlsEntry(t)
 	small["maxResultBytes"] = 64
 	tb := open(t, config(t, map[string]entry{"small": small, "big": big}))
-	chunk := &plugin.Chunk{Blocks: []plugin.Block{
-		plugin.ToolCall{ID: "s", Name: "small__text", Arguments: json.RawMessage(`{"unit":"ü","times":500}`)},
-		plugin.ToolCall{ID: "b", Name: "big__text", Arguments: json.RawMessage(`{"unit":"ü","times":500}`)},
+	chunk := &host.Chunk{Blocks: []host.Block{
+		host.ToolCall{ID: "s", Name: "small__text", Arguments: json.RawMessage(`{"unit":"ü","times":500}`)},
+		host.ToolCall{ID: "b", Name: "big__text", Arguments: json.RawMessage(`{"unit":"ü","times":500}`)},
 	}}
 	require.NoError(t, tb.OnStreamChunk(context.Background(), chunk))
-	s, b := chunk.Blocks[0].(plugin.ToolResult), chunk.Blocks[1].(plugin.ToolResult)
+	s, b := chunk.Blocks[0].(host.ToolResult), chunk.Blocks[1].(host.ToolResult)
 	assert.LessOrEqual(t, len(s.Content), 64)
 	assert.True(t, strings.HasPrefix(s.Content, "üü"))
 	assert.Contains(t, s.Content, "more cut]")

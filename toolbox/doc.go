@@ -11,11 +11,11 @@
 //	tb, err := toolbox.Open(ctx, cfg)
 //	if err != nil { ... }
 //	defer tb.Close()
-//	req := plugin.NewRequest(model)
+//	req := host.NewRequest(model)
 //	for _, def := range tb.ToolDefinitions() {
 //		req.AddTool(def) // "github__search_issues", "files__read", ...
 //	}
-//	// register tb with the client: it is a plugin.Plugin.
+//	// register tb with the client: it is a host.Plugin.
 //
 // [Open] spawns one ToolboxActor (package actors), the parent of one
 // supervised connection per enabled server; the servers connect in

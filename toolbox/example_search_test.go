@@ -9,8 +9,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
-	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
 
@@ -42,7 +42,7 @@ func ExampleWithToolSearch() {
 		return
 	}
 	defer tb.Close()
-	names := func(req *plugin.Request) (out []string) {
+	names := func(req *host.Request) (out []string) {
 		for _, d := range req.Tools {
 			out = append(out, d.Name)
 		}
@@ -50,23 +50,23 @@ func ExampleWithToolSearch() {
 	}
 
 	// The first request carries the search tool only.
-	conv := []plugin.Message{{Role: plugin.RoleUser, Blocks: []plugin.Block{plugin.Text{Text: "What is 21 + 21?"}}}}
-	req := &plugin.Request{Model: "m", Messages: conv}
+	conv := []host.Message{{Role: host.RoleUser, Blocks: []host.Block{host.Text{Text: "What is 21 + 21?"}}}}
+	req := &host.Request{Model: "m", Messages: conv}
 	_ = tb.OnRequest(ctx, req)
 	fmt.Println("turn 1:", names(req))
 
 	// The model searches; the toolbox answers in the stream.
-	search := plugin.ToolCall{ID: "s1", Name: "tool_search", Arguments: json.RawMessage(`{"query":"add numbers"}`)}
-	chunk := &plugin.Chunk{Blocks: []plugin.Block{search}}
+	search := host.ToolCall{ID: "s1", Name: "tool_search", Arguments: json.RawMessage(`{"query":"add numbers"}`)}
+	chunk := &host.Chunk{Blocks: []host.Block{search}}
 	_ = tb.OnStreamChunk(ctx, chunk)
-	found := chunk.Blocks[0].(plugin.ToolResult)
+	found := chunk.Blocks[0].(host.ToolResult)
 	fmt.Print(found.Content)
 
 	// The tools found join the next request.
 	conv = append(conv,
-		plugin.Message{Role: plugin.RoleAssistant, Blocks: []plugin.Block{search}},
-		plugin.Message{Role: plugin.RoleTool, Blocks: []plugin.Block{found}})
-	req = &plugin.Request{Model: "m", Messages: conv}
+		host.Message{Role: host.RoleAssistant, Blocks: []host.Block{search}},
+		host.Message{Role: host.RoleTool, Blocks: []host.Block{found}})
+	req = &host.Request{Model: "m", Messages: conv}
 	_ = tb.OnRequest(ctx, req)
 	fmt.Println("turn 2:", names(req))
 	// Output:

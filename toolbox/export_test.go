@@ -1,11 +1,11 @@
 package toolbox
 
-import "github.com/cuca-go/mcpconnector/plugin"
+import "github.com/cuca-go/mcpconnector/host"
 
 // Table is what a test sees of a route table as it goes in.
 type Table struct {
 	Tools []Tool
-	Defs  []plugin.ToolDefinition
+	Defs  []host.ToolDefinition
 	// Owners is the server each exposed name is routed to.
 	Owners map[string]string
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/asynkron/protoactor-go/actor"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
@@ -64,7 +64,7 @@ func TestOpenIsBoundedByTheConnectTimeout(t *testing.T) {
 	}),
 		// No retry before the status is read (see below).
 		toolbox.WithPluginOptions(plugin.WithBackoff(time.Minute, time.Minute)),
-		toolbox.WithConnectTimeout(300*time.Millisecond))
+		toolbox.WithPluginOptions(plugin.WithConnectTimeout(300*time.Millisecond)))
 	t.Logf("Open returned after %s", time.Since(start))
 	st := tb.Status()["mute"]
 	assert.Equal(t, plugin.StateFailed, st.State)
@@ -88,11 +88,11 @@ func TestProgressThroughAToolboxArrivesBeforeTheResult(t *testing.T) {
 	})))
 	for i := range 20 {
 		id := fmt.Sprintf("call-%d", i)
-		chunk := &plugin.Chunk{Blocks: []plugin.Block{
-			plugin.ToolCall{ID: id, Name: "ctl__progress", Arguments: json.RawMessage(`{"steps":3,"ms":0}`)},
+		chunk := &host.Chunk{Blocks: []host.Block{
+			host.ToolCall{ID: id, Name: "ctl__progress", Arguments: json.RawMessage(`{"steps":3,"ms":0}`)},
 		}}
 		require.NoError(t, tb.OnStreamChunk(context.Background(), chunk))
-		require.Equal(t, "done", chunk.Blocks[0].(plugin.ToolResult).Content)
+		require.Equal(t, "done", chunk.Blocks[0].(host.ToolResult).Content)
 		mu.Lock()
 		n := seen[id]
 		mu.Unlock()
@@ -128,31 +128,4 @@ func TestAPluginOptionWithNoEffectFailsOpen(t *testing.T) {
 	}
 	require.ErrorIs(t, err, plugin.ErrValidation)
 	assert.Contains(t, err.Error(), "WithLossGrace")
-}
-
-// The toolbox sets every server's actor system and spawn itself: the same
-// options given among the host's plugin options would be overridden, so
-// they fail Open, naming the option, and nothing starts.
-func TestPluginOptionsTheToolboxOverridesFailOpen(t *testing.T) {
-	system := actor.NewActorSystem()
-	t.Cleanup(system.Shutdown)
-	spawned := 0
-	for name, opt := range map[string]plugin.Option{
-		"WithActorSystem": plugin.WithActorSystem(system),
-		"WithSpawn": plugin.WithSpawn(func(props *actor.Props) (*actor.PID, error) {
-			spawned++
-			return system.Root.Spawn(props), nil
-		}),
-	} {
-		t.Run(name, func(t *testing.T) {
-			cfg := config(t, map[string]entry{"alpha": stdioEntry(t)})
-			tb, err := toolbox.Open(context.Background(), cfg, fast, toolbox.WithPluginOptions(opt))
-			if tb != nil {
-				_ = tb.Close()
-			}
-			require.ErrorIs(t, err, plugin.ErrValidation)
-			assert.Contains(t, err.Error(), "plugin."+name)
-		})
-	}
-	assert.Zero(t, spawned, "a refused toolbox spawns nothing")
 }

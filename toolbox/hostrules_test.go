@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/countserver"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
@@ -77,16 +78,16 @@ func (a *asked) seen() []string {
 	return append([]string(nil), a.tools...)
 }
 
-func oneTurn(ctx context.Context, t *testing.T, tb *toolbox.Toolbox, calls ...plugin.ToolCall) []plugin.ToolResult {
+func oneTurn(ctx context.Context, t *testing.T, tb *toolbox.Toolbox, calls ...host.ToolCall) []host.ToolResult {
 	t.Helper()
-	chunk := &plugin.Chunk{}
+	chunk := &host.Chunk{}
 	for _, c := range calls {
 		chunk.Blocks = append(chunk.Blocks, c)
 	}
 	require.NoError(t, tb.OnStreamChunk(ctx, chunk))
-	out := make([]plugin.ToolResult, len(calls))
+	out := make([]host.ToolResult, len(calls))
 	for i, b := range chunk.Blocks {
-		res, ok := b.(plugin.ToolResult)
+		res, ok := b.(host.ToolResult)
 		require.True(t, ok, "%T", b)
 		out[i] = res
 	}
@@ -103,8 +104,8 @@ func TestApprovalModes(t *testing.T) {
 		"trusted": annotatedEntry(t, entry{"trust": true, "tools": map[string]any{"look": map[string]any{"approval": "approve"}}}),
 		"mixed":   annotatedEntry(t, entry{"approval": "approve", "tools": map[string]any{"write": map[string]any{"approval": "auto"}}}),
 	})
-	var host asked
-	tb := open(t, cfg, toolbox.WithPluginOptions(plugin.WithApproval(host.approve)))
+	var approver asked
+	tb := open(t, cfg, toolbox.WithPluginOptions(plugin.WithApproval(approver.approve)))
 	for _, c := range []struct {
 		server string
 		asks   map[string]bool // tool -> whether the host is asked
@@ -116,11 +117,11 @@ func TestApprovalModes(t *testing.T) {
 		{"mixed", map[string]bool{"look": true, "write": false}},   // the tool's mode wins
 	} {
 		for _, tool := range []string{"look", "write"} {
-			before := len(host.seen())
-			res := oneTurn(ctx, t, tb, plugin.ToolCall{ID: "1", Name: c.server + "__" + tool, Arguments: []byte(`{}`)})
+			before := len(approver.seen())
+			res := oneTurn(ctx, t, tb, host.ToolCall{ID: "1", Name: c.server + "__" + tool, Arguments: []byte(`{}`)})
 			require.False(t, res[0].IsError, "%s %s: %s", c.server, tool, res[0].Content)
 			assert.Equal(t, tool+" ran", res[0].Content)
-			asked := len(host.seen()) > before
+			asked := len(approver.seen()) > before
 			assert.Equal(t, c.asks[tool], asked, "%s: was the host asked for %s", c.server, tool)
 		}
 	}
@@ -131,8 +132,8 @@ func TestAnApprovalModeThatAsksWithoutAHandlerDenies(t *testing.T) {
 	defer cancel()
 	tb := open(t, config(t, map[string]entry{"w": annotatedEntry(t, entry{"approval": "writes"})}))
 	res := oneTurn(ctx, t, tb,
-		plugin.ToolCall{ID: "1", Name: "w__look", Arguments: []byte(`{}`)},
-		plugin.ToolCall{ID: "2", Name: "w__write", Arguments: []byte(`{}`)})
+		host.ToolCall{ID: "1", Name: "w__look", Arguments: []byte(`{}`)},
+		host.ToolCall{ID: "2", Name: "w__write", Arguments: []byte(`{}`)})
 	assert.False(t, res[0].IsError, res[0].Content)
 	assert.Equal(t, "look ran", res[0].Content, "read-only: no question needed")
 	assert.True(t, res[1].IsError)
@@ -167,16 +168,16 @@ func TestASerialServersCallsRunOneAfterAnotherWhileAnothersOverlap(t *testing.T)
 			}
 			assert.NoError(t, os.WriteFile(filepath.Join(serialDir, "held"), nil, 0o600))
 		}))
-	meet := func(id, name, dir string) plugin.ToolCall {
+	meet := func(id, name, dir string) host.ToolCall {
 		args, err := json.Marshal(map[string]any{"dir": dir, "n": 2})
 		require.NoError(t, err)
-		return plugin.ToolCall{ID: id, Name: name, Arguments: args}
+		return host.ToolCall{ID: id, Name: name, Arguments: args}
 	}
 	record, err := json.Marshal(map[string]any{"path": second, "tag": "s2", "ms": 0})
 	require.NoError(t, err)
 	res := oneTurn(ctx, t, tb,
 		meet("s1", "s__meet", serialDir), meet("p1", "p__meet", parallelDir),
-		plugin.ToolCall{ID: "s2", Name: "s__record", Arguments: record}, meet("p2", "p__meet", parallelDir))
+		host.ToolCall{ID: "s2", Name: "s__record", Arguments: record}, meet("p2", "p__meet", parallelDir))
 	for i, r := range res {
 		require.False(t, r.IsError, "%d: %s", i, r.Content)
 	}

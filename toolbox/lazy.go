@@ -44,7 +44,7 @@ func (t *Toolbox) Start(ctx context.Context, server string) error {
 }
 
 // connectTimeout is the server's connect timeout: its entry's, else
-// WithConnectTimeout's.
+// that of the plugin options (plugin.ConnectTimeoutOf).
 func (t *Toolbox) connectTimeout(sc *mcpconfig.Server) time.Duration {
 	if sc.ConnectTimeout > 0 {
 		return sc.ConnectTimeout

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/countserver"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -106,9 +107,9 @@ func TestConcurrentFirstCallsStartALazyServerOnce(t *testing.T) {
 				return
 			}
 			// Half through the hook, as a model's calls come.
-			chunk := &plugin.Chunk{Blocks: []plugin.Block{plugin.ToolCall{ID: "x", Name: "c__echo", Arguments: []byte(`{"text":"hi"}`)}}}
+			chunk := &host.Chunk{Blocks: []host.Block{host.ToolCall{ID: "x", Name: "c__echo", Arguments: []byte(`{"text":"hi"}`)}}}
 			errs[i] = tb.OnStreamChunk(t.Context(), chunk)
-			res := chunk.Blocks[0].(plugin.ToolResult)
+			res := chunk.Blocks[0].(host.ToolResult)
 			results[i] = res.Content
 			if res.IsError {
 				errs[i] = errors.New(res.Content)
@@ -159,9 +160,9 @@ func TestStopWhenIdleStopsALazyServerAndTheNextCallStartsIt(t *testing.T) {
 	require.NoError(t, open(t, cfg, toolbox.WithManifestDir(dir)).Close())
 	tb := open(t, cfg, toolbox.WithManifestDir(dir))
 	// Through the hook, which counts the call while it is under way.
-	chunk := &plugin.Chunk{Blocks: []plugin.Block{plugin.ToolCall{ID: "x", Name: "c__echo", Arguments: []byte(`{"text":"hi"}`)}}}
+	chunk := &host.Chunk{Blocks: []host.Block{host.ToolCall{ID: "x", Name: "c__echo", Arguments: []byte(`{"text":"hi"}`)}}}
 	require.NoError(t, tb.OnStreamChunk(t.Context(), chunk))
-	require.Equal(t, plugin.ToolResult{ToolCallID: "x", Name: "c__echo", Content: "hi"}, chunk.Blocks[0])
+	require.Equal(t, host.ToolResult{ToolCallID: "x", Name: "c__echo", Content: "hi"}, chunk.Blocks[0])
 	// Not a timing assertion: the state it ends in, however long it takes.
 	require.Eventually(t, func() bool { return tb.Status()["c"].State == plugin.StateNotStarted }, 30*time.Second, 5*time.Millisecond)
 	assert.Equal(t, []string{"c__add", "c__echo"}, exposed(tb), "its tools stay exposed")
@@ -190,9 +191,9 @@ func TestPinnedToolsHoldOutAChangedTool(t *testing.T) {
 	require.ErrorIs(t, err, toolbox.ErrToolChanged)
 	assert.Contains(t, err.Error(), "changed since it was pinned (description)")
 
-	chunk := &plugin.Chunk{Blocks: []plugin.Block{plugin.ToolCall{ID: "k", Name: "c__echo", Arguments: []byte(`{"text":"hi"}`)}}}
+	chunk := &host.Chunk{Blocks: []host.Block{host.ToolCall{ID: "k", Name: "c__echo", Arguments: []byte(`{"text":"hi"}`)}}}
 	require.NoError(t, tb.OnStreamChunk(t.Context(), chunk))
-	res := chunk.Blocks[0].(plugin.ToolResult)
+	res := chunk.Blocks[0].(host.ToolResult)
 	assert.True(t, res.IsError)
 	assert.Equal(t, "k", res.ToolCallID)
 	assert.Contains(t, res.Content, "changed since it was pinned")
@@ -241,9 +242,9 @@ func TestPinnedLazyServerIsCheckedBeforeAndAfterItStarts(t *testing.T) {
 	tb := open(t, config(t, map[string]entry{"c": counted(t, log, "2", entry{"lazy": true})}), pinned...)
 	assert.Equal(t, []string{"c__add", "c__echo"}, exposed(tb), "the manifest's list is the pinned one")
 	// The call that starts it finds echo changed: it is not sent.
-	chunk := &plugin.Chunk{Blocks: []plugin.Block{plugin.ToolCall{ID: "k", Name: "c__echo", Arguments: []byte(`{"text":"hi"}`)}}}
+	chunk := &host.Chunk{Blocks: []host.Block{host.ToolCall{ID: "k", Name: "c__echo", Arguments: []byte(`{"text":"hi"}`)}}}
 	require.NoError(t, tb.OnStreamChunk(t.Context(), chunk))
-	res := chunk.Blocks[0].(plugin.ToolResult)
+	res := chunk.Blocks[0].(host.ToolResult)
 	assert.True(t, res.IsError)
 	assert.Contains(t, res.Content, "changed since it was pinned (description)")
 	assert.Equal(t, []string{"c__add"}, exposed(tb), "the real list changed echo")

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/countserver"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
@@ -68,17 +69,17 @@ func lazyVariant(t *testing.T, variant string, opts ...toolbox.Option) (tb *tool
 
 // hookCall calls name through OnStreamChunk, as a model's call comes, and
 // returns the result block.
-func hookCall(ctx context.Context, t *testing.T, tb *toolbox.Toolbox, name string) plugin.ToolResult {
+func hookCall(ctx context.Context, t *testing.T, tb *toolbox.Toolbox, name string) host.ToolResult {
 	t.Helper()
-	chunk := &plugin.Chunk{Blocks: []plugin.Block{plugin.ToolCall{ID: "id1", Name: name, Arguments: []byte(`{"text":"hi"}`)}}}
+	chunk := &host.Chunk{Blocks: []host.Block{host.ToolCall{ID: "id1", Name: name, Arguments: []byte(`{"text":"hi"}`)}}}
 	require.NoError(t, tb.OnStreamChunk(ctx, chunk))
-	res, ok := chunk.Blocks[0].(plugin.ToolResult)
+	res, ok := chunk.Blocks[0].(host.ToolResult)
 	require.True(t, ok, "%T", chunk.Blocks[0])
 	return res
 }
 
 func TestALazyStartThatNeverAnswersEndsByTheConnectTimeout(t *testing.T) {
-	tb, _ := lazyVariant(t, variantHang, toolbox.WithConnectTimeout(time.Second))
+	tb, _ := lazyVariant(t, variantHang, toolbox.WithPluginOptions(plugin.WithConnectTimeout(time.Second)))
 	// The ctx would allow far more than the connect timeout: the call
 	// ends first, by the connect timeout, with the ctx still live.
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
@@ -97,7 +98,7 @@ func TestALazyStartThatNeverAnswersEndsByTheConnectTimeout(t *testing.T) {
 }
 
 func TestALazyStartEndsByTheCallsCtxWhenItIsFirst(t *testing.T) {
-	tb, log := lazyVariant(t, variantHang, toolbox.WithConnectTimeout(5*time.Minute))
+	tb, log := lazyVariant(t, variantHang, toolbox.WithPluginOptions(plugin.WithConnectTimeout(5*time.Minute)))
 	stop := errors.New("the caller gave up")
 	for _, via := range []string{"CallTool", "OnStreamChunk"} {
 		t.Run(via, func(t *testing.T) {
@@ -128,7 +129,7 @@ func TestALazyStartEndsByTheCallsCtxWhenItIsFirst(t *testing.T) {
 		// The start under way waits its five minutes: a fresh toolbox for the hook.
 		if via == "CallTool" {
 			require.NoError(t, tb.Close())
-			tb, log = lazyVariant(t, variantHang, toolbox.WithConnectTimeout(5*time.Minute))
+			tb, log = lazyVariant(t, variantHang, toolbox.WithPluginOptions(plugin.WithConnectTimeout(5*time.Minute)))
 		}
 	}
 }
@@ -173,7 +174,7 @@ func TestAnEntrysConnectTimeoutBoundsItsLazyStart(t *testing.T) {
 	require.NoError(t, open(t, good, toolbox.WithManifestDir(dir)).Close())
 	bad := config(t, map[string]entry{"c": counted(t, log, variantHang, entry{"lazy": true})})
 	bad.Servers["c"].ConnectTimeout = time.Second // Codex's startup_timeout_sec = 1
-	tb := open(t, bad, toolbox.WithManifestDir(dir), toolbox.WithConnectTimeout(5*time.Minute))
+	tb := open(t, bad, toolbox.WithManifestDir(dir), toolbox.WithPluginOptions(plugin.WithConnectTimeout(5*time.Minute)))
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
 	_, err := tb.CallTool(ctx, "c__echo", map[string]any{"text": "hi"}).Await(ctx)
@@ -183,12 +184,11 @@ func TestAnEntrysConnectTimeoutBoundsItsLazyStart(t *testing.T) {
 }
 
 func TestEveryCallWaitingForALazyConnectionEndsByTheConnectTimeout(t *testing.T) {
-	// The connection itself would wait five minutes for the server (the
-	// host's plugin option wins over the toolbox's default): each call
-	// still waits no longer than the toolbox's connect timeout, the first
-	// (which starts the server) and those that find it still connecting.
-	tb, log := lazyVariant(t, variantHang, toolbox.WithConnectTimeout(time.Second),
-		toolbox.WithPluginOptions(plugin.WithConnectTimeout(5*time.Minute)))
+	// The server never answers: each call waits no longer than the
+	// connect timeout, the first (which starts the server) and those that
+	// find it still connecting.
+	tb, log := lazyVariant(t, variantHang, toolbox.WithPluginOptions(plugin.WithConnectTimeout(time.Second),
+		plugin.WithBackoff(time.Minute, time.Minute)))
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
 	for i := range 3 {
@@ -201,6 +201,9 @@ func TestEveryCallWaitingForALazyConnectionEndsByTheConnectTimeout(t *testing.T)
 		assert.True(t, res.IsError, i)
 		assert.Contains(t, res.Content, "connect timeout of 1s", i)
 	}
-	assert.Equal(t, plugin.StateConnecting, tb.Status()["c"].State, "the connection still tries")
+	st := tb.Status()["c"]
+	assert.Equal(t, plugin.StateFailed, st.State, "the attempt failed; the next waits for its backoff")
+	require.Error(t, st.LastError)
+	assert.Contains(t, st.LastError.Error(), "connect timeout of 1s")
 	assert.Equal(t, 2, countserver.Starts(t, log), "started once")
 }

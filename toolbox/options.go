@@ -9,7 +9,6 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
 
-	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/plugin"
 )
 
@@ -18,21 +17,17 @@ type Option func(*options)
 
 type options struct {
 	strict         bool
-	pluginOpts     []plugin.Option
+	pluginOpts     []plugin.ServerOption
 	system         *actor.ActorSystem
 	logger         *zap.Logger
-	connectTimeout time.Duration
-	remote         Remote // servers reached through it, not started here
+	connectTimeout time.Duration // of the plugin options: plugin.ConnectTimeoutOf
+	remote         Remote        // servers reached through it, not started here
 	search         *ToolSearch
 	manifestDir    string
 	pinned         bool
 	policy         *ServerPolicy
 	test           *testHooks // the tests' rendezvous points
 }
-
-// DefaultConnectTimeout bounds each server's connection attempt, and so
-// [Open], unless [WithConnectTimeout] says otherwise.
-const DefaultConnectTimeout = actors.DefaultConnectTimeout
 
 // WithStrict makes any server that fails to connect at Open (or whose
 // transport is not supported) fail Open, which then closes the others.
@@ -43,21 +38,20 @@ func WithStrict() Option {
 }
 
 // WithPluginOptions passes opts to every server's [plugin.McpPlugin]:
-// timeouts, supervision, client identity, input handlers, the host
-// controls (approval, progress, result cap, live tool lists). They come
-// after the toolbox's defaults ([WithLogger]'s logger, [WithConnectTimeout]'s
-// bound), so they win over them; the toolbox then sets the actor system,
-// the spawn seam and a status handler of its own (so plugin.WithActorSystem
-// and plugin.WithSpawn fail [Open] with [plugin.ErrValidation]: use
-// [WithActorSystem]), and a server's
-// "timeout", connect timeout, approval modes and "trust" (which decide,
-// per tool, whether the host's plugin.WithApproval function is asked; see
-// mcpconfig.ApprovalMode) and "maxResultBytes" from the file come last and win. An option that has no effect on the
-// servers' plugins (in a clustered toolbox, those of the connection
-// itself, which belong to the members hosting the grains) fails [Open]
-// with [plugin.ErrValidation] naming it, also when every server is lazy
-// and none starts at Open.
-func WithPluginOptions(opts ...plugin.Option) Option {
+// timeouts (the connect timeout of plugin.WithConnectTimeout also bounds how
+// long [Open] and a lazy server's first call wait for a server), supervision,
+// client identity, input handlers, the host controls (approval, progress,
+// result cap, live tool lists). They are [plugin.ServerOption]s: where the
+// servers' actors live is the toolbox's to say ([WithActorSystem]). They
+// come after the toolbox's default ([WithLogger]'s logger), so they win over
+// it; a server's "timeout", connect timeout, approval modes and "trust"
+// (which decide, per tool, whether the host's plugin.WithApproval function
+// is asked; see mcpconfig.ApprovalMode) and "maxResultBytes" from the file
+// come last and win. In a toolbox over a cluster's grains each must also be
+// a [plugin.FacadeOption] (the options of the connection itself belong to the
+// members that host the grains: grid.WithPluginOptions), or [Open] fails
+// with [plugin.ErrValidation].
+func WithPluginOptions(opts ...plugin.ServerOption) Option {
 	return func(o *options) { o.pluginOpts = append(o.pluginOpts, opts...) }
 }
 
@@ -78,34 +72,29 @@ func WithLogger(logger *zap.Logger) Option {
 	return func(o *options) { o.logger = logger }
 }
 
-// WithConnectTimeout bounds each connection attempt (spawn, server/discover,
-// tools/list) and so how long [Open] waits for a server; zero or negative
-// means [DefaultConnectTimeout]. The ctx given to Open bounds Open too. In
-// a toolbox over a cluster's grains it bounds how long Open, and a lazy
-// server's first call, wait for a grain's answer.
-func WithConnectTimeout(d time.Duration) Option {
-	return func(o *options) { o.connectTimeout = d }
-}
-
-// misplaced fails with [plugin.ErrValidation], naming it, for a toolbox
-// option that cannot take effect with the others: an actor system of the
-// host's for a toolbox over a cluster's grains, whose actor system is the
-// cluster's.
+// misplaced fails with [plugin.ErrValidation] for a toolbox option that
+// cannot take effect with the others: the facades' plugin.WithLossGrace in a
+// toolbox that starts its servers; an actor system of the host's for a
+// toolbox over a cluster's grains, whose actor system is the cluster's, or
+// a plugin option of the connection itself there.
 func (o *options) misplaced() error {
-	if o.remote != nil && o.system != nil && o.system != o.remote.ActorSystem() {
+	if o.remote == nil {
+		for _, opt := range o.pluginOpts {
+			if _, ok := opt.(plugin.Option); !ok {
+				return &plugin.Error{Kind: plugin.KindValidation, Op: "open",
+					Err: errors.New("option plugin.WithLossGrace of WithPluginOptions has no effect on a toolbox that starts its servers: it bounds the calls of a facade over a cluster's grain")}
+			}
+		}
+		return nil
+	}
+	if o.system != nil && o.system != o.remote.ActorSystem() {
 		return &plugin.Error{Kind: plugin.KindValidation, Op: "open",
 			Err: errors.New("option WithActorSystem has no effect on a toolbox over a cluster's grains (its actor system is the cluster's)")}
 	}
-	// The toolbox sets these itself for every server, after the host's
-	// plugin options: one given there would do nothing.
-	for _, opt := range o.pluginOpts {
-		if o.remote != nil {
-			break // a facade's role check refuses them already
-		}
-		switch name := opt.Name(); name {
-		case "WithActorSystem", "WithSpawn":
+	for i, opt := range o.pluginOpts {
+		if _, ok := opt.(plugin.FacadeOption); !ok {
 			return &plugin.Error{Kind: plugin.KindValidation, Op: "open",
-				Err: fmt.Errorf("option plugin.%s has no effect in WithPluginOptions: the toolbox spawns its servers' actors itself (use toolbox.WithActorSystem)", name)}
+				Err: fmt.Errorf("plugin option %d of WithPluginOptions configures the connection, which the members hosting a cluster's grains own: give it to grid.WithPluginOptions there", i+1)}
 		}
 	}
 	return nil
@@ -121,7 +110,7 @@ type Remote interface {
 	// if needed, configured by opts (the toolbox's plugin options for
 	// that server). It returns once the connection has answered with its
 	// tools, or with its failure, or when ctx ends.
-	Connect(ctx context.Context, server string, opts ...plugin.Option) (*plugin.McpPlugin, error)
+	Connect(ctx context.Context, server string, opts ...plugin.FacadeOption) (*plugin.McpPlugin, error)
 }
 
 // WithRemote makes [Open] reach every server of its config through r

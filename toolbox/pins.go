@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -105,7 +106,7 @@ func (t *Toolbox) loadManifest(s *server) {
 // currentTools is s's list as the toolbox knows it now: its plugin's once
 // ready (real), the tools and their definitions from one snapshot of its
 // list, or else a lazy server's manifest's. Under s.listMu.
-func (t *Toolbox) currentTools(s *server) (tools []*mcp.Tool, defs []plugin.ToolDefinition, real bool) {
+func (t *Toolbox) currentTools(s *server) (tools []*mcp.Tool, defs []host.ToolDefinition, real bool) {
 	p := s.plugin()
 	if p != nil && p.Status().State == plugin.StateReady {
 		s.everReady = true
@@ -115,7 +116,7 @@ func (t *Toolbox) currentTools(s *server) (tools []*mcp.Tool, defs []plugin.Tool
 		tools, defs = p.ToolSet()
 		return tools, defs, s.everReady
 	case s.mf != nil:
-		defs = make([]plugin.ToolDefinition, 0, len(s.mf.Tools))
+		defs = make([]host.ToolDefinition, 0, len(s.mf.Tools))
 		for _, tool := range s.mf.Tools {
 			defs = append(defs, definitionOf(tool))
 		}
@@ -125,16 +126,16 @@ func (t *Toolbox) currentTools(s *server) (tools []*mcp.Tool, defs []plugin.Tool
 }
 
 // definitionOf is tool as a plugin publishes it.
-func definitionOf(tool *mcp.Tool) plugin.ToolDefinition {
+func definitionOf(tool *mcp.Tool) host.ToolDefinition {
 	if raw, ok := tool.InputSchema.(json.RawMessage); ok && len(raw) > 0 {
 		// A manifest's, read as it was written (valid JSON).
-		return plugin.ToolDefinition{Name: tool.Name, Description: tool.Description, InputSchema: raw}
+		return host.ToolDefinition{Name: tool.Name, Description: tool.Description, InputSchema: raw}
 	}
 	schema, err := json.Marshal(tool.InputSchema)
 	if err != nil || string(schema) == "null" {
 		schema = json.RawMessage(`{"type":"object"}`)
 	}
-	return plugin.ToolDefinition{Name: tool.Name, Description: tool.Description, InputSchema: schema}
+	return host.ToolDefinition{Name: tool.Name, Description: tool.Description, InputSchema: schema}
 }
 
 // digestOf digests tool once per definition.
@@ -166,7 +167,7 @@ func (s *server) fullDigest(tool *mcp.Tool) toolDigest {
 // pins. Under s.listMu.
 func (t *Toolbox) toolsOf(s *server) *serverTools {
 	tools, defList, real := t.currentTools(s)
-	st := &serverTools{tools: tools, defs: make(map[string]plugin.ToolDefinition, len(defList))}
+	st := &serverTools{tools: tools, defs: make(map[string]host.ToolDefinition, len(defList))}
 	for _, d := range defList {
 		st.defs[d.Name] = d
 	}

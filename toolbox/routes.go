@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/plugin"
 )
@@ -31,8 +32,8 @@ var ErrUnknownTool = errors.New("toolbox: no server exposes this tool")
 // new one.
 type routeTable struct {
 	byName map[string]*route
-	tools  []Tool                  // sorted by exposed name
-	defs   []plugin.ToolDefinition // in the same order
+	tools  []Tool                // sorted by exposed name
+	defs   []host.ToolDefinition // in the same order
 	// hooks is what OnStreamChunk answers: byName, plus the search tool's
 	// name (searchRoute) when tool search is on, plus the tools pinning
 	// holds out (routes with deny set).
@@ -51,7 +52,7 @@ type route struct {
 	deny   error  // a tool pinning holds out: every call fails with it
 }
 
-func (r *routeTable) definitions() []plugin.ToolDefinition { return r.defs }
+func (r *routeTable) definitions() []host.ToolDefinition { return r.defs }
 
 // openTable builds the first table; any collision fails Open. From its
 // start, a server's status change rebuilds the table too: a change while
@@ -169,7 +170,7 @@ func (t *Toolbox) read(s *server, wait bool) *serverTools {
 // holds out. Read-only once made.
 type serverTools struct {
 	tools []*mcp.Tool
-	defs  map[string]plugin.ToolDefinition
+	defs  map[string]host.ToolDefinition
 	held  map[string]HeldTool
 }
 
@@ -363,7 +364,7 @@ func sortTable(rt *routeTable) {
 	}
 	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(rt.tools[a].Name, rt.tools[b].Name) })
 	tools := make([]Tool, len(idx))
-	defs := make([]plugin.ToolDefinition, len(idx))
+	defs := make([]host.ToolDefinition, len(idx))
 	for i, j := range idx {
 		tools[i], defs[i] = rt.tools[j], rt.defs[j]
 	}
@@ -394,8 +395,8 @@ func (t *Toolbox) CallTool(ctx context.Context, name string, args any) *plugin.F
 	return p.CallTool(ctx, r.tool, args)
 }
 
-// OnStreamChunk replaces every [plugin.ToolCall] whose name is an exposed
-// tool with a [plugin.ToolResult] of the same ID and name, carrying the
+// OnStreamChunk replaces every [host.ToolCall] whose name is an exposed
+// tool with a [host.ToolResult] of the same ID and name, carrying the
 // rendered output ([plugin.RenderResult]) or the error text, as the
 // server's plugin gives it ([plugin.Future.ToolResult]: its approval, its
 // result cap). Calls in one
@@ -407,12 +408,12 @@ func (t *Toolbox) CallTool(ctx context.Context, name string, args any) *plugin.F
 // when all have answered. With [WithToolSearch], a call of the search tool
 // is answered here, with no server round trip. Other blocks pass through
 // untouched, without an actor hop or an allocation. It always returns nil.
-func (t *Toolbox) OnStreamChunk(ctx context.Context, chunk *plugin.Chunk) error {
+func (t *Toolbox) OnStreamChunk(ctx context.Context, chunk *host.Chunk) error {
 	if chunk == nil {
 		return nil
 	}
 	rt := t.routes.Load()
-	first := plugin.FirstToolCall(chunk.Blocks, rt.hooks)
+	first := host.FirstToolCall(chunk.Blocks, rt.hooks)
 	if first < 0 {
 		return nil
 	}
@@ -426,9 +427,9 @@ func (t *Toolbox) OnStreamChunk(ctx context.Context, chunk *plugin.Chunk) error 
 // calls: a search call and a held-out tool's are answered in place, a lazy
 // server is started, and a serial server's calls are left for runSerial
 // (serial says there are some).
-func (t *Toolbox) startCalls(ctx context.Context, rt *routeTable, blocks []plugin.Block, first int, calls []pending) (_ []pending, serial bool) {
+func (t *Toolbox) startCalls(ctx context.Context, rt *routeTable, blocks []host.Block, first int, calls []pending) (_ []pending, serial bool) {
 	for i := first; i < len(blocks); i++ {
-		tc, ok := blocks[i].(plugin.ToolCall)
+		tc, ok := blocks[i].(host.ToolCall)
 		if !ok {
 			continue
 		}
@@ -441,7 +442,7 @@ func (t *Toolbox) startCalls(ctx context.Context, rt *routeTable, blocks []plugi
 			blocks[i] = t.answerSearch(rt, tc)
 			continue
 		case r.deny != nil:
-			blocks[i] = plugin.ToolResult{ToolCallID: tc.ID, Name: tc.Name, Content: r.deny.Error(), IsError: true}
+			blocks[i] = host.ToolResult{ToolCallID: tc.ID, Name: tc.Name, Content: r.deny.Error(), IsError: true}
 			continue
 		}
 		if r.server.lazy {
@@ -456,11 +457,11 @@ func (t *Toolbox) startCalls(ctx context.Context, rt *routeTable, blocks []plugi
 			c.f = plugin.FailedFuture(err)
 		} else if r.server.cfg.SerialCalls() {
 			// Sent by runSerial, after the server's earlier calls of the chunk.
-			c.p, c.call, serial = p, plugin.ToolCall{ID: tc.ID, Name: r.tool, Arguments: tc.Arguments}, true
+			c.p, c.call, serial = p, host.ToolCall{ID: tc.ID, Name: r.tool, Arguments: tc.Arguments}, true
 		} else {
 			// The server's plugin applies its own controls: approval (with
 			// the block's ID), progress, the result cap.
-			c.f = p.StartToolCall(ctx, plugin.ToolCall{ID: tc.ID, Name: r.tool, Arguments: tc.Arguments})
+			c.f = p.StartToolCall(ctx, host.ToolCall{ID: tc.ID, Name: r.tool, Arguments: tc.Arguments})
 		}
 		calls = append(calls, c)
 	}
@@ -470,7 +471,7 @@ func (t *Toolbox) startCalls(ctx context.Context, rt *routeTable, blocks []plugi
 // finishCalls waits for every call (runSerial sending the serial ones)
 // and puts each result in place of its call, under the call's ID and
 // exposed name.
-func (t *Toolbox) finishCalls(ctx context.Context, blocks []plugin.Block, calls []pending, serial bool) {
+func (t *Toolbox) finishCalls(ctx context.Context, blocks []host.Block, calls []pending, serial bool) {
 	var wg sync.WaitGroup
 	if serial {
 		t.runSerial(ctx, calls, &wg)
@@ -485,7 +486,7 @@ func (t *Toolbox) finishCalls(ctx context.Context, blocks []plugin.Block, calls 
 	for k := range calls {
 		c := &calls[k]
 		out := c.out
-		out.ToolCallID = blocks[c.i].(plugin.ToolCall).ID
+		out.ToolCallID = blocks[c.i].(host.ToolCall).ID
 		out.Name = c.name
 		blocks[c.i] = out
 		if c.s.lazy {
@@ -505,8 +506,8 @@ type pending struct {
 	f    *plugin.Future
 	s    *server
 	p    *plugin.McpPlugin
-	call plugin.ToolCall
-	out  plugin.ToolResult
+	call host.ToolCall
+	out  host.ToolResult
 }
 
 // runSerial runs, for each server not safe for parallel calls, its calls
@@ -546,10 +547,10 @@ func (t *Toolbox) runSerial(ctx context.Context, calls []pending, wg *sync.WaitG
 // startForChunk starts, in parallel, every lazy server that the calls of
 // blocks (the first of them is r's) need and that has not started, and
 // waits for them (each bounded by the connect timeout and ctx).
-func (t *Toolbox) startForChunk(ctx context.Context, blocks []plugin.Block, byName map[string]*route, r *route) {
+func (t *Toolbox) startForChunk(ctx context.Context, blocks []host.Block, byName map[string]*route, r *route) {
 	need := map[*server]bool{r.server: true}
 	for _, b := range blocks {
-		if tc, ok := b.(plugin.ToolCall); ok {
+		if tc, ok := b.(host.ToolCall); ok {
 			if o := byName[tc.Name]; o != nil && o != searchRoute && o.deny == nil && o.server.lazy && o.server.plugin() == nil {
 				need[o.server] = true
 			}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/core/toolsearch"
-	"github.com/cuca-go/mcpconnector/plugin"
 )
 
 // ToolSearch configures tool search ([WithToolSearch]). The zero value
@@ -103,10 +103,10 @@ type searchTable struct {
 	// bytes is the size of every exposed definition's JSON, together;
 	// counted only for a threshold.
 	bytes  int
-	def    plugin.ToolDefinition // the search tool
-	always []int                 // table indexes of never-deferred tools
-	pos    map[string]int        // table index by exposed name
-	index  *searchIndex          // over the deferred tools
+	def    host.ToolDefinition // the search tool
+	always []int               // table indexes of never-deferred tools
+	pos    map[string]int      // table index by exposed name
+	index  *searchIndex        // over the deferred tools
 }
 
 // searchState returns rt's search table, building it on first use.
@@ -138,7 +138,7 @@ func newSearchTable(rt *routeTable, cfg *ToolSearch, cache *wordCache) *searchTa
 // DefinitionBytes is the size of def as JSON with the keys "name",
 // "description" and "input_schema": what [WithToolSearch]'s threshold
 // counts.
-func DefinitionBytes(def plugin.ToolDefinition) int {
+func DefinitionBytes(def host.ToolDefinition) int {
 	name, _ := json.Marshal(def.Name)
 	desc, _ := json.Marshal(def.Description)
 	schema := len(def.InputSchema)
@@ -154,7 +154,7 @@ const searchSchema = `{"type":"object","properties":{"query":{"type":"string",` 
 
 // searchDefinition describes the search tool: what it does, then the
 // deferred tools' names by server.
-func searchDefinition(rt *routeTable, cfg *ToolSearch, deferred []int) plugin.ToolDefinition {
+func searchDefinition(rt *routeTable, cfg *ToolSearch, deferred []int) host.ToolDefinition {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Finds tools of the connected MCP servers and loads them: a loaded tool can be called from the next step on. "+
 		"Query with keywords of the task (what to act on and what to do, e.g. \"open pull request\", \"screenshot of the page\") "+
@@ -177,7 +177,7 @@ func searchDefinition(rt *routeTable, cfg *ToolSearch, deferred []int) plugin.To
 		}
 		b.WriteString(tl.Name)
 	}
-	return plugin.ToolDefinition{Name: cfg.Name, Description: b.String(), InputSchema: json.RawMessage(searchSchema)}
+	return host.ToolDefinition{Name: cfg.Name, Description: b.String(), InputSchema: json.RawMessage(searchSchema)}
 }
 
 // groupByServer orders table indexes by server, then by exposed name.
@@ -238,8 +238,8 @@ func (st *searchTable) named(query string) []int {
 }
 
 // answerSearch runs the search call tc and returns its result block.
-func (t *Toolbox) answerSearch(rt *routeTable, tc plugin.ToolCall) plugin.ToolResult {
-	out := plugin.ToolResult{ToolCallID: tc.ID, Name: tc.Name}
+func (t *Toolbox) answerSearch(rt *routeTable, tc host.ToolCall) host.ToolResult {
+	out := host.ToolResult{ToolCallID: tc.ID, Name: tc.Name}
 	query, problem := searchQuery(tc.Arguments)
 	if problem != "" {
 		out.IsError = true
@@ -352,7 +352,7 @@ func loadedFrom(content string, yield func(string)) {
 // servers' instructions ([plugin.McpPlugin.Instructions]), each cut at
 // [MaxInstructionsBytes], as one system message after the leading system
 // messages, unless the request has it already. It always returns nil.
-func (t *Toolbox) OnRequest(_ context.Context, req *plugin.Request) error {
+func (t *Toolbox) OnRequest(_ context.Context, req *host.Request) error {
 	if t.search == nil || req == nil {
 		return nil
 	}
@@ -388,7 +388,7 @@ func (t *Toolbox) OnRequest(_ context.Context, req *plugin.Request) error {
 // publisher adds a table's definitions to a request, each once, none the
 // request had already.
 type publisher struct {
-	req    *plugin.Request
+	req    *host.Request
 	seen   []bool              // by table index
 	preset map[string]struct{} // the names the host put in; nil if none
 }
@@ -407,18 +407,18 @@ func (p *publisher) add(rt *routeTable, i int) {
 // the order they were first loaded; tools that have since gone are
 // skipped. A search result counts when its block names the search tool
 // or answers a call of it, and is not an error.
-func (st *searchTable) loads(search string, msgs []plugin.Message, yield func(int)) {
+func (st *searchTable) loads(search string, msgs []host.Message, yield func(int)) {
 	var searchCalls []string // IDs of the search's calls, for results that lost their name
 	for _, m := range msgs {
 		for _, b := range m.Blocks {
 			switch b := b.(type) {
-			case plugin.ToolCall:
+			case host.ToolCall:
 				if b.Name == search {
 					searchCalls = append(searchCalls, b.ID)
 				} else if i, ok := st.pos[b.Name]; ok {
 					yield(i)
 				}
-			case plugin.ToolResult:
+			case host.ToolResult:
 				switch {
 				case b.Name == search || b.Name == "" && slices.Contains(searchCalls, b.ToolCallID):
 					if !b.IsError {
@@ -448,17 +448,17 @@ const cutMarker = "\n[instructions cut]"
 
 // addInstructions adds the servers' instructions to req as one system
 // message, unless none has any or req has the message already.
-func (t *Toolbox) addInstructions(req *plugin.Request) {
+func (t *Toolbox) addInstructions(req *host.Request) {
 	lead := 0
 	for i, m := range req.Messages {
-		if m.Role != plugin.RoleSystem {
+		if m.Role != host.RoleSystem {
 			break
 		}
 		lead = i + 1
 	}
 	for _, m := range req.Messages {
-		if m.Role == plugin.RoleSystem && len(m.Blocks) > 0 {
-			if txt, ok := m.Blocks[0].(plugin.Text); ok && strings.HasPrefix(txt.Text, instructionsHeader) {
+		if m.Role == host.RoleSystem && len(m.Blocks) > 0 {
+			if txt, ok := m.Blocks[0].(host.Text); ok && strings.HasPrefix(txt.Text, instructionsHeader) {
 				return
 			}
 		}
@@ -468,9 +468,9 @@ func (t *Toolbox) addInstructions(req *plugin.Request) {
 		return
 	}
 	// A new slice: the host's conversation may share req.Messages' array.
-	msgs := make([]plugin.Message, 0, len(req.Messages)+1)
+	msgs := make([]host.Message, 0, len(req.Messages)+1)
 	msgs = append(msgs, req.Messages[:lead]...)
-	msgs = append(msgs, plugin.Message{Role: plugin.RoleSystem, Blocks: []plugin.Block{plugin.Text{Text: text}}})
+	msgs = append(msgs, host.Message{Role: host.RoleSystem, Blocks: []host.Block{host.Text{Text: text}}})
 	req.Messages = append(msgs, req.Messages[lead:]...)
 }
 
@@ -592,7 +592,7 @@ func (c *wordCache) wordsOf(rt *routeTable, deferred []int) [][]toolsearch.Word 
 
 // toolWords lists the keywords of a tool: its own name, its title (or
 // its annotations'), and its definition's description and schema.
-func toolWords(tool *mcp.Tool, def plugin.ToolDefinition) []toolsearch.Word {
+func toolWords(tool *mcp.Tool, def host.ToolDefinition) []toolsearch.Word {
 	title := tool.Title
 	if title == "" && tool.Annotations != nil {
 		title = tool.Annotations.Title

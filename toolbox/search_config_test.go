@@ -3,9 +3,10 @@ package toolbox
 import (
 	"testing"
 
-	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cuca-go/mcpconnector/mcpconfig"
 )
 
 func TestConfigAlwaysLoad(t *testing.T) {

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
-	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
 
@@ -36,16 +36,16 @@ func TestServersInstructionsJoinTheRequestOnce(t *testing.T) {
 	tb := open(t, cfg, searchOn)
 	assert.Equal(t, long, tb.Plugin("long").Instructions())
 
-	req := plugin.NewRequest("m").
-		AddMessage(plugin.RoleSystem, plugin.Text{Text: "You are helpful."}).
-		AddMessage(plugin.RoleUser, plugin.Text{Text: "go"})
+	req := host.NewRequest("m").
+		AddMessage(host.RoleSystem, host.Text{Text: "You are helpful."}).
+		AddMessage(host.RoleUser, host.Text{Text: "go"})
 	require.NoError(t, tb.OnRequest(context.Background(), req))
 	require.Len(t, req.Messages, 3)
-	assert.Equal(t, plugin.Text{Text: "You are helpful."}, req.Messages[0].Blocks[0], "the host's system message stays first")
-	assert.Equal(t, plugin.RoleUser, req.Messages[2].Role)
+	assert.Equal(t, host.Text{Text: "You are helpful."}, req.Messages[0].Blocks[0], "the host's system message stays first")
+	assert.Equal(t, host.RoleUser, req.Messages[2].Role)
 	sys := req.Messages[1]
-	assert.Equal(t, plugin.RoleSystem, sys.Role)
-	text := sys.Blocks[0].(plugin.Text).Text
+	assert.Equal(t, host.RoleSystem, sys.Role)
+	text := sys.Blocks[0].(host.Text).Text
 	head, rest, _ := strings.Cut(text, "\n\n## long\n")
 	assert.Equal(t, "Instructions from the MCP servers whose tools you can use:", head)
 	longPart, shortPart, found := strings.Cut(rest, "\n\n## short\n")
@@ -61,13 +61,13 @@ func TestServersInstructionsJoinTheRequestOnce(t *testing.T) {
 	assert.Len(t, req.Messages, 3)
 
 	off := open(t, cfg, toolbox.WithToolSearch(toolbox.ToolSearch{NoInstructions: true}))
-	req = plugin.NewRequest("m").AddMessage(plugin.RoleUser, plugin.Text{Text: "go"})
+	req = host.NewRequest("m").AddMessage(host.RoleUser, host.Text{Text: "go"})
 	require.NoError(t, off.OnRequest(context.Background(), req))
 	assert.Len(t, req.Messages, 1)
 	assert.Equal(t, "tool_search", req.Tools[0].Name)
 
 	plain := open(t, cfg)
-	req = plugin.NewRequest("m").AddMessage(plugin.RoleUser, plugin.Text{Text: "go"})
+	req = host.NewRequest("m").AddMessage(host.RoleUser, host.Text{Text: "go"})
 	require.NoError(t, plain.OnRequest(context.Background(), req))
 	assert.Len(t, req.Messages, 1, "without tool search nothing changes")
 	assert.Empty(t, req.Tools)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
@@ -19,11 +20,11 @@ var searchOn = toolbox.WithToolSearch(toolbox.ToolSearch{})
 
 // search runs one search call through the hook, as a model's answer
 // carries it, and returns the result block.
-func search(t *testing.T, tb *toolbox.Toolbox, id string, args string) plugin.ToolResult {
+func search(t *testing.T, tb *toolbox.Toolbox, id string, args string) host.ToolResult {
 	t.Helper()
-	chunk := &plugin.Chunk{Blocks: []plugin.Block{plugin.ToolCall{ID: id, Name: toolbox.DefaultToolSearchName, Arguments: json.RawMessage(args)}}}
+	chunk := &host.Chunk{Blocks: []host.Block{host.ToolCall{ID: id, Name: toolbox.DefaultToolSearchName, Arguments: json.RawMessage(args)}}}
 	require.NoError(t, tb.OnStreamChunk(context.Background(), chunk))
-	res, ok := chunk.Blocks[0].(plugin.ToolResult)
+	res, ok := chunk.Blocks[0].(host.ToolResult)
 	require.True(t, ok, "the search is answered in the hook: %#v", chunk.Blocks[0])
 	assert.Equal(t, id, res.ToolCallID)
 	assert.Equal(t, toolbox.DefaultToolSearchName, res.Name)
@@ -31,28 +32,28 @@ func search(t *testing.T, tb *toolbox.Toolbox, id string, args string) plugin.To
 }
 
 // turn is one model turn that called tc and got res, as a host appends it.
-func turn(tc plugin.ToolCall, res plugin.ToolResult) []plugin.Message {
-	return []plugin.Message{
-		{Role: plugin.RoleAssistant, Blocks: []plugin.Block{tc}},
-		{Role: plugin.RoleTool, Blocks: []plugin.Block{res}},
+func turn(tc host.ToolCall, res host.ToolResult) []host.Message {
+	return []host.Message{
+		{Role: host.RoleAssistant, Blocks: []host.Block{tc}},
+		{Role: host.RoleTool, Blocks: []host.Block{res}},
 	}
 }
 
 // searchTurn runs a search and returns it as the turn a host records.
-func searchTurn(t *testing.T, tb *toolbox.Toolbox, id, query string) []plugin.Message {
+func searchTurn(t *testing.T, tb *toolbox.Toolbox, id, query string) []host.Message {
 	t.Helper()
 	args, err := json.Marshal(map[string]string{"query": query})
 	require.NoError(t, err)
 	res := search(t, tb, id, string(args))
 	require.False(t, res.IsError, res.Content)
-	return turn(plugin.ToolCall{ID: id, Name: toolbox.DefaultToolSearchName, Arguments: args}, res)
+	return turn(host.ToolCall{ID: id, Name: toolbox.DefaultToolSearchName, Arguments: args}, res)
 }
 
 // published runs OnRequest on a request with msgs and returns the names of
 // the tools it publishes, in order.
-func published(t *testing.T, tb *toolbox.Toolbox, msgs []plugin.Message, preset ...plugin.ToolDefinition) []string {
+func published(t *testing.T, tb *toolbox.Toolbox, msgs []host.Message, preset ...host.ToolDefinition) []string {
 	t.Helper()
-	req := plugin.NewRequest("m")
+	req := host.NewRequest("m")
 	req.Messages = append(req.Messages, msgs...)
 	req.Tools = append(req.Tools, preset...)
 	require.NoError(t, tb.OnRequest(context.Background(), req))
@@ -63,8 +64,8 @@ func published(t *testing.T, tb *toolbox.Toolbox, msgs []plugin.Message, preset 
 	return names
 }
 
-func user(text string) plugin.Message {
-	return plugin.Message{Role: plugin.RoleUser, Blocks: []plugin.Block{plugin.Text{Text: text}}}
+func user(text string) host.Message {
+	return host.Message{Role: host.RoleUser, Blocks: []host.Block{host.Text{Text: text}}}
 }
 
 func TestSearchToolDescribesWhatIsDeferred(t *testing.T) {
@@ -72,7 +73,7 @@ func TestSearchToolDescribesWhatIsDeferred(t *testing.T) {
 	always["alwaysLoad"] = true
 	tb := open(t, config(t, map[string]entry{"alpha": stdioEntry(t), "beta": httpEntry(t), "core": always}), searchOn)
 
-	req := plugin.NewRequest("m").AddMessage(plugin.RoleUser, plugin.Text{Text: "hi"})
+	req := host.NewRequest("m").AddMessage(host.RoleUser, host.Text{Text: "hi"})
 	require.NoError(t, tb.OnRequest(context.Background(), req))
 	require.NotEmpty(t, req.Tools)
 	def := req.Tools[0]
@@ -167,64 +168,64 @@ func TestBadSearchQueriesAreToolErrors(t *testing.T) {
 	}
 	// A failed search loads nothing.
 	bad := search(t, tb, "b", `{}`)
-	msgs := turn(plugin.ToolCall{ID: "b", Name: toolbox.DefaultToolSearchName, Arguments: json.RawMessage(`{}`)}, bad)
+	msgs := turn(host.ToolCall{ID: "b", Name: toolbox.DefaultToolSearchName, Arguments: json.RawMessage(`{}`)}, bad)
 	assert.Equal(t, []string{toolbox.DefaultToolSearchName}, published(t, tb, msgs))
 }
 
 func TestLoadedToolsJoinTheNextRequestOnce(t *testing.T) {
 	tb := open(t, config(t, map[string]entry{"alpha": stdioEntry(t), "beta": httpEntry(t)}), searchOn)
-	msgs := []plugin.Message{user("what is the server's pid?")}
+	msgs := []host.Message{user("what is the server's pid?")}
 	assert.Equal(t, []string{"tool_search"}, published(t, tb, msgs))
 
 	msgs = append(msgs, searchTurn(t, tb, "s1", "beta__pid")...)
 	assert.Equal(t, []string{"tool_search", "beta__pid"}, published(t, tb, msgs))
 
 	// The model calls it; a second search loads more; order is of loading.
-	call := plugin.ToolCall{ID: "c1", Name: "beta__pid", Arguments: json.RawMessage(`{}`)}
-	chunk := &plugin.Chunk{Blocks: []plugin.Block{call}}
+	call := host.ToolCall{ID: "c1", Name: "beta__pid", Arguments: json.RawMessage(`{}`)}
+	chunk := &host.Chunk{Blocks: []host.Block{call}}
 	require.NoError(t, tb.OnStreamChunk(context.Background(), chunk))
-	msgs = append(msgs, turn(call, chunk.Blocks[0].(plugin.ToolResult))...)
+	msgs = append(msgs, turn(call, chunk.Blocks[0].(host.ToolResult))...)
 	msgs = append(msgs, searchTurn(t, tb, "s2", "alpha__add,beta__pid")...)
 	assert.Equal(t, []string{"tool_search", "beta__pid", "alpha__add"}, published(t, tb, msgs))
 
 	// A host that added some itself gets no duplicates.
-	var pid plugin.ToolDefinition
+	var pid host.ToolDefinition
 	for _, d := range tb.ToolDefinitions() {
 		if d.Name == "beta__pid" {
 			pid = d
 		}
 	}
-	host := plugin.ToolDefinition{Name: "host_tool", InputSchema: json.RawMessage(`{"type":"object"}`)}
-	assert.Equal(t, []string{"host_tool", "beta__pid", "tool_search", "alpha__add"}, published(t, tb, msgs, host, pid))
+	hostTool := host.ToolDefinition{Name: "host_tool", InputSchema: json.RawMessage(`{"type":"object"}`)}
+	assert.Equal(t, []string{"host_tool", "beta__pid", "tool_search", "alpha__add"}, published(t, tb, msgs, hostTool, pid))
 
 	// A result whose name the host dropped still counts by its call's ID.
 	res := search(t, tb, "s3", `{"query":"alpha__echo"}`)
 	res.Name = ""
-	tc := plugin.ToolCall{ID: "s3", Name: toolbox.DefaultToolSearchName, Arguments: json.RawMessage(`{"query":"alpha__echo"}`)}
+	tc := host.ToolCall{ID: "s3", Name: toolbox.DefaultToolSearchName, Arguments: json.RawMessage(`{"query":"alpha__echo"}`)}
 	assert.Equal(t, []string{"tool_search", "alpha__echo"}, published(t, tb, turn(tc, res)))
 }
 
 func TestDeferredToolCalledWithoutSearchRunsAndIsLoaded(t *testing.T) {
 	tb := open(t, config(t, map[string]entry{"alpha": httpEntry(t)}), searchOn)
-	call := plugin.ToolCall{ID: "c", Name: "alpha__add", Arguments: json.RawMessage(`{"a":40,"b":2}`)}
-	chunk := &plugin.Chunk{Blocks: []plugin.Block{call}}
+	call := host.ToolCall{ID: "c", Name: "alpha__add", Arguments: json.RawMessage(`{"a":40,"b":2}`)}
+	chunk := &host.Chunk{Blocks: []host.Block{call}}
 	require.NoError(t, tb.OnStreamChunk(context.Background(), chunk))
-	res := chunk.Blocks[0].(plugin.ToolResult)
-	assert.Equal(t, plugin.ToolResult{ToolCallID: "c", Name: "alpha__add", Content: "42"}, res)
+	res := chunk.Blocks[0].(host.ToolResult)
+	assert.Equal(t, host.ToolResult{ToolCallID: "c", Name: "alpha__add", Content: "42"}, res)
 	assert.Equal(t, []string{"tool_search", "alpha__add"}, published(t, tb, turn(call, res)))
 	// The result alone (a host that keeps results only) loads it too.
 	assert.Equal(t, []string{"tool_search", "alpha__add"},
-		published(t, tb, []plugin.Message{{Role: plugin.RoleTool, Blocks: []plugin.Block{res}}}))
+		published(t, tb, []host.Message{{Role: host.RoleTool, Blocks: []host.Block{res}}}))
 }
 
 func TestLoadsBelongToTheConversationAndSurviveANewToolbox(t *testing.T) {
 	cfg := config(t, map[string]entry{"alpha": httpEntry(t), "beta": httpEntry(t)})
 	tb := open(t, cfg, searchOn)
-	one := append([]plugin.Message{user("one")}, searchTurn(t, tb, "a", "alpha__pid")...)
-	two := append([]plugin.Message{user("two")}, searchTurn(t, tb, "b", "beta__echo")...)
+	one := append([]host.Message{user("one")}, searchTurn(t, tb, "a", "alpha__pid")...)
+	two := append([]host.Message{user("two")}, searchTurn(t, tb, "b", "beta__echo")...)
 	assert.Equal(t, []string{"tool_search", "alpha__pid"}, published(t, tb, one))
 	assert.Equal(t, []string{"tool_search", "beta__echo"}, published(t, tb, two))
-	assert.Equal(t, []string{"tool_search"}, published(t, tb, []plugin.Message{user("three")}))
+	assert.Equal(t, []string{"tool_search"}, published(t, tb, []host.Message{user("three")}))
 
 	// The conversation is saved (as JSON-free values here) and resumed by
 	// a new toolbox over the same file: its loads come back with it.
@@ -256,7 +257,7 @@ func TestThresholdDefersOnlyAboveTheTotal(t *testing.T) {
 	// At or under the threshold: every tool, no search tool.
 	under := open(t, cfg, toolbox.WithToolSearch(toolbox.ToolSearch{Threshold: total}))
 	assert.Equal(t, all, published(t, under, nil))
-	assert.Equal(t, all, published(t, under, []plugin.Message{user("x")}, under.ToolDefinitions()[:2]...)[:len(all)], "no duplicates")
+	assert.Equal(t, all, published(t, under, []host.Message{user("x")}, under.ToolDefinitions()[:2]...)[:len(all)], "no duplicates")
 	// Above it: deferred.
 	over := open(t, cfg, toolbox.WithToolSearch(toolbox.ToolSearch{Threshold: total - 1}))
 	assert.Equal(t, []string{"tool_search"}, published(t, over, nil))
@@ -294,9 +295,9 @@ func TestSearchNameTakenByAToolIsACollision(t *testing.T) {
 	}
 
 	tb := open(t, cfg, toolbox.WithToolSearch(toolbox.ToolSearch{Name: "find_tools"}))
-	chunk := &plugin.Chunk{Blocks: []plugin.Block{plugin.ToolCall{ID: "x", Name: "find_tools", Arguments: json.RawMessage(`{"query":"a__pid"}`)}}}
+	chunk := &host.Chunk{Blocks: []host.Block{host.ToolCall{ID: "x", Name: "find_tools", Arguments: json.RawMessage(`{"query":"a__pid"}`)}}}
 	require.NoError(t, tb.OnStreamChunk(context.Background(), chunk))
-	res := chunk.Blocks[0].(plugin.ToolResult)
+	res := chunk.Blocks[0].(host.ToolResult)
 	assert.Equal(t, "find_tools", res.Name)
 	assert.Contains(t, res.Content, "- a__pid: ")
 	assert.Equal(t, "find_tools", published(t, tb, nil)[0])
@@ -311,7 +312,7 @@ func TestToolListChangeBetweenSearchAndCall(t *testing.T) {
 
 	// The new tool is found, listed in the search tool and loaded.
 	msgs := searchTurn(t, tb, "s", "c__fresh")
-	req := plugin.NewRequest("m")
+	req := host.NewRequest("m")
 	req.Messages = msgs
 	require.NoError(t, tb.OnRequest(context.Background(), req))
 	assert.Contains(t, req.Tools[0].Description, "c__fresh")
@@ -324,9 +325,9 @@ func TestToolListChangeBetweenSearchAndCall(t *testing.T) {
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return !tb.HasTool("c__fresh") }, 10*time.Second, 5*time.Millisecond)
 	assert.Equal(t, []string{"tool_search"}, published(t, tb, msgs))
-	chunk := &plugin.Chunk{Blocks: []plugin.Block{plugin.ToolCall{ID: "f", Name: "c__fresh"}}}
+	chunk := &host.Chunk{Blocks: []host.Block{host.ToolCall{ID: "f", Name: "c__fresh"}}}
 	require.NoError(t, tb.OnStreamChunk(context.Background(), chunk))
-	assert.Equal(t, plugin.ToolCall{ID: "f", Name: "c__fresh"}, chunk.Blocks[0])
+	assert.Equal(t, host.ToolCall{ID: "f", Name: "c__fresh"}, chunk.Blocks[0])
 	assert.Empty(t, tb.Search("c__fresh"))
 }
 
@@ -345,7 +346,7 @@ func TestFirstRequestShrinksOnRealToolLists(t *testing.T) {
 	for _, d := range tb.ToolDefinitions() {
 		eager += toolbox.DefinitionBytes(d)
 	}
-	req := plugin.NewRequest("m").AddMessage(plugin.RoleUser, plugin.Text{Text: "hello"})
+	req := host.NewRequest("m").AddMessage(host.RoleUser, host.Text{Text: "hello"})
 	require.NoError(t, tb.OnRequest(context.Background(), req))
 	for _, d := range req.Tools {
 		deferred += toolbox.DefinitionBytes(d)

@@ -7,8 +7,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/core/toolsearch"
-	"github.com/cuca-go/mcpconnector/plugin"
 )
 
 func TestWordCacheReadsOnlyNewToolsAndForgetsGoneOnes(t *testing.T) {
@@ -16,7 +16,7 @@ func TestWordCacheReadsOnlyNewToolsAndForgetsGoneOnes(t *testing.T) {
 	b := &mcp.Tool{Name: "write_file", Description: "Write a file", Annotations: &mcp.ToolAnnotations{Title: "Scribe"}}
 	rt := &routeTable{
 		tools: []Tool{{Name: "fs__read_file", Server: "fs", Tool: a}, {Name: "fs__write_file", Server: "fs", Tool: b}},
-		defs: []plugin.ToolDefinition{{Name: "fs__read_file", Description: a.Description, InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"description":"Where"}}}`)},
+		defs: []host.ToolDefinition{{Name: "fs__read_file", Description: a.Description, InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"description":"Where"}}}`)},
 			{Name: "fs__write_file", Description: b.Description, InputSchema: json.RawMessage(`{"type":"object"}`)}},
 	}
 	var c wordCache

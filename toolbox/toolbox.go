@@ -15,10 +15,10 @@ import (
 	"go.uber.org/zap/exp/zapslog"
 
 	"github.com/cuca-go/mcpconnector/actors"
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/core/named"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
-	"github.com/cuca-go/mcpconnector/transport"
 )
 
 // sharedSystem is the actor system of every toolbox opened without
@@ -30,14 +30,14 @@ var sharedSystem = sync.OnceValue(func() *actor.ActorSystem {
 	}))
 })
 
-// Name is the name a [Toolbox] reports as a [plugin.Plugin].
+// Name is the name a [Toolbox] reports as a [host.Plugin].
 const Name = "mcp-toolbox"
 
-// Toolbox is many MCP servers as one [plugin.Plugin]: every server's tools
+// Toolbox is many MCP servers as one [host.Plugin]: every server's tools
 // under their exposed names (see [ExposedName]), each tool call routed to
 // its server. It is safe for concurrent use.
 type Toolbox struct {
-	plugin.Base
+	host.Base
 
 	system    *actor.ActorSystem
 	ownSystem bool
@@ -120,15 +120,6 @@ type server struct {
 // plugin returns the server's plugin, nil if it has none (yet).
 func (s *server) plugin() *plugin.McpPlugin { return s.p.Load() }
 
-// NamedTransport returns t named after the server's entry in the file, so
-// that logs and errors say which server: `server "github" (stdio "npx")`.
-//
-// Deprecated: the toolbox and package grid name their transports
-// themselves; nothing outside needs it.
-func NamedTransport(server string, t transport.McpTransport) transport.McpTransport {
-	return named.Transport(server, t)
-}
-
 // Open starts one supervised connection per enabled server of cfg, in
 // parallel, under one ToolboxActor, and returns when each has connected or
 // failed (each attempt is bounded by the connect timeout; ctx bounds the
@@ -176,9 +167,7 @@ func newToolbox(cfg *mcpconfig.Config, opts []Option) (*Toolbox, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if o.connectTimeout <= 0 {
-		o.connectTimeout = DefaultConnectTimeout
-	}
+	o.connectTimeout = plugin.ConnectTimeoutOf(o.pluginOpts...)
 	if err := o.search.validate(); err != nil {
 		return nil, err
 	}
@@ -226,37 +215,21 @@ func (t *Toolbox) useSystem() {
 // start; err is an option with no effect, which fails Open whatever
 // [WithStrict] says.
 func (t *Toolbox) startServers(cfg *mcpconfig.Config) (failures []error, err error) {
-	// checked: a server's plugin is started or attached at Open, which
-	// checks the plugin options.
-	checked := false
 	for _, name := range cfg.Enabled() {
 		s := t.admit(name, cfg.Servers[name])
 		switch {
 		case s.startErr != nil, s.lazy: // denied by policy, or started by its first call
 			continue
 		case t.opts.remote != nil:
-			checked = true
 			continue // attached by waitFirstOutcomes, all at once
 		}
 		p, err := t.startLocal(name, s.cfg, name)
 		if p != nil {
 			s.p.Store(p)
 		}
-		// Only a transport that is not supported fails before plugin.Start.
-		checked = checked || !errors.Is(err, plugin.ErrNotSupported)
-		if errors.Is(err, plugin.ErrValidation) {
-			return nil, err
-		}
 		if err != nil {
 			s.startErr = err
 			failures = append(failures, err)
-		}
-	}
-	if !checked && len(t.names) > 0 {
-		// Every server is lazy (or its transport is not supported): check
-		// the options now, not at a first start.
-		if err := t.checkPluginOptions(t.names[0], cfg.Servers[t.names[0]]); err != nil {
-			return nil, err
 		}
 	}
 	return failures, nil
@@ -390,65 +363,43 @@ func (t *Toolbox) startLocal(name string, sc *mcpconfig.Server, actorName string
 	if err != nil {
 		return nil, &plugin.Error{Kind: plugin.KindNotSupported, Server: fmt.Sprintf("server %q", name), Op: "connect", Err: err}
 	}
-	return plugin.Start(named.Transport(name, tr), t.pluginOptions(actorName, sc, &t.opts)...)
-}
-
-// errDryRun is the refusal of checkPluginOptions's spawn and locator.
-var errDryRun = errors.New("toolbox: options checked, nothing started")
-
-// checkPluginOptions fails with [plugin.ErrValidation], naming them, when
-// the plugin options of the server name of sc include one with no effect
-// there, as starting (or attaching) it would, without starting anything:
-// plugin.Start and plugin.Follow check their options first, and here the
-// spawn, or the locator, refuses what comes after.
-func (t *Toolbox) checkPluginOptions(name string, sc *mcpconfig.Server) error {
-	opts := t.pluginOptions(name, sc, &t.opts)
-	var err error
-	if t.opts.remote != nil {
-		_, err = plugin.Follow(context.Background(), t.system, fmt.Sprintf("server %q", name),
-			func(plugin.LinkSetup) plugin.Link { return nil }, opts...) // checks opts, then refuses
-	} else {
-		tr, terr := sc.Transport()
-		if terr != nil {
-			tr = transport.NewStdio(sc.Command) // its start fails; the options are checked all the same
-		}
-		_, err = plugin.Start(named.Transport(name, tr), append(opts,
-			plugin.WithSpawn(func(*actor.Props) (*actor.PID, error) { return nil, errDryRun }))...)
+	server := t.pluginOptions(sc, &t.opts)
+	opts := make([]plugin.Option, 0, len(server)+3)
+	for _, opt := range server {
+		opts = append(opts, opt.(plugin.Option)) // newToolbox checked them
 	}
-	if errors.Is(err, plugin.ErrValidation) {
-		return err
-	}
-	return nil
+	opts = append(opts, plugin.WithRetryConnect(), plugin.WithActorSystem(t.system),
+		plugin.WithSpawn(func(props *actor.Props) (*actor.PID, error) { return t.spawn(actorName, props) }))
+	return plugin.Connect(context.Background(), named.Transport(name, tr), opts...)
 }
 
 // attach reaches the server's actor where it lives (Remote), activating
 // it if needed.
 func (t *Toolbox) attach(ctx context.Context, name string, sc *mcpconfig.Server) (*plugin.McpPlugin, error) {
-	return t.opts.remote.Connect(ctx, name, t.pluginOptions(name, sc, &t.opts)...)
+	server := t.pluginOptions(sc, &t.opts)
+	opts := make([]plugin.FacadeOption, 0, len(server))
+	for _, opt := range server {
+		opts = append(opts, opt.(plugin.FacadeOption)) // newToolbox checked them
+	}
+	return t.opts.remote.Connect(ctx, name, opts...)
 }
 
 // pluginOptions are the options of one server's plugin: the toolbox's
 // defaults, then the host's (which win over them), then the toolbox's own
-// seams, then the server's entry in the file.
-func (t *Toolbox) pluginOptions(name string, sc *mcpconfig.Server, o *options) []plugin.Option {
-	opts := make([]plugin.Option, 0, len(o.pluginOpts)+8)
+// status handler, then the server's entry in the file. Over a remote each
+// is a [plugin.FacadeOption]: newToolbox refuses the host's that are not,
+// and the toolbox adds none.
+func (t *Toolbox) pluginOptions(sc *mcpconfig.Server, o *options) []plugin.ServerOption {
+	opts := make([]plugin.ServerOption, 0, len(o.pluginOpts)+6)
 	if o.logger != nil {
 		opts = append(opts, plugin.WithLogger(o.logger))
 	}
-	if o.remote == nil {
-		opts = append(opts, plugin.WithConnectTimeout(o.connectTimeout))
-	}
 	opts = append(opts, o.pluginOpts...)
 	opts = append(opts, plugin.WithStatusHandler(func(plugin.Status) { t.statusChanged() }))
-	if o.remote == nil {
-		opts = append(opts,
-			plugin.WithActorSystem(t.system),
-			plugin.WithSpawn(func(props *actor.Props) (*actor.PID, error) { return t.spawn(name, props) }))
-	}
 	if sc.Timeout > 0 {
 		opts = append(opts, plugin.WithCallTimeoutCap(sc.Timeout))
 	}
-	if sc.ConnectTimeout > 0 && o.remote == nil {
+	if sc.ConnectTimeout > 0 {
 		opts = append(opts, plugin.WithConnectTimeout(sc.ConnectTimeout))
 	}
 	if hasApprovalModes(sc) {
@@ -462,7 +413,7 @@ func (t *Toolbox) pluginOptions(name string, sc *mcpconfig.Server, o *options) [
 
 // spawn asks the ToolboxActor to spawn a server's actor as its child.
 func (t *Toolbox) spawn(name string, props *actor.Props) (*actor.PID, error) {
-	res, err := t.system.Root.RequestFuture(t.pid, &actors.SpawnServer{Name: name, Props: props}, DefaultConnectTimeout).Result()
+	res, err := t.system.Root.RequestFuture(t.pid, &actors.SpawnServer{Name: name, Props: props}, actors.DefaultConnectTimeout).Result()
 	if err != nil {
 		return nil, err
 	}
@@ -624,8 +575,8 @@ func (t *Toolbox) HasTool(name string) bool {
 }
 
 // ToolDefinitions returns every exposed tool, sorted by exposed name, in
-// the form a [plugin.Request] publishes them to the model.
-func (t *Toolbox) ToolDefinitions() []plugin.ToolDefinition {
+// the form a [host.Request] publishes them to the model.
+func (t *Toolbox) ToolDefinitions() []host.ToolDefinition {
 	t.touch()
-	return append([]plugin.ToolDefinition(nil), t.routes.Load().definitions()...)
+	return append([]host.ToolDefinition(nil), t.routes.Load().definitions()...)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -114,30 +115,30 @@ func TestThreeServersSharingToolNamesAreRoutedByPrefix(t *testing.T) {
 
 func TestHookRoutesEachCallAndPassesTheRestThrough(t *testing.T) {
 	tb := open(t, config(t, map[string]entry{"alpha": stdioEntry(t), "gamma": httpEntry(t)}))
-	var _ plugin.Plugin = tb
+	var _ host.Plugin = tb
 	assert.Equal(t, toolbox.Name, tb.Name())
 
-	chunk := &plugin.Chunk{Blocks: []plugin.Block{
-		plugin.Text{Text: "thinking aloud"},
-		plugin.ToolCall{ID: "1", Name: "alpha__add", Arguments: json.RawMessage(`{"a":1,"b":2}`)},
-		plugin.ToolCall{ID: "2", Name: "gamma__fail"},
-		plugin.ToolCall{ID: "3", Name: "add", Arguments: json.RawMessage(`{"a":1,"b":2}`)}, // not exposed
-		plugin.ToolCall{ID: "4", Name: "gamma__add", Arguments: json.RawMessage(`[1,2]`)},
+	chunk := &host.Chunk{Blocks: []host.Block{
+		host.Text{Text: "thinking aloud"},
+		host.ToolCall{ID: "1", Name: "alpha__add", Arguments: json.RawMessage(`{"a":1,"b":2}`)},
+		host.ToolCall{ID: "2", Name: "gamma__fail"},
+		host.ToolCall{ID: "3", Name: "add", Arguments: json.RawMessage(`{"a":1,"b":2}`)}, // not exposed
+		host.ToolCall{ID: "4", Name: "gamma__add", Arguments: json.RawMessage(`[1,2]`)},
 	}}
 	require.NoError(t, tb.OnStreamChunk(context.Background(), chunk))
-	assert.Equal(t, plugin.Text{Text: "thinking aloud"}, chunk.Blocks[0])
-	assert.Equal(t, plugin.ToolResult{ToolCallID: "1", Name: "alpha__add", Content: "3"}, chunk.Blocks[1])
-	assert.Equal(t, plugin.ToolResult{ToolCallID: "2", Name: "gamma__fail", Content: "tool error: boom", IsError: true}, chunk.Blocks[2])
-	assert.Equal(t, plugin.ToolCall{ID: "3", Name: "add", Arguments: json.RawMessage(`{"a":1,"b":2}`)}, chunk.Blocks[3])
-	res := chunk.Blocks[4].(plugin.ToolResult)
+	assert.Equal(t, host.Text{Text: "thinking aloud"}, chunk.Blocks[0])
+	assert.Equal(t, host.ToolResult{ToolCallID: "1", Name: "alpha__add", Content: "3"}, chunk.Blocks[1])
+	assert.Equal(t, host.ToolResult{ToolCallID: "2", Name: "gamma__fail", Content: "tool error: boom", IsError: true}, chunk.Blocks[2])
+	assert.Equal(t, host.ToolCall{ID: "3", Name: "add", Arguments: json.RawMessage(`{"a":1,"b":2}`)}, chunk.Blocks[3])
+	res := chunk.Blocks[4].(host.ToolResult)
 	assert.True(t, res.IsError)
 	assert.Contains(t, res.Content, "validation")
 	assert.Contains(t, res.Content, `server "gamma"`)
 
 	// A chunk without exposed tool calls is left alone.
-	plain := &plugin.Chunk{Blocks: []plugin.Block{plugin.Text{Text: "hi"}, plugin.ToolCall{ID: "9", Name: "alpha__nope"}}}
+	plain := &host.Chunk{Blocks: []host.Block{host.Text{Text: "hi"}, host.ToolCall{ID: "9", Name: "alpha__nope"}}}
 	require.NoError(t, tb.OnStreamChunk(context.Background(), plain))
-	assert.Equal(t, plugin.ToolCall{ID: "9", Name: "alpha__nope"}, plain.Blocks[1])
+	assert.Equal(t, host.ToolCall{ID: "9", Name: "alpha__nope"}, plain.Blocks[1])
 }
 
 func TestCallsToDifferentServersInOneChunkRunConcurrently(t *testing.T) {
@@ -146,13 +147,13 @@ func TestCallsToDifferentServersInOneChunkRunConcurrently(t *testing.T) {
 	// processes): run one after the other, the first would answer "alone".
 	dir, _ := json.Marshal(t.TempDir())
 	args := json.RawMessage(`{"dir":` + string(dir) + `,"n":2}`)
-	chunk := &plugin.Chunk{Blocks: []plugin.Block{
-		plugin.ToolCall{ID: "1", Name: "alpha__meet", Arguments: args},
-		plugin.ToolCall{ID: "2", Name: "beta__meet", Arguments: args},
+	chunk := &host.Chunk{Blocks: []host.Block{
+		host.ToolCall{ID: "1", Name: "alpha__meet", Arguments: args},
+		host.ToolCall{ID: "2", Name: "beta__meet", Arguments: args},
 	}}
 	require.NoError(t, tb.OnStreamChunk(context.Background(), chunk))
 	for _, b := range chunk.Blocks {
-		assert.Equal(t, "together", b.(plugin.ToolResult).Content, "the two calls overlapped")
+		assert.Equal(t, "together", b.(host.ToolResult).Content, "the two calls overlapped")
 	}
 }
 

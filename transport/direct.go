@@ -30,9 +30,17 @@ func DirectCaller(t mcp.Transport) directcall.Caller {
 	return nil
 }
 
+// DirectCallsEnv is the environment variable that, set to "0", turns the
+// direct path off for every server of the process. It is read once, when
+// the package is initialised, as go-sdk reads MCPGODEBUG.
+const DirectCallsEnv = "MCPCONNECTOR_DIRECT_CALLS"
+
+// directCallsOff is [DirectCallsEnv]'s switch, read once.
+var directCallsOff = os.Getenv(DirectCallsEnv) == "0"
+
 // directCallsAllowed reports whether the environment leaves the direct
-// path on: MCPCONNECTOR_DIRECT_CALLS=0 turns it off for every server.
-func directCallsAllowed() bool { return os.Getenv("MCPCONNECTOR_DIRECT_CALLS") != "0" }
+// path on.
+func directCallsAllowed() bool { return !directCallsOff }
 
 // stdioCaller is a stdio transport's direct path, on the connection of its
 // last Connect.

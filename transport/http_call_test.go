@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
 	"reflect"
 	"strings"
 	"sync"
@@ -353,11 +355,30 @@ func TestDirectCallsCanBeTurnedOff(t *testing.T) {
 	require.NotNil(t, DirectCaller(st), "on by default")
 	assert.True(t, DirectCaller(st).CallsDirect())
 
-	t.Setenv("MCPCONNECTOR_DIRECT_CALLS", "0")
-	tr, err = StreamableHTTP{URL: "http://127.0.0.1:1/mcp"}.Open(nil)
+	// The environment is read once, when the package starts: set now, it
+	// changes nothing; set for a new process, it turns the path off there.
+	t.Setenv(DirectCallsEnv, "0")
+	st, err = Stdio{Command: "true"}.Open(nil)
 	require.NoError(t, err)
+	assert.NotNil(t, DirectCaller(st), "the environment is read once, at start")
+	out, err := exec.Command(os.Args[0], "-test.run=^TestDirectCallsOffInThisProcess$", "-test.v").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Contains(t, string(out), "--- PASS: TestDirectCallsOffInThisProcess")
+}
+
+// TestDirectCallsOffInThisProcess checks, in a process started with
+// DirectCallsEnv=0 (as TestDirectCallsCanBeTurnedOff starts it), that the
+// direct path is off for every server; started without, it checks nothing
+// more than that the path is on.
+func TestDirectCallsOffInThisProcess(t *testing.T) {
+	tr, err := StreamableHTTP{URL: "http://127.0.0.1:1/mcp"}.Open(nil)
+	require.NoError(t, err)
+	st, err := Stdio{Command: "true"}.Open(nil)
+	require.NoError(t, err)
+	if os.Getenv(DirectCallsEnv) != "0" {
+		assert.NotNil(t, DirectCaller(st))
+		return
+	}
 	assert.IsType(t, &mcp.StreamableClientTransport{}, tr)
-	st, err = Stdio{Command: "true", DirectCalls: true}.Open(nil)
-	require.NoError(t, err)
 	assert.Nil(t, DirectCaller(st), "the environment turns it off for every server")
 }

@@ -48,12 +48,6 @@ type Stdio struct {
 	// environment variable MCPCONNECTOR_DIRECT_CALLS=0 turns the direct
 	// path off for every server.
 	DisableDirectCalls bool
-	// DirectCalls asked for the direct path when it was off by default. It
-	// is the default now, so the field changes nothing; DisableDirectCalls
-	// turns the path off.
-	//
-	// Deprecated: direct calls are the default; see DisableDirectCalls.
-	DirectCalls bool
 }
 
 // ServerLabel returns Label, or String() when Label is empty.

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"
 )
@@ -35,14 +36,14 @@ func runToolsCall(ctx context.Context, env *scenarioEnv) error {
 	if !p.HasTool("add_numbers") {
 		return errors.New(`tool "add_numbers" not discovered`)
 	}
-	chunk := &plugin.Chunk{Blocks: []plugin.Block{
-		plugin.Text{Text: "Let me add them."},
-		plugin.ToolCall{ID: "call-1", Name: "add_numbers", Arguments: json.RawMessage(`{"a":5,"b":3}`)},
+	chunk := &host.Chunk{Blocks: []host.Block{
+		host.Text{Text: "Let me add them."},
+		host.ToolCall{ID: "call-1", Name: "add_numbers", Arguments: json.RawMessage(`{"a":5,"b":3}`)},
 	}}
 	if err := p.OnStreamChunk(ctx, chunk); err != nil {
 		return err
 	}
-	res, ok := chunk.Blocks[1].(plugin.ToolResult)
+	res, ok := chunk.Blocks[1].(host.ToolResult)
 	if !ok {
 		return fmt.Errorf("the hook left %T in place of the tool call", chunk.Blocks[1])
 	}

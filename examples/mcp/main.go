@@ -13,6 +13,7 @@ import (
 	"github.com/cuca-go/mcpconnector/examples/internal/demomodel"
 	"github.com/cuca-go/mcpconnector/examples/internal/demoserver"
 	"github.com/cuca-go/mcpconnector/examples/internal/observe"
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"
 )
@@ -100,7 +101,7 @@ func run(ctx context.Context, out io.Writer, cfg config) error {
 
 	// plugin.ConnectStdio(ctx, command) runs a command with no arguments;
 	// the re-executed binary needs its flag, so the transport is spelled out.
-	mcpPlugin, err := plugin.Connect(ctx, transport.NewStdio(command, args...), tel.Options...)
+	mcpPlugin, err := plugin.Connect(ctx, transport.NewStdio(command, args...), tel.PluginOptions()...)
 	if err != nil {
 		return fmt.Errorf("connect to the MCP server: %w", err)
 	}
@@ -128,8 +129,8 @@ func run(ctx context.Context, out io.Writer, cfg config) error {
 
 	fmt.Fprintln(out)
 	fmt.Fprintln(out, "Turn 1: the model calls the MCP tool, the child process answers")
-	req := plugin.NewRequest(model).
-		AddMessage(plugin.RoleUser, plugin.Text{Text: question + " Use the add tool."})
+	req := host.NewRequest(model).
+		AddMessage(host.RoleUser, host.Text{Text: question + " Use the add tool."})
 	for _, d := range mcpPlugin.ToolDefinitions() {
 		req.AddTool(d)
 	}
@@ -148,7 +149,7 @@ func run(ctx context.Context, out io.Writer, cfg config) error {
 
 	fmt.Fprintln(out)
 	fmt.Fprintln(out, "Turn 2: the same question, with the server's answer in the prompt")
-	req = plugin.NewRequest(model).AddMessage(plugin.RoleUser, plugin.Text{Text: fmt.Sprintf(
+	req = host.NewRequest(model).AddMessage(host.RoleUser, host.Text{Text: fmt.Sprintf(
 		"%s The add tool on the MCP server answered %q. Reply in one sentence.", question, answer)})
 	res, err = c.Stream(ctx, req)
 	if err != nil {

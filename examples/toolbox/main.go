@@ -16,8 +16,8 @@ import (
 	"github.com/cuca-go/mcpconnector/examples/internal/demomodel"
 	"github.com/cuca-go/mcpconnector/examples/internal/demoserver"
 	"github.com/cuca-go/mcpconnector/examples/internal/observe"
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
-	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
 
@@ -252,7 +252,7 @@ func run(ctx context.Context, out io.Writer, cfg config) error {
 	// A server that fails to connect does not fail Open: Status reports it
 	// and it keeps being retried while the story runs. The telemetry
 	// options reach every server's plugin.
-	opts := []toolbox.Option{toolbox.WithPluginOptions(tel.Options...)}
+	opts := []toolbox.Option{toolbox.WithPluginOptions(tel.ServerOptions()...)}
 	if cfg.toolSearch {
 		opts = append(opts, toolbox.WithToolSearch(toolbox.ToolSearch{}))
 	}
@@ -307,8 +307,8 @@ func run(ctx context.Context, out io.Writer, cfg config) error {
 
 	fmt.Fprintln(out)
 	fmt.Fprintln(out, "Turn 1: the model calls an MCP tool, the toolbox routes the call to its server")
-	req := plugin.NewRequest(endpoint.Model).
-		AddMessage(plugin.RoleUser, plugin.Text{Text: question + " Use the add tool."})
+	req := host.NewRequest(endpoint.Model).
+		AddMessage(host.RoleUser, host.Text{Text: question + " Use the add tool."})
 	for _, d := range tb.ToolDefinitions() {
 		req.AddTool(d)
 	}
@@ -327,7 +327,7 @@ func run(ctx context.Context, out io.Writer, cfg config) error {
 
 	fmt.Fprintln(out)
 	fmt.Fprintln(out, "Turn 2: the same question, with the server's answer in the prompt")
-	req = plugin.NewRequest(endpoint.Model).AddMessage(plugin.RoleUser, plugin.Text{Text: fmt.Sprintf(
+	req = host.NewRequest(endpoint.Model).AddMessage(host.RoleUser, host.Text{Text: fmt.Sprintf(
 		"%s The add tool on the MCP server %q answered %q. Reply in one sentence.", question, server, answer)})
 	res, err = c.Stream(ctx, req)
 	if err != nil {
@@ -382,11 +382,11 @@ func callOne(ctx context.Context, out io.Writer, tb *toolbox.Toolbox, servers *m
 	if args != "" {
 		raw = json.RawMessage(args)
 	}
-	chunk := &plugin.Chunk{Blocks: []plugin.Block{plugin.ToolCall{ID: "call_1", Name: name, Arguments: raw}}}
+	chunk := &host.Chunk{Blocks: []host.Block{host.ToolCall{ID: "call_1", Name: name, Arguments: raw}}}
 	if err := tb.OnStreamChunk(ctx, chunk); err != nil {
 		return err
 	}
-	res, ok := chunk.Blocks[0].(plugin.ToolResult)
+	res, ok := chunk.Blocks[0].(host.ToolResult)
 	if !ok {
 		return fmt.Errorf("-call: the toolbox left %q uncalled", name)
 	}

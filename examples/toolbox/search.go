@@ -8,7 +8,7 @@ import (
 
 	"github.com/cuca-go/mcpconnector/client"
 	"github.com/cuca-go/mcpconnector/examples/internal/demomodel"
-	"github.com/cuca-go/mcpconnector/plugin"
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
 
@@ -33,8 +33,8 @@ func searchStory(ctx context.Context, out io.Writer, endpoint *demomodel.Endpoin
 
 	fmt.Fprintln(out)
 	fmt.Fprintln(out, "Turn 1: the request carries only the search tool; the model searches")
-	req := plugin.NewRequest(endpoint.Model).
-		AddMessage(plugin.RoleUser, plugin.Text{Text: question + " Use the add tool."})
+	req := host.NewRequest(endpoint.Model).
+		AddMessage(host.RoleUser, host.Text{Text: question + " Use the add tool."})
 	res, err := c.Stream(ctx, req)
 	if err != nil {
 		return fmt.Errorf("turn 1: %w", err)
@@ -51,9 +51,9 @@ func searchStory(ctx context.Context, out io.Writer, endpoint *demomodel.Endpoin
 
 	fmt.Fprintln(out)
 	fmt.Fprintln(out, "Turn 2: the tools it found join the request; the model calls add")
-	req = plugin.NewRequest(endpoint.Model)
-	req.Messages = append(append(req.Messages, plugin.Message{Role: plugin.RoleUser,
-		Blocks: []plugin.Block{plugin.Text{Text: question + " Use the add tool."}}}), res.Messages()...)
+	req = host.NewRequest(endpoint.Model)
+	req.Messages = append(append(req.Messages, host.Message{Role: host.RoleUser,
+		Blocks: []host.Block{host.Text{Text: question + " Use the add tool."}}}), res.Messages()...)
 	res, err = c.Stream(ctx, req)
 	if err != nil {
 		return fmt.Errorf("turn 2: %w", err)
@@ -65,13 +65,13 @@ func searchStory(ctx context.Context, out io.Writer, endpoint *demomodel.Endpoin
 
 // requestTools records the tool names of the latest request it saw.
 type requestTools struct {
-	plugin.Base
+	host.Base
 	names []string
 }
 
 func (r *requestTools) Name() string { return "request-tools" }
 
-func (r *requestTools) OnRequest(_ context.Context, req *plugin.Request) error {
+func (r *requestTools) OnRequest(_ context.Context, req *host.Request) error {
 	r.names = r.names[:0]
 	for _, d := range req.Tools {
 		r.names = append(r.names, d.Name)

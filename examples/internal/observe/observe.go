@@ -49,7 +49,7 @@ func FromEnv() Config {
 // Telemetry is what [Start] turned on.
 type Telemetry struct {
 	// Options give the plugin (or every server of a toolbox) the providers.
-	Options []plugin.Option
+	Options []plugin.CommonOption
 	// Tracer starts the example's own spans, the parents of the plugin's;
 	// a no-op tracer when tracing is off.
 	Tracer trace.Tracer
@@ -128,4 +128,22 @@ func (t *Telemetry) Shutdown(ctx context.Context) error {
 	}
 	t.shutdown = nil
 	return errors.Join(errs...)
+}
+
+// PluginOptions are [Telemetry.Options] for plugin.Connect.
+func (t *Telemetry) PluginOptions() []plugin.Option {
+	opts := make([]plugin.Option, 0, len(t.Options))
+	for _, o := range t.Options {
+		opts = append(opts, o)
+	}
+	return opts
+}
+
+// ServerOptions are [Telemetry.Options] for toolbox.WithPluginOptions.
+func (t *Telemetry) ServerOptions() []plugin.ServerOption {
+	opts := make([]plugin.ServerOption, 0, len(t.Options))
+	for _, o := range t.Options {
+		opts = append(opts, o)
+	}
+	return opts
 }

@@ -1,0 +1,4 @@
+package sample
+
+// Platform is declared once per platform: listed and counted once.
+func Platform() string { return "linux" }

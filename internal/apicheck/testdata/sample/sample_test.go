@@ -1,0 +1,4 @@
+package sample
+
+// FromTest is in a test file: not listed.
+func FromTest() {}

@@ -1,0 +1,2 @@
+// Package h is hidden.
+package h

@@ -1,0 +1,2 @@
+// Package s is skipped.
+package s

@@ -1,0 +1,2 @@
+// Package a is a public package.
+package a

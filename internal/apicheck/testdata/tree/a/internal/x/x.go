@@ -1,0 +1,2 @@
+// Package x is internal.
+package x

@@ -1,0 +1,2 @@
+// Package t is test data.
+package t

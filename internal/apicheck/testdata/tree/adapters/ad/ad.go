@@ -1,0 +1,2 @@
+// Package ad is an adapter module.
+package ad

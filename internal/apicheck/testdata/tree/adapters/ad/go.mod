@@ -1,0 +1,3 @@
+module example.com/tree/adapters/ad
+
+go 1.26

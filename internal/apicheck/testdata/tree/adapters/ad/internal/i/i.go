@@ -1,0 +1,2 @@
+// Package i is internal to the adapter.
+package i

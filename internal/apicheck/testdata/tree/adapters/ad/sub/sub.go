@@ -1,0 +1,2 @@
+// Package sub is a package of the adapter module.
+package sub

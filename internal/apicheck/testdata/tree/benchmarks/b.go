@@ -1,0 +1,2 @@
+// Package benchmarks is excluded.
+package benchmarks

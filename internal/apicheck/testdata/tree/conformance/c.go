@@ -1,0 +1,2 @@
+// Package conformance is excluded.
+package conformance

@@ -1,0 +1,2 @@
+// Package e is an example.
+package e

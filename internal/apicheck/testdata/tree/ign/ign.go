@@ -1,0 +1,4 @@
+//go:build ignore
+
+// Package ign has an ignored file only.
+package ign

@@ -1,0 +1,2 @@
+// Package interop is excluded.
+package interop

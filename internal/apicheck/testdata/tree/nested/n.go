@@ -1,0 +1,2 @@
+// Package nested is another module.
+package nested

@@ -1,0 +1,2 @@
+// Package onlytests has test files only.
+package onlytests

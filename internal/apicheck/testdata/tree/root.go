@@ -1,0 +1,2 @@
+// Package tree is the root package of a synthetic module.
+package tree
