@@ -76,7 +76,7 @@ func (c SupervisorConfig) withDefaults() SupervisorConfig {
 	c.Connection = c.Connection.withDefaults()
 	c.Connection.EscalateFailures = true
 	if c.ReconnectWait <= 0 {
-		c.ReconnectWait = 10 * time.Second
+		c.ReconnectWait = DefaultReconnectWait
 	}
 	return c.scheduleDefaults()
 }
@@ -89,6 +89,9 @@ const (
 	// DefaultCoolDown is how long the breaker stays open during the first
 	// [LongOutage] of an outage.
 	DefaultCoolDown = 7500 * time.Millisecond
+	// DefaultReconnectWait bounds how long a call that arrives while the
+	// connection is reconnecting waits for it, unless configured otherwise.
+	DefaultReconnectWait = 10 * time.Second
 )
 
 // Status is the health of a supervised connection.

@@ -168,7 +168,7 @@ func (b staticBearer) TokenSource(context.Context) (oauth2.TokenSource, error) {
 // Authorize cannot get another token: it reports the refusal.
 func (b staticBearer) Authorize(_ context.Context, _ *http.Request, resp *http.Response) error {
 	defer func() { _ = resp.Body.Close() }()
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
 	return fmt.Errorf("%w (HTTP %d)", errBearerRefused, resp.StatusCode)
 }
 

@@ -238,6 +238,10 @@ func unanswered(err error) bool {
 // accepts connections.
 const probeTimeout = 2 * time.Second
 
+// maxErrorBody bounds what is read of an answer that is not the one
+// awaited (an HTTP error, a refusal), to report or discard it.
+const maxErrorBody = 64 << 10
+
 // reachable reports whether something still accepts a TCP connection at
 // req's host and port: after a POST lost its connection, it tells a server
 // that went away (a keep-alive connection it closed, then nothing listens)
@@ -325,7 +329,7 @@ func readBody(resp *http.Response) []byte {
 	if resp.Body == nil {
 		return nil
 	}
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	_ = resp.Body.Close()
 	resp.Body = http.NoBody
 	return body

@@ -14,6 +14,14 @@ import (
 	"go.uber.org/zap"
 )
 
+// The defaults of [Stdio]'s fields.
+const (
+	// DefaultTerminateTimeout is [Stdio.TerminateTimeout]'s default.
+	DefaultTerminateTimeout = 2 * time.Second
+	// DefaultStderrLines is [Stdio.StderrLines]'s default.
+	DefaultStderrLines = 20
+)
+
 // Stdio spawns Command as a child process and speaks MCP over its stdin and
 // stdout. The zero values of Args, Env and Dir mean: no arguments, only
 // [DefaultEnv], and this process's working directory.
@@ -29,13 +37,15 @@ type Stdio struct {
 	Dir string
 	// TerminateTimeout is how long closing waits after closing stdin, and
 	// again after SIGTERM, before escalating; and how long what the server
-	// started may outlive it before SIGKILL. Zero or negative means 2s.
+	// started may outlive it before SIGKILL. Zero or negative means
+	// [DefaultTerminateTimeout].
 	TerminateTimeout time.Duration
 	// StderrLines is how many of the child's last stderr lines are kept,
 	// beside the first line that reads as an error ([ReadsAsError]). That
 	// line and the last 3 (at most 512 bytes in all, control sequences
 	// removed) go into errors; the whole tail goes to the logger at debug
-	// level when a connection fails. Zero means 20; negative keeps none.
+	// level when a connection fails. Zero means [DefaultStderrLines];
+	// negative keeps none.
 	StderrLines int
 	// Label names the server in logs, e.g. the key of its mcp.json entry;
 	// empty means String(). The stderr lines of the child are logged with
@@ -97,11 +107,11 @@ func (s Stdio) Open(logger *zap.Logger) (mcp.Transport, error) {
 	}
 	lines := s.StderrLines
 	if lines == 0 {
-		lines = 20
+		lines = DefaultStderrLines
 	}
 	td := s.TerminateTimeout
 	if td <= 0 {
-		td = 2 * time.Second
+		td = DefaultTerminateTimeout
 	}
 	logger = logger.With(zap.String("mcp_server", s.ServerLabel()))
 	return &stdioTransport{

@@ -38,6 +38,9 @@ const (
 	drainTimeout = 5 * time.Second
 	// maxDrain bounds what is read of it.
 	maxDrain = 4 << 20
+	// maxDiscard bounds what is read of an answer that is not one (an
+	// HTTP error, a challenge) before it is discarded.
+	maxDiscard = 64 << 10
 )
 
 // roundTrip POSTs the tools/call of call n and reads its answer.
@@ -111,7 +114,7 @@ func (c *HTTP) answer(ctx context.Context, resp *http.Response, n int64) (r *jso
 		// handler's challenge, or a redirect not followed. The server has
 		// not run the call; the session sends it and meets the answer as
 		// go-sdk does.
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxDiscard))
 		return nil, false, ErrCallOnSession
 	}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
