@@ -76,11 +76,15 @@ type ConnectionConfig struct {
 	// restarts, set by a supervisor, is its restart count, which a
 	// connection attempt's span records.
 	restarts *atomic.Int64
-	// background, set by a supervisor, counts the goroutines of every
-	// connection it has run: a restarted connection leaves its own to
-	// finish (a stdio child to reap) while the next one dials, and the
-	// last one's stop waits for them all.
-	background *sync.WaitGroup
+	// Background, when set, counts the goroutines the connection starts
+	// that may outlive it: a timed-out attempt's close, a stdio child's
+	// reaping (bounded by its TerminateTimeout). No actor waits for them:
+	// a restarted connection dials while the last one's finish, and a
+	// stopped one stops at once. A host that must know that nothing
+	// outlives the actor (its Close) waits on Background after the actor
+	// has stopped, on its own goroutine. A supervisor gives every
+	// connection it runs its own Background (this one, or a new one).
+	Background *sync.WaitGroup
 }
 
 // sendAsIs is the Deliver of a host whose callers are all in its process.
@@ -199,7 +203,7 @@ type McpConnection struct {
 	cancelDial context.CancelFunc
 	dialMu     sync.Mutex // guards stopped against a dial that finishes late
 	stopped    bool
-	wg         *sync.WaitGroup // every goroutine this actor started (ConnectionConfig.background)
+	wg         *sync.WaitGroup // every goroutine this actor started (ConnectionConfig.Background)
 }
 
 type queuedCall struct {
@@ -297,7 +301,7 @@ func (c *McpConnection) logTail(tail transport.StderrTail) {
 
 func newConnection(cfg ConnectionConfig) *McpConnection {
 	c := &McpConnection{cfg: cfg, inflight: map[uint64]*call{}, pruneAt: 64, tokens: map[string]*call{},
-		log: cfg.Logger.With(zap.String("mcp_server", transport.LabelOf(cfg.Transport))), wg: cfg.background}
+		log: cfg.Logger.With(zap.String("mcp_server", transport.LabelOf(cfg.Transport))), wg: cfg.Background}
 	if c.wg == nil {
 		c.wg = new(sync.WaitGroup)
 	}
@@ -339,12 +343,8 @@ func (c *McpConnection) Receive(ctx actor.Context) {
 	case *actor.Restarting:
 		c.release()
 	case *actor.Stopping:
-		c.release()
-		// protoactor has no stop that ends later, by a message: the last
-		// connection's stop is the one wait, for the goroutines of every
-		// connection the supervisor ran (a stdio child's reaping is bounded
-		// by its TerminateTimeout), so that nothing outlives the actor.
-		c.wg.Wait()
+		c.answerSentCalls()
+		c.release() // its goroutines end on their own: see ConnectionConfig.Background
 	}
 }
 
@@ -378,7 +378,8 @@ func (c *McpConnection) checkFinished() {
 // at the connect timeout that is a failure at once, whatever the attempt
 // is still doing. The attempt is then aborted (a stdio child is killed: a
 // server that ignores its closed stdin would cost its TerminateTimeout
-// twice over), and ends in the background; the last stop waits for it.
+// twice over), and ends in the background (ConnectionConfig.Background
+// counts it).
 func (c *McpConnection) startDial() {
 	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.ConnectTimeout)
 	c.cancelDial = cancel
@@ -811,6 +812,24 @@ func (c *McpConnection) release() {
 		c.end(closedFailure())
 	}
 	c.inflight = map[uint64]*call{}
+}
+
+// answerSentCalls answers, as the connection stops for good, each call in
+// flight that may have reached the server and is not to run again: it
+// fails as the closing session would fail it, but now, before the stop
+// ends, so that the answer comes before anything its host sends once
+// stopped (a grain's hand-over). The call's goroutine, finding it
+// answered, answers nothing. A call not yet written, or one that may run
+// again, is left to its goroutine, which hands it back.
+func (c *McpConnection) answerSentCalls() {
+	for _, cl := range c.inflight {
+		if cl.finished.Load() || cl.retry || cl.sent.Load() != sendAttempted {
+			continue
+		}
+		if cl.replied.CompareAndSwap(false, true) {
+			c.cfg.Deliver(c.system, cl.sender, lostCall(cl.msg, "call in flight when the connection ended: "+closedFailure().Message))
+		}
+	}
 }
 
 // reply delivers msg to to; to nil (a message sent without a sender) gets

@@ -262,7 +262,9 @@ func (*waitExpired) IgnoreDeadLetterLogging()  {}
 func newSupervisor(cfg SupervisorConfig) *McpSupervisor {
 	s := &McpSupervisor{cfg: cfg}
 	s.cfg.Connection.restarts = &s.restartCount
-	s.cfg.Connection.background = new(sync.WaitGroup)
+	if s.cfg.Connection.Background == nil {
+		s.cfg.Connection.Background = new(sync.WaitGroup)
+	}
 	return s
 }
 

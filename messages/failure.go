@@ -42,9 +42,11 @@ const (
 	// CauseTokenRefused: a token endpoint refused the grant, kept in
 	// [Failure.Token]. errors.As finds it as a *auth.TokenError.
 	CauseTokenRefused FailureCause = "token_refused"
-	// CauseNotStarted: the server's command could not be started, or the
-	// child exited before answering; no restart helps until the host asks
-	// again. Matches nothing.
+	// CauseNotStarted: the server's command could not be started (a
+	// transport.SpawnError); no restart helps until the host asks again. A
+	// child that started and exited before answering is an internal
+	// failure without a cause, retried as a lost connection. Matches
+	// nothing.
 	CauseNotStarted FailureCause = "not_started"
 )
 

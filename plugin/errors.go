@@ -18,14 +18,15 @@ const (
 	// connection actor is gone or lost the reply, or the server answered
 	// something unrecognised.
 	KindInternal Kind = iota
-	// KindIO: the stdio child process could not be spawned.
+	// KindIO: the stdio child process could not be spawned, or (in a
+	// toolbox) a manifest could not be written or its directory made.
 	KindIO
 	// KindNotSupported: a WebSocket transport, or a tool call answered with
 	// resultType "task", or "input_required" unless [WithInputRequired]
 	// drives it.
 	KindNotSupported
-	// KindValidation: tool arguments are not a JSON object or null, or an
-	// option was passed where it has no effect (the error names it).
+	// KindValidation: tool arguments are not a JSON object or null, or (in
+	// a toolbox) a plugin option was given where it has no effect.
 	KindValidation
 	// KindDenied: the [WithApproval] function refused the call, which never
 	// reached the server. Err is its reason.

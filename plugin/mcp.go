@@ -173,8 +173,9 @@ func start(t transport.McpTransport, o *options) (*McpPlugin, error) {
 		t = retryCutStreams{t, p} // see cutstream.go
 	}
 	conn := o.connectionConfig(t)
+	conn.Background = new(sync.WaitGroup)
 	storeTools := p.storeTools
-	l := &localLink{system: p.system}
+	l := &localLink{system: p.system, background: conn.Background}
 	var props *actor.Props
 	p.unsupervised = o.unsupervised
 	if o.unsupervised {
@@ -296,7 +297,7 @@ func (o *options) supervisorConfig(conn actors.ConnectionConfig) actors.Supervis
 
 // WaitReady waits for the outcome of the plugin's first connection: nil
 // once its tools are known, else the [*Error] of the failed attempt (or of
-// ctx). After a [Start] whose first attempt failed, it answers at once with
+// ctx). After a [Connect] with [WithRetryConnect] whose first attempt failed, it answers at once with
 // that failure while the supervisor goes on retrying; once a session has
 // been up, it answers nil at once.
 func (p *McpPlugin) WaitReady(ctx context.Context) error {

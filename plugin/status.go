@@ -12,7 +12,7 @@ type State = actors.State
 // The states of a connection: connecting at first, then ready; reconnecting
 // while a supervised connection restarts; failed once the restart budget is
 // spent (or, unsupervised, once the session ended); closed after Close. A
-// plugin made by [Start] whose first connection failed is failed too, while
+// plugin made by [Connect] with [WithRetryConnect] whose first connection failed is failed too, while
 // its supervisor keeps trying; it becomes ready when the server comes up.
 const (
 	StateConnecting   = actors.Connecting

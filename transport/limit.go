@@ -17,9 +17,10 @@ import (
 // read, never held whole.
 const MaxMessageBytes = mcp.DefaultMaxLineLength
 
-// ErrMessageTooLarge describes a Streamable HTTP response body over
-// [MaxMessageBytes]. The request it answered fails with a JSON-RPC error
-// carrying this text; the session goes on.
+// ErrMessageTooLarge describes a server message over [MaxMessageBytes]: a
+// Streamable HTTP response body or event, or a stdio line. The request it
+// answered fails with a JSON-RPC error carrying this text; the session goes
+// on.
 var ErrMessageTooLarge = fmt.Errorf("transport: server message exceeds %d MiB", MaxMessageBytes>>20)
 
 // limitResponses returns a copy of client whose response bodies are bounded:
