@@ -7,14 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/asynkron/protoactor-go/cluster"
 
-	"github.com/cuca-go/mcpconnector/examples/internal/demoserver"
+	"github.com/cuca-go/mcpconnector/examples/demoserver"
 	"github.com/cuca-go/mcpconnector/grid"
-	"github.com/cuca-go/mcpconnector/internal/fixture/gridmember"
 	"github.com/cuca-go/mcpconnector/plugin"
 )
 
@@ -25,7 +23,7 @@ const server = "calculator"
 
 func main() {
 	demoserver.RunIfAsked()
-	gridmember.RunIfAsked()
+	runMemberIfAsked()
 	if err := run(context.Background(), os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "cluster example:", err)
 		os.Exit(1)
@@ -47,49 +45,46 @@ func (m members) hosting(c *cluster.Cluster) string {
 }
 
 func run(ctx context.Context, out io.Writer) error {
-	self, _ := demoserver.Self()
-	if err := os.Setenv("MCP_DEMO_SELF", self); err != nil {
-		return err
-	}
-	dir, err := os.MkdirTemp("", "mcpconnector-cluster-")
+	// Three members on loopback, each at two ports: A, here, runs the
+	// agent; B and C, child processes, host the connections.
+	ports, err := loopbackPorts(6)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	config := filepath.Join(dir, "mcp.json")
-	if err := os.WriteFile(config, bundled, 0o600); err != nil {
-		return err
-	}
-	ports, err := gridmember.FreePorts(3)
-	if err != nil {
-		return err
-	}
-	spec := func(i int, name string) gridmember.Spec {
-		return gridmember.Spec{Cluster: "mcpconnector-example", Port: ports[i], Ports: ports, Config: config, Name: name}
-	}
-
-	// Members B and C host the connections; A, here, runs the agent.
+	at := map[string]endpoint{}
+	var peers []string
 	names := members{}
-	children := map[string]*gridmember.Process{}
-	for i, name := range []string{"B", "C"} {
-		p, err := gridmember.Spawn(self, spec(i+1, name))
+	for i, name := range []string{"A", "B", "C"} {
+		e := endpoint{remote: ports[2*i], provider: ports[2*i+1]}
+		at[name], names[e.address()] = e, name
+		peers = append(peers, e.peer())
+	}
+	children := map[string]*child{}
+	defer func() {
+		for _, ch := range children {
+			ch.leave()
+		}
+	}()
+	for _, name := range []string{"B", "C"} {
+		ch, err := spawn(name, at[name], peers)
 		if err != nil {
 			return err
 		}
-		defer func() { _ = p.Leave() }()
-		children[name], names[p.Address] = p, name
+		children[name] = ch
 	}
-	a := spec(0, "A")
-	a.Agent = true
-	c, err := gridmember.Start(a)
-	if err != nil {
-		return err
-	}
+	// A registers no kind: no connection is activated here.
+	c := startMember(at["A"], peers)
+	// The members leave at once, each in its own time: the children are
+	// let go first, and A leaves while they do.
 	defer c.Shutdown(true)
-	names[c.ActorSystem.Address()] = "A"
+	defer func() {
+		for _, ch := range children {
+			ch.letGo()
+		}
+	}()
 	wait, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	if err := gridmember.WaitMembers(wait, c, 3); err != nil {
+	if err := waitMembers(wait, c, 3, children); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "Three members on loopback: A (the agent, this process), B and C (child processes).\n")
@@ -125,7 +120,7 @@ func run(ctx context.Context, out io.Writer) error {
 		return errors.New("the connection is not on a child member")
 	}
 	fmt.Fprintf(out, "\nMember %s is killed (SIGKILL).\n", host)
-	_ = victim.Kill()
+	victim.kill()
 	// A call sent in the instant before A hears of the death would be a
 	// call in flight on a dead member: it would fail after the loss grace.
 	// The example waits for A to notice, as a host watching Status would.

@@ -15,15 +15,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/cuca-go/mcpconnector/examples/internal/demoserver"
-	"github.com/cuca-go/mcpconnector/internal/fixture/gridmember"
+	"github.com/cuca-go/mcpconnector/examples/demoserver"
 )
 
 // TestMain doubles as the members and the demo server: run() re-executes
 // this test binary for both.
 func TestMain(m *testing.M) {
 	demoserver.RunIfAsked()
-	gridmember.RunIfAsked()
+	runMemberIfAsked()
 	os.Exit(m.Run())
 }
 

@@ -12,7 +12,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/cuca-go/mcpconnector/actors"
-	"github.com/cuca-go/mcpconnector/examples/internal/demoserver"
+	"github.com/cuca-go/mcpconnector/examples/demoserver"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"

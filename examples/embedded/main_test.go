@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/cuca-go/mcpconnector/examples/internal/demoserver"
+	"github.com/cuca-go/mcpconnector/examples/demoserver"
 )
 
 func TestMain(m *testing.M) {

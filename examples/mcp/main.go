@@ -10,9 +10,9 @@ import (
 	"strings"
 
 	"github.com/cuca-go/mcpconnector/client"
-	"github.com/cuca-go/mcpconnector/examples/internal/demomodel"
-	"github.com/cuca-go/mcpconnector/examples/internal/demoserver"
-	"github.com/cuca-go/mcpconnector/examples/internal/observe"
+	"github.com/cuca-go/mcpconnector/examples/demomodel"
+	"github.com/cuca-go/mcpconnector/examples/demoserver"
+	"github.com/cuca-go/mcpconnector/examples/observe"
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"
@@ -101,7 +101,9 @@ func run(ctx context.Context, out io.Writer, cfg config) error {
 
 	// plugin.ConnectStdio(ctx, command) runs a command with no arguments;
 	// the re-executed binary needs its flag, so the transport is spelled out.
-	mcpPlugin, err := plugin.Connect(ctx, transport.NewStdio(command, args...), tel.PluginOptions()...)
+	// Nil providers (CUCA_TRACE and CUCA_METRICS_ADDR unset) record nothing.
+	mcpPlugin, err := plugin.Connect(ctx, transport.NewStdio(command, args...),
+		plugin.WithTracerProvider(tel.TracerProvider), plugin.WithMeterProvider(tel.MeterProvider))
 	if err != nil {
 		return fmt.Errorf("connect to the MCP server: %w", err)
 	}

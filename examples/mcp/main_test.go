@@ -16,9 +16,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/cuca-go/mcpconnector/examples/internal/demomodel"
-	"github.com/cuca-go/mcpconnector/examples/internal/demoserver"
-	"github.com/cuca-go/mcpconnector/examples/internal/observe"
+	"github.com/cuca-go/mcpconnector/examples/demomodel"
+	"github.com/cuca-go/mcpconnector/examples/demoserver"
+	"github.com/cuca-go/mcpconnector/examples/observe"
 )
 
 // TestMain doubles as the MCP server: run() re-executes os.Executable(),

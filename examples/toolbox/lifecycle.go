@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/cuca-go/mcpconnector/examples/internal/demoserver"
+	"github.com/cuca-go/mcpconnector/examples/demoserver"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )

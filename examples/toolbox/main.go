@@ -13,11 +13,12 @@ import (
 	"strings"
 
 	"github.com/cuca-go/mcpconnector/client"
-	"github.com/cuca-go/mcpconnector/examples/internal/demomodel"
-	"github.com/cuca-go/mcpconnector/examples/internal/demoserver"
-	"github.com/cuca-go/mcpconnector/examples/internal/observe"
+	"github.com/cuca-go/mcpconnector/examples/demomodel"
+	"github.com/cuca-go/mcpconnector/examples/demoserver"
+	"github.com/cuca-go/mcpconnector/examples/observe"
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
+	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
 
@@ -252,7 +253,8 @@ func run(ctx context.Context, out io.Writer, cfg config) error {
 	// A server that fails to connect does not fail Open: Status reports it
 	// and it keeps being retried while the story runs. The telemetry
 	// options reach every server's plugin.
-	opts := []toolbox.Option{toolbox.WithPluginOptions(tel.ServerOptions()...)}
+	opts := []toolbox.Option{toolbox.WithPluginOptions(
+		plugin.WithTracerProvider(tel.TracerProvider), plugin.WithMeterProvider(tel.MeterProvider))}
 	if cfg.toolSearch {
 		opts = append(opts, toolbox.WithToolSearch(toolbox.ToolSearch{}))
 	}

@@ -21,9 +21,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/cuca-go/mcpconnector/examples/internal/demomodel"
-	"github.com/cuca-go/mcpconnector/examples/internal/demoserver"
-	"github.com/cuca-go/mcpconnector/examples/internal/observe"
+	"github.com/cuca-go/mcpconnector/examples/demomodel"
+	"github.com/cuca-go/mcpconnector/examples/demoserver"
+	"github.com/cuca-go/mcpconnector/examples/observe"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"

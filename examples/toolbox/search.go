@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/cuca-go/mcpconnector/client"
-	"github.com/cuca-go/mcpconnector/examples/internal/demomodel"
+	"github.com/cuca-go/mcpconnector/examples/demomodel"
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )

@@ -11,7 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/cuca-go/mcpconnector/examples/internal/demoserver"
+	"github.com/cuca-go/mcpconnector/examples/demoserver"
 )
 
 // The variables the bundled mcp.json expands; a user's file may use them too.

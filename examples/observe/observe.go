@@ -14,12 +14,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.opentelemetry.io/otel/exporters/prometheus"
 	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
+	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
-
-	"github.com/cuca-go/mcpconnector/plugin"
 )
 
 // The environment variables the examples read.
@@ -46,10 +45,15 @@ func FromEnv() Config {
 	return Config{Trace: os.Getenv(TraceVar), MetricsAddr: os.Getenv(MetricsVar)}
 }
 
-// Telemetry is what [Start] turned on.
+// Telemetry is what [Start] turned on. An example hands the providers to
+// the plugin (or, through toolbox.WithPluginOptions, to every server of a
+// toolbox) with plugin.WithTracerProvider and plugin.WithMeterProvider;
+// nil ones turn nothing on.
 type Telemetry struct {
-	// Options give the plugin (or every server of a toolbox) the providers.
-	Options []plugin.CommonOption
+	// TracerProvider records the plugin's spans; nil when tracing is off.
+	TracerProvider trace.TracerProvider
+	// MeterProvider records the plugin's metrics; nil when they are off.
+	MeterProvider metric.MeterProvider
 	// Tracer starts the example's own spans, the parents of the plugin's;
 	// a no-op tracer when tracing is off.
 	Tracer trace.Tracer
@@ -73,7 +77,7 @@ func Start(cfg Config, out io.Writer) (*Telemetry, error) {
 		// Batched, and flushed by Shutdown: the spans come after the
 		// example's story instead of through it.
 		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp))
-		t.Options = append(t.Options, plugin.WithTracerProvider(tp))
+		t.TracerProvider = tp
 		t.Tracer = tp.Tracer("github.com/cuca-go/mcpconnector/examples")
 		t.shutdown = append(t.shutdown, tp.Shutdown)
 	default:
@@ -116,7 +120,7 @@ func (t *Telemetry) serveMetrics(addr string) error {
 	go func() { _ = srv.Serve(ln) }()
 	t.shutdown = append(t.shutdown, srv.Shutdown)
 	t.MetricsURL = "http://" + ln.Addr().String() + "/metrics"
-	t.Options = append(t.Options, plugin.WithMeterProvider(mp))
+	t.MeterProvider = mp
 	return nil
 }
 
@@ -128,22 +132,4 @@ func (t *Telemetry) Shutdown(ctx context.Context) error {
 	}
 	t.shutdown = nil
 	return errors.Join(errs...)
-}
-
-// PluginOptions are [Telemetry.Options] for plugin.Connect.
-func (t *Telemetry) PluginOptions() []plugin.Option {
-	opts := make([]plugin.Option, 0, len(t.Options))
-	for _, o := range t.Options {
-		opts = append(opts, o)
-	}
-	return opts
-}
-
-// ServerOptions are [Telemetry.Options] for toolbox.WithPluginOptions.
-func (t *Telemetry) ServerOptions() []plugin.ServerOption {
-	opts := make([]plugin.ServerOption, 0, len(t.Options))
-	for _, o := range t.Options {
-		opts = append(opts, o)
-	}
-	return opts
 }

@@ -7,4 +7,10 @@
 //
 // [Choose] makes the decision and prints it in one line; [Endpoint] is what
 // it chose.
+//
+// It is a helper of the examples, not of the library: a program of yours may
+// import it (github.com/cuca-go/mcpconnector/examples/demomodel) or copy it,
+// for a demo or a test that needs a model, but it is outside the module's
+// API listing and may change with the examples. It uses only the public
+// package client of this module.
 package demomodel
