@@ -7,19 +7,19 @@
 // and decodes the server-sent events; this package assembles the streamed
 // deltas into [host.Block] values and drives the hooks.
 //
-//	mcp, err := plugin.ConnectStdio(ctx, "my-mcp-server")
+//	tools, err := plugin.ConnectStdio(ctx, "my-mcp-server")
 //	if err != nil { ... }
-//	defer mcp.Close()
+//	defer tools.Close()
 //
 //	c, err := client.New(
 //		client.WithProvider(client.LlamaCpp), // http://localhost:1234/v1
 //		client.WithModel("google/gemma-4-12b-qat"),
-//		client.WithPlugin(mcp),
+//		client.WithPlugin(tools),
 //	)
 //	if err != nil { ... }
 //
 //	req := host.NewRequest("").AddMessage(host.RoleUser, host.Text{Text: "What is 21 + 21?"})
-//	for _, d := range mcp.ToolDefinitions() {
+//	for _, d := range tools.ToolDefinitions() {
 //		req.AddTool(d)
 //	}
 //	res, err := c.Stream(ctx, req)

@@ -1,18 +1,18 @@
 // Package plugin is [McpPlugin], the "mcp-connector" plugin that runs a
 // model's tool calls on one MCP server. The host contract it implements
-// ([host.Plugin], its hooks and content [host.Block]s) lives in package host; plugin
-// keeps its names as aliases.
+// ([host.Plugin], its hooks and content [host.Block]s) lives in package
+// host, which imports nothing of this module.
 //
 // Connect once, publish the tools, register the plugin:
 //
-//	mcp, err := plugin.ConnectStdio(ctx, "github-mcp-server")
+//	github, err := plugin.ConnectStdio(ctx, "github-mcp-server")
 //	if err != nil { ... }
-//	defer mcp.Close()
+//	defer github.Close()
 //	req := host.NewRequest(model)
-//	for _, def := range mcp.ToolDefinitions() {
+//	for _, def := range github.ToolDefinitions() {
 //		req.AddTool(def)
 //	}
-//	// the client calls mcp.OnStreamChunk on every chunk it streams.
+//	// the client calls github.OnStreamChunk on every chunk it streams.
 //
 // While an answer streams, [McpPlugin.OnStreamChunk] replaces each [host.ToolCall]
 // naming a discovered tool with a [host.ToolResult]; the stream waits while the
@@ -20,7 +20,8 @@
 //
 // # Sections
 //
-//   - Connecting: [Connect], [ConnectStdio], [Option].
+//   - Connecting: [Connect], [ConnectStdio], [Option] and the other option
+//     types, which say where each option takes effect.
 //   - Calling: [McpPlugin.CallTool], [Future.Await], [RenderResult].
 //   - Host controls, each off by default: [WithApproval], [WithProgress],
 //     [WithIdleTimeout], [WithMaxResultBytes], [WithToolRefresh] (with
