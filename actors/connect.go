@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap/exp/zapslog"
 
 	"github.com/cuca-go/mcpconnector/internal/core/directcall"
+	"github.com/cuca-go/mcpconnector/internal/core/logfield"
 	"github.com/cuca-go/mcpconnector/internal/core/tracelog"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
@@ -89,7 +90,7 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 		hooks.opened(tr)
 	}
 
-	log := cfg.Logger.With(zap.String("mcp_server", transport.LabelOf(cfg.Transport)))
+	log := logfield.Server(cfg.Logger, transport.LabelOf(cfg.Transport))
 	client := mcp.NewClient(cfg.ClientInfo, clientOptions(cfg, log, hooks))
 	if len(cfg.Roots) > 0 {
 		client.AddRoots(cfg.Roots...)

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/internal/core/directcall"
+	"github.com/cuca-go/mcpconnector/internal/core/logfield"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
 )
@@ -301,7 +302,7 @@ func (c *McpConnection) logTail(tail transport.StderrTail) {
 
 func newConnection(cfg ConnectionConfig) *McpConnection {
 	c := &McpConnection{cfg: cfg, inflight: map[uint64]*call{}, pruneAt: 64, tokens: map[string]*call{},
-		log: cfg.Logger.With(zap.String("mcp_server", transport.LabelOf(cfg.Transport))), wg: cfg.Background}
+		log: logfield.Server(cfg.Logger, transport.LabelOf(cfg.Transport)), wg: cfg.Background}
 	if c.wg == nil {
 		c.wg = new(sync.WaitGroup)
 	}

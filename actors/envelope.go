@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sync"
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -148,12 +149,41 @@ func (c *envelopeConn) learn(params json.RawMessage) {
 		return
 	}
 	env := make(map[string]json.RawMessage, len(envelopeKeys))
+	var key []byte
 	for _, k := range envelopeKeys {
 		if v, ok := p.Meta[k]; ok {
 			env[k] = v
+			key = append(append(append(key, k...), 0), v...)
 		}
 	}
-	c.envelope.CompareAndSwap(nil, &env)
+	c.envelope.CompareAndSwap(nil, internEnvelope(string(key), &env))
+}
+
+// envelopes are the envelopes learnt so far, by their keys and values: the
+// connections of one process send the same (one client, one protocol
+// version), and share one copy. At most maxEnvelopes are kept.
+var envelopes struct {
+	sync.Mutex
+	m map[string]*map[string]json.RawMessage
+}
+
+const maxEnvelopes = 64
+
+// internEnvelope returns the envelope kept under key, else env, kept if
+// there is room. Envelopes are never changed once learnt.
+func internEnvelope(key string, env *map[string]json.RawMessage) *map[string]json.RawMessage {
+	envelopes.Lock()
+	defer envelopes.Unlock()
+	if kept, ok := envelopes.m[key]; ok {
+		return kept
+	}
+	if envelopes.m == nil {
+		envelopes.m = map[string]*map[string]json.RawMessage{}
+	}
+	if len(envelopes.m) < maxEnvelopes {
+		envelopes.m[key] = env
+	}
+	return env
 }
 
 // enveloped returns a copy of the notification req whose params' _meta

@@ -11,6 +11,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
 
+	"github.com/cuca-go/mcpconnector/internal/core/logfield"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
 )
@@ -329,7 +330,7 @@ func (s *McpSupervisor) startChild(ctx actor.Context) {
 // log is the connection's logger, naming the server as "mcp_server".
 func (s *McpSupervisor) log() *zap.Logger {
 	if s.logger == nil {
-		s.logger = s.cfg.Connection.Logger.With(zap.String("mcp_server", transport.LabelOf(s.cfg.Connection.Transport)))
+		s.logger = logfield.Server(s.cfg.Connection.Logger, transport.LabelOf(s.cfg.Connection.Transport))
 	}
 	return s.logger
 }

@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/actors"
+	"github.com/cuca-go/mcpconnector/internal/core/logfield"
 	"github.com/cuca-go/mcpconnector/internal/core/wire"
 	"github.com/cuca-go/mcpconnector/messages"
 )
@@ -104,7 +105,7 @@ func (g *grain) start(ctx actor.Context, server string) {
 	}
 	cfg.Connection.Deliver = wire.Send
 	if cfg.Connection.Logger != nil {
-		g.logger = cfg.Connection.Logger.With(zap.String("mcp_server", server))
+		g.logger = logfield.Server(cfg.Connection.Logger, server)
 	}
 	self, system := ctx.Self(), ctx.ActorSystem()
 	cfg.OnDirect = func(conn *actor.PID) { system.Root.Send(self, &directConn{conn}) }

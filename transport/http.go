@@ -15,6 +15,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/cuca-go/mcpconnector/auth"
+	"github.com/cuca-go/mcpconnector/internal/core/logfield"
 )
 
 // StreamableHTTP connects to an MCP endpoint over Streamable HTTP, the
@@ -131,7 +132,7 @@ func (h StreamableHTTP) Open(logger *zap.Logger) (mcp.Transport, error) {
 	if logger == nil {
 		logger = zap.NewNop()
 	}
-	logger = logger.With(zap.String("mcp_server", h.ServerLabel()))
+	logger = logfield.Server(logger, h.ServerLabel())
 	client, oauth, err := h.wireAuth(client, oauth, logger)
 	if err != nil {
 		return nil, err

@@ -19,7 +19,8 @@ type stderrTail struct {
 	mu      sync.Mutex
 	logger  *zap.Logger
 	partial []byte
-	ring    []string
+	ring    []string // made at the first line: a quiet child costs nothing
+	size    int      // the ring's length
 	next    int
 	full    bool
 	total   int    // lines flushed so far
@@ -45,11 +46,7 @@ func ReadsAsError(line string) bool {
 }
 
 func newStderrTail(n int, logger *zap.Logger) *stderrTail {
-	t := &stderrTail{logger: logger, firstAt: -1}
-	if n > 0 {
-		t.ring = make([]string, n)
-	}
-	return t
+	return &stderrTail{logger: logger, firstAt: -1, size: max(n, 0)} // the ring is made by the first line
 }
 
 func (t *stderrTail) Write(p []byte) (int, error) {
@@ -89,8 +86,11 @@ func (t *stderrTail) flush() {
 		t.first, t.firstAt = line, t.total
 	}
 	t.total++
-	if len(t.ring) == 0 {
+	if t.size == 0 {
 		return
+	}
+	if t.ring == nil {
+		t.ring = make([]string, t.size)
 	}
 	t.ring[t.next] = line
 	t.next = (t.next + 1) % len(t.ring)

@@ -12,6 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
+
+	"github.com/cuca-go/mcpconnector/internal/core/logfield"
 )
 
 // The defaults of [Stdio]'s fields.
@@ -113,7 +115,7 @@ func (s Stdio) Open(logger *zap.Logger) (mcp.Transport, error) {
 	if td <= 0 {
 		td = DefaultTerminateTimeout
 	}
-	logger = logger.With(zap.String("mcp_server", s.ServerLabel()))
+	logger = logfield.Server(logger, s.ServerLabel())
 	return &stdioTransport{
 		direct: !s.DisableDirectCalls && directCallsAllowed(),
 		cfg:    s,

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -26,9 +27,13 @@ type ServerPid struct{}
 
 // Agent is a host's actor that owns an MCP connection as its child.
 type Agent struct {
-	mcp    *actor.PID
-	nextID uint64
-	ready  bool
+	// background counts what the connection leaves to finish once its
+	// actor has stopped (the MCP child's reaping): no actor waits for it;
+	// the host does, after the stop.
+	background *sync.WaitGroup
+	mcp        *actor.PID
+	nextID     uint64
+	ready      bool
 }
 
 // Receive handles the agent's own protocol; tool calls complete through
@@ -38,7 +43,7 @@ func (a *Agent) Receive(ctx actor.Context) {
 	case *actor.Started:
 		cmd, args := demoserver.Self()
 		a.mcp = ctx.Spawn(actors.NewSupervisorProps(actors.SupervisorConfig{
-			Connection:     actors.ConnectionConfig{Transport: transport.NewStdio(cmd, args...)},
+			Connection:     actors.ConnectionConfig{Transport: transport.NewStdio(cmd, args...), Background: a.background},
 			InitialBackoff: 50 * time.Millisecond,
 		}))
 		ctx.ReenterAfter(ctx.RequestFuture(a.mcp, &messages.AwaitReady{}, 30*time.Second), func(res any, err error) {
@@ -90,8 +95,12 @@ func run() error {
 	system := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}))
-	agent := system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return &Agent{} }))
-	defer func() { _ = system.Root.StopFuture(agent).Wait() }() // stops the MCP child too
+	background := new(sync.WaitGroup)
+	agent := system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return &Agent{background: background} }))
+	defer func() {
+		_ = system.Root.StopFuture(agent).Wait() // stops the MCP connection too
+		background.Wait()                        // and its child is reaped
+	}()
 
 	ask := func(msg any) (any, error) {
 		res, err := system.Root.RequestFuture(agent, msg, 20*time.Second).Result()

@@ -191,17 +191,48 @@ func envelopeOf(req *jsonrpc.Request) *envelope {
 	}
 	env := &envelope{}
 	_ = json.Unmarshal(p.Meta[mcp.MetaKeyProtocolVersion], &env.version)
+	var ends [len(envelopeKeys)]int
 	for _, k := range envelopeKeys {
 		if v, ok := p.Meta[k]; ok {
-			m := appendString(nil, k)
-			m = append(append(m, ':'), v...)
-			env.names = append(env.names, k)
-			env.members = append(env.members, m)
 			if len(env.all) > 0 {
 				env.all = append(env.all, ',')
 			}
-			env.all = append(env.all, m...)
+			env.all = append(append(appendString(env.all, k), ':'), v...)
+			ends[len(env.names)] = len(env.all)
+			env.names = append(env.names, k)
 		}
+	}
+	start := 0
+	for i := range env.names { // each member is a part of all
+		env.members = append(env.members, env.all[start:ends[i]:ends[i]])
+		start = ends[i] + 1
+	}
+	return internEnvelope(env)
+}
+
+// envelopes are the envelopes learnt so far, by their members: the
+// connections of one process send the same (one client, one protocol
+// version), and share one copy. At most maxEnvelopes are kept.
+var envelopes struct {
+	sync.Mutex
+	m map[string]*envelope
+}
+
+const maxEnvelopes = 64
+
+// internEnvelope returns the envelope equal to env that is kept already,
+// else env, kept if there is room.
+func internEnvelope(env *envelope) *envelope {
+	envelopes.Lock()
+	defer envelopes.Unlock()
+	if kept, ok := envelopes.m[string(env.all)]; ok && kept.version == env.version {
+		return kept
+	}
+	if envelopes.m == nil {
+		envelopes.m = map[string]*envelope{}
+	}
+	if len(envelopes.m) < maxEnvelopes {
+		envelopes.m[string(env.all)] = env
 	}
 	return env
 }
