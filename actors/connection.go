@@ -78,13 +78,11 @@ type ConnectionConfig struct {
 	// connection attempt's span records.
 	restarts *atomic.Int64
 	// Background, when set, counts the goroutines the connection starts
-	// that may outlive it: a timed-out attempt's close, a stdio child's
-	// reaping (bounded by its TerminateTimeout). No actor waits for them:
-	// a restarted connection dials while the last one's finish, and a
-	// stopped one stops at once. A host that must know that nothing
-	// outlives the actor (its Close) waits on Background after the actor
-	// has stopped, on its own goroutine. A supervisor gives every
-	// connection it runs its own Background (this one, or a new one).
+	// that may outlive an attempt: a timed-out attempt's close, a stdio
+	// child's reaping (bounded by its TerminateTimeout). A restarted
+	// connection dials while the last one's finish; the last stop waits
+	// for them all. A supervisor gives every connection it runs the same
+	// Background (this one, or a new one).
 	Background *sync.WaitGroup
 }
 
@@ -344,8 +342,12 @@ func (c *McpConnection) Receive(ctx actor.Context) {
 	case *actor.Restarting:
 		c.release()
 	case *actor.Stopping:
-		c.answerSentCalls()
-		c.release() // its goroutines end on their own: see ConnectionConfig.Background
+		c.release()
+		// protoactor has no stop that ends later, by a message: the last
+		// connection's stop is the one wait, for the goroutines of every
+		// connection the supervisor ran (a stdio child's reaping is bounded
+		// by its TerminateTimeout), so that nothing outlives the actor.
+		c.wg.Wait()
 	}
 }
 
@@ -813,24 +815,6 @@ func (c *McpConnection) release() {
 		c.end(closedFailure())
 	}
 	c.inflight = map[uint64]*call{}
-}
-
-// answerSentCalls answers, as the connection stops for good, each call in
-// flight that may have reached the server and is not to run again: it
-// fails as the closing session would fail it, but now, before the stop
-// ends, so that the answer comes before anything its host sends once
-// stopped (a grain's hand-over). The call's goroutine, finding it
-// answered, answers nothing. A call not yet written, or one that may run
-// again, is left to its goroutine, which hands it back.
-func (c *McpConnection) answerSentCalls() {
-	for _, cl := range c.inflight {
-		if cl.finished.Load() || cl.retry || cl.sent.Load() != sendAttempted {
-			continue
-		}
-		if cl.replied.CompareAndSwap(false, true) {
-			c.cfg.Deliver(c.system, cl.sender, lostCall(cl.msg, "call in flight when the connection ended: "+closedFailure().Message))
-		}
-	}
 }
 
 // reply delivers msg to to; to nil (a message sent without a sender) gets

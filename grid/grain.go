@@ -1,7 +1,6 @@
 package grid
 
 import (
-	"sync"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -23,10 +22,7 @@ import (
 // and when the cluster stops it (a PoisonPill: its member leaves, or it
 // moves), it lets the calls in flight finish, bounces what the supervisor
 // never sent and what arrives meanwhile as dead letters (the facades send
-// those again, to its next home), stops its supervisor, and stops once
-// what the connection left to finish (its child's reaping) has ended: the
-// member does not leave with a child still running. It waits for nothing
-// on its goroutine: each step is a message.
+// those again, to its next home), then stops.
 type grain struct {
 	// supervisor is the supervisor's config for a server, or why there is
 	// none.
@@ -38,11 +34,9 @@ type grain struct {
 	conn    *actor.PID        // the connection while it is ready (OnDirect, sent here as directConn)
 	failure *messages.Failure // the server has no supervisor: every call fails with it
 
-	draining    bool
-	supStopping bool // the drain has ended: the supervisor is stopping
-	drainTimer  *time.Timer
-	background  *sync.WaitGroup // the connection's goroutines that outlive it
-	callers     map[callerKey]*actor.PID
+	draining   bool
+	drainTimer *time.Timer
+	callers    map[callerKey]*actor.PID
 }
 
 // callerKey is a facade's reply process: a PID without its RequestId.
@@ -84,15 +78,9 @@ func (g *grain) Receive(ctx actor.Context) {
 		for _, u := range msg.Unsent {
 			g.bounce(ctx, u.Sender)
 		}
-		g.stopSupervisor(ctx)
+		ctx.Stop(ctx.Self())
 	case *drainExpired:
 		g.logger.Warn("mcp grain stopping with calls still in flight", zap.Duration("drain_timeout", g.drainTimeout))
-		g.stopSupervisor(ctx)
-	case *actor.Terminated:
-		if g.draining && msg.Who.Equal(g.sup) {
-			g.awaitReaped(ctx)
-		}
-	case *reaped:
 		ctx.Stop(ctx.Self())
 	case *actor.Stopped:
 		if g.drainTimer != nil {
@@ -116,8 +104,6 @@ func (g *grain) start(ctx actor.Context, server string) {
 		return
 	}
 	cfg.Connection.Deliver = wire.Send
-	g.background = new(sync.WaitGroup)
-	cfg.Connection.Background = g.background
 	if cfg.Connection.Logger != nil {
 		g.logger = logfield.Server(cfg.Connection.Logger, server)
 	}
@@ -190,36 +176,6 @@ func (g *grain) beginDrain(ctx actor.Context) {
 	self, system := ctx.Self(), ctx.ActorSystem()
 	g.drainTimer = time.AfterFunc(g.drainTimeout, func() { system.Root.Send(self, &drainExpired{}) })
 }
-
-// stopSupervisor ends a drain: the supervisor stops (and its connection,
-// failing what is still in flight), and its Terminated leads on to
-// awaitReaped. A second end (the drain's timer after its answer) does
-// nothing more.
-func (g *grain) stopSupervisor(ctx actor.Context) {
-	if g.drainTimer != nil {
-		g.drainTimer.Stop()
-	}
-	if g.supStopping {
-		return
-	}
-	g.supStopping = true
-	ctx.Stop(g.sup)
-}
-
-// awaitReaped has a goroutine wait for what the stopped connection left to
-// finish, then tell the grain, which stops.
-func (g *grain) awaitReaped(ctx actor.Context) {
-	self, system, bg := ctx.Self(), ctx.ActorSystem(), g.background
-	go func() {
-		bg.Wait()
-		system.Root.Send(self, &reaped{})
-	}()
-}
-
-// reaped tells a draining grain that its connection's goroutines ended.
-type reaped struct{}
-
-func (*reaped) IgnoreDeadLetterLogging() {}
 
 // bounce answers a call that never reached the server with protoactor's
 // dead-letter answer: a facade elsewhere sends it again, to the grain's
