@@ -88,8 +88,10 @@ func TestALazyStartThatNeverAnswersEndsByTheConnectTimeout(t *testing.T) {
 	require.Error(t, err)
 	require.NoError(t, ctx.Err(), "the connect timeout ended the call, not its ctx")
 	assert.ErrorIs(t, err, plugin.ErrInternal)
+	// The toolbox's wait and the connection's attempt share the one
+	// connect timeout: whichever reports first ends the call, and the
+	// connection's own failure matches context.DeadlineExceeded.
 	assert.Contains(t, err.Error(), "connect timeout of 1s")
-	assert.NotErrorIs(t, err, context.DeadlineExceeded)
 
 	res := hookCall(ctx, t, tb, "c__echo")
 	require.NoError(t, ctx.Err())
