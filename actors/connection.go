@@ -77,13 +77,11 @@ type ConnectionConfig struct {
 	// restarts, set by a supervisor, is its restart count, which a
 	// connection attempt's span records.
 	restarts *atomic.Int64
-	// Background, when set, counts the goroutines the connection starts
-	// that may outlive an attempt: a timed-out attempt's close, a stdio
-	// child's reaping (bounded by its TerminateTimeout). A restarted
-	// connection dials while the last one's finish; the last stop waits
-	// for them all. A supervisor gives every connection it runs the same
-	// Background (this one, or a new one).
-	Background *sync.WaitGroup
+	// background, set by a supervisor, counts the goroutines of every
+	// connection it has run: a restarted connection leaves its own to
+	// finish (a stdio child to reap) while the next one dials, and the
+	// last one's stop waits for them all.
+	background *sync.WaitGroup
 }
 
 // sendAsIs is the Deliver of a host whose callers are all in its process.
@@ -202,7 +200,7 @@ type McpConnection struct {
 	cancelDial context.CancelFunc
 	dialMu     sync.Mutex // guards stopped against a dial that finishes late
 	stopped    bool
-	wg         *sync.WaitGroup // every goroutine this actor started (ConnectionConfig.Background)
+	wg         *sync.WaitGroup // every goroutine this actor started (ConnectionConfig.background)
 }
 
 type queuedCall struct {
@@ -300,7 +298,7 @@ func (c *McpConnection) logTail(tail transport.StderrTail) {
 
 func newConnection(cfg ConnectionConfig) *McpConnection {
 	c := &McpConnection{cfg: cfg, inflight: map[uint64]*call{}, pruneAt: 64, tokens: map[string]*call{},
-		log: logfield.Server(cfg.Logger, transport.LabelOf(cfg.Transport)), wg: cfg.Background}
+		log: logfield.Server(cfg.Logger, transport.LabelOf(cfg.Transport)), wg: cfg.background}
 	if c.wg == nil {
 		c.wg = new(sync.WaitGroup)
 	}
@@ -381,8 +379,7 @@ func (c *McpConnection) checkFinished() {
 // at the connect timeout that is a failure at once, whatever the attempt
 // is still doing. The attempt is then aborted (a stdio child is killed: a
 // server that ignores its closed stdin would cost its TerminateTimeout
-// twice over), and ends in the background (ConnectionConfig.Background
-// counts it).
+// twice over), and ends in the background; the last stop waits for it.
 func (c *McpConnection) startDial() {
 	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.ConnectTimeout)
 	c.cancelDial = cancel

@@ -263,9 +263,7 @@ func (*waitExpired) IgnoreDeadLetterLogging()  {}
 func newSupervisor(cfg SupervisorConfig) *McpSupervisor {
 	s := &McpSupervisor{cfg: cfg}
 	s.cfg.Connection.restarts = &s.restartCount
-	if s.cfg.Connection.Background == nil {
-		s.cfg.Connection.Background = new(sync.WaitGroup)
-	}
+	s.cfg.Connection.background = new(sync.WaitGroup)
 	return s
 }
 

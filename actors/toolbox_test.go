@@ -2,7 +2,6 @@ package actors_test
 
 import (
 	"strconv"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,11 +20,10 @@ import (
 // name twice, and stopping it stops every server.
 func TestToolboxActorParentsItsServers(t *testing.T) {
 	system := actor.NewActorSystem()
-	var background sync.WaitGroup // every server's goroutines that outlive its actor
 	tb := system.Root.Spawn(actors.NewToolboxProps(nil))
 	spawn := func(name string) *actors.ServerSpawned {
 		props := actors.NewSupervisorProps(actors.SupervisorConfig{
-			Connection: actors.ConnectionConfig{Transport: testserver.Stdio(t), Background: &background},
+			Connection: actors.ConnectionConfig{Transport: testserver.Stdio(t)},
 		})
 		res, err := system.Root.RequestFuture(tb, &actors.SpawnServer{Name: name, Props: props}, 10*time.Second).Result()
 		require.NoError(t, err)
@@ -48,7 +46,6 @@ func TestToolboxActorParentsItsServers(t *testing.T) {
 		pids = append(pids, pid)
 	}
 	require.NoError(t, system.Root.StopFuture(tb).Wait())
-	background.Wait() // the children's reaping, which no actor waits for
 	for _, pid := range pids {
 		assert.ErrorIs(t, syscall.Kill(pid, 0), syscall.ESRCH, "server %d ended with the toolbox", pid)
 	}

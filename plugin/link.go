@@ -3,7 +3,6 @@ package plugin
 import (
 	"context"
 	"errors"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -167,10 +166,6 @@ type localLink struct {
 	// direct is the connection actor while it is ready, for a plugin that
 	// spawned its own supervisor: calls skip the supervisor's hop.
 	direct atomic.Pointer[actor.PID]
-	// background counts the goroutines of the plugin's connections that
-	// may outlive their actor (ConnectionConfig.Background): Close waits
-	// for them, so that no child process outlives the plugin.
-	background *sync.WaitGroup
 }
 
 var _ Link = (*localLink)(nil)
@@ -204,11 +199,7 @@ func (l *localLink) ask(ctx context.Context, msg any) (*messages.Ready, error) {
 // not, through the same callback as its first list: storeTools.
 func (l *localLink) RefreshTools(func()) { l.system.Root.Send(l.pid, &messages.RefreshTools{}) }
 
-// Close stops the actor, then waits, on the caller's goroutine, for what
-// its connections left to finish (a stdio child's reaping). Stop is a
-// system message: it overtakes queued calls, which the stopped actor
-// drops; the plugin's done answers their futures.
-func (l *localLink) Close() {
-	_ = l.system.Root.StopFuture(l.pid).Wait()
-	l.background.Wait()
-}
+// Close stops the actor. Stop is a system message: it overtakes queued
+// calls, which the stopped actor drops; the plugin's done answers their
+// futures.
+func (l *localLink) Close() { _ = l.system.Root.StopFuture(l.pid).Wait() }

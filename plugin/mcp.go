@@ -173,9 +173,8 @@ func start(t transport.McpTransport, o *options) (*McpPlugin, error) {
 		t = retryCutStreams{t, p} // see cutstream.go
 	}
 	conn := o.connectionConfig(t)
-	conn.Background = new(sync.WaitGroup)
 	storeTools := p.storeTools
-	l := &localLink{system: p.system, background: conn.Background}
+	l := &localLink{system: p.system}
 	var props *actor.Props
 	p.unsupervised = o.unsupervised
 	if o.unsupervised {

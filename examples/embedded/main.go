@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"os"
 	"strconv"
-	"sync"
 	"syscall"
 	"time"
 
@@ -27,13 +26,9 @@ type ServerPid struct{}
 
 // Agent is a host's actor that owns an MCP connection as its child.
 type Agent struct {
-	// background counts what the connection leaves to finish once its
-	// actor has stopped (the MCP child's reaping): no actor waits for it;
-	// the host does, after the stop.
-	background *sync.WaitGroup
-	mcp        *actor.PID
-	nextID     uint64
-	ready      bool
+	mcp    *actor.PID
+	nextID uint64
+	ready  bool
 }
 
 // Receive handles the agent's own protocol; tool calls complete through
@@ -43,7 +38,7 @@ func (a *Agent) Receive(ctx actor.Context) {
 	case *actor.Started:
 		cmd, args := demoserver.Self()
 		a.mcp = ctx.Spawn(actors.NewSupervisorProps(actors.SupervisorConfig{
-			Connection:     actors.ConnectionConfig{Transport: transport.NewStdio(cmd, args...), Background: a.background},
+			Connection:     actors.ConnectionConfig{Transport: transport.NewStdio(cmd, args...)},
 			InitialBackoff: 50 * time.Millisecond,
 		}))
 		ctx.ReenterAfter(ctx.RequestFuture(a.mcp, &messages.AwaitReady{}, 30*time.Second), func(res any, err error) {
@@ -95,12 +90,8 @@ func run() error {
 	system := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}))
-	background := new(sync.WaitGroup)
-	agent := system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return &Agent{background: background} }))
-	defer func() {
-		_ = system.Root.StopFuture(agent).Wait() // stops the MCP connection too
-		background.Wait()                        // and its child is reaped
-	}()
+	agent := system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return &Agent{} }))
+	defer func() { _ = system.Root.StopFuture(agent).Wait() }() // stops the MCP child too
 
 	ask := func(msg any) (any, error) {
 		res, err := system.Root.RequestFuture(agent, msg, 20*time.Second).Result()
