@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"sync"
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cuca-go/mcpconnector/internal/core/intern"
 	"github.com/cuca-go/mcpconnector/transport"
 )
 
@@ -156,35 +156,13 @@ func (c *envelopeConn) learn(params json.RawMessage) {
 			key = append(append(append(key, k...), 0), v...)
 		}
 	}
-	c.envelope.CompareAndSwap(nil, internEnvelope(string(key), &env))
+	c.envelope.CompareAndSwap(nil, envelopes.Intern(string(key), &env))
 }
 
 // envelopes are the envelopes learnt so far, by their keys and values: the
 // connections of one process send the same (one client, one protocol
-// version), and share one copy. At most maxEnvelopes are kept.
-var envelopes struct {
-	sync.Mutex
-	m map[string]*map[string]json.RawMessage
-}
-
-const maxEnvelopes = 64
-
-// internEnvelope returns the envelope kept under key, else env, kept if
-// there is room. Envelopes are never changed once learnt.
-func internEnvelope(key string, env *map[string]json.RawMessage) *map[string]json.RawMessage {
-	envelopes.Lock()
-	defer envelopes.Unlock()
-	if kept, ok := envelopes.m[key]; ok {
-		return kept
-	}
-	if envelopes.m == nil {
-		envelopes.m = map[string]*map[string]json.RawMessage{}
-	}
-	if len(envelopes.m) < maxEnvelopes {
-		envelopes.m[key] = env
-	}
-	return env
-}
+// version), and share one copy.
+var envelopes = intern.Table[*map[string]json.RawMessage]{Max: 64}
 
 // enveloped returns a copy of the notification req whose params' _meta
 // holds every key of env it did not hold already. A notification whose

@@ -12,6 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cuca-go/mcpconnector/internal/core/intern"
 )
 
 // Caller runs tools/call on a path of its own, beneath go-sdk's
@@ -207,35 +209,13 @@ func envelopeOf(req *jsonrpc.Request) *envelope {
 		env.members = append(env.members, env.all[start:ends[i]:ends[i]])
 		start = ends[i] + 1
 	}
-	return internEnvelope(env)
+	return envelopes.Intern(env.version+"\x00"+string(env.all), env)
 }
 
-// envelopes are the envelopes learnt so far, by their members: the
-// connections of one process send the same (one client, one protocol
-// version), and share one copy. At most maxEnvelopes are kept.
-var envelopes struct {
-	sync.Mutex
-	m map[string]*envelope
-}
-
-const maxEnvelopes = 64
-
-// internEnvelope returns the envelope equal to env that is kept already,
-// else env, kept if there is room.
-func internEnvelope(env *envelope) *envelope {
-	envelopes.Lock()
-	defer envelopes.Unlock()
-	if kept, ok := envelopes.m[string(env.all)]; ok && kept.version == env.version {
-		return kept
-	}
-	if envelopes.m == nil {
-		envelopes.m = map[string]*envelope{}
-	}
-	if len(envelopes.m) < maxEnvelopes {
-		envelopes.m[string(env.all)] = env
-	}
-	return env
-}
+// envelopes are the envelopes learnt so far, by their members and version:
+// the connections of one process send the same (one client, one protocol
+// version), and share one copy.
+var envelopes = intern.Table[*envelope]{Max: 64}
 
 // appendCall appends the tools/call request of direct call n: params'
 // name, arguments as written (compacted) and _meta, with env's members
