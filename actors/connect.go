@@ -41,6 +41,7 @@ var errLegacyRefused = errors.New("legacy initialize refused: this client speaks
 // dialed is the outcome of one connection attempt.
 type dialed struct {
 	session *mcp.ClientSession
+	conn    *envelopeConn // what the session runs on
 	ready   *messages.Ready
 	tail    transport.StderrTail
 	direct  directcall.Caller // the transport's direct tools/call path, if any
@@ -116,11 +117,12 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 
 	// go-sdk puts the _meta envelope on requests; envelopeTransport puts it
 	// on notifications too, which no sending middleware sees.
-	session, err := client.Connect(ctx, envelopeTransport{Transport: tr, traced: cfg.Telemetry != nil, progress: hooks.progress}, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
+	conn := new(envelopeConn)
+	session, err := client.Connect(ctx, envelopeTransport{Transport: tr, traced: cfg.Telemetry != nil, progress: hooks.progress, conn: conn}, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
 		return nil, connectFailure(ctx, cfg, err, discoverErr, tr, tail)
 	}
-	d := &dialed{session: session, tail: tail, direct: transport.DirectCaller(tr)}
+	d := &dialed{session: session, conn: conn, tail: tail, direct: transport.DirectCaller(tr)}
 	fail := func(method string, err error) (*dialed, *messages.Failure) {
 		_ = session.Close()
 		f := transportFailure("connect", err, tail)

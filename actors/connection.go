@@ -456,7 +456,7 @@ func (c *McpConnection) onDialDone(msg *dialDone) {
 	c.sessionStart = time.Now()
 	c.repeatable = repeatableTools(&c.cfg, c.ready.Tools)
 	c.log.Info("mcp connected", zap.Int("tools", len(c.ready.Tools)))
-	c.watch(c.session)
+	c.watch(c.session, msg.d.conn)
 	for _, w := range c.waiters {
 		c.cfg.Deliver(c.system, w, c.ready)
 	}
@@ -474,14 +474,16 @@ func (c *McpConnection) onDialDone(msg *dialDone) {
 }
 
 // watch turns the end of the session (the child exited, the stream closed)
-// into a message.
-func (c *McpConnection) watch(s *mcp.ClientSession) {
+// into a message. No goroutine waits meanwhile: go-sdk closes the session's
+// connection when the session ends, and only then does one start, to read
+// the session's error once its last goroutine is done.
+func (c *McpConnection) watch(s *mcp.ClientSession, conn *envelopeConn) {
 	c.wg.Add(1)
-	go func() {
+	conn.afterClose(func() {
 		defer c.wg.Done()
 		err := s.Wait()
 		c.system.Root.Send(c.self, &sessionEnded{session: s, err: err})
-	}()
+	})
 }
 
 func (c *McpConnection) onAwaitReady(ctx actor.Context) {

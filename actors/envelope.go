@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sync"
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -43,6 +44,9 @@ type envelopeTransport struct {
 	// progress, if set, is given every notifications/progress as it is
 	// read (see envelopeConn.Read).
 	progress func(*mcp.ProgressNotificationParams)
+	// conn, if set, is the wrapper Connect fills in and returns, so that
+	// its dialer can reach the connection go-sdk's session runs on.
+	conn *envelopeConn
 }
 
 // Connect connects the wrapped transport and wraps its connection.
@@ -51,7 +55,12 @@ func (t envelopeTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &envelopeConn{Connection: conn, traced: t.traced, progress: t.progress}, nil
+	c := t.conn
+	if c == nil {
+		c = new(envelopeConn)
+	}
+	c.Connection, c.traced, c.progress = conn, t.traced, t.progress
+	return c, nil
 }
 
 // envelopeConn puts the envelope on each notification written to it, and
@@ -64,6 +73,39 @@ type envelopeConn struct {
 	// envelope holds the envelope's keys as they went out on the first
 	// request; nil until then.
 	envelope atomic.Pointer[map[string]json.RawMessage]
+
+	closeMu sync.Mutex
+	closed  bool
+	ending  func() // started on a goroutine of its own once closed
+}
+
+// Close closes the wrapped connection and starts what afterClose was
+// given. go-sdk closes the connection when its session ends, either way:
+// the server's stream ended, or the session was closed.
+func (c *envelopeConn) Close() error {
+	err := c.Connection.Close()
+	c.closeMu.Lock()
+	f := c.ending
+	c.closed, c.ending = true, nil
+	c.closeMu.Unlock()
+	if f != nil {
+		go f()
+	}
+	return err
+}
+
+// afterClose has f run on a goroutine of its own once the connection is
+// closed (at once if it already is), so that an idle connection holds no
+// goroutine that waits for its end.
+func (c *envelopeConn) afterClose(f func()) {
+	c.closeMu.Lock()
+	if !c.closed {
+		c.ending = f
+		c.closeMu.Unlock()
+		return
+	}
+	c.closeMu.Unlock()
+	go f()
 }
 
 // Read returns the next message. A notifications/progress is first handed

@@ -321,7 +321,9 @@ func BenchmarkConnect(b *testing.B) {
 
 // BenchmarkIdle opens b.N stdio connections of each kind and reports what
 // each holds while idle (heap and goroutine stacks, goroutines), as the
-// report's "connect + idle" rows do; run it with e.g. -benchtime 16x.
+// report's "connect + idle" rows do; run it with e.g. -benchtime 16x. The
+// kinds run in a fixed order here: the report's rows, which alternate it,
+// are the ones to compare.
 func BenchmarkIdle(b *testing.B) {
 	srv := stdioServer(b)
 	for _, c := range []struct {

@@ -264,6 +264,30 @@ type Footprint struct {
 	HeapPerConn float64
 	// GoroutinesPerConn is goroutines per idle connection.
 	GoroutinesPerConn float64
+
+	connects []time.Duration // Connect's samples, for meanFootprint
+}
+
+// meanFootprint is the mean of footprints measured alike (as many
+// connections each), their connect times pooled.
+func meanFootprint(fps ...Footprint) Footprint {
+	var m Footprint
+	for _, fp := range fps {
+		m.AllocsPerConnect += fp.AllocsPerConnect
+		m.BytesPerConnect += fp.BytesPerConnect
+		m.CPUPerConnect += fp.CPUPerConnect
+		m.HeapPerConn += fp.HeapPerConn
+		m.GoroutinesPerConn += fp.GoroutinesPerConn
+		m.connects = append(m.connects, fp.connects...)
+	}
+	n := float64(len(fps))
+	m.AllocsPerConnect /= n
+	m.BytesPerConnect /= n
+	m.CPUPerConnect /= time.Duration(len(fps))
+	m.HeapPerConn /= n
+	m.GoroutinesPerConn /= n
+	m.Connect = Summarize(m.connects)
+	return m
 }
 
 // Idle opens k connections one after another with connect, timing each, lets
@@ -275,6 +299,9 @@ func Idle(ctx context.Context, k int, connect func(context.Context) (func() erro
 			_ = c()
 		}
 	}()
+	settledGoroutines()
+	release := holdFreeGoroutines()
+	defer release()
 	g0 := settledGoroutines()
 	base := settledMemory()
 	samples := make([]time.Duration, 0, k)
@@ -294,11 +321,37 @@ func Idle(ctx context.Context, k int, connect func(context.Context) (func() erro
 	held, g1 := settledMemory(), runtime.NumGoroutine()
 	fp := Footprint{
 		Connect:           Summarize(samples),
+		connects:          samples,
 		HeapPerConn:       (float64(held) - float64(base)) / float64(k),
 		GoroutinesPerConn: float64(g1-g0) / float64(k),
 	}
 	fp.AllocsPerConnect, fp.BytesPerConnect, fp.CPUPerConnect = mem.perOp(float64(k))
 	return fp, nil
+}
+
+// holdFreeGoroutines starts goroutines that block until release is
+// called, enough to take every exited goroutine the runtime keeps for
+// reuse with its stack (up to 64 on each P's list): the goroutines of the
+// connections measured then get stacks of their own, which count in
+// StackInuse. Without it, whatever kind is measured after another gets its
+// goroutines' stacks free, from those the other's closed goroutines left.
+func holdFreeGoroutines() (release func()) {
+	const spawners, each = 16, 64
+	stop := make(chan struct{})
+	var started sync.WaitGroup
+	started.Add(spawners * each)
+	for range spawners {
+		go func() {
+			for range each {
+				go func() {
+					started.Done()
+					<-stop
+				}()
+			}
+		}()
+	}
+	started.Wait()
+	return func() { close(stop) }
 }
 
 // settledGoroutines waits, up to 3s, until the goroutine count has not

@@ -358,7 +358,8 @@ func (r *runner) throughput(ctx context.Context, scenario string, c Call, d time
 }
 
 // idle opens k connections of each kind in turn, after the last kind's have
-// closed and after settle has run.
+// closed and after settle has run, twice (see below), and reports each
+// kind's mean.
 func (r *runner) idle(ctx context.Context, scenario string, k int, t transport.McpTransport, direct func() mcp.Transport, settle func()) error {
 	connectPlugin := func(opts ...plugin.Option) func(context.Context) (func() error, error) {
 		return func(ctx context.Context) (func() error, error) {
@@ -369,38 +370,54 @@ func (r *runner) idle(ctx context.Context, scenario string, k int, t transport.M
 			return p.Close, nil
 		}
 	}
-	own, err := Idle(ctx, k, connectPlugin())
-	settle()
-	if err != nil {
-		return err
-	}
-	system := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
-		return slog.New(slog.DiscardHandler)
-	}))
-	shared, err := Idle(ctx, k, connectPlugin(plugin.WithActorSystem(system)))
-	system.Shutdown()
-	settle()
-	if err != nil {
-		return err
-	}
-	sdk, err := Idle(ctx, k, func(ctx context.Context) (func() error, error) {
-		s, err := ConnectGoSDKListed(ctx, direct())
-		if err != nil {
-			return nil, err
-		}
-		return s.Close, nil
-	})
-	settle()
-	if err != nil {
-		return err
-	}
-	for _, f := range []struct {
+	kinds := []struct {
 		name string
-		fp   Footprint
-	}{{SubjectPluginOwnSystem, own}, {SubjectPluginSharedSystem, shared}, {"go-sdk direct", sdk}} {
-		r.rows = append(r.rows, Row{Scenario: scenario, Idle: &f.fp, Result: Result{
-			Subject: f.name, Latency: f.fp.Connect, AllocsPerOp: f.fp.AllocsPerConnect, BytesPerOp: f.fp.BytesPerConnect,
-			CPUPerOp: f.fp.CPUPerConnect,
+		// measure is one measurement of k connections of the kind.
+		measure func() (Footprint, error)
+	}{
+		{SubjectPluginOwnSystem, func() (Footprint, error) { return Idle(ctx, k, connectPlugin()) }},
+		{SubjectPluginSharedSystem, func() (Footprint, error) {
+			system := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+				return slog.New(slog.DiscardHandler)
+			}))
+			defer system.Shutdown()
+			return Idle(ctx, k, connectPlugin(plugin.WithActorSystem(system)))
+		}},
+		{"go-sdk direct", func() (Footprint, error) {
+			return Idle(ctx, k, func(ctx context.Context) (func() error, error) {
+				s, err := ConnectGoSDKListed(ctx, direct())
+				if err != nil {
+					return nil, err
+				}
+				return s.Close, nil
+			})
+		}},
+	}
+	// Each kind is measured twice, the kinds in one order and then in the
+	// other, and the two are averaged: goroutine stacks count as the stack
+	// spans in use, and a kind measured after another reuses what spans the
+	// other's closed goroutines left partly free, so a fixed order favours
+	// whichever kind comes last.
+	fps := make([][]Footprint, len(kinds))
+	for round := range 2 {
+		for j := range kinds {
+			i := j
+			if round == 1 {
+				i = len(kinds) - 1 - j
+			}
+			fp, err := kinds[i].measure()
+			settle()
+			if err != nil {
+				return err
+			}
+			fps[i] = append(fps[i], fp)
+		}
+	}
+	for i, kind := range kinds {
+		fp := meanFootprint(fps[i]...)
+		r.rows = append(r.rows, Row{Scenario: scenario, Idle: &fp, Result: Result{
+			Subject: kind.name, Latency: fp.Connect, AllocsPerOp: fp.AllocsPerConnect, BytesPerOp: fp.BytesPerConnect,
+			CPUPerOp: fp.CPUPerConnect,
 		}})
 	}
 	return nil

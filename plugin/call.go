@@ -35,8 +35,14 @@ func (p *McpPlugin) OnStreamChunk(ctx context.Context, chunk *host.Chunk) error 
 	if chunk == nil {
 		return nil
 	}
-	byName := p.snapshot().byName
-	first := host.FirstToolCall(chunk.Blocks, byName)
+	s := p.snapshot()
+	first := -1
+	for i, b := range chunk.Blocks {
+		if tc, ok := b.(host.ToolCall); ok && s.tool(tc.Name) != nil {
+			first = i
+			break
+		}
+	}
 	if first < 0 {
 		return nil
 	}
@@ -51,7 +57,7 @@ func (p *McpPlugin) OnStreamChunk(ctx context.Context, chunk *host.Chunk) error 
 		if !ok {
 			continue
 		}
-		if _, known := byName[tc.Name]; !known {
+		if s.tool(tc.Name) == nil {
 			continue
 		}
 		calls = append(calls, pending{i, p.StartToolCall(ctx, tc)})

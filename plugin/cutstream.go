@@ -41,6 +41,6 @@ func (p *McpPlugin) repeatable(tool string) bool {
 	if s == nil {
 		return false
 	}
-	t := s.byName[tool]
+	t := s.tool(tool)
 	return t != nil && t.Annotations != nil && (t.Annotations.ReadOnlyHint || t.Annotations.IdempotentHint)
 }

@@ -66,9 +66,8 @@ type McpPlugin struct {
 // toolSnapshot is the read-only tool list the hooks consult without a trip
 // to the actor.
 type toolSnapshot struct {
-	sorted  []*mcp.Tool
-	byName  map[string]*mcp.Tool
-	initial bool // the empty list before the first connection
+	sorted  []*mcp.Tool // by name; tool looks a name up in it
+	initial bool        // the empty list before the first connection
 	// instructions is what server/discover said of the server.
 	instructions string
 	// hint is the list's ttlMs (the smallest positive one of its pages);
@@ -88,12 +87,19 @@ type toolSnapshot struct {
 }
 
 func newToolSnapshot(tools []*mcp.Tool) *toolSnapshot {
-	s := &toolSnapshot{sorted: slices.Clone(tools), byName: make(map[string]*mcp.Tool, len(tools))}
+	s := &toolSnapshot{sorted: slices.Clone(tools)}
 	slices.SortFunc(s.sorted, func(a, b *mcp.Tool) int { return cmp.Compare(a.Name, b.Name) })
-	for _, t := range s.sorted {
-		s.byName[t.Name] = t
-	}
 	return s
+}
+
+// tool returns the tool named name, or nil. A binary search of the sorted
+// list rather than a map: an idle connection holds no index of its tools.
+func (s *toolSnapshot) tool(name string) *mcp.Tool {
+	i, found := slices.BinarySearchFunc(s.sorted, name, func(t *mcp.Tool, name string) int { return cmp.Compare(t.Name, name) })
+	if !found {
+		return nil
+	}
+	return s.sorted[i]
 }
 
 // definitions marshals every input schema once per snapshot, when first
@@ -374,8 +380,7 @@ func (p *McpPlugin) ToolSet() ([]*mcp.Tool, []host.ToolDefinition) {
 
 // HasTool reports whether name is a discovered tool.
 func (p *McpPlugin) HasTool(name string) bool {
-	_, ok := p.snapshot().byName[name]
-	return ok
+	return p.snapshot().tool(name) != nil
 }
 
 // Close stops the connection actor, which ends the session (a stdio child

@@ -90,12 +90,12 @@ func (p *McpPlugin) takeChange(s *Status) {
 // sorted.
 func diffTools(a, b *toolSnapshot) (added, removed []string) {
 	for _, t := range b.sorted {
-		if _, ok := a.byName[t.Name]; !ok {
+		if a.tool(t.Name) == nil {
 			added = append(added, t.Name)
 		}
 	}
 	for _, t := range a.sorted {
-		if _, ok := b.byName[t.Name]; !ok {
+		if b.tool(t.Name) == nil {
 			removed = append(removed, t.Name)
 		}
 	}

@@ -36,7 +36,6 @@ type stdioConn struct {
 
 	// Read's own: go-sdk reads from one goroutine.
 	lines *lineReader
-	dec   directcall.Decoder
 	sent  directcall.SentIDs // shared by Write and Read, under its own lock
 
 	writeMu sync.Mutex
@@ -121,7 +120,6 @@ func startStdio(path string, cfg Stdio, td time.Duration, tail *stderrTail, logg
 		lines:      newLineReader(pipes[1][0], MaxMessageBytes),
 		stderrDone: make(chan struct{}),
 	}
-	c.dec.Sent = &c.sent
 	c.direct = directcall.NewLines(c)
 	watchStderr(c)
 	return c, nil
@@ -167,7 +165,9 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			return nil, err
 		}
 		if l.tooLong {
-			id, ok := c.dec.IDFromStart(l.text)
+			d := c.decoder()
+			id, ok := d.IDFromStart(l.text)
+			putDecoder(d)
 			c.skipped(l, reasonTooLarge, ok)
 			if ok {
 				r := &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{
@@ -183,7 +183,9 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		if len(bytes.TrimLeft(l.text, " \t\r")) == 0 {
 			continue // a blank line separates nothing from nothing
 		}
-		msg, why := c.dec.Decode(l.text, l.owned)
+		d := c.decoder()
+		msg, why := d.Decode(l.text, l.owned)
+		putDecoder(d)
 		if msg != nil {
 			if r, ok := msg.(*jsonrpc.Response); ok && c.direct.Deliver(r) {
 				continue
@@ -192,6 +194,22 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		}
 		c.skipped(l, why, false)
 	}
+}
+
+// decoders are lent to a stdio connection's Read for a line each: an idle
+// connection holds none.
+var decoders = sync.Pool{New: func() any { return new(directcall.Decoder) }}
+
+// decoder borrows a decoder that knows c's sent ids; putDecoder returns it.
+func (c *stdioConn) decoder() *directcall.Decoder {
+	d := decoders.Get().(*directcall.Decoder)
+	d.Sent = &c.sent
+	return d
+}
+
+func putDecoder(d *directcall.Decoder) {
+	d.Sent = nil
+	decoders.Put(d)
 }
 
 // Write sends msg as one line, with one write.

@@ -5,10 +5,11 @@ import (
 	"io"
 )
 
-// readBufferSize is the line buffer a stdio connection keeps between
-// messages, enough for a tool call's usual answer: an idle connection holds
-// it. A longer line grows the buffer, and is copied out to a message of
-// its own size; the connection goes back to this size.
+// readBufferSize is the line buffer a stdio connection reads into, enough
+// for a tool call's usual answer. A longer line grows the buffer, and is
+// copied out to a message of its own size; the connection goes back to
+// this size. On Unix, a connection waiting for its server holds no buffer:
+// it borrows one of this size for each read (see fillEmpty).
 const readBufferSize = 2 << 10
 
 // headBytes is how much of an over-long line is searched for its id.
@@ -25,10 +26,12 @@ type lineReader struct {
 	scanned    int  // buf[start:start+scanned] holds no newline
 	discarding bool // the rest of an over-long line is being dropped
 	err        error
+
+	raw *rawReader // how r is waited on with no buffer, if it can be
 }
 
 func newLineReader(r io.Reader, limit int) *lineReader {
-	return &lineReader{r: r, limit: limit}
+	return &lineReader{r: r, limit: limit, raw: rawReaderOf(r)}
 }
 
 // line is one delivered line, without its newline.
@@ -124,6 +127,9 @@ func (lr *lineReader) finish() (line, error) {
 // pending bytes to the front, or by doubling the buffer up to one byte over
 // the limit (enough to know a line is too long).
 func (lr *lineReader) fill() {
+	if lr.start == lr.end && lr.fillEmpty() {
+		return
+	}
 	if lr.buf == nil {
 		lr.buf = make([]byte, readBufferSize)
 	}

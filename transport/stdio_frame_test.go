@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -146,22 +147,54 @@ func TestEveryKindOfLine(t *testing.T) {
 			return io.MultiReader(text(response(1)+"\n")(), io.LimitReader(hugeLine(`{"jsonrpc":"2.0","id":7,"result":"`, 20, ""), 18<<20))
 		}, []string{"1", "!7"}, 1},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			core, logs := observer.New(zap.DebugLevel)
-			conn := readerConn(c.stream(), MaxMessageBytes, zap.New(core))
-			assert.Equal(t, c.want, ids(readAll(t, conn)))
-			assert.Equal(t, c.skipped, logs.FilterMessage("mcp server stdout line skipped").Len(), "each skipped line is told at debug level")
-			assert.Equal(t, c.skipped, conn.strays.total)
-			warns := logs.FilterLevelExact(zapcore.WarnLevel).All()
-			if c.skipped == 0 {
-				assert.Empty(t, warns)
-			} else {
-				require.Len(t, warns, 1, "one warning within a second")
-				assert.EqualValues(t, 1, warns[0].ContextMap()["skipped"])
-			}
-			assert.LessOrEqual(t, len(conn.lines.buf), readBufferSize, "the buffer is back to its usual size")
-		})
+		// Over a reader, and over a pipe as from a child's stdout, which on
+		// Unix is waited on with no buffer and read into borrowed ones.
+		for _, over := range []string{"reader", "pipe"} {
+			t.Run(c.name+"/"+over, func(t *testing.T) {
+				core, logs := observer.New(zap.DebugLevel)
+				stream := c.stream()
+				if over == "pipe" {
+					stream = pipeOf(t, stream)
+				}
+				conn := readerConn(stream, MaxMessageBytes, zap.New(core))
+				assert.Equal(t, c.want, ids(readAll(t, conn)))
+				assert.Equal(t, c.skipped, logs.FilterMessage("mcp server stdout line skipped").Len(), "each skipped line is told at debug level")
+				assert.Equal(t, c.skipped, conn.strays.total)
+				warns := logs.FilterLevelExact(zapcore.WarnLevel).All()
+				if c.skipped == 0 {
+					assert.Empty(t, warns)
+				} else {
+					require.Len(t, warns, 1, "one warning within a second")
+					assert.EqualValues(t, 1, warns[0].ContextMap()["skipped"])
+				}
+				assert.LessOrEqual(t, len(conn.lines.buf), readBufferSize, "the buffer is back to its usual size")
+			})
+		}
 	}
+}
+
+// pipeOf is the read end of a pipe that r is copied into, in the writes r's
+// reads make, and that closes when r ends.
+func pipeOf(t *testing.T, r io.Reader) io.Reader {
+	pr, pw, err := os.Pipe()
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = pr.Close() })
+	go func() {
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := r.Read(buf)
+			if n > 0 {
+				if _, werr := pw.Write(buf[:n]); werr != nil {
+					break
+				}
+			}
+			if err != nil {
+				break
+			}
+		}
+		_ = pw.Close()
+	}()
+	return pr
 }
 
 func text(s string) func() io.Reader { return func() io.Reader { return strings.NewReader(s) } }
