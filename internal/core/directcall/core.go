@@ -66,6 +66,42 @@ type calls struct {
 	endErr  error // once the connection ended: why
 	done    chan struct{}
 	endOnce sync.Once
+
+	// bg counts the goroutines calls leave behind them (a cancel's
+	// notification, the drain of an answered stream); halted ends when the
+	// connection does, and ends them.
+	bg     sync.WaitGroup
+	halted context.Context
+	halt   context.CancelFunc
+}
+
+// background runs f on a goroutine of its own, counted in bg; f's halted
+// ends when the connection does. Once the connection has ended, f runs at
+// once, halted already: nothing is counted after the end, which Close's
+// wait follows.
+func (c *calls) background(f func(halted context.Context)) {
+	c.endMu.Lock()
+	c.initHalt()
+	halted, ended := c.halted, c.endErr != nil
+	if !ended {
+		c.bg.Add(1)
+	}
+	c.endMu.Unlock()
+	if ended {
+		f(halted)
+		return
+	}
+	go func() {
+		defer c.bg.Done()
+		f(halted)
+	}()
+}
+
+// initHalt makes halted; endMu is held.
+func (c *calls) initHalt() {
+	if c.halted == nil {
+		c.halted, c.halt = context.WithCancel(context.Background())
+	}
 }
 
 // id gives out the id of the next call.
@@ -91,6 +127,8 @@ func (c *calls) end(err error) {
 	c.endOnce.Do(func() {
 		c.endMu.Lock()
 		c.endErr = err
+		c.initHalt()
+		c.halt()
 		c.endMu.Unlock()
 		close(done)
 	})
@@ -156,7 +194,13 @@ func (c *calls) call(ctx context.Context, w wire, params *mcp.CallToolParams, at
 		// server that reads nothing must not hold the caller past its
 		// deadline.
 		reason := ctx.Err().Error()
-		go w.notify(context.WithoutCancel(ctx), n, reason, env)
+		c.background(func(halted context.Context) {
+			nctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+			defer cancel()
+			stop := context.AfterFunc(halted, cancel)
+			defer stop()
+			w.notify(nctx, n, reason, env)
+		})
 		return nil, ctx.Err()
 	}
 	if err != nil {

@@ -251,11 +251,14 @@ func (c *HTTP) sawAnswer(msg jsonrpc.Message) {
 	}
 }
 
-// Close closes go-sdk's connection; the pump ends with it.
+// Close closes go-sdk's connection; the pump ends with it. It returns
+// once what calls left behind them (a cancel's notification, a stream's
+// drain), halted by the end, is done: no POST outlives the connection.
 func (c *HTTP) Close() error {
 	c.closeOnce.Do(func() { c.end(errClosed) })
 	err := c.Connection.Close()
 	c.stopPump()
+	c.bg.Wait()
 	return err
 }
 

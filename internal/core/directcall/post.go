@@ -76,7 +76,11 @@ func (c *HTTP) roundTrip(ctx context.Context, n int64, params *mcp.CallToolParam
 	}
 	r, stream, err := c.answer(ctx, resp, n)
 	if stream && err == nil && unhook() && resp.ContentLength != 0 {
-		go c.drain(resp.Body, endPost)
+		c.background(func(halted context.Context) {
+			stop := context.AfterFunc(halted, endPost)
+			defer stop()
+			c.drain(resp.Body, endPost)
+		})
 		return r, nil
 	}
 	_ = resp.Body.Close()
