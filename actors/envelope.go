@@ -44,8 +44,8 @@ type envelopeTransport struct {
 	// progress, if set, is given every notifications/progress as it is
 	// read (see envelopeConn.Read).
 	progress func(*mcp.ProgressNotificationParams)
-	// conn, if set, is the wrapper Connect fills in and returns, so that
-	// its dialer can reach the connection go-sdk's session runs on.
+	// conn is the wrapper Connect fills in and returns, so that its dialer
+	// can reach the connection go-sdk's session runs on.
 	conn *envelopeConn
 }
 
@@ -55,12 +55,8 @@ func (t envelopeTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 	if err != nil {
 		return nil, err
 	}
-	c := t.conn
-	if c == nil {
-		c = new(envelopeConn)
-	}
-	c.Connection, c.traced, c.progress = conn, t.traced, t.progress
-	return c, nil
+	t.conn.Connection, t.conn.traced, t.conn.progress = conn, t.traced, t.progress
+	return t.conn, nil
 }
 
 // envelopeConn puts the envelope on each notification written to it, and

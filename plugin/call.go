@@ -36,31 +36,16 @@ func (p *McpPlugin) OnStreamChunk(ctx context.Context, chunk *host.Chunk) error 
 		return nil
 	}
 	s := p.snapshot()
-	first := -1
-	for i, b := range chunk.Blocks {
-		if tc, ok := b.(host.ToolCall); ok && s.tool(tc.Name) != nil {
-			first = i
-			break
-		}
-	}
-	if first < 0 {
-		return nil
-	}
 	type pending struct {
 		i int
 		f *Future
 	}
 	var buf [4]pending // most chunks call one tool; no allocation for up to four
 	calls := buf[:0]
-	for i := first; i < len(chunk.Blocks); i++ {
-		tc, ok := chunk.Blocks[i].(host.ToolCall)
-		if !ok {
-			continue
+	for i, b := range chunk.Blocks {
+		if tc, ok := b.(host.ToolCall); ok && s.tool(tc.Name) != nil {
+			calls = append(calls, pending{i, p.StartToolCall(ctx, tc)})
 		}
-		if s.tool(tc.Name) == nil {
-			continue
-		}
-		calls = append(calls, pending{i, p.StartToolCall(ctx, tc)})
 	}
 	for _, c := range calls {
 		chunk.Blocks[c.i] = c.f.ToolResult(ctx)

@@ -64,15 +64,14 @@ type calls struct {
 
 	endMu   sync.Mutex
 	endErr  error // once the connection ended: why
-	done    chan struct{}
 	endOnce sync.Once
-
-	// bg counts the goroutines calls leave behind them (a cancel's
-	// notification, the drain of an answered stream); halted ends when the
-	// connection does, and ends them.
-	bg     sync.WaitGroup
+	// halted ends when the connection does; made on first use.
 	halted context.Context
 	halt   context.CancelFunc
+
+	// bg counts the goroutines calls leave behind them (a cancel's
+	// notification, the drain of an answered stream), which halted ends.
+	bg sync.WaitGroup
 }
 
 // background runs f on a goroutine of its own, counted in bg; f's halted
@@ -81,8 +80,7 @@ type calls struct {
 // wait follows.
 func (c *calls) background(f func(halted context.Context)) {
 	c.endMu.Lock()
-	c.initHalt()
-	halted, ended := c.halted, c.endErr != nil
+	halted, ended := c.haltedLocked(), c.endErr != nil
 	if !ended {
 		c.bg.Add(1)
 	}
@@ -97,11 +95,12 @@ func (c *calls) background(f func(halted context.Context)) {
 	}()
 }
 
-// initHalt makes halted; endMu is held.
-func (c *calls) initHalt() {
+// haltedLocked is halted, made if need be; endMu is held.
+func (c *calls) haltedLocked() context.Context {
 	if c.halted == nil {
 		c.halted, c.halt = context.WithCancel(context.Background())
 	}
+	return c.halted
 }
 
 // id gives out the id of the next call.
@@ -110,27 +109,22 @@ func (c *calls) id() int64 { return -idBase - c.next.Add(1) }
 // ours reports whether n is an id given out.
 func (c *calls) ours(n int64) bool { return n <= -idBase-1 && n >= -idBase-c.next.Load() }
 
-// doneChan is closed when the connection ends; it is made on first use.
-func (c *calls) doneChan() chan struct{} {
+// doneChan is closed when the connection ends.
+func (c *calls) doneChan() <-chan struct{} {
 	c.endMu.Lock()
 	defer c.endMu.Unlock()
-	if c.done == nil {
-		c.done = make(chan struct{})
-	}
-	return c.done
+	return c.haltedLocked().Done()
 }
 
 // end fails every call waiting, and every later one, with err; the first
 // end's err is kept.
 func (c *calls) end(err error) {
-	done := c.doneChan()
 	c.endOnce.Do(func() {
 		c.endMu.Lock()
 		c.endErr = err
-		c.initHalt()
+		c.haltedLocked()
 		c.halt()
 		c.endMu.Unlock()
-		close(done)
 	})
 }
 
