@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -195,16 +197,25 @@ func waitMembers(ctx context.Context, c *cluster.Cluster, n int, children map[st
 	return nil
 }
 
-// loopbackPorts returns n ports that were free on 127.0.0.1 a moment ago.
+// loopbackPorts returns n distinct ports that were free on every address a
+// moment ago. They are drawn from 20000-32767, below the ranges kernels
+// give to listens on port 0 (Linux's default starts at 32768, others' at
+// 49152): a port such a listen handed out and that was closed again may be
+// handed to the next one, in any process, before the member meant to take
+// it starts.
 func loopbackPorts(n int) ([]int, error) {
 	ports := make([]int, 0, n)
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
+	for tries := 0; len(ports) < n; tries++ {
+		if tries == 100*n {
+			return nil, fmt.Errorf("no %d free ports in 20000-32767", n)
+		}
+		port := 20000 + rand.IntN(12768)
+		ln, err := net.Listen("tcp", ":"+strconv.Itoa(port))
+		if err != nil || slices.Contains(ports, port) {
+			continue
 		}
 		defer ln.Close()
-		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
+		ports = append(ports, port)
 	}
 	return ports, nil
 }
