@@ -41,6 +41,14 @@ type Index struct {
 	// related holds, for each keyword, the telling keywords of the tools
 	// it is in that most of them share (co-occurrence expansion).
 	related map[string][]string
+	// changes holds whether each document's tool's name changes
+	// something (Knobs.Asking).
+	changes []bool
+	// names holds each document's name's keywords, but those most of its
+	// server's tools share (Knobs.NameCover).
+	names [][]string
+	// vocab is every keyword, sorted, for prefix matches (Knobs.Prefix).
+	vocab []string
 	// twins holds, for each document, the documents of other servers
 	// whose tool has the same name (Knobs.Twins).
 	twins map[int32][]int32
@@ -76,6 +84,19 @@ func NewIndex(docs []Doc, k Knobs) *Index {
 	idx.weigh(tfs, lengths)
 	if k.Twins > 0 {
 		idx.twins = twinsOf(docs, idx.serverOf)
+	}
+	if k.Asking > 0 {
+		idx.changes = make([]bool, len(docs))
+		for d, doc := range docs {
+			for _, w := range doc.Words {
+				if w.Field == FieldName && changeVerbs[w.Key] {
+					idx.changes[d] = true
+				}
+			}
+		}
+	}
+	if k.Prefix > 0 {
+		idx.vocab = slices.Sorted(maps.Keys(idx.postings))
 	}
 	if k.Related > 0 {
 		idx.related = relatedTerms(idx.postings, idx.terms, k.RelatedTerms)
@@ -149,6 +170,9 @@ func (idx *Index) termFrequencies(docs []Doc, servers []serverWords) ([]map[stri
 	if k.BM25F {
 		flen, favg = fieldLengths(docs)
 	}
+	if k.NameCover > 0 {
+		idx.names = make([][]string, len(docs))
+	}
 	tfs := make([]map[string]float64, len(docs))
 	lengths := make([]float64, len(docs))
 	for d, doc := range docs {
@@ -164,6 +188,9 @@ func (idx *Index) termFrequencies(docs []Doc, servers []serverWords) ([]map[stri
 				// Shared by most of the server's tools, like a prefix: it
 				// tells them apart from no other.
 				w = weightPrefix
+			}
+			if fw.Field == FieldName && k.NameCover > 0 && !common[s][fw.Key] && !slices.Contains(idx.names[d], fw.Key) {
+				idx.names[d] = append(idx.names[d], fw.Key)
 			}
 			if flen != nil {
 				g := fieldGroup(fw.Field)

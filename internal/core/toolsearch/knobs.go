@@ -25,6 +25,20 @@ type Knobs struct {
 	// none); RelatedTerms how many are added of each query keyword.
 	Related      float64
 	RelatedTerms int
+	// Prefix is what a keyword counts that begins with a query's keyword,
+	// or that a query's keyword begins with ("config" and
+	// "configuration"), both of at least PrefixMin letters (0: none).
+	Prefix    float64
+	PrefixMin int
+	// Asking multiplies the score of a tool whose name changes something
+	// (create, delete, send...) when the query asks rather than tells
+	// ("what...", "which...", "...?") and names no change (0: no such
+	// rule).
+	Asking float64
+	// NameCover multiplies a tool's score by 1 + NameCover times the
+	// share of its name's keywords (those its server's tools do not all
+	// share) that the query has, or their synonyms (0: none).
+	NameCover float64
 	// Domain makes the keywords of a server's domain name it too: those
 	// in most of its tools and in few of any other server's.
 	Domain bool
@@ -91,6 +105,8 @@ var Defaults = Knobs{
 	ServerBoost: 3,
 	Feedback:    0.5, FeedbackOne: 0,
 	Related: 0, RelatedTerms: 2,
+	Prefix: 0.2, PrefixMin: 4,
+	Asking: 0.6, NameCover: 0.15,
 	Coord: 0.5, B: 0.75,
 	Twins: 0.3,
 	BM25F: true, BF: [4]float64{0.5, 0.5, 0.75, 0.75},

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math/bits"
 	"slices"
+	"strings"
 )
 
 // Pseudo-relevance feedback's bounds.
@@ -16,19 +17,22 @@ const (
 // rankOne ranks a query of one step: the documents of the limit best
 // matches of query's keywords, best first (ties by document order).
 func (idx *Index) rankOne(query string, limit int) []int {
-	return idx.rank(query, limit, idx.knobs.FeedbackOne)
+	return idx.rank(query, "", limit, idx.knobs.FeedbackOne)
 }
 
-// rank ranks query's keywords, with pseudo-relevance feedback at weight
-// feedback when it is not 0. Each keyword also matches its synonyms (and,
-// with Knobs.Related, its co-occurring keywords), for less; a keyword that
-// names a server multiplies by Knobs.ServerBoost the scores of that
-// server's tools that match another keyword.
-func (idx *Index) rank(query string, limit int, feedback float64) []int {
+// rank ranks the keywords of query and named (the servers the whole task
+// names, for a step of it), with pseudo-relevance feedback at weight
+// feedback when it is not 0. Each keyword also matches its synonyms, the
+// keywords it begins with or that begin with it (Knobs.Prefix) and, with
+// Knobs.Related, its co-occurring keywords, for less; a keyword that names
+// a server multiplies by Knobs.ServerBoost the scores of that server's
+// tools that match another keyword. The scores are then weighed as final
+// says.
+func (idx *Index) rank(query, named string, limit int, feedback float64) []int {
 	if idx.ndocs == 0 {
 		return nil
 	}
-	q := queryOf(query)
+	q := queryOf(query + named)
 	if q.n == 0 {
 		return nil
 	}
@@ -44,9 +48,10 @@ func (idx *Index) rank(query string, limit int, feedback float64) []int {
 			sc.add(idx.postings[k], float32(feedback), -1)
 		}
 	}
-	best := idx.best(sc, limit)
+	sc.asking = idx.changes != nil && asks(query, &q)
+	best := idx.best(sc, &q, limit)
 	if idx.twins != nil {
-		return idx.withTwins(sc, best, limit)
+		return idx.withTwins(sc, &q, best, limit)
 	}
 	out := make([]int, 0, len(best))
 	for _, h := range best {
@@ -110,6 +115,9 @@ func (idx *Index) addExpansions(sc *rankScratch, q *query) {
 			}
 		}
 	}
+	if idx.knobs.Prefix > 0 {
+		idx.addPrefixes(sc, q)
+	}
 	if idx.knobs.Related <= 0 {
 		return
 	}
@@ -118,6 +126,28 @@ func (idx *Index) addExpansions(sc *rankScratch, q *query) {
 		for _, r := range idx.related[k] {
 			if q.expand(r) {
 				sc.add(idx.postings[r], rw, src)
+			}
+		}
+	}
+}
+
+// addPrefixes scores the keywords that begin with a query's keyword, and
+// those a query's keyword begins with, each matched as the keyword.
+func (idx *Index) addPrefixes(sc *rankScratch, q *query) {
+	pw, least := float32(idx.knobs.Prefix), idx.knobs.PrefixMin
+	for src, k := range q.direct[:q.n] {
+		if len(k) < least {
+			continue
+		}
+		for i := least; i < len(k); i++ {
+			if ps, ok := idx.postings[k[:i]]; ok && q.expand(k[:i]) {
+				sc.add(ps, pw, src)
+			}
+		}
+		i, _ := slices.BinarySearch(idx.vocab, k)
+		for ; i < len(idx.vocab) && strings.HasPrefix(idx.vocab[i], k); i++ {
+			if w := idx.vocab[i]; w != k && q.expand(w) {
+				sc.add(idx.postings[w], pw, src)
 			}
 		}
 	}
@@ -173,10 +203,10 @@ func (idx *Index) feedbackTerms(sc *rankScratch, q *query) []string {
 // their synonyms) beats one that matches one keyword strongly. Naming a
 // tool's server narrows the search to it but selects nothing by itself:
 // it raises the tools that match something else.
-func (idx *Index) best(sc *rankScratch, limit int) []scored {
+func (idx *Index) best(sc *rankScratch, q *query, limit int) []scored {
 	best := sc.hits[:0]
 	for _, d := range sc.touched {
-		h := scored{d, idx.final(sc, d)}
+		h := scored{d, idx.final(sc, q, d)}
 		if len(best) == limit && !h.before(best[limit-1]) {
 			continue
 		}
@@ -193,8 +223,12 @@ func (idx *Index) best(sc *rankScratch, limit int) []scored {
 	return best
 }
 
-// final is document d's score in the ranking.
-func (idx *Index) final(sc *rankScratch, d int32) float32 {
+// final is document d's score in the ranking of q: its sum, times the
+// rewards for matching more of q's keywords (Knobs.Coord), for matching
+// its server's name besides (Knobs.ServerBoost) and for q's having more of
+// its name (Knobs.NameCover), and times Knobs.Asking for a tool that
+// changes something when q only asks.
+func (idx *Index) final(sc *rankScratch, q *query, d int32) float32 {
 	s := sc.scores[d]
 	own := sc.naming[idx.serverOf[d]]
 	if other := bits.OnesCount32(sc.matched[d] &^ own); other > 0 {
@@ -203,13 +237,56 @@ func (idx *Index) final(sc *rankScratch, d int32) float32 {
 			s *= float32(idx.knobs.ServerBoost)
 		}
 	}
+	if idx.names != nil && len(idx.names[d]) > 0 {
+		n := 0
+		for _, k := range idx.names[d] {
+			if slices.Contains(q.direct[:q.n], k) || slices.Contains(q.extra[:q.m], k) {
+				n++
+			}
+		}
+		s *= 1 + float32(idx.knobs.NameCover)*float32(n)/float32(len(idx.names[d]))
+	}
+	if sc.asking && idx.changes[d] {
+		s *= float32(idx.knobs.Asking)
+	}
 	return s
+}
+
+// changeVerbs are the keywords of a tool's name that say it changes
+// something.
+var changeVerbs = func() map[string]bool {
+	m := map[string]bool{}
+	Keywords(`create add delete remove update edit write set send post put patch move rename close merge push commit
+		insert upsert drop archive reset revert apply scale restart kill stop start cancel approve publish upload
+		assign invite mute unmute enable disable install uninstall deploy modify replace clear`, func(k string) { m[k] = true })
+	return m
+}()
+
+// askWords begin a query that asks rather than tells.
+var askWords = []string{"what", "which", "who", "whom", "whose", "where", "when", "why", "how", "is", "are", "was", "were",
+	"does", "do", "did", "has", "have", "any", "show", "list", "tell", "give"}
+
+// asks reports whether text asks rather than tells: it begins with a word
+// of askWords or ends with a question mark, and none of its keywords (q's)
+// is a verb of change.
+func asks(text string, q *query) bool {
+	for _, k := range q.direct[:q.n] {
+		if changeVerbs[k] {
+			return false
+		}
+	}
+	t := strings.TrimSpace(text)
+	if strings.HasSuffix(t, "?") {
+		return true
+	}
+	first, _, _ := strings.Cut(t, " ")
+	return slices.Contains(askWords, strings.ToLower(first))
 }
 
 // withTwins returns the documents of best, each followed by its twins
 // (Index.twins) that score at least Knobs.Twins of it, each once, at most
 // limit of them.
-func (idx *Index) withTwins(sc *rankScratch, best []scored, limit int) []int {
+func (idx *Index) withTwins(sc *rankScratch, q *query, best []scored, limit int) []int {
 	out := make([]int, 0, len(best))
 	for _, h := range best {
 		if len(out) == limit {
@@ -219,7 +296,7 @@ func (idx *Index) withTwins(sc *rankScratch, best []scored, limit int) []int {
 			out = append(out, int(h.doc))
 		}
 		for _, t := range idx.twins[h.doc] {
-			if len(out) < limit && !slices.Contains(out, int(t)) && sc.scores[t] > 0 && idx.final(sc, t) >= float32(idx.knobs.Twins)*h.s {
+			if len(out) < limit && !slices.Contains(out, int(t)) && sc.scores[t] > 0 && idx.final(sc, q, t) >= float32(idx.knobs.Twins)*h.s {
 				out = append(out, int(t))
 			}
 		}
@@ -245,6 +322,7 @@ type rankScratch struct {
 	naming  []uint32
 	touched []int32 // the documents with a score, each once
 	hits    []scored
+	asking  bool // the query asks (Knobs.Asking)
 }
 
 func (idx *Index) newScratch() any {
@@ -272,4 +350,5 @@ func (sc *rankScratch) reset() {
 	}
 	clear(sc.naming)
 	sc.touched = sc.touched[:0]
+	sc.asking = false
 }

@@ -72,7 +72,7 @@ func (idx *Index) Search(query string, limit int) []int {
 	}
 	lists := make([][]int, len(steps))
 	for i, s := range steps {
-		lists[i] = idx.rank(s+named, limit, idx.knobs.Feedback)
+		lists[i] = idx.rank(s, named, limit, idx.knobs.Feedback)
 	}
 	return fuseSteps(lists, limit, sk.Fusion)
 }
