@@ -44,9 +44,11 @@ type Index struct {
 	// changes holds whether each document's tool's name changes
 	// something (Knobs.Asking).
 	changes []bool
-	// names holds each document's name's keywords, but those most of its
-	// server's tools share (Knobs.NameCover).
-	names [][]string
+	// named holds, for each keyword, the documents whose name has it,
+	// but not as one most of its server's tools share; nameLen the number
+	// of such keywords of each document's name (Knobs.NameCover).
+	named   map[string][]int32
+	nameLen []uint8
 	// vocab is every keyword, sorted, for prefix matches (Knobs.Prefix).
 	vocab []string
 	// twins holds, for each document, the documents of other servers
@@ -171,7 +173,7 @@ func (idx *Index) termFrequencies(docs []Doc, servers []serverWords) ([]map[stri
 		flen, favg = fieldLengths(docs)
 	}
 	if k.NameCover > 0 {
-		idx.names = make([][]string, len(docs))
+		idx.named, idx.nameLen = map[string][]int32{}, make([]uint8, len(docs))
 	}
 	tfs := make([]map[string]float64, len(docs))
 	lengths := make([]float64, len(docs))
@@ -189,8 +191,11 @@ func (idx *Index) termFrequencies(docs []Doc, servers []serverWords) ([]map[stri
 				// tells them apart from no other.
 				w = weightPrefix
 			}
-			if fw.Field == FieldName && k.NameCover > 0 && !common[s][fw.Key] && !slices.Contains(idx.names[d], fw.Key) {
-				idx.names[d] = append(idx.names[d], fw.Key)
+			if fw.Field == FieldName && idx.named != nil && !common[s][fw.Key] && idx.nameLen[d] < math.MaxUint8 {
+				if ds := idx.named[fw.Key]; len(ds) == 0 || ds[len(ds)-1] != int32(d) {
+					idx.named[fw.Key] = append(ds, int32(d))
+					idx.nameLen[d]++
+				}
 			}
 			if flen != nil {
 				g := fieldGroup(fw.Field)

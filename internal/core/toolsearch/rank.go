@@ -39,25 +39,34 @@ func (idx *Index) rank(query, named string, limit int, feedback float64) []int {
 	sc := idx.scratch.Get().(*rankScratch)
 	defer idx.scratch.Put(sc)
 	defer sc.reset()
-	idx.addDirect(sc, &q)
-	idx.addExpansions(sc, &q)
-	if idx.knobs.Steps.Feedback && feedback > 0 {
-		// Pseudo-relevance feedback: the telling keywords of the best
-		// matches so far, not in the query, count a little more.
-		for _, k := range idx.feedbackTerms(sc, &q) {
-			sc.add(idx.postings[k], float32(feedback), -1)
-		}
-	}
-	sc.asking = idx.changes != nil && asks(query, &q)
-	best := idx.best(sc, &q, limit)
+	idx.score(sc, query, &q, feedback)
+	best := idx.best(sc, limit)
 	if idx.twins != nil {
-		return idx.withTwins(sc, &q, best, limit)
+		return idx.withTwins(sc, best, limit)
 	}
 	out := make([]int, 0, len(best))
 	for _, h := range best {
 		out = append(out, int(h.doc))
 	}
 	return out
+}
+
+// score scores q, the keywords of query (and of the servers its task
+// names), into sc: what final weighs.
+func (idx *Index) score(sc *rankScratch, query string, q *query, feedback float64) {
+	idx.addDirect(sc, q)
+	idx.addExpansions(sc, q)
+	if idx.knobs.Steps.Feedback && feedback > 0 {
+		// Pseudo-relevance feedback: the telling keywords of the best
+		// matches so far, not in the query, count a little more.
+		for _, k := range idx.feedbackTerms(sc, q) {
+			sc.add(idx.postings[k], float32(feedback), -1)
+		}
+	}
+	sc.asking = idx.changes != nil && asks(query, q)
+	if idx.named != nil {
+		idx.countNamed(sc, q)
+	}
 }
 
 // query is a query's distinct keywords and those it is expanded with.
@@ -203,10 +212,10 @@ func (idx *Index) feedbackTerms(sc *rankScratch, q *query) []string {
 // their synonyms) beats one that matches one keyword strongly. Naming a
 // tool's server narrows the search to it but selects nothing by itself:
 // it raises the tools that match something else.
-func (idx *Index) best(sc *rankScratch, q *query, limit int) []scored {
+func (idx *Index) best(sc *rankScratch, limit int) []scored {
 	best := sc.hits[:0]
 	for _, d := range sc.touched {
-		h := scored{d, idx.final(sc, q, d)}
+		h := scored{d, idx.final(sc, d)}
 		if len(best) == limit && !h.before(best[limit-1]) {
 			continue
 		}
@@ -223,12 +232,12 @@ func (idx *Index) best(sc *rankScratch, q *query, limit int) []scored {
 	return best
 }
 
-// final is document d's score in the ranking of q: its sum, times the
-// rewards for matching more of q's keywords (Knobs.Coord), for matching
-// its server's name besides (Knobs.ServerBoost) and for q's having more of
-// its name (Knobs.NameCover), and times Knobs.Asking for a tool that
-// changes something when q only asks.
-func (idx *Index) final(sc *rankScratch, q *query, d int32) float32 {
+// final is document d's score in the ranking: its sum, times the rewards
+// for matching more of the query's keywords (Knobs.Coord), for matching
+// its server's name besides (Knobs.ServerBoost) and for the query's having
+// more of its name (Knobs.NameCover), and times Knobs.Asking for a tool
+// that changes something when the query only asks.
+func (idx *Index) final(sc *rankScratch, d int32) float32 {
 	s := sc.scores[d]
 	own := sc.naming[idx.serverOf[d]]
 	if other := bits.OnesCount32(sc.matched[d] &^ own); other > 0 {
@@ -237,19 +246,27 @@ func (idx *Index) final(sc *rankScratch, q *query, d int32) float32 {
 			s *= float32(idx.knobs.ServerBoost)
 		}
 	}
-	if idx.names != nil && len(idx.names[d]) > 0 {
-		n := 0
-		for _, k := range idx.names[d] {
-			if slices.Contains(q.direct[:q.n], k) || slices.Contains(q.extra[:q.m], k) {
-				n++
-			}
-		}
-		s *= 1 + float32(idx.knobs.NameCover)*float32(n)/float32(len(idx.names[d]))
+	if n := sc.named[d]; n > 0 {
+		s *= 1 + float32(idx.knobs.NameCover)*float32(n)/float32(idx.nameLen[d])
 	}
 	if sc.asking && idx.changes[d] {
 		s *= float32(idx.knobs.Asking)
 	}
 	return s
+}
+
+// countNamed counts, in sc.named, the keywords of each document's name
+// (Index.named) that q has or is expanded with. Such a document has a
+// posting of the keyword, so it is among those sc touched and reset
+// clears.
+func (idx *Index) countNamed(sc *rankScratch, q *query) {
+	for _, ks := range [][]string{q.direct[:q.n], q.extra[:q.m]} {
+		for _, k := range ks {
+			for _, d := range idx.named[k] {
+				sc.named[d]++
+			}
+		}
+	}
 }
 
 // changeVerbs are the keywords of a tool's name that say it changes
@@ -286,7 +303,7 @@ func asks(text string, q *query) bool {
 // withTwins returns the documents of best, each followed by its twins
 // (Index.twins) that score at least Knobs.Twins of it, each once, at most
 // limit of them.
-func (idx *Index) withTwins(sc *rankScratch, q *query, best []scored, limit int) []int {
+func (idx *Index) withTwins(sc *rankScratch, best []scored, limit int) []int {
 	out := make([]int, 0, len(best))
 	for _, h := range best {
 		if len(out) == limit {
@@ -296,7 +313,7 @@ func (idx *Index) withTwins(sc *rankScratch, q *query, best []scored, limit int)
 			out = append(out, int(h.doc))
 		}
 		for _, t := range idx.twins[h.doc] {
-			if len(out) < limit && !slices.Contains(out, int(t)) && sc.scores[t] > 0 && idx.final(sc, q, t) >= float32(idx.knobs.Twins)*h.s {
+			if len(out) < limit && !slices.Contains(out, int(t)) && sc.scores[t] > 0 && idx.final(sc, t) >= float32(idx.knobs.Twins)*h.s {
 				out = append(out, int(t))
 			}
 		}
@@ -319,6 +336,7 @@ func (a scored) before(b scored) bool { return a.s > b.s || a.s == b.s && a.doc 
 type rankScratch struct {
 	scores  []float32
 	matched []uint32 // which of the query's keywords each tool matched
+	named   []uint8  // how many of its name's keywords the query has (countNamed)
 	naming  []uint32
 	touched []int32 // the documents with a score, each once
 	hits    []scored
@@ -326,7 +344,8 @@ type rankScratch struct {
 }
 
 func (idx *Index) newScratch() any {
-	return &rankScratch{scores: make([]float32, idx.ndocs), matched: make([]uint32, idx.ndocs), naming: make([]uint32, idx.nservers)}
+	return &rankScratch{scores: make([]float32, idx.ndocs), matched: make([]uint32, idx.ndocs), named: make([]uint8, idx.ndocs),
+		naming: make([]uint32, idx.nservers)}
 }
 
 // add adds w times each posting's weight to its document's score, and
@@ -346,7 +365,7 @@ func (sc *rankScratch) add(ps []posting, w float32, src int) {
 
 func (sc *rankScratch) reset() {
 	for _, d := range sc.touched {
-		sc.scores[d], sc.matched[d] = 0, 0
+		sc.scores[d], sc.matched[d], sc.named[d] = 0, 0, 0
 	}
 	clear(sc.naming)
 	sc.touched = sc.touched[:0]

@@ -114,12 +114,10 @@ func scores(idx *Index, query string) map[int32]float64 {
 	sc := idx.scratch.Get().(*rankScratch)
 	defer idx.scratch.Put(sc)
 	defer sc.reset()
-	idx.addDirect(sc, &q)
-	idx.addExpansions(sc, &q)
-	sc.asking = idx.changes != nil && asks(query, &q)
+	idx.score(sc, query, &q, 0)
 	out := map[int32]float64{}
 	for _, d := range sc.touched {
-		out[d] = float64(idx.final(sc, &q, d))
+		out[d] = float64(idx.final(sc, d))
 	}
 	return out
 }
