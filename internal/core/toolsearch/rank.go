@@ -297,7 +297,9 @@ func asks(text string, q *query) bool {
 		return true
 	}
 	first, _, _ := strings.Cut(t, " ")
-	return slices.Contains(askWords, strings.ToLower(first))
+	first = strings.ToLower(first)
+	first = strings.TrimSuffix(strings.TrimSuffix(first, "'s"), "’s") // "what's"
+	return slices.Contains(askWords, first)
 }
 
 // withTwins returns the documents of best, each followed by its twins

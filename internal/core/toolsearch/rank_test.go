@@ -81,6 +81,8 @@ func TestAsks(t *testing.T) {
 		"what do I need to delete?":        false, // it names a change
 		"create an issue for this":         false,
 		"  Where is the config file  ":     true,
+		"What's in the staging bucket":     true,
+		"what’s running on port 8080":      true,
 		"send the summary to the channel?": false,
 	} {
 		q := queryOf(text)
