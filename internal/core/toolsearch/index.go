@@ -75,7 +75,8 @@ const maxQueryKeywords = 32
 func NewIndex(docs []Doc, k Knobs) *Index {
 	idx := &Index{knobs: k, ndocs: len(docs), postings: map[string][]posting{}}
 	servers := idx.numberServers(docs)
-	tfs, lengths := idx.termFrequencies(docs, servers)
+	common := commonNameWords(docs, idx.serverOf, idx.nservers)
+	tfs, lengths := idx.termFrequencies(docs, servers, common)
 	for i := range idx.coord {
 		idx.coord[i] = float32(math.Pow(float64(i), k.Coord))
 	}
@@ -87,16 +88,7 @@ func NewIndex(docs []Doc, k Knobs) *Index {
 	if k.Twins > 0 {
 		idx.twins = twinsOf(docs, idx.serverOf)
 	}
-	if k.Asking > 0 {
-		idx.changes = make([]bool, len(docs))
-		for d, doc := range docs {
-			for _, w := range doc.Words {
-				if w.Field == FieldName && changeVerbs[w.Key] {
-					idx.changes[d] = true
-				}
-			}
-		}
-	}
+	idx.indexNames(docs, common)
 	if k.Prefix > 0 {
 		idx.vocab = slices.Sorted(maps.Keys(idx.postings))
 	}
@@ -164,16 +156,14 @@ func fieldLengths(docs []Doc) (flen [][4]float64, favg [4]float64) {
 // termFrequencies returns each document's weighted term frequencies, by
 // field weight and, with BM25F, normalised by each field's length, and
 // each document's length (the sum of its weights).
-func (idx *Index) termFrequencies(docs []Doc, servers []serverWords) ([]map[string]float64, []float64) {
+// common are the keywords most of each server's tools have in their names
+// (commonNameWords).
+func (idx *Index) termFrequencies(docs []Doc, servers []serverWords, common []map[string]bool) ([]map[string]float64, []float64) {
 	k := &idx.knobs
-	common := commonNameWords(docs, idx.serverOf, idx.nservers)
 	var flen [][4]float64
 	var favg [4]float64
 	if k.BM25F {
 		flen, favg = fieldLengths(docs)
-	}
-	if k.NameCover > 0 {
-		idx.named, idx.nameLen = map[string][]int32{}, make([]uint8, len(docs))
 	}
 	tfs := make([]map[string]float64, len(docs))
 	lengths := make([]float64, len(docs))
@@ -190,12 +180,6 @@ func (idx *Index) termFrequencies(docs []Doc, servers []serverWords) ([]map[stri
 				// Shared by most of the server's tools, like a prefix: it
 				// tells them apart from no other.
 				w = weightPrefix
-			}
-			if fw.Field == FieldName && idx.named != nil && !common[s][fw.Key] && idx.nameLen[d] < math.MaxUint8 {
-				if ds := idx.named[fw.Key]; len(ds) == 0 || ds[len(ds)-1] != int32(d) {
-					idx.named[fw.Key] = append(ds, int32(d))
-					idx.nameLen[d]++
-				}
 			}
 			if flen != nil {
 				g := fieldGroup(fw.Field)
@@ -272,6 +256,39 @@ func heaviest(ws []weighted, n int) []string {
 		out = append(out, x.k)
 	}
 	return out
+}
+
+// indexNames records what the ranking reads of each tool's name: whether
+// it changes something (Knobs.Asking), and which of its keywords tell it
+// apart from its server's other tools (Knobs.NameCover); common are the
+// keywords most of each server's tools have in their names.
+func (idx *Index) indexNames(docs []Doc, common []map[string]bool) {
+	if idx.knobs.Asking > 0 {
+		idx.changes = make([]bool, len(docs))
+	}
+	if idx.knobs.NameCover > 0 {
+		idx.named, idx.nameLen = map[string][]int32{}, make([]uint8, len(docs))
+	}
+	if idx.changes == nil && idx.named == nil {
+		return
+	}
+	for d, doc := range docs {
+		for _, w := range doc.Words {
+			if w.Field != FieldName {
+				continue
+			}
+			if idx.changes != nil && changeVerbs[w.Key] {
+				idx.changes[d] = true
+			}
+			if idx.named == nil || common[idx.serverOf[d]][w.Key] || idx.nameLen[d] == math.MaxUint8 {
+				continue
+			}
+			if ds := idx.named[w.Key]; len(ds) == 0 || ds[len(ds)-1] != int32(d) {
+				idx.named[w.Key] = append(ds, int32(d))
+				idx.nameLen[d]++
+			}
+		}
+	}
 }
 
 // commonNameWords returns, by server, the keywords found in the names of
