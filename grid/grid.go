@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -122,8 +123,12 @@ func serverTransport(cfg *mcpconfig.Config, server string) (transport.McpTranspo
 // controls, logger, plugin.WithLossGrace; those of the connection itself
 // belong to the hosting members ([WithPluginOptions]).
 func Connect(ctx context.Context, c *cluster.Cluster, server string, opts ...plugin.FacadeOption) (*plugin.McpPlugin, error) {
-	return plugin.Follow(ctx, c.ActorSystem, fmt.Sprintf("server %q (%s grain)", server, KindName),
-		attach.Follower(c.ActorSystem, locateGrain(c, server)), opts...)
+	loc := newGrainLocator(c, server)
+	newLink := func(s plugin.LinkSetup) plugin.Link {
+		return attach.New(attach.Config{System: c.ActorSystem, Locate: loc.locate, Release: loc.close,
+			Grace: s.LossGrace, Logger: s.Logger, WatchTools: s.WatchTools, Owner: s.Events})
+	}
+	return plugin.Follow(ctx, c.ActorSystem, fmt.Sprintf("server %q (%s grain)", server, KindName), newLink, opts...)
 }
 
 // OpenToolbox is toolbox.Open over the grains of c: every server of cfg is
@@ -156,22 +161,70 @@ func (g grains) Connect(ctx context.Context, server string, opts ...plugin.Facad
 	return Connect(ctx, g.c, server, opts...)
 }
 
-// locateGrain returns a function that finds the grain of server in c: its
-// PID on whichever member the identity lookup chooses, activated there if
-// needed. The lookup does not take a context; ctx ends the wait, not the
-// lookup.
-func locateGrain(c *cluster.Cluster, server string) attach.Locator {
-	return func(ctx context.Context) (*actor.PID, error) {
-		found := make(chan *actor.PID, 1)
-		go func() { found <- c.Get(server, KindName) }()
-		select {
-		case pid := <-found:
-			if pid == nil {
-				return nil, fmt.Errorf("no member could activate the %s grain %q", KindName, server)
-			}
-			return pid, nil
-		case <-ctx.Done():
-			return nil, errors.Join(fmt.Errorf("locating the %s grain %q", KindName, server), ctx.Err())
-		}
+// grainLocator finds the grain of a server for one facade: its PID on
+// whichever member the identity lookup chooses, activated there if needed.
+// The lookup takes no context (protoactor's own timeout bounds it, five
+// seconds for disthash), so it runs on a goroutine of the locator's: ctx
+// ends a caller's wait, not the lookup; a caller that comes while one runs
+// waits for that one; and close, which the facade's link runs on Close,
+// waits for the one running.
+type grainLocator struct {
+	server string
+	get    func() *actor.PID // the lookup: c.Get of the server's identity
+
+	mu      sync.Mutex
+	running *lookup // the lookup in flight, if any
+	closed  bool
+	wg      sync.WaitGroup
+}
+
+// lookup is one run of a grainLocator's get; pid is set when done closes.
+type lookup struct {
+	done chan struct{}
+	pid  *actor.PID
+}
+
+func newGrainLocator(c *cluster.Cluster, server string) *grainLocator {
+	return &grainLocator{server: server, get: func() *actor.PID { return c.Get(server, KindName) }}
+}
+
+// locate is the facade link's [attach.Locator].
+func (g *grainLocator) locate(ctx context.Context) (*actor.PID, error) {
+	g.mu.Lock()
+	if g.closed {
+		g.mu.Unlock()
+		return nil, fmt.Errorf("locating the %s grain %q: the facade is closed", KindName, g.server)
 	}
+	run := g.running
+	if run == nil {
+		run = &lookup{done: make(chan struct{})}
+		g.running = run
+		g.wg.Add(1)
+		go func() {
+			defer g.wg.Done()
+			pid := g.get()
+			g.mu.Lock()
+			run.pid, g.running = pid, nil
+			g.mu.Unlock()
+			close(run.done)
+		}()
+	}
+	g.mu.Unlock()
+	select {
+	case <-run.done:
+		if run.pid == nil {
+			return nil, fmt.Errorf("no member could activate the %s grain %q", KindName, g.server)
+		}
+		return run.pid, nil
+	case <-ctx.Done():
+		return nil, errors.Join(fmt.Errorf("locating the %s grain %q", KindName, g.server), ctx.Err())
+	}
+}
+
+// close waits for the lookup in flight, if any; no lookup starts after it.
+func (g *grainLocator) close() {
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
+	g.wg.Wait()
 }

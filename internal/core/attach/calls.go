@@ -16,6 +16,8 @@ import (
 // A link's own process is the sender of every call and the watcher of the
 // actor: replies and progress go on to the Owner; a dead letter, a
 // hand-over or the actor's loss decide what becomes of the calls sent.
+// The work they start (a hand-over, a resend, a loss's grace) runs on the
+// link's own goroutines, which Close ends and waits for.
 
 // SendUserMessage hands a reply, as its plain message, to the Owner. A
 // dead letter sends the bounced call (which never reached the actor) to
@@ -25,7 +27,7 @@ func (l *Link) SendUserMessage(pid *actor.PID, message any) {
 	switch m := wire.Plain(msg).(type) {
 	case *messages.HandedOver:
 		if sender != nil {
-			go l.handedOver(sender)
+			l.goOwned(func() { l.handedOver(sender) })
 		}
 	case *messages.CallToolReply:
 		l.calls.Lock()
@@ -41,7 +43,7 @@ func (l *Link) SendUserMessage(pid *actor.PID, message any) {
 		id, ok := l.byReq[pid.RequestId]
 		l.calls.Unlock()
 		if ok {
-			go l.resend(id)
+			l.goOwned(func() { l.resend(id) })
 		}
 	}
 }
@@ -111,7 +113,14 @@ func (l *Link) lost(who *actor.PID) {
 	if len(ids) == 0 {
 		return
 	}
-	time.AfterFunc(l.cfg.Grace, func() {
+	l.goOwned(func() {
+		grace := time.NewTimer(l.cfg.Grace)
+		defer grace.Stop()
+		select {
+		case <-grace.C:
+		case <-l.ctx.Done():
+			return // closed: the facade has given up its calls
+		}
 		for _, id := range ids {
 			l.calls.Lock()
 			c, ok := l.pending[id]
@@ -152,14 +161,15 @@ func (l *Link) handedOver(from *actor.PID) {
 	}
 	l.calls.Unlock()
 	for _, id := range ids {
-		go l.resend(id)
+		l.goOwned(func() { l.resend(id) })
 	}
 }
 
 // resend sends call id, which came back as a dead letter (or was left
 // unanswered by an actor that handed over) and so never reached the
 // actor's connection, to the actor's current home, under a new RequestId:
-// a late bounce of the old send is then no reason to send it again.
+// a late bounce of the old send is then no reason to send it again. Close
+// ends its search for the actor's next home.
 func (l *Link) resend(id uint64) {
 	l.calls.Lock()
 	c, ok := l.pending[id]
@@ -185,7 +195,7 @@ func (l *Link) resend(id uint64) {
 	if !c.msg.Deadline.IsZero() {
 		deadline = c.msg.Deadline
 	}
-	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	ctx, cancel := context.WithDeadline(l.ctx, deadline)
 	defer cancel()
 	// The home the call bounced off is gone: the next one.
 	pid, err := l.currentOtherThan(ctx, c.to)

@@ -37,6 +37,10 @@ type Config struct {
 	// list reaches Owner.StoreTools).
 	WatchTools bool
 	Owner      plugin.LinkEvents
+	// Release, if set, runs at the end of Close, once the link's own
+	// goroutines have ended: a locator that has work of its own in flight
+	// (package grid's cluster lookup) waits for it there.
+	Release func()
 }
 
 // Follower is the newLink of plugin.Follow for a link that locate finds
@@ -71,12 +75,16 @@ type Link struct {
 	system *actor.ActorSystem
 	owner  plugin.LinkEvents
 	pid    *actor.PID // the link's own process: sender of every call, watcher
-	// ctx bounds the link's own background work (relocation, refresh);
-	// Close cancels it.
+	// ctx bounds the link's own background work (relocation, refresh,
+	// resending, the grace of a loss); Close cancels it.
 	ctx     context.Context
 	cancel  context.CancelFunc
 	closed  atomic.Bool
 	started atomic.Bool // Start has listed the tools once
+	// bg counts the goroutines the link starts (see goOwned), which Close
+	// waits for; bgMu orders their start against Close's wait.
+	bgMu sync.Mutex
+	bg   sync.WaitGroup
 
 	mu     sync.Mutex
 	target *actor.PID // nil once lost, until located again
@@ -183,26 +191,49 @@ func (l *Link) Cancel(id uint64) {
 // RefreshTools lists the tools again, the list's TTL past, without
 // waiting; retry runs when the listing fails.
 func (l *Link) RefreshTools(retry func()) {
-	go func() {
+	l.goOwned(func() {
 		ctx, cancel := context.WithTimeout(l.ctx, relocateTimeout)
 		defer cancel()
 		pid, err := l.current(ctx)
 		if err == nil {
 			_, err = l.ask(ctx, pid, &messages.RefreshTools{})
 		}
-		if err != nil {
-			if l.ctx.Err() == nil {
-				l.cfg.Logger.Warn("mcp tools/list failed; keeping the tools known", zap.Error(err))
-			}
+		if err != nil && l.ctx.Err() == nil { // a closed link retries nothing
+			l.cfg.Logger.Warn("mcp tools/list failed; keeping the tools known", zap.Error(err))
 			retry()
 		}
-	}()
+	})
 }
 
-// Close stops watching the actor, and its tool list, and ends the link's
-// background work. The actor is its owner's to stop.
+// goOwned runs f on a goroutine of the link's own, which Close cancels
+// (through l.ctx) and waits for; once the link is closed it runs nothing
+// and reports false.
+func (l *Link) goOwned(f func()) bool {
+	l.bgMu.Lock()
+	defer l.bgMu.Unlock()
+	if l.closed.Load() {
+		return false
+	}
+	l.bg.Add(1)
+	go func() {
+		defer l.bg.Done()
+		f()
+	}()
+	return true
+}
+
+// Close stops watching the actor, and its tool list, ends the link's
+// background work and waits for it, then runs Config.Release. The actor is
+// its owner's to stop. Close may be called more than once; the first call
+// does the work. It must not be called from the Owner's methods, which may
+// run on the goroutines it waits for.
 func (l *Link) Close() {
-	l.closed.Store(true)
+	l.bgMu.Lock()
+	already := l.closed.Swap(true)
+	l.bgMu.Unlock()
+	if already {
+		return
+	}
 	l.cancel()
 	l.mu.Lock()
 	pid := l.target
@@ -215,6 +246,10 @@ func (l *Link) Close() {
 		if l.cfg.WatchTools {
 			wire.Request(l.system, pid, &messages.UnwatchTools{}, l.pid)
 		}
+	}
+	l.bg.Wait()
+	if l.cfg.Release != nil {
+		l.cfg.Release()
 	}
 	l.system.ProcessRegistry.Remove(l.pid)
 }
@@ -275,16 +310,18 @@ func (l *Link) currentOtherThan(ctx context.Context, old *actor.PID) (*actor.PID
 	}
 	if l.started.Load() {
 		// A new home: its session is a new one, its tools may differ.
-		go func() {
+		l.goOwned(func() {
 			ctx, cancel := context.WithTimeout(l.ctx, relocateTimeout)
 			defer cancel()
 			if _, err := l.refresh(ctx, pid); err != nil {
-				l.cfg.Logger.Warn("mcp connection relocated; its tools could not be listed", zap.Error(err))
+				if l.ctx.Err() == nil {
+					l.cfg.Logger.Warn("mcp connection relocated; its tools could not be listed", zap.Error(err))
+				}
 				return
 			}
 			l.cfg.Logger.Info("mcp connection relocated", zap.String("address", pid.Address))
 			l.owner.Relocated()
-		}()
+		})
 	}
 	return pid, nil
 }
