@@ -168,6 +168,7 @@ func (g *grain) beginDrain(ctx actor.Context) {
 		return
 	}
 	g.draining = true
+	g.logger.Debug("mcp grain draining its calls in flight", zap.Duration("drain_timeout", g.drainTimeout))
 	if g.sup == nil {
 		ctx.Stop(ctx.Self())
 		return
