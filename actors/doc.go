@@ -23,11 +23,12 @@
 // Both actors are ordinary protoactor-go actors: a host may spawn them from
 // their Props in its own actor system and speak [messages] to them.
 //
-// Across the members of a cluster the messages travel in their wire forms
-// (messages.ToWire), converted at the actors' own edges: the supervisor
-// and the connection read a wire form that arrives as its plain message (the
-// supervisor passes plain messages on to its connection), and both answer a
-// sender on another member in wire forms. Between actors of one process
-// nothing is converted; which side a sender is on is one comparison of its
-// PID's address.
+// The actors speak plain messages only: they never read or write a wire
+// form. Across the members of a cluster the messages travel in their wire
+// forms (messages.ToWire), converted by package grid at the cluster's
+// edges: its grain reads what arrives in a wire form as the plain message
+// before passing it on, and sets [ConnectionConfig.Deliver], through
+// which the connection sends every answer and notice, to a function that
+// gives a sender on another member the wire form. Between actors of one
+// process nothing is converted.
 package actors

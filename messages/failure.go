@@ -119,7 +119,7 @@ func (f *Failure) causes() []error {
 
 // CauseOf reads why err happened into f's Cause (and RPC or Token), for
 // the first cause err matches in this order: a token refusal, an oversized
-// message, the server's JSON-RPC error, a deadline, a cancellation. It
+// message, a deadline, a cancellation, the server's JSON-RPC error. It
 // leaves f as it is when err matches none. errors.As stops at the first
 // *jsonrpc.Error, so go-sdk's own wire codes (a write the transport
 // rejected) count as the server's only when nothing else matched.

@@ -107,12 +107,12 @@ type WatchTools struct{}
 // session is ready (at once when one is), or the [*Failure] of the try.
 type Reconnect struct{}
 
-// HandedOver is sent by a supervisor that has stopped (a grain whose
-// member leaves, or that moves) to each facade on another member that sent
-// it calls, once every call it received has been answered or bounced and
-// its connection is closed: whatever the facade still waits for from it
-// never reached its connection, and may be sent to the next home. No
-// reply.
+// HandedOver is sent by a cluster grain (package grid's) that has stopped,
+// its member leaving or the grain moving, to each facade on another member
+// that sent it calls, once its supervisor and connection have stopped
+// (every call they received answered, or bounced as never sent) and the
+// connection is closed: whatever the facade still waits for from it never
+// reached its connection, and may be sent to the next home. No reply.
 type HandedOver struct{}
 
 // UnwatchTools ends the sender's [WatchTools]. No reply.
