@@ -8,4 +8,16 @@
 // name ends in "Error", in every public package (not internal/, examples/,
 // benchmarks/, conformance/, interop/, adapters/ or testdata), must be named
 // there as pkgname.Name, unless its doc comment marks it Deprecated.
+//
+// TestDocsNameOnlyIdentifiersThatExist checks the other way round, so that
+// a page cannot go on naming what the code no longer has: README.md,
+// docs/*.md and every doc.go may name, as code (in backticks, a fenced
+// block, or brackets), only Go identifiers the repository's packages still
+// declare: pkg.Name and pkg.Type.Member (a method or a field, promoted ones
+// included) for pkg the name of any package of the repository, and in a
+// doc.go its own [Name] and [Type.Member] links. It reads declarations with
+// go/parser, without building; a name of another module (mcp.Tool) is not
+// its to check, nor a variable of a fenced Go block that has a package's
+// name. TestDocsCheckFindsMissingIdentifiers runs it on synthetic
+// documents that name missing identifiers.
 package docscheck
