@@ -15,7 +15,7 @@
 // block, or brackets), only Go identifiers the repository's packages still
 // declare: pkg.Name and pkg.Type.Member (a method or a field, promoted ones
 // included) for pkg the name of any package of the repository, and in a
-// doc.go its own [Name] and [Type.Member] links. It reads declarations with
+// doc.go the doc links to names of its own package. It reads declarations with
 // go/parser, without building; a name of another module (mcp.Tool) is not
 // its to check, nor a variable of a fenced Go block that has a package's
 // name. TestDocsCheckFindsMissingIdentifiers runs it on synthetic
