@@ -8,6 +8,12 @@
 // follows the actor's tool list. [Follower] is the newLink plugin.Follow
 // takes.
 //
+// Every goroutine a Link starts (a resend, a hand-over, a listing, a
+// loss's grace) is its own: [Link.Close] cancels it, waits for it, then
+// runs [Config.Release], where package grid's locator waits for the
+// cluster lookup it may have in flight. Nothing of a link runs once Close
+// has returned.
+//
 // Package plugin does not import it: the seam is plugin.Link, typed, which
 // the caller passes in. It lives here rather than in grid so that plugin's
 // own tests can follow an actor without a cluster.
