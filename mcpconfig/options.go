@@ -16,6 +16,8 @@ type options struct {
 	workspace string
 	inputs    func(Input) (string, error)
 	strict    bool
+	approve   func(*Server, string) bool
+	base      *Config // LoadLayers: the layers below the one being read
 }
 
 func newOptions(opts []Option) *options {
@@ -64,6 +66,14 @@ func WithInputs(answer func(Input) (string, error)) Option {
 // with errors.Join instead of a [Config] with [Config.Problems].
 func WithStrict() Option {
 	return func(o *options) { o.strict = true }
+}
+
+// WithApprove asks approve, for each server of an untrusted [Layer] of
+// [LoadLayers], whether the user trusts it; what is its
+// [Server.ApprovalText], naming the command it would run. A server
+// approve refuses stays in [Config.Untrusted]. approve may prompt.
+func WithApprove(approve func(server *Server, what string) bool) Option {
+	return func(o *options) { o.approve = approve }
 }
 
 // Host names the application whose config file is read: it decides which

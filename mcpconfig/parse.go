@@ -24,6 +24,7 @@ type parser struct {
 	// lookup is the variables' source, for Codex's env_vars and
 	// env_http_headers.
 	lookup func(string) (string, bool)
+	base   *Config // the layers below this file's, for Codex's merge
 }
 
 // parse is [Parse] in strict mode with the path for errors (whose name
@@ -43,7 +44,7 @@ func parseWith(data []byte, path string, o *options) (*Config, error) {
 	// Windows editors may write a BOM, which encoding/json rejects and an
 	// editor does not show; dropping it keeps columns as the user sees them.
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	p := &parser{data: data, src: data, path: path, host: host, lookup: o.lookup, res: newResolver(host, path, o)}
+	p := &parser{data: data, src: data, path: path, host: host, lookup: o.lookup, res: newResolver(host, path, o), base: o.base}
 	var cfg *Config
 	var err error
 	if host == HostCodex || isTOML(path, data) {

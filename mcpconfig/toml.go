@@ -72,7 +72,19 @@ func (p *parser) parseCodexConfig() (*Config, error) {
 			continue
 		}
 		c := &codexServer{p: p, locs: locs, name: name}
-		s, err := c.parse(entries[name])
+		var base *Server
+		if p.base != nil {
+			base = p.base.Servers[name]
+		}
+		raw := entries[name]
+		keys, isTable := raw.(map[string]any)
+		if base != nil && isTable {
+			raw = withTransportOf(keys, base)
+		}
+		s, err := c.parse(raw)
+		if err == nil && base != nil {
+			s = overlay(base, s, keys)
+		}
 		if err != nil {
 			cfg.Problems = append(cfg.Problems, err)
 			continue
@@ -80,6 +92,23 @@ func (p *parser) parseCodexConfig() (*Config, error) {
 		cfg.Servers[name] = s
 	}
 	return cfg, nil
+}
+
+// withTransportOf gives a later layer's table that names neither command
+// nor url the earlier layer's, so that it parses as the same server.
+func withTransportOf(keys map[string]any, base *Server) map[string]any {
+	_, hasCommand := keys["command"]
+	_, hasURL := keys["url"]
+	if hasCommand || hasURL {
+		return keys
+	}
+	m := maps.Clone(keys)
+	if base.Type == TypeStdio {
+		m["command"] = base.Command
+	} else {
+		m["url"] = base.URL
+	}
+	return m
 }
 
 // offsetOf turns go-toml's 1-based line and byte column into an offset.

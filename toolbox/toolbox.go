@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/cuca-go/mcpconnector/internal/core/named"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
+	"github.com/cuca-go/mcpconnector/transport"
 )
 
 // sharedSystem is the actor system of every toolbox opened without
@@ -215,7 +217,16 @@ func (t *Toolbox) useSystem() {
 // start; err is an option with no effect, which fails Open whatever
 // [WithStrict] says.
 func (t *Toolbox) startServers(cfg *mcpconfig.Config) (failures []error, err error) {
+	failures = t.admitProblems(cfg)
 	for _, name := range cfg.Enabled() {
+		if cfg.Untrusted[name] {
+			sc := cfg.Servers[name]
+			err := fmt.Errorf("%w: server %q would %s", ErrUntrusted, name, sc.ApprovalText())
+			t.servers[name] = &server{cfg: sc, startErr: err}
+			t.names = append(t.names, name)
+			t.logger.Warn("mcp server not started: from an untrusted config file, not approved", zap.String("mcp_server", name))
+			continue
+		}
 		s := t.admit(name, cfg.Servers[name])
 		switch {
 		case s.startErr != nil, s.lazy: // denied by policy, or started by its first call
@@ -232,7 +243,33 @@ func (t *Toolbox) startServers(cfg *mcpconfig.Config) (failures []error, err err
 			failures = append(failures, err)
 		}
 	}
+	slices.Sort(t.names)
 	return failures, nil
+}
+
+// ErrUntrusted is wrapped by the status error of a server from an
+// untrusted layer (mcpconfig.Layer) that the caller has not approved
+// (mcpconfig.Config.Approve): the toolbox starts no command and runs no
+// helper of it. The error says what approving it would run.
+var ErrUntrusted = errors.New("toolbox: not started: from an untrusted config file, and not approved")
+
+// admitProblems admits each server of cfg that did not parse, or whose
+// variables stay unresolved (cfg.Problems), as a failed server whose
+// status error wraps its *mcpconfig.Error; a problem without a server
+// name is logged. They are Open's failures, which [WithStrict] makes fatal.
+func (t *Toolbox) admitProblems(cfg *mcpconfig.Config) []error {
+	var failures []error
+	for _, p := range cfg.Problems {
+		err := fmt.Errorf("toolbox: server %q not started: %w", p.Server, p)
+		failures = append(failures, err)
+		if _, seen := t.servers[p.Server]; p.Server == "" || seen || cfg.Servers[p.Server] != nil {
+			t.logger.Warn("mcp config entry skipped", zap.String("mcp_server", p.Server), zap.Error(p))
+			continue
+		}
+		t.servers[p.Server] = &server{cfg: &mcpconfig.Server{Name: p.Server, Line: p.Line, Column: p.Column}, startErr: err}
+		t.names = append(t.names, p.Server)
+	}
+	return failures
 }
 
 // admit adds the server name to the toolbox and decides how it starts: a
@@ -361,7 +398,15 @@ func (t *Toolbox) requiredReady(errs []error) error {
 func (t *Toolbox) startLocal(name string, sc *mcpconfig.Server, actorName string) (*plugin.McpPlugin, error) {
 	tr, err := sc.Transport()
 	if err != nil {
-		return nil, &plugin.Error{Kind: plugin.KindNotSupported, Server: fmt.Sprintf("server %q", name), Op: "connect", Err: err}
+		kind := plugin.KindNotSupported
+		if !errors.Is(err, transport.ErrNotSupported) {
+			kind = plugin.KindIO // an envFile that cannot be read
+		}
+		return nil, &plugin.Error{Kind: kind, Server: fmt.Sprintf("server %q", name), Op: "connect", Err: err}
+	}
+	if h, ok := tr.(transport.StreamableHTTP); ok && sc.HeadersHelper != "" {
+		h.HTTPClient = newHeadersClient(sc, h.HTTPClient)
+		tr = h
 	}
 	server := t.pluginOptions(sc, &t.opts)
 	opts := make([]plugin.Option, 0, len(server)+3)
