@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -25,6 +26,7 @@ type parser struct {
 	// env_http_headers.
 	lookup func(string) (string, bool)
 	base   *Config // the layers below this file's, for Codex's merge
+	notes  []*Error // problems of the file that are no server's
 }
 
 // parse is [Parse] in strict mode with the path for errors (whose name
@@ -87,6 +89,7 @@ func (p *parser) parseJSONConfig() (*Config, error) {
 		return nil, err
 	}
 	if servers == nil {
+		cfg.Problems = append(cfg.Problems, p.notes...)
 		return cfg, nil // a host settings file that lists no servers
 	}
 	entries, ok := members(servers.val, servers.valOff)
@@ -113,6 +116,9 @@ func (p *parser) parseJSONConfig() (*Config, error) {
 		if s == nil {
 			delete(cfg.Servers, name)
 		}
+	}
+	if p.host == HostGemini {
+		p.geminiFilter(cfg)
 	}
 	return cfg, nil
 }
@@ -197,7 +203,55 @@ func (p *parser) serversObject() (*member, error) {
 		}
 		return nil, p.errAt(start, "", "", `no "mcpServers" or "servers" object`)
 	}
+	if want := hostServersKey(p.host); want != "" && servers.key != want {
+		// The host reads only its own key: it starts none of these.
+		p.notes = append(p.notes, p.errAt(servers.keyOff, "", "", fmt.Sprintf("%s reads %q, not %q: it starts none of these servers", hostNames[p.host], want, servers.key)))
+		return nil, nil
+	}
 	return servers, nil
+}
+
+// hostServersKey is the one key of the servers' object that host reads;
+// "" when it reads both.
+func hostServersKey(host Host) string {
+	switch host {
+	case HostVSCode:
+		return "servers"
+	case HostClaudeCode, HostClaudeDesktop, HostCursor, HostGemini, HostWindsurf:
+		return "mcpServers"
+	}
+	return ""
+}
+
+// hostNames are the hosts as their users name them, for messages.
+var hostNames = map[Host]string{
+	HostGeneric: "this reader", HostClaudeCode: "Claude Code", HostClaudeDesktop: "Claude Desktop", HostCursor: "Cursor",
+	HostVSCode: "VS Code", HostGemini: "Gemini CLI", HostWindsurf: "Windsurf", HostCodex: "Codex",
+}
+
+// geminiFilter applies Gemini CLI's top-level "mcp": {"allowed": [...],
+// "excluded": [...]}: a server not allowed, or excluded, is disabled, as
+// Gemini CLI does not start it.
+func (p *parser) geminiFilter(cfg *Config) {
+	start := skipSep(p.data, 0)
+	top, _ := members(p.data[start:], start)
+	for _, m := range top {
+		if m.key != "mcp" {
+			continue
+		}
+		var f struct {
+			Allowed  *[]string `json:"allowed"`
+			Excluded []string  `json:"excluded"`
+		}
+		if json.Unmarshal(m.val, &f) != nil {
+			continue // a shape Gemini CLI would refuse is not ours to judge
+		}
+		for name, s := range cfg.Servers {
+			if f.Allowed != nil && !slices.Contains(*f.Allowed, name) || slices.Contains(f.Excluded, name) {
+				s.Disabled = true
+			}
+		}
+	}
 }
 
 // errAt makes the error for data[off].

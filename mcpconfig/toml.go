@@ -78,6 +78,10 @@ func (p *parser) parseCodexConfig() (*Config, error) {
 		}
 		raw := entries[name]
 		keys, isTable := raw.(map[string]any)
+		if isTable && base == nil && keys["enabled"] == false && keys["command"] == nil && keys["url"] == nil {
+			// Only switches off a server of another layer: nothing to start here.
+			continue
+		}
 		if base != nil && isTable {
 			raw = withTransportOf(keys, base)
 		}
