@@ -25,7 +25,7 @@ type parser struct {
 	// lookup is the variables' source, for Codex's env_vars and
 	// env_http_headers.
 	lookup func(string) (string, bool)
-	base   *Config // the layers below this file's, for Codex's merge
+	base   *Config  // the layers below this file's, for Codex's merge
 	notes  []*Error // problems of the file that are no server's
 }
 
