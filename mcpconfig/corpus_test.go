@@ -47,8 +47,19 @@ func (f corpusFigures) String() string {
 }
 
 // everyVariableSet answers every variable a file names, as its author's
-// shell would have it set: "<NAME>".
-func everyVariableSet(name string) (string, bool) { return "<" + name + ">", true }
+// shell would have it set: "val-NAME", with what may not be in a host name
+// replaced by '-'.
+func everyVariableSet(name string) (string, bool) { return "val-" + urlSafe(name), true }
+
+// urlSafe replaces what may not be in a host name by '-'.
+func urlSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_.-", r) {
+			return r
+		}
+		return '-'
+	}, s)
+}
 
 // measureCorpus loads each file of part as its host would, every variable
 // set and every input answered, and compares what it reads with the
@@ -65,7 +76,7 @@ func measureCorpus(t *testing.T, part string) corpusFigures {
 		path := filepath.Join(root, rel)
 		f.files++
 		cfg, err := Load(path, WithVariables(everyVariableSet),
-			WithInputs(func(in Input) (string, error) { return "<input:" + in.ID + ">", nil }))
+			WithInputs(func(in Input) (string, error) { return "input-" + urlSafe(in.ID), nil }))
 		if w.Refused {
 			f.broken++
 			var cerr *Error
