@@ -26,7 +26,8 @@ const HeadersHelperTimeout = 10 * time.Second
 // headersHelper failed: it did not start, exited with an error, ran out
 // of [HeadersHelperTimeout], or printed something other than one JSON
 // object of string values. The error says which, never what the helper
-// printed, which holds credentials.
+// printed, which holds credentials; the server's status error
+// ([Toolbox.Status]) quotes it.
 var ErrHeadersHelper = errors.New("toolbox: headersHelper failed")
 
 // headersHelper runs a server's headersHelper command and keeps the
