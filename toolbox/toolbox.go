@@ -138,7 +138,11 @@ func (s *server) plugin() *plugin.McpPlugin { return s.p.Load() }
 // it and why; every server Open started is closed first. A server that
 // [WithServerPolicy]'s policy does not allow is not started: its status is
 // failed with an error wrapping [plugin.ErrDenied] and [ErrDeniedByPolicy]
-// that names the rule. The error is an [*plugin.Error] (or several,
+// that names the rule. A server entry of cfg.Problems is reported failed with
+// its problem and the others start (an error of [WithStrict]); a server of
+// cfg.Untrusted starts nothing and is failed with [ErrUntrusted]. A
+// server's headersHelper (mcpconfig.Server.HeadersHelper) runs before its
+// first request. The error is an [*plugin.Error] (or several,
 // joined), a collision error wrapping [ErrNameCollision], or required
 // servers' errors.
 func Open(ctx context.Context, cfg *mcpconfig.Config, opts ...Option) (*Toolbox, error) {
@@ -523,8 +527,11 @@ func (t *Toolbox) Plugin(server string) *plugin.McpPlugin {
 // changed, while its State stays as it is. A server whose tools are
 // held out by a name collision is reported failed with that collision
 // (wrapping [ErrNameCollision]) even while its connection is up; one whose
-// transport is not supported is failed with [plugin.ErrNotSupported], and
-// one the server policy denies with [ErrDeniedByPolicy].
+// transport is not supported is failed with [plugin.ErrNotSupported], one
+// the server policy denies with [ErrDeniedByPolicy], one whose config entry
+// is a problem (mcpconfig.Config.Problems) with an error wrapping its
+// *mcpconfig.Error, and one of an untrusted layer not approved with
+// [ErrUntrusted].
 func (t *Toolbox) Status() map[string]plugin.Status {
 	out := make(map[string]plugin.Status, len(t.servers))
 	t.mu.Lock()
