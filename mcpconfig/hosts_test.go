@@ -246,3 +246,32 @@ func TestLayers(t *testing.T) {
 		assert.Empty(t, cfg.Untrusted, "approved")
 	})
 }
+
+// Whatever the bytes, reading a JSON(C) file by any host's rules returns a
+// Config or an error, never panics; an error and every problem are located
+// in the data.
+func FuzzParseJSONC(f *testing.F) {
+	seed, err := os.ReadFile(filepath.Join("testdata", "vscode.json"))
+	require.NoError(f, err)
+	f.Add(string(seed), uint8(0))
+	f.Add("{\n  // c\n  \"servers\": {\"a\": {\"command\": \"x\",},},\n}", uint8(4))
+	f.Add(`{"mcpServers": {"a": {"httpUrl": "https://h", "type": "stdio", "headersHelper": "${CLAUDE_PROJECT_DIR}/h"}}}`, uint8(5))
+	f.Add(`{"mcp": {"allowed": ["a"]}, "mcpServers": {"a": {"command": "$HOME/x", "env": {"K": "${input:k}"}}}}`, uint8(5))
+	hosts := []Host{HostGeneric, HostClaudeCode, HostClaudeDesktop, HostCursor, HostVSCode, HostGemini, HostWindsurf}
+	f.Fuzz(func(t *testing.T, data string, h uint8) {
+		cfg, err := Parse([]byte(data), WithHost(hosts[int(h)%len(hosts)]), WithVariables(everyVariableSet))
+		if err != nil {
+			assert.Nil(t, cfg)
+			var cerr *Error
+			require.ErrorAs(t, err, &cerr)
+			assert.GreaterOrEqual(t, cerr.Line, 1)
+			assert.GreaterOrEqual(t, cerr.Column, 1)
+			return
+		}
+		require.NotNil(t, cfg)
+		for _, p := range cfg.Problems {
+			assert.GreaterOrEqual(t, p.Line, 1)
+			assert.GreaterOrEqual(t, p.Column, 1)
+		}
+	})
+}
