@@ -129,6 +129,14 @@ func TestInputsAreDeclaredAndAnsweredOncePerID(t *testing.T) {
 	assert.Contains(t, cfg.Problems[0].Error(), `answer it with mcpconfig.WithInputs`)
 }
 
+func TestJSONCThatStartsWithACommentIsJSON(t *testing.T) {
+	cfg, err := Parse([]byte("// my servers\n{\"servers\": {\"a\": {\"command\": \"x\"},}}"))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a"}, cfg.Names())
+	_, err = Parse([]byte("/* block */ {\"servers\": {\"a\": }}"))
+	assert.EqualError(t, err, "1:31: invalid character '}' at start of value")
+}
+
 func TestJSONCWithEveryServerCommentedOut(t *testing.T) {
 	path := hostFile(t, t.TempDir(), ".vscode/mcp.json", "{\n  \"servers\": {\n    // \"a\": {\"command\": \"x\"},\n  }\n}\n")
 	cfg, err := Load(path)

@@ -20,7 +20,7 @@ import (
 // isTOML says whether the file is Codex's config.toml rather than an
 // mcp.json: by its extension when it has ".toml" or ".json", else by its
 // content, which is JSON when it is empty, valid JSON, or starts with '{'
-// (so that a broken mcp.json still gets JSON's errors).
+// or a JSONC comment (so that a broken mcp.json still gets JSON's errors).
 func isTOML(path string, data []byte) bool {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".toml":
@@ -29,7 +29,8 @@ func isTOML(path string, data []byte) bool {
 		return false
 	}
 	trimmed := bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
-	return len(trimmed) > 0 && trimmed[0] != '{' && !json.Valid(trimmed)
+	jsonc := bytes.HasPrefix(trimmed, []byte("//")) || bytes.HasPrefix(trimmed, []byte("/*"))
+	return len(trimmed) > 0 && trimmed[0] != '{' && !jsonc && !json.Valid(trimmed)
 }
 
 // tomlServers is the table of Codex's config.toml that lists the servers.
