@@ -23,7 +23,7 @@ func hostFile(t *testing.T, dir, rel, data string) string {
 
 func TestHostOf(t *testing.T) {
 	for path, want := range map[string]Host{
-		"/p/.mcp.json": HostClaudeCode, "/x/claude_desktop_config.json": HostClaudeDesktop,
+		"/p/.mcp.json": HostClaudeCode, "/h/.claude.json": HostClaudeCode, "/x/claude_desktop_config.json": HostClaudeDesktop,
 		"/p/.cursor/mcp.json": HostCursor, "/p/.vscode/mcp.json": HostVSCode, "/h/Code/User/mcp.json": HostVSCode,
 		"/p/.gemini/settings.json": HostGemini, "/h/.codeium/windsurf/mcp_config.json": HostWindsurf,
 		"/p/.codex/config.toml": HostCodex, "/p/mcp.json": HostGeneric, "/p/settings.json": HostGeneric,

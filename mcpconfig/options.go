@@ -112,7 +112,8 @@ const (
 	HostCodex Host = "codex"
 )
 
-// HostOf tells the host by the file's name: .mcp.json is Claude Code's,
+// HostOf tells the host by the file's name: .mcp.json (and the user's
+// ~/.claude.json, whose top-level "mcpServers" is the user scope) is Claude Code's,
 // claude_desktop_config.json Claude Desktop's, mcp.json in .cursor/
 // Cursor's, mcp.json in .vscode/ or VS Code's User folder VS Code's,
 // settings.json in .gemini/ Gemini CLI's, mcp_config.json Windsurf's, a
@@ -123,7 +124,7 @@ func HostOf(path string) Host {
 	switch {
 	case strings.EqualFold(filepath.Ext(base), ".toml"):
 		return HostCodex
-	case base == ".mcp.json":
+	case base == ".mcp.json", base == ".claude.json":
 		return HostClaudeCode
 	case base == "claude_desktop_config.json":
 		return HostClaudeDesktop
