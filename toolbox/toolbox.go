@@ -506,8 +506,9 @@ func (t *Toolbox) serverChanged() {
 // Name returns [Name].
 func (t *Toolbox) Name() string { return Name }
 
-// Servers returns the names of the enabled servers, sorted. Disabled
-// servers of the config are not part of the toolbox.
+// Servers returns the names of the enabled servers, sorted, with those of
+// the config's entries that did not parse (mcpconfig.Config.Problems), which
+// are failed. Disabled servers of the config are not part of the toolbox.
 func (t *Toolbox) Servers() []string { return append([]string(nil), t.names...) }
 
 // Plugin returns the plugin of server, or nil when the toolbox has no such
