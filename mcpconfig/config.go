@@ -1,6 +1,7 @@
 package mcpconfig
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -8,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/joho/godotenv"
 
 	"github.com/cuca-go/mcpconnector/transport"
 )
@@ -36,11 +39,46 @@ var typeNames = map[string]string{
 
 // Config is a parsed mcp.json, or Codex's config.toml.
 type Config struct {
-	// Path is the file it came from; "" for [Parse].
+	// Path is the file it came from; "" for [Parse]. For [LoadLayers] it
+	// is the last layer's.
 	Path string
-	// Servers holds every server, disabled ones included, by the name that
-	// is its key in the file.
+	// Host is the host whose rules read the file (see [HostOf], [WithHost]).
+	Host Host
+	// Servers holds every server that parsed, disabled ones included, by
+	// the name that is its key in the file.
 	Servers map[string]*Server
+	// Problems holds one error per server entry that did not parse, or
+	// whose variables or inputs stay unresolved, in file order: that
+	// server is not in Servers, and the others are. Each is an [*Error]
+	// at the entry's file:line:column naming the server ("" for an entry
+	// without a name). [WithStrict] turns them into Load's error.
+	Problems []*Error
+	// Inputs are the file's "inputs" declarations (VS Code), in file
+	// order, so that a host can prompt for them (see [WithInputs]).
+	Inputs []Input
+	// Untrusted names the servers that came from a layer marked
+	// untrusted (see [Layer]) and have not been approved: a caller must
+	// start no command and run no helper of theirs until it approves
+	// them (see [Server.ApprovalText]).
+	Untrusted map[string]bool
+}
+
+// Input is one of VS Code's "inputs": what ${input:ID} asks the user.
+type Input struct {
+	// ID is what ${input:ID} names.
+	ID string
+	// Type is "promptString" or "pickString" as written.
+	Type string
+	// Description is the prompt's text.
+	Description string
+	// Password says the answer is a secret: a prompt hides what is typed.
+	Password bool
+	// Default is the answer offered first.
+	Default string
+	// Options are a pickString's choices.
+	Options []string
+	// Line and Column locate the declaration in the file.
+	Line, Column int
 }
 
 // Server is one entry of "mcpServers" (or of Codex's [mcp_servers]),
@@ -48,6 +86,9 @@ type Config struct {
 type Server struct {
 	// Name is the entry's key in the file, as written.
 	Name string
+	// Description ("description", Gemini CLI's) says what the server is
+	// for; it is kept, not used.
+	Description string
 	// Type is one of the Type* constants. When the file has none it is
 	// inferred: "command" means stdio, "url" (or Gemini CLI's "httpUrl")
 	// means http.
@@ -64,6 +105,17 @@ type Server struct {
 	URL string
 	// Headers are sent with every HTTP request, e.g. an Authorization.
 	Headers map[string]string
+	// HeadersHelper ("headersHelper", Claude Code's) is a shell command
+	// whose standard output is one JSON object of header names to string
+	// values, sent with the server's requests on top of Headers; it is
+	// run before the server is reached and again when the server answers
+	// 401. package toolbox runs it (with a timeout, never logging what it
+	// prints); Transport does not.
+	HeadersHelper string
+	// EnvFile ("envFile", VS Code's and Cursor's) is a dotenv file whose
+	// variables are added to the stdio child's environment, Env winning;
+	// Transport reads it.
+	EnvFile string
 	// Disabled servers are parsed and kept but not meant to be connected
 	// ("disabled": true, or Codex's enabled = false).
 	Disabled bool
@@ -232,27 +284,43 @@ func (e *Error) Error() string {
 }
 
 // Load reads and parses the mcp.json, or Codex's config.toml, at
-// path; see [Parse] for the rules. A path ending in ".toml" is read as
-// TOML and one ending in ".json" as JSON; any other is told by its content. A file that cannot be read gives an error wrapping the
-// os.ReadFile one (so errors.Is(err, fs.ErrNotExist) works); a malformed one
-// gives [*Error]s, joined with errors.Join when several servers are
-// wrong, each starting with path:line:column.
-func Load(path string) (*Config, error) {
+// path by the rules of its host (told by its name, see [HostOf], or given
+// with [WithHost]); see [Parse] for the rules. A path ending in ".toml" is
+// read as TOML and one ending in ".json" as JSON (or JSONC); any other is
+// told by its content. A file that cannot be read gives an error wrapping
+// the os.ReadFile one (so errors.Is(err, fs.ErrNotExist) works); a file
+// that is not JSON, JSONC or TOML at all, or whose servers' object is
+// missing or of the wrong type, gives one [*Error]. A server entry that is
+// wrong only makes that server a problem (see [Config.Problems]);
+// [WithStrict] fails the whole file instead.
+func Load(path string, opts ...Option) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("mcpconfig: reading MCP config: %w", err)
 	}
-	return parse(data, path, os.LookupEnv)
+	return parseWith(data, path, newOptions(opts))
 }
 
 // Parse parses an mcp.json: a JSON object with "mcpServers" (Claude,
-// Cursor, Gemini CLI) or "servers" (VS Code), not both. Unknown fields, at
-// the top and in servers, are ignored; known ones are case-sensitive, must
-// have the right JSON type (null counts as absent) and must not repeat.
-// Beside the fields of those hosts it reads "required", "parallelToolCalls",
-// "approval" and "tools": {"<tool>": {"approval": ...}} (see [Server]).
+// Cursor, Gemini CLI, Windsurf) or "servers" (VS Code), not both. JSONC's
+// comments and trailing commas are allowed, as VS Code allows them, and
+// errors still point at the line and column of the text as written.
+// Unknown fields, at the top and in servers, are ignored; known ones are
+// case-sensitive, must have the right JSON type (null counts as absent)
+// and must not repeat, except that a shape of another host's key this
+// package does not read (Cursor's descriptive "tools" array) is ignored.
+// Beside the fields of those hosts it reads "required",
+// "parallelToolCalls", "approval" and "tools": {"<tool>": {"approval":
+// ...}} (see [Server]). The hosts' own keys: Windsurf's "serverUrl" is
+// "url"; Gemini CLI's "httpUrl" is Streamable HTTP before any "type",
+// "url" or "command" (and its "url" before "command"); Claude Code's
+// "headersHelper" and VS Code's "envFile" are kept on the [Server];
+// "disabledTools" adds to ExcludeTools; Cline's "alwaysAllow" and
+// "autoApprove" give those tools [ApprovalAuto] unless "tools" says
+// otherwise; "description" is kept. VS Code's top-level "inputs" are
+// [Config.Inputs].
 //
-// Data that is neither valid JSON nor starts with '{' (empty data is JSON)
+// Data that is neither valid JSON(C) nor starts with '{' (empty data is JSON)
 // is read as Codex's config.toml: its [mcp_servers.<name>] tables, the rest
 // of the file ignored, unknown keys too. Codex's keys map onto the same
 // fields: command, args, env, cwd, url, enabled (false is Disabled),
@@ -269,24 +337,31 @@ func Load(path string) (*Config, error) {
 // url, http_headers, env_http_headers or bearer_token_env_var, an HTTP
 // server's with args, env, env_vars or cwd, and an inline bearer_token are
 // errors. Codex expands no ${VAR} in its file: neither does Parse
-// there, and a disabled server's unset variables are no error.
+// there, and a disabled server's unset variables are no error. A Codex or
+// Gemini CLI file without servers is a Config without servers.
 //
-// In command, args, env values, cwd, url and header values, ${VAR},
-// ${VAR:-default} (the default when VAR is unset or empty) and VS Code's
-// ${env:VAR} are replaced from the process environment. A '$' not followed
-// by '{' is literal; there is no escape for "${"; a default is literal text
-// up to the first '}'. An unset variable without a default, an unterminated
-// or malformed reference, and other "${x:...}" forms such as VS Code's
-// ${input:id} are errors, except in a disabled server: disabling a server
-// whose token is not set must not break the file, so there such a field
-// keeps its text as written. The other checks apply to disabled servers too.
+// Variables are resolved as the host resolves them (see [Host]; the
+// table is in docs/toolbox.md, "Variables by host"); by default, with no
+// host ([HostGeneric]), ${VAR}, ${VAR:-default} (the default when VAR is
+// unset or empty), VS Code's ${env:VAR}, the predefined
+// ${workspaceFolder}, ${workspaceFolderBasename}, ${userHome},
+// ${pathSeparator}, ${/} and ${CLAUDE_PROJECT_DIR}, and ${input:ID} (see
+// [WithInputs]) are replaced, in command, args, env values, cwd, envFile,
+// url and header values and headersHelper; the values come from the process
+// environment or [WithVariables]. A '$' not followed by '{' is literal;
+// there is no escape for "${"; a default is literal text up to the first
+// '}'. An unset variable without a default, an unterminated or malformed
+// reference, and other "${x:...}" forms are the server's problem, except
+// in a disabled server: disabling a server whose token is not set must not
+// break the file, so there such a field keeps its text as written. The
+// other checks apply to disabled servers too.
 //
 // Errors, in either form, are [*Error]s without a path: "3:14:
-// message". The file's first problem stops parsing, except that each server
-// is checked on its own and the first problem of every broken server is
-// reported.
-func Parse(data []byte) (*Config, error) {
-	return parse(data, "", os.LookupEnv)
+// message". A problem of the file as a whole is Parse's error; a
+// problem of one server is in [Config.Problems] (the first problem of each
+// broken server), unless [WithStrict] is given.
+func Parse(data []byte, opts ...Option) (*Config, error) {
+	return parseWith(data, "", newOptions(opts))
 }
 
 // Names returns the names of all servers, disabled ones included, sorted.
@@ -335,9 +410,18 @@ func (s *Server) AllowsTool(tool string) bool {
 func (s *Server) Transport() (transport.McpTransport, error) {
 	switch s.Type {
 	case TypeStdio:
+		vars := s.Env
+		if s.EnvFile != "" {
+			fromFile, err := readEnvFile(s.EnvFile)
+			if err != nil {
+				return nil, fmt.Errorf("mcpconfig: server %q: envFile: %w", s.Name, err)
+			}
+			maps.Copy(fromFile, s.Env)
+			vars = fromFile
+		}
 		var env []string
-		for _, k := range slices.Sorted(maps.Keys(s.Env)) {
-			env = append(env, k+"="+s.Env[k])
+		for _, k := range slices.Sorted(maps.Keys(vars)) {
+			env = append(env, k+"="+vars[k])
 		}
 		return transport.Stdio{Command: s.Command, Args: slices.Clone(s.Args), Env: env, Dir: s.Cwd, Label: s.Name}, nil
 	case TypeHTTP:
@@ -366,3 +450,18 @@ func (e *unsupportedError) Error() string {
 }
 
 func (e *unsupportedError) Unwrap() error { return transport.ErrNotSupported }
+
+// readEnvFile reads a dotenv file. Its parse error is replaced, because
+// godotenv's quotes the line, which may hold a secret.
+func readEnvFile(path string) (map[string]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	vars, err := godotenv.Parse(f)
+	if err != nil {
+		return nil, errors.New("not a dotenv file of NAME=value lines")
+	}
+	return vars, nil
+}

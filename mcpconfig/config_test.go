@@ -55,9 +55,9 @@ func TestParseFormats(t *testing.T) {
 			"old": {Name: "old", Type: TypeStdio, Command: "x", Disabled: true, Line: 16, Column: 5},
 		}},
 		{"vscode.json", map[string]*Server{
-			// "envFile" is unknown: ignored, so its ${workspaceFolder} is not expanded.
+			// "envFile" is VS Code's: its ${workspaceFolder} is the workspace's.
 			"fs": {Name: "fs", Type: TypeStdio, Command: "/home/u/bin/fs", Args: []string{"--root", "."},
-				Cwd: "/home/u", Line: 4, Column: 5},
+				Cwd: "/home/u", EnvFile: "/w/.env", Line: 4, Column: 5},
 			"remote": {Name: "remote", Type: TypeHTTP, URL: "https://example.com/mcp",
 				ExcludeTools: []string{"delete_*", "drop"}, Prefix: ptr(""), Line: 11, Column: 5},
 		}},
@@ -68,7 +68,7 @@ func TestParseFormats(t *testing.T) {
 			require.NoError(t, err)
 			// No TOKEN: ${TOKEN:-none} takes its default.
 			lookup := vars(map[string]string{"GITHUB_TOKEN": "ghp_secret", "HOME_DIR": "/home/u"})
-			cfg, err := parse(data, "", lookup)
+			cfg, err := parseWith(data, "", &options{lookup: lookup, workspace: "/w", strict: true})
 			require.NoError(t, err)
 			assert.Empty(t, cfg.Path)
 			assert.Equal(t, c.want, cfg.Servers)
@@ -142,8 +142,10 @@ func TestConfigErrors(t *testing.T) {
 	cases := []struct {
 		name, data, want string
 	}{
-		{"syntax error mid-file", "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\",}\n  }\n}\n",
-			"3:26: invalid character '}' looking for beginning of object key string"},
+		{"syntax error mid-file", "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\" \"args\": []}\n  }\n}\n",
+			`3:26: invalid character '"' after object key:value pair`},
+		{"syntax error after a comment", "{\n  // é\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\",,}\n  }\n}\n",
+			`4:26: invalid character ',' at start of value`},
 		{"truncated", `{"mcpServers":{"a":{"command":"x"}}` + "\n", "1:36: unexpected end of JSON input"},
 		{"empty file", "", "1:1: unexpected end of JSON input"},
 		{"top level not an object", ` []`, "1:2: the top level must be a JSON object"},
@@ -190,21 +192,21 @@ func TestConfigErrors(t *testing.T) {
 			`1:31: server "a": command: invalid variable reference; want ${NAME}, ${NAME:-default} or ${env:NAME}`},
 		{"empty reference", servers(`"a":{"command":"${}"}`),
 			`1:31: server "a": command: invalid variable reference; want ${NAME}, ${NAME:-default} or ${env:NAME}`},
-		{"input prompt", servers(`"a":{"command":"${input:key}"}`),
-			`1:31: server "a": command: ${input:...} is not supported; use ${NAME}, ${NAME:-default} or ${env:NAME}`},
-		{"unset in command", servers(`"a":{"command":"${NOPE}"}`), `1:31: server "a": command: variable "NOPE" is not set`},
-		{"unset in args", servers(`"a":{"command":"x","args":["y","${NOPE}"]}`), `1:47: server "a": args[1]: variable "NOPE" is not set`},
+		{"input prompt without an answer", servers(`"a":{"command":"${input:key}"}`),
+			`1:31: server "a": command: input "key" has no answer; answer it with mcpconfig.WithInputs`},
+		{"unset in command", servers(`"a":{"command":"${NOPE}"}`), `1:31: server "a": command: variable "NOPE" is not set; set it in the environment or supply it with mcpconfig.WithVariables`},
+		{"unset in args", servers(`"a":{"command":"x","args":["y","${NOPE}"]}`), `1:47: server "a": args[1]: variable "NOPE" is not set; set it in the environment or supply it with mcpconfig.WithVariables`},
 		{"unset in env", servers(`"a":{"command":"x","env":{"GITHUB_TOKEN":"${NOPE}"}}`),
-			`1:57: server "a": env.GITHUB_TOKEN: variable "NOPE" is not set`},
-		{"unset in cwd", servers(`"a":{"command":"x","cwd":"${NOPE}/w"}`), `1:41: server "a": cwd: variable "NOPE" is not set`},
-		{"unset in url", servers(`"a":{"url":"${NOPE}/mcp"}`), `1:27: server "a": url: variable "NOPE" is not set`},
-		{"unset in httpUrl", servers(`"a":{"httpUrl":"${NOPE}"}`), `1:31: server "a": httpUrl: variable "NOPE" is not set`},
+			`1:57: server "a": env.GITHUB_TOKEN: variable "NOPE" is not set; set it in the environment or supply it with mcpconfig.WithVariables`},
+		{"unset in cwd", servers(`"a":{"command":"x","cwd":"${NOPE}/w"}`), `1:41: server "a": cwd: variable "NOPE" is not set; set it in the environment or supply it with mcpconfig.WithVariables`},
+		{"unset in url", servers(`"a":{"url":"${NOPE}/mcp"}`), `1:27: server "a": url: variable "NOPE" is not set; set it in the environment or supply it with mcpconfig.WithVariables`},
+		{"unset in httpUrl", servers(`"a":{"httpUrl":"${NOPE}"}`), `1:31: server "a": httpUrl: variable "NOPE" is not set; set it in the environment or supply it with mcpconfig.WithVariables`},
 		{"unset in headers", servers(`"a":{"url":"http://h","headers":{"Authorization":"Bearer ${NOPE}"}}`),
-			`1:65: server "a": headers.Authorization: variable "NOPE" is not set`},
+			`1:65: server "a": headers.Authorization: variable "NOPE" is not set; set it in the environment or supply it with mcpconfig.WithVariables`},
 		{"disabled servers are still type-checked", servers(`"a":{"command":"x","disabled":true,"args":"y"}`),
 			`1:58: server "a": args: must be an array of strings`},
 		{"every broken server is reported", servers(`"a":{"command":"${NOPE}"},"b":{"url":"ftp://x"}`),
-			"1:31: server \"a\": command: variable \"NOPE\" is not set\n" +
+			"1:31: server \"a\": command: variable \"NOPE\" is not set; set it in the environment or supply it with mcpconfig.WithVariables\n" +
 				`1:53: server "b": url: must be an absolute http or https URL`},
 	}
 	for _, c := range cases {
@@ -222,8 +224,8 @@ func TestErrorFields(t *testing.T) {
 	var cerr *Error
 	require.ErrorAs(t, err, &cerr)
 	assert.Equal(t, &Error{Path: "/etc/mcp.json", Line: 1, Column: 57, Server: "a", Field: "env.GITHUB_TOKEN",
-		Msg: `variable "NOPE" is not set`}, cerr)
-	assert.Equal(t, `/etc/mcp.json:1:57: server "a": env.GITHUB_TOKEN: variable "NOPE" is not set`, err.Error())
+		Msg: `variable "NOPE" is not set; set it in the environment or supply it with mcpconfig.WithVariables`}, cerr)
+	assert.Equal(t, `/etc/mcp.json:1:57: server "a": env.GITHUB_TOKEN: variable "NOPE" is not set; set it in the environment or supply it with mcpconfig.WithVariables`, err.Error())
 }
 
 // Values are often tokens: no error may quote one, whichever field or rule
@@ -289,7 +291,12 @@ func TestLoad(t *testing.T) {
 	t.Run("error starts with the path", func(t *testing.T) {
 		bad := filepath.Join(dir, "bad.json")
 		require.NoError(t, os.WriteFile(bad, []byte("{\"mcpServers\": {\n  \"a\": {\"command\": 1}\n}}\n"), 0o600))
-		_, err := Load(bad)
+		cfg, err := Load(bad)
+		require.NoError(t, err, "one bad server does not sink the file")
+		require.Len(t, cfg.Problems, 1)
+		require.EqualError(t, cfg.Problems[0], bad+`:2:20: server "a": command: must be a string`)
+		assert.Empty(t, cfg.Servers)
+		_, err = Load(bad, WithStrict())
 		require.EqualError(t, err, bad+`:2:20: server "a": command: must be a string`)
 	})
 	t.Run("missing file", func(t *testing.T) {
@@ -402,9 +409,9 @@ func TestExpand(t *testing.T) {
 		{in: "$A $ $$ ${A}$", want: "$A $ $$ a$"},
 		{in: "$${A}", want: "$a"},
 		{in: "}${A}}", want: "}a}"},
-		{in: "${UNSET}", err: `variable "UNSET" is not set`},
-		{in: "${env:UNSET}", err: `variable "UNSET" is not set`},
-		{in: "${SECRET}${UNSET}", err: `variable "UNSET" is not set`},
+		{in: "${UNSET}", err: `variable "UNSET" is not set; set it in the environment or supply it with mcpconfig.WithVariables`},
+		{in: "${env:UNSET}", err: `variable "UNSET" is not set; set it in the environment or supply it with mcpconfig.WithVariables`},
+		{in: "${SECRET}${UNSET}", err: `variable "UNSET" is not set; set it in the environment or supply it with mcpconfig.WithVariables`},
 		{in: "${A", err: `unterminated "${"`},
 		{in: "${A}${", err: `unterminated "${"`},
 		{in: "${}", err: "invalid variable reference; want ${NAME}, ${NAME:-default} or ${env:NAME}"},
@@ -412,13 +419,14 @@ func TestExpand(t *testing.T) {
 		{in: "${A B}", err: "invalid variable reference; want ${NAME}, ${NAME:-default} or ${env:NAME}"},
 		{in: "${A-d}", err: "invalid variable reference; want ${NAME}, ${NAME:-default} or ${env:NAME}"},
 		{in: "${env:}", err: "invalid variable reference; want ${NAME}, ${NAME:-default} or ${env:NAME}"},
-		{in: "${input:key}", err: "${input:...} is not supported; use ${NAME}, ${NAME:-default} or ${env:NAME}"},
-		{in: "${config:a.b}", err: "${config:...} is not supported; use ${NAME}, ${NAME:-default} or ${env:NAME}"},
+		{in: "${input:key}", err: `input "key" has no answer; answer it with mcpconfig.WithInputs`},
+		{in: "${config:a.b}", err: "${config:...} is not supported here; use ${NAME}, ${NAME:-default} or ${env:NAME}"},
 		{in: "${A:-${B}}", err: `the default of "A" cannot contain another reference`},
 	}
 	for _, c := range cases {
 		t.Run(c.in, func(t *testing.T) {
-			got, err := expand(c.in, lookup)
+			r := &resolver{host: HostGeneric, lookup: lookup, answered: map[string]answer{}}
+			got, err := r.expand(c.in)
 			if c.err != "" {
 				require.EqualError(t, err, c.err)
 				assert.NotContains(t, err.Error(), "hunter2")
@@ -437,7 +445,9 @@ func TestParseUsesProcessEnvironment(t *testing.T) {
 	cfg, err := Parse([]byte(servers(`"a":{"command":"${TOOLBOX_TEST_CMD}"}`)))
 	require.NoError(t, err)
 	assert.Equal(t, "from-env", cfg.Servers["a"].Command)
-	_, err = Parse([]byte(servers(`"a":1`)))
-	require.EqualError(t, err, `1:20: server "a": must be an object`)
-	assert.False(t, strings.HasPrefix(err.Error(), ":"))
+	cfg, err = Parse([]byte(servers(`"a":1`)))
+	require.NoError(t, err)
+	require.Len(t, cfg.Problems, 1)
+	require.EqualError(t, cfg.Problems[0], `1:20: server "a": must be an object`)
+	assert.False(t, strings.HasPrefix(cfg.Problems[0].Error(), ":"))
 }

@@ -1,31 +1,41 @@
-// Package mcpconfig reads the file that lists a host's MCP servers: the
-// mcp.json of Claude Desktop, Claude Code, Cursor, Gemini CLI and VS Code (a
-// "mcpServers", or VS Code's "servers", object of named servers), and
+// Package mcpconfig reads the files that list a host's MCP servers as each
+// host reads them: the mcp.json of Claude Code (.mcp.json), Claude Desktop,
+// Cursor, VS Code and Windsurf, Gemini CLI's settings.json (a "mcpServers",
+// or VS Code's "servers", object of named servers, in JSON or JSONC), and
 // Codex's config.toml ([mcp_servers.<name>] tables). It starts nothing: it
 // has no actors and no MCP session. Package toolbox runs what it reads.
 //
-//	cfg, err := mcpconfig.Load("mcp.json")
+//	cfg, err := mcpconfig.Load(".vscode/mcp.json", mcpconfig.WithInputs(prompt))
 //	if err != nil {
-//		log.Fatal(err) // mcp.json:7:19: server "search": url: must be an absolute http or https URL
+//		log.Fatal(err) // not JSON, JSONC or TOML at all: ".vscode/mcp.json:7:19: ..."
 //	}
-//	for _, name := range cfg.Enabled() {
-//		s := cfg.Servers[name]
-//		fmt.Println(name, s.Type, s.Command, s.URL)
+//	for _, p := range cfg.Problems {
+//		log.Print(p) // one per broken entry: mcp.json:9:5: server "search": url: must be an absolute http or https URL
 //	}
-//	tb, err := toolbox.Open(ctx, cfg)
+//	tb, err := toolbox.Open(ctx, cfg) // the broken entries show as failed servers
 //
 // Each entry becomes a [Server]: a stdio "command" with "args", "env" and
 // "cwd", or an HTTP "url" with "headers", plus what the hosts add (tool
 // filters, a prefix, timeouts, trust and approval modes, "required",
-// "lazy"). ${VAR}, ${VAR:-default} and VS Code's ${env:VAR} are expanded
-// from the process environment. Errors are [*Error]s that point at the
-// file, the line, the column and the server, like a compiler's, and never
-// quote a value, which may be a secret.
+// "lazy", a headersHelper, an envFile). The host, told by the file's name
+// ([HostOf]) or given ([WithHost]), decides which variables are resolved
+// and what an unresolved one becomes ([Host]); values come from the process
+// environment or [WithVariables], VS Code's ${input:ID} from [WithInputs].
+// One bad entry never sinks the file: it is one of [Config.Problems], the
+// others load, unless [WithStrict]. [LoadLayers] merges a host's files in
+// its order and keeps the servers of an untrusted layer waiting for the
+// caller's approval. Errors are [*Error]s that point at the file, the line,
+// the column and the server, like a compiler's, and never quote a value,
+// which may be a secret.
 //
 // # Sections
 //
-//   - Reading: [Load], [Parse], [Config], [Error].
+//   - Reading: [Load], [Parse], [LoadLayers], [Layer], [Config], [Error].
+//   - Options: [Option], [WithHost], [WithVariables], [WithWorkspaceFolder], [WithInputs],
+//     [WithStrict], [WithApprove].
+//   - Hosts: [Host] and its values, [HostOf], [Input].
 //   - A server: [Server], [Server.Transport], [Server.AllowsTool], [Server.ToolPrefix],
-//     [MatchGlob], and the transport types [TypeStdio], [TypeHTTP], [TypeSSE], [TypeWS].
-//   - Approval: [ApprovalMode] and its values, [Tool], [Server.ToolApproval].
+//     [Server.ApprovalText], [MatchGlob], and the transport types [TypeStdio], [TypeHTTP],
+//     [TypeSSE], [TypeWS].
+//   - Approval: [ApprovalMode] and its values, [Tool], [Server.ToolApproval], [Config.Approve].
 package mcpconfig

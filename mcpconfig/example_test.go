@@ -33,11 +33,12 @@ approval_mode = "auto"
 	fmt.Println("connect:", s.ConnectTimeout, "call:", s.Timeout, "required:", s.Required, "serial:", s.SerialCalls())
 	fmt.Println(s.ToolApproval("resolve-library-id"), s.ToolApproval("get-library-docs"))
 
-	_, err = mcpconfig.Parse([]byte("[mcp_servers.docs]\ncommand = \"npx\"\ntool_timeout_sec = \"1m\"\n"))
-	fmt.Println(err)
+	// One bad server is a problem of its own; the file's others still load.
+	cfg, err = mcpconfig.Parse([]byte("[mcp_servers.docs]\ncommand = \"npx\"\ntool_timeout_sec = \"1m\"\n"))
+	fmt.Println(err, cfg.Problems[0])
 	// Output:
 	// stdio npx [-y @upstash/context7-mcp]
 	// connect: 20s call: 1m0s required: true serial: true
 	// auto writes
-	// 3:20: server "docs": tool_timeout_sec: must be a number of seconds
+	// <nil> 3:20: server "docs": tool_timeout_sec: must be a number of seconds
 }

@@ -74,7 +74,7 @@ func TestConfigJSONNewFieldErrors(t *testing.T) {
 		{"approval not a string", servers(`"a":{"command":"x","approval":true}`),
 			`1:46: server "a": approval: must be "auto", "prompt", "writes" or "approve"`},
 		{"approval twice", servers(`"a":{"command":"x","approval":"auto","approval":"prompt"}`), `1:53: server "a": approval: duplicate field`},
-		{"tools not an object", servers(`"a":{"command":"x","tools":["t"]}`), `1:43: server "a": tools: must be an object of tools by name`},
+		{"tools object with a bad entry", servers(`"a":{"command":"x","tools":{"t":1}}`), `1:48: server "a": tools.t: must be an object`},
 		{"tool not an object", servers(`"a":{"command":"x","tools":{"t":"auto"}}`), `1:48: server "a": tools.t: must be an object`},
 		{"empty tool name", servers(`"a":{"command":"x","tools":{"":{}}}`), `1:44: server "a": tools.: empty tool name`},
 		{"tool twice", servers(`"a":{"command":"x","tools":{"t":{},"t":{}}}`), `1:51: server "a": tools.t: duplicate tool name`},

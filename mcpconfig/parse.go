@@ -7,83 +7,173 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/tailscale/hujson"
 )
 
 // parser holds what every error needs: the data for positions and the path.
 type parser struct {
-	data   []byte
-	path   string
+	data []byte // the JSON read: the file with its comments and trailing commas blanked
+	src  []byte // the file as written, for positions
+	path string
+	host Host
+	res  *resolver
+	// lookup is the variables' source, for Codex's env_vars and
+	// env_http_headers.
 	lookup func(string) (string, bool)
+	base   *Config  // the layers below this file's, for Codex's merge
+	notes  []*Error // problems of the file that are no server's
 }
 
-// parse is [Parse] with the path for errors (whose extension
-// may choose the form, see [isTOML]) and the variable lookup injected, so
-// tests need not touch the process environment.
+// parse is [Parse] in strict mode with the path for errors (whose name
+// may choose the form and the host, see [isTOML] and [HostOf]) and the
+// variable lookup injected, so tests need not touch the process
+// environment.
 func parse(data []byte, path string, lookup func(string) (string, bool)) (*Config, error) {
-	if isTOML(path, data) {
-		return parseCodexConfig(data, path, lookup)
-	}
-	return parseJSONConfig(data, path, lookup)
+	return parseWith(data, path, &options{lookup: lookup, strict: true})
 }
 
-// parseJSONConfig parses the JSON forms.
-func parseJSONConfig(data []byte, path string, lookup func(string) (string, bool)) (*Config, error) {
+// parseWith reads data by o.
+func parseWith(data []byte, path string, o *options) (*Config, error) {
+	host := o.host
+	if !o.hostSet {
+		host = HostOf(path)
+	}
 	// Windows editors may write a BOM, which encoding/json rejects and an
 	// editor does not show; dropping it keeps columns as the user sees them.
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	p := &parser{data: data, path: path, lookup: lookup}
-	if err := p.checkSyntax(); err != nil {
-		return nil, err
+	p := &parser{data: data, src: data, path: path, host: host, lookup: o.lookup, res: newResolver(host, path, o), base: o.base}
+	var cfg *Config
+	var err error
+	if host == HostCodex || isTOML(path, data) {
+		p.host, p.res.host = HostCodex, HostCodex
+		cfg, err = p.parseCodexConfig()
+	} else {
+		cfg, err = p.parseJSONConfig()
 	}
-	servers, err := p.serversObject()
 	if err != nil {
 		return nil, err
 	}
-	entries, ok := members(servers.val, servers.valOff)
-	if !ok {
-		return nil, p.errAt(servers.valOff, "", "", fmt.Sprintf("%q must be an object", servers.key))
-	}
-	cfg := &Config{Path: path, Servers: make(map[string]*Server, len(entries))}
-	var errs []error
-	for _, e := range entries {
-		switch _, dup := cfg.Servers[e.key]; {
-		case e.key == "":
-			errs = append(errs, p.errAt(e.keyOff, "", "", "empty server name"))
-		case dup:
-			errs = append(errs, p.errAt(e.keyOff, e.key, "", "duplicate server name"))
-		default:
-			s, err := p.server(e)
-			if err != nil {
-				errs = append(errs, err)
-			}
-			cfg.Servers[e.key] = s // nil on error; never returned then
+	cfg.Host = p.host
+	if o.strict && len(cfg.Problems) > 0 {
+		errs := make([]error, len(cfg.Problems))
+		for i, e := range cfg.Problems {
+			errs[i] = e
 		}
-	}
-	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	return cfg, nil
 }
 
-// checkSyntax reports the file's first JSON syntax error, if any, where it
-// is; the rest of the parser reads valid JSON only.
+// parseJSONConfig parses the JSON forms.
+func (p *parser) parseJSONConfig() (*Config, error) {
+	if err := p.checkSyntax(); err != nil {
+		return nil, err
+	}
+	cfg := &Config{Path: p.path, Servers: map[string]*Server{}}
+	inputs, err := p.inputs()
+	if err != nil {
+		return nil, err
+	}
+	cfg.Inputs = inputs
+	p.res.inputs = map[string]Input{}
+	for _, in := range inputs {
+		p.res.inputs[in.ID] = in
+	}
+	servers, err := p.serversObject()
+	if err != nil {
+		return nil, err
+	}
+	if servers == nil {
+		cfg.Problems = append(cfg.Problems, p.notes...)
+		return cfg, nil // a host settings file that lists no servers
+	}
+	entries, ok := members(servers.val, servers.valOff)
+	if !ok {
+		return nil, p.errAt(servers.valOff, "", "", fmt.Sprintf("%q must be an object", servers.key))
+	}
+	for _, e := range entries {
+		switch _, dup := cfg.Servers[e.key]; {
+		case e.key == "":
+			cfg.Problems = append(cfg.Problems, p.errAt(e.keyOff, "", "", "empty server name"))
+		case dup:
+			cfg.Problems = append(cfg.Problems, p.errAt(e.keyOff, e.key, "", "duplicate server name"))
+		default:
+			s, err := p.server(e)
+			if err != nil {
+				cfg.Problems = append(cfg.Problems, err)
+				cfg.Servers[e.key] = nil // so that a later entry of that name is a duplicate
+				continue
+			}
+			cfg.Servers[e.key] = s
+		}
+	}
+	for name, s := range cfg.Servers {
+		if s == nil {
+			delete(cfg.Servers, name)
+		}
+	}
+	if p.host == HostGemini {
+		p.geminiFilter(cfg)
+	}
+	return cfg, nil
+}
+
+// checkSyntax reports the file's first syntax error, if any, where it is,
+// and makes JSONC (comments, trailing commas) plain JSON for the rest of
+// the parser, keeping every byte's offset: comments and those commas
+// become blanks.
 func (p *parser) checkSyntax() error {
+	jsonErr, jsonOff := p.jsonSyntax(p.src)
+	if jsonErr == nil {
+		return nil
+	}
+	v, err := hujson.Parse(bytes.Clone(p.src))
+	if err == nil {
+		v.Standardize()
+		p.data = v.Pack()
+		if err, _ := p.jsonSyntax(p.data); err != nil {
+			return err
+		}
+		return nil
+	}
+	// "hujson: line L, column C: message", C counting bytes. Its place
+	// is the one to give when encoding/json stopped earlier, at a comment
+	// or a trailing comma; otherwise encoding/json's words are clearer.
+	var line, col int
+	msg := err.Error()
+	if _, scanErr := fmt.Sscanf(msg, "hujson: line %d, column %d:", &line, &col); scanErr != nil || strings.Contains(msg, "unexpected EOF") {
+		return jsonErr
+	}
+	off := offsetOf(p.src, line, col)
+	if jsonOff >= off {
+		return jsonErr
+	}
+	_, rest, _ := strings.Cut(msg, ": ")
+	_, rest, _ = strings.Cut(rest, ": ")
+	return p.errAt(off, "", "", rest)
+}
+
+// jsonSyntax is encoding/json's first syntax error in data, at its offset.
+func (p *parser) jsonSyntax(data []byte) (*Error, int) {
 	var syntaxErr *json.SyntaxError
-	if err := json.Unmarshal(p.data, new(json.RawMessage)); errors.As(err, &syntaxErr) {
+	if err := json.Unmarshal(data, new(json.RawMessage)); errors.As(err, &syntaxErr) {
 		// Offset counts the offending byte; at the end of input there is
 		// none, so point just after the last token.
 		off := int(syntaxErr.Offset) - 1
 		if err.Error() == "unexpected end of JSON input" {
-			off = len(bytes.TrimRight(p.data, " \t\r\n"))
+			off = len(bytes.TrimRight(data, " \t\r\n"))
 		}
-		return p.errAt(max(off, 0), "", "", syntaxErr.Error())
+		off = max(off, 0)
+		return p.errAt(off, "", "", syntaxErr.Error()), off
 	} else if err != nil {
-		return p.errAt(0, "", "", err.Error())
+		return p.errAt(0, "", "", err.Error()), 0
 	}
-	return nil
+	return nil, 0
 }
 
 // serversObject finds the top level's "mcpServers" or "servers", which
@@ -108,14 +198,65 @@ func (p *parser) serversObject() (*member, error) {
 		servers = &top[i]
 	}
 	if servers == nil {
+		if p.host == HostGemini {
+			return nil, nil // Gemini CLI's settings.json holds more than servers
+		}
 		return nil, p.errAt(start, "", "", `no "mcpServers" or "servers" object`)
+	}
+	if want := hostServersKey(p.host); want != "" && servers.key != want {
+		// The host reads only its own key: it starts none of these.
+		p.notes = append(p.notes, p.errAt(servers.keyOff, "", "", fmt.Sprintf("%s reads %q, not %q: it starts none of these servers", hostNames[p.host], want, servers.key)))
+		return nil, nil
 	}
 	return servers, nil
 }
 
+// hostServersKey is the one key of the servers' object that host reads;
+// "" when it reads both.
+func hostServersKey(host Host) string {
+	switch host {
+	case HostVSCode:
+		return "servers"
+	case HostClaudeCode, HostClaudeDesktop, HostCursor, HostGemini, HostWindsurf:
+		return "mcpServers"
+	}
+	return ""
+}
+
+// hostNames are the hosts as their users name them, for messages.
+var hostNames = map[Host]string{
+	HostGeneric: "this reader", HostClaudeCode: "Claude Code", HostClaudeDesktop: "Claude Desktop", HostCursor: "Cursor",
+	HostVSCode: "VS Code", HostGemini: "Gemini CLI", HostWindsurf: "Windsurf", HostCodex: "Codex",
+}
+
+// geminiFilter applies Gemini CLI's top-level "mcp": {"allowed": [...],
+// "excluded": [...]}: a server not allowed, or excluded, is disabled, as
+// Gemini CLI does not start it.
+func (p *parser) geminiFilter(cfg *Config) {
+	start := skipSep(p.data, 0)
+	top, _ := members(p.data[start:], start)
+	for _, m := range top {
+		if m.key != "mcp" {
+			continue
+		}
+		var f struct {
+			Allowed  *[]string `json:"allowed"`
+			Excluded []string  `json:"excluded"`
+		}
+		if json.Unmarshal(m.val, &f) != nil {
+			continue // a shape Gemini CLI would refuse is not ours to judge
+		}
+		for name, s := range cfg.Servers {
+			if f.Allowed != nil && !slices.Contains(*f.Allowed, name) || slices.Contains(f.Excluded, name) {
+				s.Disabled = true
+			}
+		}
+	}
+}
+
 // errAt makes the error for data[off].
 func (p *parser) errAt(off int, server, field, msg string) *Error {
-	line, col := position(p.data, off)
+	line, col := position(p.src, off)
 	return &Error{Path: p.path, Line: line, Column: col, Server: server, Field: field, Msg: msg}
 }
 
@@ -203,17 +344,18 @@ func jsonString(raw json.RawMessage) (string, bool) {
 
 // server parses and validates one entry of the servers object: its known
 // fields as written, its transport, then the expanded values.
-func (p *parser) server(e member) (*Server, error) {
+func (p *parser) server(e member) (*Server, *Error) {
 	r, err := p.rawFields(e)
 	if err != nil {
 		return nil, err
 	}
 	s := &Server{Name: e.key, Disabled: r.disabled, Timeout: r.timeout, Trust: r.trust, MaxResultBytes: r.maxResultBytes, AlwaysLoad: r.alwaysLoad,
-		Lazy: r.lazy, StopWhenIdle: r.stopWhenIdle, Required: r.required, ParallelToolCalls: r.parallel, Approval: r.approval, Tools: r.tools}
+		Lazy: r.lazy, StopWhenIdle: r.stopWhenIdle, Required: r.required, ParallelToolCalls: r.parallel, Approval: r.approval, Tools: r.tools,
+		Description: r.description}
 	if s.Trust && s.Approval == ApprovalUnset {
 		s.Approval = ApprovalAuto // Gemini CLI's trust: no confirmation
 	}
-	s.Line, s.Column = position(p.data, e.keyOff)
+	s.Line, s.Column = position(p.src, e.keyOff)
 	if r.stopWhenIdle > 0 && !r.lazy {
 		return nil, p.errAt(r.idleOff, e.key, "stopWhenIdle", `needs "lazy": true`)
 	}
@@ -230,6 +372,20 @@ func (p *parser) server(e member) (*Server, error) {
 	for _, v := range r.list["excludeTools"] {
 		s.ExcludeTools = append(s.ExcludeTools, v.s)
 	}
+	for _, v := range r.list["disabledTools"] {
+		s.ExcludeTools = append(s.ExcludeTools, v.s)
+	}
+	for _, key := range []string{"alwaysAllow", "autoApprove"} {
+		for _, v := range r.list[key] {
+			if s.Tools[v.s].Approval != ApprovalUnset {
+				continue // the tool's own "approval" wins
+			}
+			if s.Tools == nil {
+				s.Tools = map[string]Tool{}
+			}
+			s.Tools[v.s] = Tool{Approval: ApprovalAuto}
+		}
+	}
 	if pre := r.str["prefix"]; pre != nil {
 		s.Prefix = &pre.s
 	}
@@ -238,7 +394,7 @@ func (p *parser) server(e member) (*Server, error) {
 
 // rawFields decodes the entry's known fields, each once; the others are
 // skipped.
-func (p *parser) rawFields(e member) (*rawServer, error) {
+func (p *parser) rawFields(e member) (*rawServer, *Error) {
 	fields, ok := members(e.val, e.valOff)
 	if !ok {
 		return nil, p.errAt(e.valOff, e.key, "", "must be an object")
@@ -254,6 +410,13 @@ func (p *parser) rawFields(e member) (*rawServer, error) {
 		}
 		seen[f.key] = true
 		if off, field, msg := r.decode(f); msg != "" {
+			if lenientFields[f.key] && off == f.valOff {
+				delete(r.list, f.key)
+				if f.key == "tools" {
+					r.tools = nil
+				}
+				continue // a shape of another host's key: ignored
+			}
 			return nil, p.errAt(off, e.key, field, msg)
 		}
 	}
@@ -263,17 +426,33 @@ func (p *parser) rawFields(e member) (*rawServer, error) {
 // inferType sets s.Type from "type", or else from "command" or "url"
 // (Gemini CLI's "httpUrl" too), and checks the transport has what it
 // needs. It returns which of "url" and "httpUrl" the entry gave.
-func (p *parser) inferType(e member, s *Server, r *rawServer) (urlField string, err error) {
-	fail := func(off int, field, format string, args ...any) (string, error) {
+func (p *parser) inferType(e member, s *Server, r *rawServer) (urlField string, err *Error) {
+	fail := func(off int, field, format string, args ...any) (string, *Error) {
 		return "", p.errAt(off, e.key, field, fmt.Sprintf(format, args...))
 	}
 	cmd := r.str["command"]
 	u, urlField := r.str["url"], "url"
+	if su := r.str["serverUrl"]; su != nil {
+		if u != nil {
+			return fail(su.off, "serverUrl", `conflicts with "url"`)
+		}
+		u, urlField = su, "serverUrl"
+	}
 	if h := r.str["httpUrl"]; h != nil {
+		if p.host == HostGemini {
+			// Gemini CLI takes httpUrl before everything else: it is
+			// Streamable HTTP whatever "type", "url" or "command" say.
+			s.Type = TypeHTTP
+			return "httpUrl", nil
+		}
 		if u != nil {
 			return fail(h.off, "httpUrl", `conflicts with "url"`)
 		}
 		u, urlField = h, "httpUrl"
+	}
+	if p.host == HostGemini && r.str["type"] == nil && u != nil {
+		s.Type = TypeHTTP // Gemini CLI: url before command
+		return urlField, nil
 	}
 	switch t := r.str["type"]; {
 	case t != nil:
@@ -306,6 +485,15 @@ var knownFields = map[string]bool{
 	"headers": true, "disabled": true, "timeout": true, "includeTools": true, "excludeTools": true, "prefix": true,
 	"trust": true, "maxResultBytes": true, "alwaysLoad": true, "lazy": true, "stopWhenIdle": true,
 	"required": true, "parallelToolCalls": true, "approval": true, "tools": true,
+	"serverUrl": true, "headersHelper": true, "envFile": true, "disabledTools": true, "alwaysAllow": true,
+	"autoApprove": true, "description": true,
+}
+
+// lenientFields are keys other hosts define: a shape this package does not
+// read (Cursor's descriptive "tools" array, an "autoApprove": true) is
+// ignored, as the hosts that do not own the key ignore it.
+var lenientFields = map[string]bool{
+	"tools": true, "disabledTools": true, "alwaysAllow": true, "autoApprove": true, "description": true,
 }
 
 // rawServer is a server entry's known fields as the file writes them,
@@ -326,6 +514,7 @@ type rawServer struct {
 	parallel       *bool
 	approval       ApprovalMode
 	tools          map[string]Tool
+	description    string
 }
 
 // decode stores the known field f; a non-empty msg is the error, at off and
@@ -335,13 +524,19 @@ func (r *rawServer) decode(f member) (off int, field, msg string) {
 		return 0, "", ""
 	}
 	switch f.key {
-	case "type", "command", "cwd", "url", "httpUrl", "prefix":
+	case "type", "command", "cwd", "url", "httpUrl", "prefix", "serverUrl", "headersHelper", "envFile":
 		s, ok := jsonString(f.val)
 		if !ok {
 			return f.valOff, f.key, "must be a string"
 		}
 		r.str[f.key] = &located{s: s, off: f.valOff}
-	case "args", "includeTools", "excludeTools":
+	case "description":
+		s, ok := jsonString(f.val)
+		if !ok {
+			return f.valOff, f.key, "must be a string"
+		}
+		r.description = s
+	case "args", "includeTools", "excludeTools", "disabledTools", "alwaysAllow", "autoApprove":
 		return r.decodeList(f)
 	case "env", "headers":
 		return r.decodeObject(f)
@@ -580,4 +775,60 @@ type located struct {
 func checkURL(u string) bool {
 	parsed, err := url.Parse(u)
 	return err == nil && (parsed.Scheme == "http" || parsed.Scheme == "https") && parsed.Host != ""
+}
+
+// inputs reads the top level's "inputs", VS Code's declarations of what
+// ${input:ID} asks: an array of objects with "id", "type", "description",
+// "password", "default" and "options". An entry without a string id, and
+// the array in any other shape, is ignored, as what a server cannot use.
+func (p *parser) inputs() ([]Input, error) {
+	start := skipSep(p.data, 0)
+	top, ok := members(p.data[start:], start)
+	if !ok {
+		return nil, p.errAt(start, "", "", "the top level must be a JSON object")
+	}
+	var out []Input
+	for _, m := range top {
+		if m.key != "inputs" {
+			continue
+		}
+		es, _ := elements(m.val, m.valOff)
+		for _, e := range es {
+			var raw struct {
+				ID          any `json:"id"`
+				Type        any `json:"type"`
+				Description any `json:"description"`
+				Password    any `json:"password"`
+				Default     any `json:"default"`
+				Options     any `json:"options"`
+			}
+			if json.Unmarshal(e.val, &raw) != nil {
+				continue
+			}
+			id, ok := raw.ID.(string)
+			if !ok || id == "" {
+				continue
+			}
+			in := Input{ID: id}
+			in.Type, _ = raw.Type.(string)
+			in.Description, _ = raw.Description.(string)
+			in.Password, _ = raw.Password.(bool)
+			in.Default, _ = raw.Default.(string)
+			if opts, ok := raw.Options.([]any); ok {
+				for _, o := range opts {
+					switch o := o.(type) {
+					case string:
+						in.Options = append(in.Options, o)
+					case map[string]any:
+						if v, ok := o["value"].(string); ok {
+							in.Options = append(in.Options, v)
+						}
+					}
+				}
+			}
+			in.Line, in.Column = position(p.src, e.off)
+			out = append(out, in)
+		}
+	}
+	return out, nil
 }

@@ -20,7 +20,7 @@ import (
 // isTOML says whether the file is Codex's config.toml rather than an
 // mcp.json: by its extension when it has ".toml" or ".json", else by its
 // content, which is JSON when it is empty, valid JSON, or starts with '{'
-// (so that a broken mcp.json still gets JSON's errors).
+// or a JSONC comment (so that a broken mcp.json still gets JSON's errors).
 func isTOML(path string, data []byte) bool {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".toml":
@@ -29,7 +29,8 @@ func isTOML(path string, data []byte) bool {
 		return false
 	}
 	trimmed := bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
-	return len(trimmed) > 0 && trimmed[0] != '{' && !json.Valid(trimmed)
+	jsonc := bytes.HasPrefix(trimmed, []byte("//")) || bytes.HasPrefix(trimmed, []byte("/*"))
+	return len(trimmed) > 0 && trimmed[0] != '{' && !jsonc && !json.Valid(trimmed)
 }
 
 // tomlServers is the table of Codex's config.toml that lists the servers.
@@ -37,9 +38,8 @@ const tomlServers = "mcp_servers"
 
 // parseCodexConfig parses Codex's config.toml: its [mcp_servers.<name>]
 // tables, the rest of the file being ignored. See [Parse].
-func parseCodexConfig(data []byte, path string, lookup func(string) (string, bool)) (*Config, error) {
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	p := &parser{data: data, path: path, lookup: lookup}
+func (p *parser) parseCodexConfig() (*Config, error) {
+	data := p.data
 	var doc map[string]any
 	if err := toml.Unmarshal(data, &doc); err != nil {
 		var de *toml.DecodeError
@@ -50,9 +50,10 @@ func parseCodexConfig(data []byte, path string, lookup func(string) (string, boo
 		return nil, p.errAt(offsetOf(data, line, col), "", "", strings.TrimPrefix(de.Error(), "toml: "))
 	}
 	locs := tomlLocations(data)
+	cfg := &Config{Path: p.path, Servers: map[string]*Server{}}
 	raw, ok := doc[tomlServers]
 	if !ok {
-		return nil, p.errAt(0, "", "", "no [mcp_servers] table")
+		return cfg, nil // Codex's config.toml holds more than servers
 	}
 	entries, ok := raw.(map[string]any)
 	if !ok {
@@ -62,28 +63,57 @@ func parseCodexConfig(data []byte, path string, lookup func(string) (string, boo
 	for name := range entries {
 		names = append(names, name)
 	}
-	// Errors come in file order, as the JSON forms' do.
+	// Problems come in file order, as the JSON forms' do.
 	slices.SortFunc(names, func(a, b string) int {
 		return cmp.Or(cmp.Compare(locs.key(tomlServers, a), locs.key(tomlServers, b)), strings.Compare(a, b))
 	})
-	cfg := &Config{Path: path, Servers: make(map[string]*Server, len(entries))}
-	var errs []error
 	for _, name := range names {
 		if name == "" {
-			errs = append(errs, p.errAt(locs.key(tomlServers, name), "", "", "empty server name"))
+			cfg.Problems = append(cfg.Problems, p.errAt(locs.key(tomlServers, name), "", "", "empty server name"))
 			continue
 		}
 		c := &codexServer{p: p, locs: locs, name: name}
-		s, err := c.parse(entries[name])
-		if err != nil {
-			errs = append(errs, err)
+		var base *Server
+		if p.base != nil {
+			base = p.base.Servers[name]
 		}
-		cfg.Servers[name] = s // nil on error; never returned then
-	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+		raw := entries[name]
+		keys, isTable := raw.(map[string]any)
+		if isTable && base == nil && keys["enabled"] == false && keys["command"] == nil && keys["url"] == nil {
+			// Only switches off a server of another layer: nothing to start here.
+			continue
+		}
+		if base != nil && isTable {
+			raw = withTransportOf(keys, base)
+		}
+		s, err := c.parse(raw)
+		if err == nil && base != nil {
+			s = overlay(base, s, keys)
+		}
+		if err != nil {
+			cfg.Problems = append(cfg.Problems, err)
+			continue
+		}
+		cfg.Servers[name] = s
 	}
 	return cfg, nil
+}
+
+// withTransportOf gives a later layer's table that names neither command
+// nor url the earlier layer's, so that it parses as the same server.
+func withTransportOf(keys map[string]any, base *Server) map[string]any {
+	_, hasCommand := keys["command"]
+	_, hasURL := keys["url"]
+	if hasCommand || hasURL {
+		return keys
+	}
+	m := maps.Clone(keys)
+	if base.Type == TypeStdio {
+		m["command"] = base.Command
+	} else {
+		m["url"] = base.URL
+	}
+	return m
 }
 
 // offsetOf turns go-toml's 1-based line and byte column into an offset.
@@ -201,7 +231,7 @@ type codexServer struct {
 	locs   tomlLocs
 	name   string
 	fields map[string]any // the table's keys
-	err    error          // the first problem
+	err    *Error         // the first problem
 }
 
 // at is where the server's field (a path below the server) starts.
@@ -224,7 +254,7 @@ func (c *codexServer) fail(off int, field, format string, args ...any) {
 // parse reads the table raw: the settings every server may have, then
 // those of its transport. Each check keeps going after a problem, so that
 // the first one in the table's order of checks is the one reported.
-func (c *codexServer) parse(raw any) (*Server, error) {
+func (c *codexServer) parse(raw any) (*Server, *Error) {
 	fields, ok := raw.(map[string]any)
 	if !ok {
 		return nil, c.p.errAt(c.at(), c.name, "", "must be a table")

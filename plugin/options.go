@@ -101,6 +101,15 @@ func ConnectTimeoutOf(opts ...ServerOption) time.Duration {
 	return DefaultConnectTimeout
 }
 
+// BreakerCoolDownOf returns the first and the longest cool-down that opts
+// set with [WithBreakerCoolDown] (the last one among them); zero for a
+// default. A package that passes plugin options on, such as toolbox, uses
+// it for a breaker of its own.
+func BreakerCoolDownOf(opts ...ServerOption) (initial, max time.Duration) {
+	o := applyOptions(opts)
+	return o.coolDown, o.maxCoolDown
+}
+
 // WithClientOptions sets the base of go-sdk's client options, for handlers a
 // server may use (elicitation, sampling). Unless set there, the client
 // declares no capabilities and go-sdk's multi-round-trip middleware stays

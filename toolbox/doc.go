@@ -90,14 +90,21 @@
 // after another, in the model's order, while other servers' run at once.
 // [WithServerPolicy] keeps the servers it does not allow from starting;
 // their status says which rule ([ErrDeniedByPolicy]). A lazy server's
-// first call waits for its start at most the connect timeout (or its ctx),
-// and a lazy server whose manifest is older than the ttlMs its tools/list
-// gave is started at Open to list again.
+// first call waits for its start at most the connect timeout (or its ctx);
+// a start that failed opens its breaker until the cool-down, with no start
+// in the background; and a lazy server whose manifest is older than the
+// ttlMs its tools/list gave is started at Open to list again. An entry the
+// config could not read (mcpconfig.Config.Problems) is a failed server
+// naming its problem, the others starting; a server of an untrusted layer
+// not approved starts nothing ([ErrUntrusted]); a "headersHelper" runs
+// before the server is reached and again on a 401, within
+// [HeadersHelperTimeout], its output never logged ([ErrHeadersHelper]).
 //
 // # Sections
 //
 //   - Server policy: [WithServerPolicy], [ServerPolicy], [ServerMatch], [PolicyDecision], [ErrDeniedByPolicy].
-//   - Running: [Open], [Option], [Toolbox], [ErrRequiredServer], [ErrApprovalHandlerMissing].
+//   - Running: [Open], [Option], [Toolbox], [ErrRequiredServer], [ErrApprovalHandlerMissing],
+//     [ErrUntrusted], [HeadersHelperTimeout], [ErrHeadersHelper].
 //   - Names: [ExposedName], [MaxNameLength], [ErrNameCollision], [ErrUnknownTool].
 //   - Tool search: [WithToolSearch], [ToolSearch], [Toolbox.Search], [Toolbox.OnRequest], [DefinitionBytes].
 //   - Lazy servers and pins: [WithManifestDir], [DefaultManifestDir], [Toolbox.Start], [WithPinnedTools],

@@ -24,7 +24,21 @@ type lazyState struct {
 
 	lastUse  atomic.Int64 // unix nanoseconds of the latest call's start
 	inflight atomic.Int64 // hook calls under way
+
+	// Under Toolbox.mu: the breaker of a lazy start that failed. Until
+	// retryAt a call fails at once with startErr; then one start is tried.
+	retryAt  time.Time
+	coolDown time.Duration // the latest cool-down; doubles per failed start
 }
+
+// Cool-downs of a lazy server whose start failed, unless the plugin
+// options set them (plugin.WithBreakerCoolDown): the first is
+// lazyCoolDown, each next one twice the last, up to lazyMaxCoolDown; a
+// start that succeeds resets them.
+const (
+	lazyCoolDown    = 7500 * time.Millisecond
+	lazyMaxCoolDown = time.Hour
+)
 
 // ErrUnknownServer is wrapped by the error of [Toolbox.Start] and
 // [Toolbox.AcceptTools] for a name that is no enabled server.
@@ -72,6 +86,12 @@ func (t *Toolbox) startedAndReady(ctx context.Context, s *server) (*plugin.McpPl
 		return p, nil
 	}
 	if err := p.WaitReady(wctx); err != nil {
+		t.mu.Lock()
+		breaker := s.startErr
+		t.mu.Unlock()
+		if s.lazy && breaker != nil && s.plugin() != p {
+			return nil, breaker // the start failed under this wait: the breaker's error
+		}
 		return nil, t.startWaitError(ctx, wctx, s, err)
 	}
 	return p, nil
@@ -115,6 +135,13 @@ func (t *Toolbox) ensureStarted(ctx context.Context, s *server) (*plugin.McpPlug
 		return p, nil
 	}
 	if s.starting == nil {
+		t.mu.Lock()
+		err, wait := s.startErr, time.Until(s.retryAt)
+		t.mu.Unlock()
+		if err != nil && wait > 0 {
+			s.startMu.Unlock()
+			return nil, err // the breaker is open: no start before its cool-down
+		}
 		s.starting = make(chan struct{})
 		if t.closed.Load() {
 			s.startMu.Unlock()
@@ -174,16 +201,34 @@ func (t *Toolbox) startLazy(s *server, done chan struct{}, n int) {
 			p, err = nil, &plugin.Error{Kind: plugin.KindInternal, Server: fmt.Sprintf("server %q", name), Op: "start", Err: errors.New("toolbox: closed")}
 		}
 	}
+	failed := p // a plugin whose start failed, closed once the breaker is open
+	if p != nil && t.opts.remote == nil {
+		// Attach has waited already. A start that fails is not retried
+		// in the background: the breaker opens (see openBreaker).
+		if werr := p.WaitReady(ctx); werr != nil && !t.closed.Load() {
+			if ctx.Err() != nil {
+				werr = fmt.Errorf("toolbox: the lazy server was not ready within the connect timeout of %s: %w", t.connectTimeout(s.cfg), werr)
+			}
+			p, err = nil, werr
+		}
+	}
 	t.mu.Lock()
+	if err != nil {
+		err = s.openBreaker(name, err, t.opts.pluginOpts)
+	} else {
+		s.coolDown, s.retryAt = 0, time.Time{}
+	}
 	s.startErr = err
 	t.mu.Unlock()
+	if p == nil && failed != nil && s.p.CompareAndSwap(failed, nil) {
+		_ = failed.Close() // after startErr is set: a call waiting on it reads the breaker's error
+	}
 	if p != nil {
 		t.logger.Info("mcp server started on first use", zap.String("mcp_server", name))
-		if t.opts.remote == nil {
-			_ = p.WaitReady(ctx) // Attach has waited already
-		}
 		s.lastUse.Store(time.Now().UnixNano()) // idle from now, not from the call that started it
 		t.serverChanged()
+	} else if err != nil {
+		t.statusChanged()
 	}
 	s.startMu.Lock()
 	s.starting = nil
@@ -192,6 +237,34 @@ func (t *Toolbox) startLazy(s *server, done chan struct{}, n int) {
 	if err != nil {
 		t.logger.Warn("mcp server did not start", zap.String("mcp_server", name), zap.Error(err))
 	}
+}
+
+// openBreaker opens the breaker of the lazy server s whose start failed
+// with cause, under Toolbox.mu: calls fail at once with the error it
+// returns, which wraps [plugin.ErrCircuitOpen] and cause, until the
+// cool-down's end, when the next call tries one start.
+func (s *server) openBreaker(name string, cause error, opts []plugin.ServerOption) error {
+	if errors.Is(cause, plugin.ErrCircuitOpen) || s.closedErr(cause) {
+		return cause
+	}
+	first, longest := plugin.BreakerCoolDownOf(opts...)
+	if first <= 0 {
+		first = lazyCoolDown
+	}
+	if longest <= 0 {
+		longest = lazyMaxCoolDown
+	}
+	s.coolDown = min(max(2*s.coolDown, first), max(longest, first))
+	s.retryAt = time.Now().Add(s.coolDown)
+	return &plugin.Error{Kind: plugin.KindInternal, Server: fmt.Sprintf("server %q", name), Op: "start",
+		Err: fmt.Errorf("%w: the lazy server's start failed; the next call after %s tries again: %w", plugin.ErrCircuitOpen, s.coolDown, cause)}
+}
+
+// closedErr reports whether err is the toolbox's closing, which is no
+// failure of the server.
+func (s *server) closedErr(err error) bool {
+	var pe *plugin.Error
+	return errors.As(err, &pe) && pe.Op == "start" && pe.Err != nil && pe.Err.Error() == "toolbox: closed"
 }
 
 // callable returns the plugin to call r (found in table rt) on, starting

@@ -261,17 +261,17 @@ func TestPinnedLazyServerIsCheckedBeforeAndAfterItStarts(t *testing.T) {
 
 func TestManifestBadInput(t *testing.T) {
 	t.Run("lazy must be a boolean", func(t *testing.T) {
-		_, err := mcpconfig.Parse([]byte("{\"mcpServers\": {\"a\": {\"command\": \"x\",\n \"lazy\": \"yes\"}}}"))
+		_, err := mcpconfig.Parse([]byte("{\"mcpServers\": {\"a\": {\"command\": \"x\",\n \"lazy\": \"yes\"}}}"), mcpconfig.WithStrict())
 		var ce *mcpconfig.Error
 		require.ErrorAs(t, err, &ce)
 		assert.Equal(t, `2:10: server "a": lazy: must be true or false`, err.Error())
 	})
 	t.Run("stopWhenIdle must be a duration and needs lazy", func(t *testing.T) {
-		_, err := mcpconfig.Parse([]byte(`{"mcpServers": {"a": {"command": "x", "lazy": true, "stopWhenIdle": 10}}}`))
+		_, err := mcpconfig.Parse([]byte(`{"mcpServers": {"a": {"command": "x", "lazy": true, "stopWhenIdle": 10}}}`), mcpconfig.WithStrict())
 		assert.ErrorContains(t, err, `stopWhenIdle: must be a duration`)
-		_, err = mcpconfig.Parse([]byte(`{"mcpServers": {"a": {"command": "x", "lazy": true, "stopWhenIdle": "soon"}}}`))
+		_, err = mcpconfig.Parse([]byte(`{"mcpServers": {"a": {"command": "x", "lazy": true, "stopWhenIdle": "soon"}}}`), mcpconfig.WithStrict())
 		assert.ErrorContains(t, err, `stopWhenIdle: must be a duration`)
-		_, err = mcpconfig.Parse([]byte(`{"mcpServers": {"a": {"command": "x", "stopWhenIdle": "10m"}}}`))
+		_, err = mcpconfig.Parse([]byte(`{"mcpServers": {"a": {"command": "x", "stopWhenIdle": "10m"}}}`), mcpconfig.WithStrict())
 		assert.ErrorContains(t, err, `1:55: server "a": stopWhenIdle: needs "lazy": true`)
 		cfg, err := mcpconfig.Parse([]byte(`{"mcpServers": {"a": {"command": "x", "lazy": true, "stopWhenIdle": "10m"}}}`))
 		require.NoError(t, err)

@@ -30,9 +30,10 @@ type options struct {
 }
 
 // WithStrict makes any server that fails to connect at Open (or whose
-// transport is not supported) fail Open, which then closes the others.
-// Without it such a server is reported by [Toolbox.Status] and keeps being
-// retried in the background.
+// transport is not supported, or whose entry is one of the config's
+// Problems) fail Open, which then closes the others. Without it such a
+// server is reported by [Toolbox.Status] and keeps being retried in the
+// background (an entry that did not parse is not).
 func WithStrict() Option {
 	return func(o *options) { o.strict = true }
 }

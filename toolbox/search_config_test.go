@@ -26,7 +26,7 @@ func TestConfigAlwaysLoadErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cfg, err := mcpconfig.Parse([]byte(c.data))
+			cfg, err := mcpconfig.Parse([]byte(c.data), mcpconfig.WithStrict())
 			require.Error(t, err)
 			assert.Nil(t, cfg)
 			assert.Equal(t, c.want, err.Error())

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/cuca-go/mcpconnector/internal/core/named"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
+	"github.com/cuca-go/mcpconnector/transport"
 )
 
 // sharedSystem is the actor system of every toolbox opened without
@@ -136,7 +138,11 @@ func (s *server) plugin() *plugin.McpPlugin { return s.p.Load() }
 // it and why; every server Open started is closed first. A server that
 // [WithServerPolicy]'s policy does not allow is not started: its status is
 // failed with an error wrapping [plugin.ErrDenied] and [ErrDeniedByPolicy]
-// that names the rule. The error is an [*plugin.Error] (or several,
+// that names the rule. A server entry of cfg.Problems is reported failed with
+// its problem and the others start (an error of [WithStrict]); a server of
+// cfg.Untrusted starts nothing and is failed with [ErrUntrusted]. A
+// server's headersHelper (mcpconfig.Server.HeadersHelper) runs before its
+// first request. The error is an [*plugin.Error] (or several,
 // joined), a collision error wrapping [ErrNameCollision], or required
 // servers' errors.
 func Open(ctx context.Context, cfg *mcpconfig.Config, opts ...Option) (*Toolbox, error) {
@@ -215,7 +221,16 @@ func (t *Toolbox) useSystem() {
 // start; err is an option with no effect, which fails Open whatever
 // [WithStrict] says.
 func (t *Toolbox) startServers(cfg *mcpconfig.Config) (failures []error, err error) {
+	failures = t.admitProblems(cfg)
 	for _, name := range cfg.Enabled() {
+		if cfg.Untrusted[name] {
+			sc := cfg.Servers[name]
+			err := fmt.Errorf("%w: server %q would %s", ErrUntrusted, name, sc.ApprovalText())
+			t.servers[name] = &server{cfg: sc, startErr: err}
+			t.names = append(t.names, name)
+			t.logger.Warn("mcp server not started: from an untrusted config file, not approved", zap.String("mcp_server", name))
+			continue
+		}
 		s := t.admit(name, cfg.Servers[name])
 		switch {
 		case s.startErr != nil, s.lazy: // denied by policy, or started by its first call
@@ -232,7 +247,33 @@ func (t *Toolbox) startServers(cfg *mcpconfig.Config) (failures []error, err err
 			failures = append(failures, err)
 		}
 	}
+	slices.Sort(t.names)
 	return failures, nil
+}
+
+// ErrUntrusted is wrapped by the status error of a server from an
+// untrusted layer (mcpconfig.Layer) that the caller has not approved
+// (mcpconfig.Config.Approve): the toolbox starts no command and runs no
+// helper of it. The error says what approving it would run.
+var ErrUntrusted = errors.New("toolbox: not started: from an untrusted config file, and not approved")
+
+// admitProblems admits each server of cfg that did not parse, or whose
+// variables stay unresolved (cfg.Problems), as a failed server whose
+// status error wraps its *mcpconfig.Error; a problem without a server
+// name is logged. They are Open's failures, which [WithStrict] makes fatal.
+func (t *Toolbox) admitProblems(cfg *mcpconfig.Config) []error {
+	var failures []error
+	for _, p := range cfg.Problems {
+		err := fmt.Errorf("toolbox: server %q not started: %w", p.Server, p)
+		failures = append(failures, err)
+		if _, seen := t.servers[p.Server]; p.Server == "" || seen || cfg.Servers[p.Server] != nil {
+			t.logger.Warn("mcp config entry skipped", zap.String("mcp_server", p.Server), zap.Error(p))
+			continue
+		}
+		t.servers[p.Server] = &server{cfg: &mcpconfig.Server{Name: p.Server, Line: p.Line, Column: p.Column}, startErr: err}
+		t.names = append(t.names, p.Server)
+	}
+	return failures
 }
 
 // admit adds the server name to the toolbox and decides how it starts: a
@@ -361,7 +402,15 @@ func (t *Toolbox) requiredReady(errs []error) error {
 func (t *Toolbox) startLocal(name string, sc *mcpconfig.Server, actorName string) (*plugin.McpPlugin, error) {
 	tr, err := sc.Transport()
 	if err != nil {
-		return nil, &plugin.Error{Kind: plugin.KindNotSupported, Server: fmt.Sprintf("server %q", name), Op: "connect", Err: err}
+		kind := plugin.KindNotSupported
+		if !errors.Is(err, transport.ErrNotSupported) {
+			kind = plugin.KindIO // an envFile that cannot be read
+		}
+		return nil, &plugin.Error{Kind: kind, Server: fmt.Sprintf("server %q", name), Op: "connect", Err: err}
+	}
+	if h, ok := tr.(transport.StreamableHTTP); ok && sc.HeadersHelper != "" {
+		h.HTTPClient = newHeadersClient(sc, h.HTTPClient)
+		tr = h
 	}
 	server := t.pluginOptions(sc, &t.opts)
 	opts := make([]plugin.Option, 0, len(server)+3)
@@ -457,8 +506,9 @@ func (t *Toolbox) serverChanged() {
 // Name returns [Name].
 func (t *Toolbox) Name() string { return Name }
 
-// Servers returns the names of the enabled servers, sorted. Disabled
-// servers of the config are not part of the toolbox.
+// Servers returns the names of the enabled servers, sorted, with those of
+// the config's entries that did not parse (mcpconfig.Config.Problems), which
+// are failed. Disabled servers of the config are not part of the toolbox.
 func (t *Toolbox) Servers() []string { return append([]string(nil), t.names...) }
 
 // Plugin returns the plugin of server, or nil when the toolbox has no such
@@ -478,8 +528,11 @@ func (t *Toolbox) Plugin(server string) *plugin.McpPlugin {
 // changed, while its State stays as it is. A server whose tools are
 // held out by a name collision is reported failed with that collision
 // (wrapping [ErrNameCollision]) even while its connection is up; one whose
-// transport is not supported is failed with [plugin.ErrNotSupported], and
-// one the server policy denies with [ErrDeniedByPolicy].
+// transport is not supported is failed with [plugin.ErrNotSupported], one
+// the server policy denies with [ErrDeniedByPolicy], one whose config entry
+// is a problem (mcpconfig.Config.Problems) with an error wrapping its
+// *mcpconfig.Error, and one of an untrusted layer not approved with
+// [ErrUntrusted].
 func (t *Toolbox) Status() map[string]plugin.Status {
 	out := make(map[string]plugin.Status, len(t.servers))
 	t.mu.Lock()

@@ -354,7 +354,7 @@ func loadServers(path string) (*mcpconfig.Config, string, error) {
 		}
 		return servers, bundledName, nil
 	}
-	servers, err := mcpconfig.Load(path)
+	servers, err := mcpconfig.Load(path, mcpconfig.WithStrict()) // a broken entry fails the run, as documented
 	if err != nil {
 		return nil, "", err
 	}

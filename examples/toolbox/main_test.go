@@ -427,7 +427,7 @@ func TestRunWithAMalformedFile(t *testing.T) {
 	var out bytes.Buffer
 	err := run(t.Context(), &out, config{model: scripted, mcpJSON: path})
 	require.Error(t, err)
-	assert.Equal(t, path+`:3:22: server "a": command: variable "MCP_DEMO_UNSET" is not set`, err.Error())
+	assert.Equal(t, path+`:3:22: server "a": command: variable "MCP_DEMO_UNSET" is not set; set it in the environment or supply it with mcpconfig.WithVariables`, err.Error())
 	assert.Empty(t, out.String())
 }
 
