@@ -57,11 +57,16 @@ func TestLegacyOnlyServersAreStartedOnce(t *testing.T) {
 // answers (and ignores its closed stdin), with that server failed for
 // that reason.
 func TestOpenIsBoundedByTheConnectTimeout(t *testing.T) {
-	start := time.Now()
-	tb := open(t, config(t, map[string]entry{
+	cfg := config(t, map[string]entry{
 		"alpha": stdioEntry(t),
 		"mute":  {"command": "sh", "args": []string{"-c", "exec sleep 60"}},
-	}),
+	})
+	// alpha must come up: a race-built child on a busy machine can take
+	// seconds, so its own connect timeout (which wins over the plugin
+	// options') is generous; only mute's 300ms is meant to expire.
+	cfg.Servers["alpha"].ConnectTimeout = time.Minute
+	start := time.Now()
+	tb := open(t, cfg,
 		// No retry before the status is read (see below).
 		toolbox.WithPluginOptions(plugin.WithBackoff(time.Minute, time.Minute)),
 		toolbox.WithPluginOptions(plugin.WithConnectTimeout(300*time.Millisecond)))
