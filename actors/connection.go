@@ -190,6 +190,7 @@ type McpConnection struct {
 	waiters  []*actor.PID     // AwaitReady senders while connecting
 	queued   []queuedCall     // CallTool arrivals while connecting, in order
 	inflight map[uint64]*call // calls sent to the server, by ID
+	requests requestTable     // resources and prompts requests in flight (resources.go)
 	pruneAt  int              // inflight size at which finished calls are dropped
 
 	// FinishCalls senders, answered once no call is in flight; while there
@@ -322,6 +323,8 @@ func (c *McpConnection) Receive(ctx actor.Context) {
 		c.onCallTool(ctx.Sender(), msg)
 	case *messages.CancelCall:
 		c.onCancel(msg.ID)
+	case *messages.ServerRequest:
+		c.onServerRequest(ctx.Sender(), msg)
 	case *messages.RefreshTools:
 		c.onRefresh(ctx.Sender())
 	case *toolsStale:
@@ -686,6 +689,9 @@ func limitOf(msg *messages.CallTool) string {
 func (c *McpConnection) supervised() bool { return c.cfg.EscalateFailures && c.parent != nil }
 
 func (c *McpConnection) onCancel(id uint64) {
+	if c.requests.cancel(id) {
+		return
+	}
 	if cl, ok := c.inflight[id]; ok && !cl.finished.Load() {
 		cl.replied.Store(true) // the caller is gone; nobody to answer
 		cl.cancel(errCallerGaveUp)

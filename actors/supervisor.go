@@ -158,6 +158,7 @@ type McpSupervisor struct {
 	ready    *messages.Ready
 	waiters  []*actor.PID // AwaitReady senders until the first session
 	queue    []*waitingCall
+	requests []*waitingRequest // resources and prompts requests held (resources.go)
 	nextWait uint64
 	failures int         // consecutive failures since the last ready session
 	restarts []time.Time // restart times inside the window
@@ -285,6 +286,10 @@ func (s *McpSupervisor) Receive(ctx actor.Context) {
 		s.onCallTool(ctx, msg)
 	case *messages.CancelCall:
 		s.onCancel(ctx, msg)
+	case *messages.ServerRequest:
+		s.onServerRequest(ctx, msg)
+	case *requestWaitExpired:
+		s.onRequestWaitExpired(msg.seq)
 	case *messages.RefreshTools:
 		s.onRefresh(ctx, msg)
 	case *toolList:
@@ -592,6 +597,7 @@ func (s *McpSupervisor) onReady(r *messages.Ready) {
 		w.timer.Stop()
 		s.system.Root.RequestWithCustomSender(s.child, w.msg, w.sender)
 	}
+	s.sendRequests()
 	if s.cfg.OnDirect != nil {
 		// After the queue, so that no call sent directly overtakes it.
 		s.cfg.OnDirect(s.child)
@@ -665,6 +671,9 @@ func (s *McpSupervisor) onCallTool(ctx actor.Context, msg *messages.CallTool) {
 }
 
 func (s *McpSupervisor) onCancel(ctx actor.Context, msg *messages.CancelCall) {
+	if s.dropRequest(ctx.Sender(), msg.ID) {
+		return
+	}
 	for i, w := range s.queue {
 		if w.msg.ID == msg.ID && w.sender.Equal(ctx.Sender()) {
 			w.timer.Stop()
@@ -710,6 +719,7 @@ func (s *McpSupervisor) failWaiting(f *messages.Failure) {
 		s.reply(w.sender, &messages.CallToolReply{ID: w.msg.ID, Failure: &g})
 	}
 	s.queue = nil
+	s.failRequests(f)
 }
 
 func (s *McpSupervisor) stop() {

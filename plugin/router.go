@@ -69,6 +69,8 @@ func (r *callRouter) SendUserMessage(_ *actor.PID, message any) {
 	switch m := msg.(type) {
 	case *messages.CallToolReply:
 		r.resolve(m.ID, m)
+	case *messages.ServerReply: // resources and prompts (resources.go)
+		r.resolve(m.ID, m)
 	case *messages.CallProgress:
 		r.progress(m)
 	case *actor.DeadLetterResponse:

@@ -1,0 +1,306 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cuca-go/mcpconnector/messages"
+	"github.com/cuca-go/mcpconnector/transport"
+)
+
+// Resources, resource templates and prompts ([messages.ServerRequest]):
+// the connection runs each request on a goroutine of its own, as it runs a
+// tool call, and that goroutine answers the caller. The supervisor holds
+// requests while reconnecting, as it holds tool calls, for at most its
+// ReconnectWait. These requests only read, so one the session ended under
+// goes back to the supervisor to run on the next session.
+
+// requestTable is the cancel functions of a connection's requests in
+// flight, by ID; the requests' goroutines remove their own entries.
+type requestTable struct {
+	mu sync.Mutex
+	m  map[uint64]context.CancelCauseFunc
+}
+
+func (t *requestTable) add(id uint64, cancel context.CancelCauseFunc) {
+	t.mu.Lock()
+	if t.m == nil {
+		t.m = map[uint64]context.CancelCauseFunc{}
+	}
+	t.m[id] = cancel
+	t.mu.Unlock()
+}
+
+func (t *requestTable) remove(id uint64) {
+	t.mu.Lock()
+	delete(t.m, id)
+	t.mu.Unlock()
+}
+
+// cancel cancels request id, if it is in flight, and reports whether it was.
+func (t *requestTable) cancel(id uint64) bool {
+	t.mu.Lock()
+	cancel, ok := t.m[id]
+	delete(t.m, id)
+	t.mu.Unlock()
+	if ok {
+		cancel(errCallerGaveUp)
+	}
+	return ok
+}
+
+// requestFailure is the reply failing msg with f, named for the request.
+func requestFailure(msg *messages.ServerRequest, f *messages.Failure) *messages.ServerReply {
+	f.Op = msg.Op()
+	return &messages.ServerReply{ID: msg.ID, Failure: f}
+}
+
+// requestLimit names the limit that set msg's deadline.
+func requestLimit(msg *messages.ServerRequest) string {
+	if msg.Limit != "" {
+		return msg.Limit
+	}
+	return "the request's deadline"
+}
+
+func (c *McpConnection) onServerRequest(sender *actor.PID, msg *messages.ServerRequest) {
+	if !msg.Deadline.IsZero() && !time.Now().Before(msg.Deadline) {
+		c.reply(sender, requestFailure(msg, &messages.Failure{Kind: messages.FailureInternal, Cause: messages.CauseDeadline,
+			Message: "deadline exceeded before the request was sent: " + requestLimit(msg) + " passed"}))
+		return
+	}
+	switch c.state {
+	case connecting, ended:
+		if c.supervised() {
+			// A request that reached this connection before (or after) its
+			// session: the supervisor holds it for the next one.
+			c.system.Root.RequestWithCustomSender(c.parent, msg, sender)
+			return
+		}
+		f := &messages.Failure{Kind: messages.FailureInternal, Message: "not connected yet"}
+		if c.failure != nil {
+			g := *c.failure
+			f = &g
+		}
+		c.reply(sender, requestFailure(msg, f))
+		return
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	var timer *time.Timer
+	if !msg.Deadline.IsZero() {
+		timer = time.AfterFunc(time.Until(msg.Deadline), func() { cancel(context.DeadlineExceeded) })
+	}
+	c.requests.add(msg.ID, cancel)
+	c.wg.Add(1)
+	go c.serveRequest(ctx, cancel, timer, c.session, c.tail, sender, msg)
+}
+
+// serveRequest is one request's goroutine: it sends the request on s and
+// answers the caller, or hands the request back to the supervisor when the
+// session ended under it.
+func (c *McpConnection) serveRequest(ctx context.Context, cancel context.CancelCauseFunc, timer *time.Timer,
+	s *mcp.ClientSession, tail transport.StderrTail, sender *actor.PID, msg *messages.ServerRequest) {
+	defer c.wg.Done()
+	if timer != nil {
+		defer timer.Stop()
+	}
+	defer cancel(nil)
+	var reply *messages.ServerReply
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				reply = requestFailure(msg, &messages.Failure{Kind: messages.FailureInternal, Message: fmt.Sprintf("panic: %v", r)})
+			}
+		}()
+		res, err := sendRequest(ctx, s, msg)
+		if err == nil {
+			reply = &messages.ServerReply{ID: msg.ID, Result: res}
+			return
+		}
+		reply = c.requestFailed(ctx, s, tail, sender, msg, err)
+	}()
+	c.requests.remove(msg.ID)
+	if reply != nil && !errors.Is(context.Cause(ctx), errCallerGaveUp) {
+		c.cfg.Deliver(c.system, sender, reply)
+	}
+}
+
+// requestFailed is the answer to a request that failed with err, or nil
+// when it is handed back to the supervisor for the next session.
+func (c *McpConnection) requestFailed(ctx context.Context, s *mcp.ClientSession, tail transport.StderrTail,
+	sender *actor.PID, msg *messages.ServerRequest, err error) *messages.ServerReply {
+	cause := context.Cause(ctx)
+	switch {
+	case errors.Is(cause, errCallerGaveUp):
+		return nil
+	case errors.Is(cause, context.DeadlineExceeded):
+		return requestFailure(msg, &messages.Failure{Kind: messages.FailureInternal, Cause: messages.CauseDeadline,
+			Message: "deadline exceeded: " + requestLimit(msg) + " passed"})
+	case brokenTransport(err) || errors.Is(err, transport.ErrNotSent):
+		c.system.Root.Send(c.self, &sessionEnded{session: s, err: err})
+		if c.supervised() {
+			c.system.Root.RequestWithCustomSender(c.parent, msg, sender)
+			return nil
+		}
+		f := causeOf(&messages.Failure{Kind: messages.FailureInternal,
+			Message: withTail("connection lost: "+unwrapped(msg.Method, err.Error()), tail)}, err)
+		if f.Cause == messages.CauseNone {
+			f.Cause = messages.CauseConnectionLost
+		}
+		return requestFailure(msg, f)
+	}
+	text, ok := serverAnswered("", err)
+	if !ok {
+		text = unwrapped(msg.Method, err.Error())
+	}
+	return requestFailure(msg, causeOf(&messages.Failure{Kind: messages.FailureInternal, Message: text}, err))
+}
+
+// sendRequest runs msg's method on s. A list of what the server does not
+// declare (no resources or prompts capability), or answers with "method
+// not found", is an empty list.
+func sendRequest(ctx context.Context, s *mcp.ClientSession, msg *messages.ServerRequest) (mcp.Result, error) {
+	var caps *mcp.ServerCapabilities
+	if r := s.InitializeResult(); r != nil {
+		caps = r.Capabilities
+	}
+	noResources := caps == nil || caps.Resources == nil
+	noPrompts := caps == nil || caps.Prompts == nil
+	switch msg.Method {
+	case messages.MethodListResources:
+		if noResources {
+			return &mcp.ListResourcesResult{Resources: []*mcp.Resource{}}, nil
+		}
+		res, err := s.ListResources(ctx, &mcp.ListResourcesParams{Cursor: msg.Cursor})
+		if notFound(err) || (err == nil && res.Resources == nil) {
+			return &mcp.ListResourcesResult{Resources: []*mcp.Resource{}}, nil
+		}
+		return res, err
+	case messages.MethodListResourceTemplates:
+		if noResources {
+			return &mcp.ListResourceTemplatesResult{ResourceTemplates: []*mcp.ResourceTemplate{}}, nil
+		}
+		res, err := s.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: msg.Cursor})
+		if notFound(err) || (err == nil && res.ResourceTemplates == nil) {
+			return &mcp.ListResourceTemplatesResult{ResourceTemplates: []*mcp.ResourceTemplate{}}, nil
+		}
+		return res, err
+	case messages.MethodListPrompts:
+		if noPrompts {
+			return &mcp.ListPromptsResult{Prompts: []*mcp.Prompt{}}, nil
+		}
+		res, err := s.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: msg.Cursor})
+		if notFound(err) || (err == nil && res.Prompts == nil) {
+			return &mcp.ListPromptsResult{Prompts: []*mcp.Prompt{}}, nil
+		}
+		return res, err
+	case messages.MethodReadResource:
+		return s.ReadResource(ctx, &mcp.ReadResourceParams{URI: msg.URI})
+	case messages.MethodGetPrompt:
+		return s.GetPrompt(ctx, &mcp.GetPromptParams{Name: msg.Name, Arguments: msg.Arguments})
+	}
+	return nil, fmt.Errorf("unknown method %q", msg.Method)
+}
+
+// notFound reports whether err is the server's "method not found".
+func notFound(err error) bool {
+	var re *jsonrpc.Error
+	return errors.As(err, &re) && re.Code == jsonrpc.CodeMethodNotFound
+}
+
+// The supervisor's side.
+
+// waitingRequest is a request held while the connection reconnects.
+type waitingRequest struct {
+	seq    uint64
+	sender *actor.PID
+	msg    *messages.ServerRequest
+	timer  *time.Timer
+}
+
+// requestWaitExpired: request seq waited its ReconnectWait (or deadline).
+type requestWaitExpired struct{ seq uint64 }
+
+func (*requestWaitExpired) IgnoreDeadLetterLogging() {}
+
+func (s *McpSupervisor) onServerRequest(ctx actor.Context, msg *messages.ServerRequest) {
+	if s.retrying() {
+		f := *s.status.LastFailure
+		f.Message = "the server has not come up: " + f.Message
+		s.reply(ctx.Sender(), requestFailure(msg, &f))
+		return
+	}
+	switch s.status.State {
+	case Ready:
+		ctx.Forward(s.child)
+	case Connecting, Reconnecting:
+		wait := s.cfg.ReconnectWait
+		if !msg.Deadline.IsZero() {
+			wait = min(wait, time.Until(msg.Deadline))
+		}
+		s.nextWait++
+		seq := s.nextWait
+		w := &waitingRequest{seq: seq, sender: ctx.Sender(), msg: msg}
+		w.timer = time.AfterFunc(wait, func() { s.system.Root.Send(s.self, &requestWaitExpired{seq: seq}) })
+		s.requests = append(s.requests, w)
+	default:
+		f := *s.final()
+		s.reply(ctx.Sender(), requestFailure(msg, &f))
+	}
+}
+
+func (s *McpSupervisor) onRequestWaitExpired(seq uint64) {
+	i := slices.IndexFunc(s.requests, func(w *waitingRequest) bool { return w.seq == seq })
+	if i < 0 {
+		return
+	}
+	w := s.requests[i]
+	s.requests = slices.Delete(s.requests, i, i+1)
+	cause := "connection is down"
+	if s.status.LastFailure != nil {
+		cause = s.status.LastFailure.Message
+	}
+	s.reply(w.sender, requestFailure(w.msg, &messages.Failure{Kind: messages.FailureInternal, Cause: messages.CauseDeadline,
+		Message: fmt.Sprintf("deadline exceeded: no connection within the reconnection wait of %s (WithReconnectWait) or %s: %s",
+			s.cfg.ReconnectWait, requestLimit(w.msg), cause)}))
+}
+
+// dropRequest forgets the held request id of sender, and reports whether
+// there was one.
+func (s *McpSupervisor) dropRequest(sender *actor.PID, id uint64) bool {
+	i := slices.IndexFunc(s.requests, func(w *waitingRequest) bool { return w.msg.ID == id && w.sender.Equal(sender) })
+	if i < 0 {
+		return false
+	}
+	s.requests[i].timer.Stop()
+	s.requests = slices.Delete(s.requests, i, i+1)
+	return true
+}
+
+// sendRequests hands the held requests to the ready child, in order.
+func (s *McpSupervisor) sendRequests() {
+	held := s.requests
+	s.requests = nil
+	for _, w := range held {
+		w.timer.Stop()
+		s.system.Root.RequestWithCustomSender(s.child, w.msg, w.sender)
+	}
+}
+
+// failRequests answers every held request with f.
+func (s *McpSupervisor) failRequests(f *messages.Failure) {
+	for _, w := range s.requests {
+		w.timer.Stop()
+		g := *f
+		s.reply(w.sender, requestFailure(w.msg, &g))
+	}
+	s.requests = nil
+}

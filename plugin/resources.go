@@ -1,0 +1,118 @@
+package plugin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cuca-go/mcpconnector/messages"
+)
+
+// Resources, resource templates and prompts: each request goes through the
+// plugin's actors as a tool call does (the supervisor holds it while
+// reconnecting, for at most WithReconnectWait; an open breaker fails it at
+// once), bounded by ctx's deadline or else WithDefaultCallTimeout, and
+// cancelled on the server when ctx ends. Lists are asked of the server on
+// each call, a page at a time, so they are never stale. Only a plugin from
+// Connect serves them: a facade from Follow (package grid's) answers with
+// ErrNotSupported, since they have no wire form yet.
+
+// ErrResultTooLarge: a resource read whose contents (text bytes plus blob
+// bytes) are over [WithMaxResultBytes]. Of kind Internal; the contents are
+// not returned.
+var ErrResultTooLarge = errors.New("result over the cap")
+
+// ListResources returns one page of the server's resources: cursor is ""
+// for the first page, else the NextCursor of the page before; the last
+// page has no NextCursor. A server that does not offer resources gives an
+// empty list, not an error. Errors are [*Error]s, as [Future.Await]'s.
+func (p *McpPlugin) ListResources(ctx context.Context, cursor string) (*mcp.ListResourcesResult, error) {
+	return askServer[*mcp.ListResourcesResult](ctx, p, &messages.ServerRequest{Method: messages.MethodListResources, Cursor: cursor})
+}
+
+// ListResourceTemplates returns one page of the server's resource
+// templates (URI templates a read may fill in), paginated as
+// [McpPlugin.ListResources] is; empty for a server without resources.
+func (p *McpPlugin) ListResourceTemplates(ctx context.Context, cursor string) (*mcp.ListResourceTemplatesResult, error) {
+	return askServer[*mcp.ListResourceTemplatesResult](ctx, p, &messages.ServerRequest{Method: messages.MethodListResourceTemplates, Cursor: cursor})
+}
+
+// ReadResource reads the resource at uri: its contents, each text or
+// blob (Blob holds the decoded bytes). With [WithMaxResultBytes], contents
+// over the cap fail with [ErrResultTooLarge] rather than arrive cut. A
+// server's refusal (an unknown URI) is a *jsonrpc.Error to errors.As.
+func (p *McpPlugin) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
+	msg := &messages.ServerRequest{Method: messages.MethodReadResource, URI: uri}
+	res, err := askServer[*mcp.ReadResourceResult](ctx, p, msg)
+	if err != nil || p.maxResultBytes <= 0 {
+		return res, err
+	}
+	n := 0
+	for _, c := range res.Contents {
+		if c != nil {
+			n += len(c.Text) + len(c.Blob)
+		}
+	}
+	if n > p.maxResultBytes {
+		return nil, &Error{Kind: KindInternal, Server: p.server, Op: msg.Op(),
+			Err: fmt.Errorf("%w: %s of contents, the cap is %s (WithMaxResultBytes)", ErrResultTooLarge, sizeOf(int64(n)), sizeOf(int64(p.maxResultBytes)))}
+	}
+	return res, nil
+}
+
+// askServer sends msg to the plugin's actor and waits for its result of
+// type T, or an [*Error].
+func askServer[T mcp.Result](ctx context.Context, p *McpPlugin, msg *messages.ServerRequest) (T, error) {
+	var zero T
+	fail := func(kind Kind, err error) (T, error) {
+		return zero, &Error{Kind: kind, Server: p.server, Op: msg.Op(), Err: err}
+	}
+	if p.closed.Load() {
+		return fail(KindInternal, errors.New("plugin is closed"))
+	}
+	l, ok := p.conn.(*localLink)
+	if !ok {
+		return fail(KindNotSupported, errors.New("resources and prompts are served by a plugin from Connect only, not across cluster members yet"))
+	}
+	msg.ID = p.nextID.Add(1)
+	if d, ok := ctx.Deadline(); ok {
+		msg.Deadline, msg.Limit = d, "the caller's deadline"
+	} else if p.callTimeout > 0 {
+		msg.Deadline, msg.Limit = time.Now().Add(p.callTimeout), p.callTimeoutLimit
+	}
+	f := &Future{p: p, id: msg.ID, name: msg.Op()}
+	p.router.expect(f)
+	l.system.Root.RequestWithCustomSender(l.pid, msg, p.router.pid)
+	var reply any
+	select {
+	case reply = <-f.ch:
+	case <-ctx.Done():
+		l.system.Root.Send(l.pid, &messages.CancelCall{ID: msg.ID})
+		p.router.forget(msg.ID)
+		return fail(KindInternal, fmt.Errorf("caller gave up: %w", ctx.Err()))
+	case <-p.done:
+		select {
+		case reply = <-f.ch:
+		default:
+			p.router.forget(msg.ID)
+			return fail(KindInternal, errors.New("plugin closed before the request was answered"))
+		}
+	}
+	switch m := reply.(type) {
+	case *messages.ServerReply:
+		if m.Failure != nil {
+			return zero, p.failure(m.Failure)
+		}
+		if res, ok := m.Result.(T); ok && m.Result != nil {
+			return res, nil
+		}
+		return fail(KindInternal, fmt.Errorf("%w: %T", errUnexpectedReply, m.Result))
+	case *actor.DeadLetterResponse:
+		return fail(KindInternal, errors.New("the connection actor is gone"))
+	}
+	return fail(KindInternal, fmt.Errorf("%w: %T", errUnexpectedReply, reply))
+}
