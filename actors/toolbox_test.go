@@ -2,7 +2,6 @@ package actors_test
 
 import (
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuca-go/mcpconnector/actors"
+	"github.com/cuca-go/mcpconnector/internal/fixture/proc"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/messages"
 )
@@ -47,7 +47,7 @@ func TestToolboxActorParentsItsServers(t *testing.T) {
 	}
 	require.NoError(t, system.Root.StopFuture(tb).Wait())
 	for _, pid := range pids {
-		assert.ErrorIs(t, syscall.Kill(pid, 0), syscall.ESRCH, "server %d ended with the toolbox", pid)
+		assert.True(t, proc.Gone(pid), "server %d ended with the toolbox", pid)
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/cuca-go/mcpconnector/internal/fixture/proc"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"
@@ -38,7 +38,7 @@ func killServer(t *testing.T, p *plugin.McpPlugin) int {
 	t.Helper()
 	pid, err := strconv.Atoi(callText(t, p, "pid", nil))
 	require.NoError(t, err)
-	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
+	require.NoError(t, proc.Kill(pid))
 	return pid
 }
 
