@@ -12,6 +12,7 @@ import (
 
 	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/internal/fixture/proc"
+	"github.com/cuca-go/mcpconnector/internal/fixture/quiet"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/messages"
 )
@@ -19,7 +20,7 @@ import (
 // The ToolboxActor spawns servers as named children on request, refuses a
 // name twice, and stopping it stops every server.
 func TestToolboxActorParentsItsServers(t *testing.T) {
-	system := actor.NewActorSystem()
+	system := actor.NewActorSystem(quiet.Actors())
 	tb := system.Root.Spawn(actors.NewToolboxProps(nil))
 	spawn := func(name string) *actors.ServerSpawned {
 		props := actors.NewSupervisorProps(actors.SupervisorConfig{
@@ -52,7 +53,7 @@ func TestToolboxActorParentsItsServers(t *testing.T) {
 }
 
 func TestToolboxActorRefusesAnEmptyRequest(t *testing.T) {
-	system := actor.NewActorSystem()
+	system := actor.NewActorSystem(quiet.Actors())
 	tb := system.Root.Spawn(actors.NewToolboxProps(nil))
 	defer func() { require.NoError(t, system.Root.StopFuture(tb).Wait()) }()
 	res, err := system.Root.RequestFuture(tb, &actors.SpawnServer{Name: "x"}, 10*time.Second).Result()

@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/cuca-go/mcpconnector/internal/fixture/proc"
+	"github.com/cuca-go/mcpconnector/internal/fixture/quiet"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"
@@ -126,7 +127,7 @@ func TestServerThatExitsIsRestarted(t *testing.T) {
 }
 
 func TestConnectInAHostActorSystem(t *testing.T) {
-	system := actor.NewActorSystem()
+	system := actor.NewActorSystem(quiet.Actors())
 	p := connect(t, testserver.Stdio(t), plugin.WithActorSystem(system))
 	assert.Equal(t, "42", callText(t, p, "add", map[string]any{"a": 40, "b": 2}))
 	require.NoError(t, p.Close())
