@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuca-go/mcpconnector/actors"
+	"github.com/cuca-go/mcpconnector/internal/fixture/quiet"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/messages"
 )
@@ -18,7 +19,7 @@ import (
 // A host spawns the actors from their Props in its own system and speaks
 // messages to them: the supervisor and the bare connection alike.
 func TestActorsSpeakTheMessagesProtocol(t *testing.T) {
-	system := actor.NewActorSystem()
+	system := actor.NewActorSystem(quiet.Actors())
 	propsFor := map[string]*actor.Props{
 		"supervisor": actors.NewSupervisorProps(actors.SupervisorConfig{
 			Connection: actors.ConnectionConfig{Transport: testserver.Stdio(t)},

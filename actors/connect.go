@@ -261,7 +261,7 @@ func connectFailure(ctx context.Context, cfg *ConnectionConfig, err, discoverErr
 		if discoverErr == nil {
 			return versionFailure("its server/discover offers no MCP " + ProtocolVersion)
 		}
-		if answered, ok := discoverRefusal(discoverErr); ok {
+		if answered, ok := discoverRefusal(discoverErr, endpointOf(cfg)); ok {
 			return versionFailure(answered)
 		}
 		err = discoverErr
@@ -311,7 +311,11 @@ func versionFailure(why string) *messages.Failure {
 // broken connection, an oversized message, an HTTP status that asks for
 // credentials or patience (401, 403, 407, 408, 429) or says the server
 // failed (5xx), or no answer at all.
-func discoverRefusal(err error) (answered string, ok bool) {
+//
+// A 404 names url, the endpoint asked (its query left out): a web server
+// that is no MCP server, or an MCP server asked at the wrong path, answers
+// so, and the path is what to check.
+func discoverRefusal(err error, url string) (answered string, ok bool) {
 	var re *jsonrpc.Error
 	if !errors.As(err, &re) {
 		return "", false
@@ -327,9 +331,26 @@ func discoverRefusal(err error) (answered string, ok bool) {
 		case status >= 500, status == 401, status == 403, status == 407, status == 408, status == 429:
 			return "", false
 		}
-		return "it answered the server/discover POST with " + shortQuote(strings.TrimPrefix(re.Message, "transport: ")), true
+		said := shortQuote(strings.TrimPrefix(re.Message, "transport: "))
+		if status == 404 && url != "" {
+			return "it answered the server/discover POST to " + url + " with " + said +
+				": no MCP endpoint is at that URL; check its path (often /mcp)", true
+		}
+		return "it answered the server/discover POST with " + said, true
 	}
 	return fmt.Sprintf("it answered server/discover with error %d %s", re.Code, shortQuote(re.Message)), true
+}
+
+// endpointOf is the URL of cfg's HTTP server, its query left out (it may
+// hold credentials); "" for a server that is no HTTP endpoint.
+func endpointOf(cfg *ConnectionConfig) string {
+	switch t := cfg.Transport.(type) {
+	case transport.StreamableHTTP:
+		return transport.RedactURL(t.URL)
+	case *transport.StreamableHTTP:
+		return transport.RedactURL(t.URL)
+	}
+	return ""
 }
 
 // maxQuote bounds what a message quotes of a server's answer.

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuca-go/mcpconnector/actors"
+	"github.com/cuca-go/mcpconnector/internal/fixture/quiet"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
@@ -49,7 +50,7 @@ func TestEveryMessageCarriesTheEnvelopeNotificationsIncluded(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			system := actor.NewActorSystem()
+			system := actor.NewActorSystem(quiet.Actors())
 			pid := system.Root.Spawn(actors.NewConnectionProps(actors.ConnectionConfig{Transport: c.tr}))
 			defer func() { require.NoError(t, system.Root.StopFuture(pid).Wait()) }()
 			res, err := system.Root.RequestFuture(pid, &messages.AwaitReady{}, 30*time.Second).Result()

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuca-go/mcpconnector/actors"
+	"github.com/cuca-go/mcpconnector/internal/fixture/quiet"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 
@@ -143,7 +144,7 @@ func startConnection(t *testing.T, cfg actors.ConnectionConfig) (*actor.ActorSys
 
 func start(t *testing.T, props *actor.Props) (*actor.ActorSystem, *actor.PID) {
 	t.Helper()
-	system := actor.NewActorSystem()
+	system := actor.NewActorSystem(quiet.Actors())
 	pid := system.Root.Spawn(props)
 	t.Cleanup(func() {
 		_ = system.Root.StopFuture(pid).Wait()

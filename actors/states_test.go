@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/actors"
+	"github.com/cuca-go/mcpconnector/internal/fixture/quiet"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
@@ -157,7 +158,7 @@ func (s states) until(t *testing.T, st actors.State) actors.Status {
 
 func spawnSupervisor(t *testing.T, cfg actors.SupervisorConfig) (*actor.ActorSystem, *actor.PID, states) {
 	t.Helper()
-	system := actor.NewActorSystem()
+	system := actor.NewActorSystem(quiet.Actors())
 	ch := make(states, 64)
 	cfg.OnStatus = func(st actors.Status) { ch <- st }
 	pid := system.Root.Spawn(actors.NewSupervisorProps(cfg))
@@ -282,7 +283,7 @@ func (g gatedTransport) Open(l *zap.Logger) (mcp.Transport, error) {
 func TestConnectionStates(t *testing.T) {
 	mem := &memory{}
 	t.Cleanup(mem.closeAll)
-	system := actor.NewActorSystem()
+	system := actor.NewActorSystem(quiet.Actors())
 	t.Cleanup(system.Shutdown)
 	pid := system.Root.Spawn(actors.NewConnectionProps(actors.ConnectionConfig{Transport: mem}))
 	t.Cleanup(func() { _ = system.Root.StopFuture(pid).Wait() })

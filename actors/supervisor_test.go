@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/actors"
+	"github.com/cuca-go/mcpconnector/internal/fixture/quiet"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
@@ -571,7 +572,7 @@ func TestSupervisorStoppingFailsQueuedCalls(t *testing.T) {
 		gate := make(chan struct{}, 1)
 		gate <- struct{}{}
 		t.Cleanup(func() { close(gate) })
-		system := actor.NewActorSystem()
+		system := actor.NewActorSystem(quiet.Actors())
 		t.Cleanup(system.Shutdown)
 		sts := make(states, 64)
 		pid := system.Root.Spawn(actors.NewSupervisorProps(actors.SupervisorConfig{

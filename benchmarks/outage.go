@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -298,7 +297,11 @@ func (fc *failingCommand) KillServer() error {
 	if err != nil {
 		return fmt.Errorf("pid file %s: %w", fc.pidFile, err)
 	}
-	return syscall.Kill(pid, syscall.SIGKILL)
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return err
+	}
+	return p.Kill() // SIGKILL on Unix, TerminateProcess on Windows
 }
 
 // dbhubCall is dbhub's execute_sql of "SELECT 1"; its answer is JSON,

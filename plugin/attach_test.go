@@ -12,6 +12,7 @@ import (
 
 	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/internal/core/attach"
+	"github.com/cuca-go/mcpconnector/internal/fixture/quiet"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -90,7 +91,7 @@ func TestAttachFollowsTheActor(t *testing.T) {
 func TestFollowNeedsASystemAndALink(t *testing.T) {
 	_, err := plugin.Follow(context.Background(), nil, "x", nil)
 	assert.ErrorIs(t, err, plugin.ErrInternal)
-	system := actor.NewActorSystem()
+	system := actor.NewActorSystem(quiet.Actors())
 	defer system.Shutdown()
 	_, err = plugin.Follow(context.Background(), system, "x", func(plugin.LinkSetup) plugin.Link { return nil })
 	assert.ErrorIs(t, err, plugin.ErrInternal)
@@ -149,7 +150,7 @@ func TestAttachResendsADeadLetter(t *testing.T) {
 // answer or the end of ctx, so twenty calls take the second at least once
 // but for a chance of 2^-20.
 func TestAttachedCallGivenUpAsItsAnswerArrives(t *testing.T) {
-	system := actor.NewActorSystem()
+	system := actor.NewActorSystem(quiet.Actors())
 	m := &movableActor{t: t, system: system}
 	m.spawn()
 	defer m.stop()

@@ -191,7 +191,7 @@ func (p *McpPlugin) approveAndSend(ctx context.Context, f *Future, args json.Raw
 	}
 	switch {
 	case ctx.Err() != nil:
-		f.ch <- p.callError(KindInternal, f.name, fmt.Errorf("caller gave up: %w", ctx.Err()))
+		f.ch <- p.callError(KindInternal, f.name, callerLeft(ctx.Err()))
 	case err != nil:
 		f.ch <- p.callError(KindDenied, f.name, err)
 	case p.closed.Load():
@@ -296,6 +296,9 @@ func (f *Future) Await(ctx context.Context) (*mcp.CallToolResult, error) {
 	select {
 	case msg = <-f.ch:
 		f.res, f.err = f.p.decodeReply(f.name, msg)
+		if f.err != nil && f.callerDeadlinePassed(f.err) {
+			f.err = f.awaitCallerDeadline(ctx)
+		}
 	case <-ctx.Done():
 		f.err = f.giveUp(ctx.Err())
 	case <-f.callCtx.Done():
@@ -313,6 +316,42 @@ func (f *Future) Await(ctx context.Context) (*mcp.CallToolResult, error) {
 	return f.res, f.err
 }
 
+// callerDeadlinePassed reports whether err, the call's failure, is a
+// deadline while the deadline of the ctx the call was made with has passed:
+// the call ended for that deadline, by the connection's clock, which may
+// run a moment ahead of ctx's own timer.
+func (f *Future) callerDeadlinePassed(err error) bool {
+	if !errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	d, ok := f.callCtx.Deadline()
+	return ok && !time.Now().Before(d)
+}
+
+// awaitCallerDeadline waits for the call's ctx to report the deadline that
+// ended the call (a moment at most: it has passed) and returns the error
+// of a caller whose deadline passed, so that ctx.Err() is set when Await
+// returns and a caller that checks it sees ctx's own error, never a
+// result text. One deadline, one clock: ctx's.
+func (f *Future) awaitCallerDeadline(ctx context.Context) error {
+	select {
+	case <-f.callCtx.Done():
+		return f.p.callError(KindInternal, f.name, callerLeft(f.callCtx.Err()))
+	case <-ctx.Done():
+		return f.p.callError(KindInternal, f.name, callerLeft(ctx.Err()))
+	}
+}
+
+// callerLeft is why a call ended for its caller's ctx, wrapping ctx's
+// error: "the caller's deadline passed: context deadline exceeded", "caller
+// gave up: context canceled".
+func callerLeft(cause error) error {
+	if errors.Is(cause, context.DeadlineExceeded) {
+		return fmt.Errorf("the caller's deadline passed: %w", cause)
+	}
+	return fmt.Errorf("caller gave up: %w", cause)
+}
+
 // giveUp cancels the call on the connection and forgets its reply. A call
 // still being decided on is never sent.
 func (f *Future) giveUp(cause error) error {
@@ -320,7 +359,7 @@ func (f *Future) giveUp(cause error) error {
 		f.p.conn.Cancel(f.id)
 		f.p.router.forget(f.id)
 	}
-	return f.p.callError(KindInternal, f.name, fmt.Errorf("caller gave up: %w", cause))
+	return f.p.callError(KindInternal, f.name, callerLeft(cause))
 }
 
 // decodeReply maps a connection actor's reply to a result or an [*Error].

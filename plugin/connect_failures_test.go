@@ -3,7 +3,10 @@ package plugin_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -44,7 +47,7 @@ func TestConnectFailuresSayWhatHappened(t *testing.T) {
 		{"HTTP 400 No valid session ID", transport.StreamableHTTP{URL: testserver.NewRefusingHTTP(t, 400, "Bad Request: No valid session ID provided").URL},
 			plugin.ErrInternal, plugin.ErrProtocolVersion, `"HTTP 400 Bad Request: Bad Request: No valid session ID provided"`, true},
 		{"HTTP 404", transport.StreamableHTTP{URL: testserver.NewRefusingHTTP(t, 404, "404 page not found").URL},
-			plugin.ErrInternal, plugin.ErrProtocolVersion, `"HTTP 404 Not Found: 404 page not found"`, true},
+			plugin.ErrInternal, plugin.ErrProtocolVersion, `"HTTP 404 Not Found: 404 page not found": no MCP endpoint is at that URL; check its path`, true},
 		{"HTTP 405", transport.StreamableHTTP{URL: testserver.NewRefusingHTTP(t, 405, "").URL},
 			plugin.ErrInternal, plugin.ErrProtocolVersion, `"HTTP 405 Method Not Allowed"`, true},
 		{"HTTP 503 is no refusal", transport.StreamableHTTP{URL: testserver.NewRefusingHTTP(t, 503, "upstream restarting").URL},
@@ -64,8 +67,15 @@ func TestConnectFailuresSayWhatHappened(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			// A refusal or a failure comes long before a minute, however
+			// slowly a re-executed test binary starts on a busy machine;
+			// only the server that never answers spends its timeout.
+			timeout := time.Minute
+			if tc.is == context.DeadlineExceeded {
+				timeout = 300 * time.Millisecond
+			}
 			start := time.Now()
-			_, err := plugin.Connect(context.Background(), tc.tr, plugin.WithConnectTimeout(300*time.Millisecond))
+			_, err := plugin.Connect(context.Background(), tc.tr, plugin.WithConnectTimeout(timeout))
 			t.Logf("failed after %s: %v", time.Since(start), err)
 			require.ErrorIs(t, err, tc.kind)
 			if tc.is != nil {
@@ -80,6 +90,23 @@ func TestConnectFailuresSayWhatHappened(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A web server that is no MCP server answers the discover POST with 404:
+// the refusal names the URL and says to check its path.
+func TestA404NamesTheURLAndItsPath(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "<h1>It works</h1>") })
+	web := httptest.NewServer(mux)
+	t.Cleanup(web.Close)
+	url := web.URL + "/mcp"
+	_, err := plugin.Connect(t.Context(), transport.StreamableHTTP{URL: url + "?key=secret"}, plugin.WithConnectTimeout(time.Minute))
+	require.ErrorIs(t, err, plugin.ErrInternal)
+	t.Log(err)
+	assert.ErrorIs(t, err, plugin.ErrProtocolVersion)
+	assert.Contains(t, err.Error(), "it answered the server/discover POST to "+url+` with "HTTP 404 Not Found: 404 page not found"`)
+	assert.Contains(t, err.Error(), "no MCP endpoint is at that URL; check its path")
+	assert.NotContains(t, err.Error(), "secret", "the query may hold credentials")
 }
 
 // dbhubWithoutDSN is the shape of what dbhub prints to stderr when started

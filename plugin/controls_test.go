@@ -259,16 +259,20 @@ func TestIdleTimeout(t *testing.T) {
 	for name, tr := range controlsTransports(t, testserver.ControlsOptions{}) {
 		t.Run(name, func(t *testing.T) {
 			leakCheck(t)
+			// What must not expire has an idle timeout forty times the
+			// server's gaps between progress notifications (a busy machine
+			// stretches them); what must expire is a server that sends none.
+			lively := connect(t, tr, plugin.WithIdleTimeout(2*time.Second))
 			p := connect(t, tr, plugin.WithIdleTimeout(400*time.Millisecond))
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 
-			// Progress every 100ms keeps a 1.2s call alive past the 400ms.
+			// Progress every 50ms keeps a 3s call alive past the 2s.
 			start := time.Now()
-			res, err := p.CallTool(ctx, "progress", map[string]any{"steps": 12, "ms": 100}).Await(ctx)
+			res, err := lively.CallTool(ctx, "progress", map[string]any{"steps": 60, "ms": 50}).Await(ctx)
 			require.NoError(t, err, "progress keeps the call alive")
 			assert.Equal(t, "done", plugin.RenderResult(res))
-			assert.Greater(t, time.Since(start), 400*time.Millisecond)
+			assert.Greater(t, time.Since(start), 2*time.Second)
 
 			// A silent call is timed out (not finished: the error says so),
 			// and cancelled on the server.
@@ -287,10 +291,11 @@ func TestIdleTimeout(t *testing.T) {
 			// The ctx deadline stays the hard limit, progress or not.
 			short, cancelShort := context.WithTimeout(ctx, 700*time.Millisecond)
 			defer cancelShort()
-			_, err = p.CallTool(short, "progress", map[string]any{"steps": 40, "ms": 50}).Await(ctx)
+			_, err = lively.CallTool(short, "progress", map[string]any{"steps": 80, "ms": 50}).Await(ctx)
 			require.ErrorIs(t, err, plugin.ErrInternal)
+			require.ErrorIs(t, err, context.DeadlineExceeded)
 			assert.NotContains(t, err.Error(), "idle timeout")
-			assert.Eventually(t, func() bool { return stats(t, p).Running == 0 }, 10*time.Second, 20*time.Millisecond)
+			assert.Eventually(t, func() bool { return stats(t, lively).Running == 0 }, 10*time.Second, 20*time.Millisecond)
 		})
 	}
 }

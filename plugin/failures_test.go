@@ -11,8 +11,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"golang.org/x/sys/unix"
 
+	"github.com/cuca-go/mcpconnector/internal/fixture/proc"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
 )
@@ -141,13 +141,7 @@ func TestCallsAfterAnUnsupervisedSessionEndedAreConnectionLost(t *testing.T) {
 // its pipes are closed then. (Its zombie stays for the transport to reap.)
 func awaitGone(t *testing.T, pid int) {
 	t.Helper()
-	var info unix.Siginfo
-	for {
-		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
-		if err != unix.EINTR {
-			return // exited, or reaped already (ECHILD)
-		}
-	}
+	require.NoError(t, proc.AwaitExit(t.Context(), pid))
 }
 
 // Calls made right after the server was killed, before the connection has

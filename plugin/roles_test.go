@@ -8,6 +8,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/stretchr/testify/assert"
 
+	"github.com/cuca-go/mcpconnector/internal/fixture/quiet"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/plugin"
 )
@@ -97,7 +98,7 @@ func TestConnectTimeoutOf(t *testing.T) {
 // A facade's connect timeout bounds its wait for the connection's first
 // answer: a link that never answers fails Follow once it has passed.
 func TestFollowWaitsAtMostTheConnectTimeout(t *testing.T) {
-	system := actor.NewActorSystem()
+	system := actor.NewActorSystem(quiet.Actors())
 	defer system.Shutdown()
 	start := time.Now()
 	_, err := plugin.Follow(context.Background(), system, "never", func(plugin.LinkSetup) plugin.Link { return silentLink{} },

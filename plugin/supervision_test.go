@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -19,6 +18,8 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/cuca-go/mcpconnector/internal/fixture/proc"
+	"github.com/cuca-go/mcpconnector/internal/fixture/quiet"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"
@@ -38,7 +39,7 @@ func killServer(t *testing.T, p *plugin.McpPlugin) int {
 	t.Helper()
 	pid, err := strconv.Atoi(callText(t, p, "pid", nil))
 	require.NoError(t, err)
-	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
+	require.NoError(t, proc.Kill(pid))
 	return pid
 }
 
@@ -126,7 +127,7 @@ func TestServerThatExitsIsRestarted(t *testing.T) {
 }
 
 func TestConnectInAHostActorSystem(t *testing.T) {
-	system := actor.NewActorSystem()
+	system := actor.NewActorSystem(quiet.Actors())
 	p := connect(t, testserver.Stdio(t), plugin.WithActorSystem(system))
 	assert.Equal(t, "42", callText(t, p, "add", map[string]any{"a": 40, "b": 2}))
 	require.NoError(t, p.Close())

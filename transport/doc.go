@@ -25,8 +25,7 @@
 // IdP); auth.DPoP, in [StreamableHTTP.DPoP], binds the tokens of any handler
 // to a key of the client's. OAuthHandler is this package's one hook for
 // authorization: Open runs a handler's Check, if it has one, before the
-// first request. The names these had in this package still compile, as
-// deprecated aliases.
+// first request.
 //
 // # Stdio children
 //
@@ -43,12 +42,26 @@
 // over [MaxMessageBytes] is dropped as it streams; when its first bytes name
 // the id of a call, that call fails with [ErrMessageTooLarge].
 //
-// The child leads a process group of its own (on Unix). Closing the
-// connection closes its stdin, waits TerminateTimeout for it to exit, then
-// sends SIGTERM to the group, and finally SIGKILL; once it has exited, what
-// is left of its group (a wrapper's background job, a helper it forked) gets
-// SIGTERM, then SIGKILL, so that nothing it started outlives it, unless it
-// left the group on purpose (setsid).
+// On Linux, macOS and FreeBSD the child leads a process group of its own.
+// Closing the connection closes its stdin, waits TerminateTimeout for it to
+// exit, then sends SIGTERM to the group, and finally SIGKILL; once it has
+// exited, what is left of its group (a wrapper's background job, a helper
+// it forked) gets SIGTERM, then SIGKILL, so that nothing it started
+// outlives it, unless it left the group on purpose (setsid).
+//
+// On Windows the child is put in a Job Object of its own as it starts, and
+// what it starts joins the job. Closing the connection closes its stdin,
+// waits twice TerminateTimeout (Windows has no SIGTERM), then terminates
+// the whole job; once the child has exited, what is left of the job is
+// terminated too, and the job, made to kill what it holds when it is
+// closed, goes with the connection (or with this process). A child's exit
+// reads "exit status N" as on Unix; a terminated child's is "exit status 1".
+//
+// How each system reads: on Linux one goroutine of the process reads the
+// stderr of every child (epoll), elsewhere each child's stderr has a
+// goroutine of its own; on Unix a connection waiting for its server holds
+// no read buffer (the runtime's poller says when the pipe is readable), on
+// Windows it keeps its buffer. docs/platforms.md has the table.
 //
 // # Direct tool calls
 //

@@ -113,6 +113,10 @@ func startStdio(path string, cfg Stdio, td time.Duration, tail *stderrTail, logg
 		closeAll(ours)
 		return nil, err
 	}
+	if err := started(cmd); err != nil {
+		closeAll(ours)
+		return nil, err
+	}
 	cmd.Env, cmd.Args = nil, nil // the child has them; an idle connection need not
 	c := &stdioConn{
 		cmd: cmd, stdin: pipes[0][1], stdout: pipes[1][0], stderr: pipes[2][0],
@@ -280,6 +284,7 @@ func (c *stdioConn) close() error {
 		if !within(exited, c.td) {
 			_ = signalGroup(c.cmd, syscall.SIGKILL)
 			if !within(exited, c.td) {
+				endGroup(c.cmd)
 				c.release()
 				return fmt.Errorf("transport: %s did not exit after SIGKILL", c.cmd.Path)
 			}
@@ -299,6 +304,7 @@ func (c *stdioConn) close() error {
 		_ = signalGroup(c.cmd, syscall.SIGKILL)
 		c.groupEnded()
 	}
+	endGroup(c.cmd)
 	c.release()
 	return err
 }

@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package transport
 
@@ -22,3 +22,7 @@ func groupGone(*exec.Cmd) bool { return true }
 
 // signalName names sig.
 func signalName(sig syscall.Signal) string { return sig.String() }
+
+func started(*exec.Cmd) error { return nil }
+
+func endGroup(*exec.Cmd) {}

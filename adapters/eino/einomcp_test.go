@@ -361,3 +361,27 @@ func TestUnknownToolsRunsALoadedToolCalledByName(t *testing.T) {
 	weather := s.turns[2][len(s.turns[2])-1]
 	assert.Equal(t, "sunny in Oslo (metric)", weather.Content)
 }
+
+// A call whose ctx deadline passes ends with ctx's error, never with the
+// failure's text as the tool's output, whichever timer fires first: many
+// times over, with deadlines of milliseconds, so that a busy machine meets
+// every order of the two.
+func TestADeadlineEndsTheCallWithCtxError(t *testing.T) {
+	box := agenttest.Open(t, agenttest.Options{})
+	var wait tool.InvokableTool
+	for _, tl := range tools(t, box) {
+		if info, err := tl.Info(t.Context()); err == nil && info.Name == "beta__wait" {
+			wait = tl.(tool.InvokableTool)
+		}
+	}
+	require.NotNil(t, wait)
+	args, err := json.Marshal(map[string]string{"path": box.WaitPath(t)})
+	require.NoError(t, err)
+	for i := range 100 {
+		c, cancel := context.WithTimeout(t.Context(), time.Duration(1+i%5)*time.Millisecond)
+		out, err := wait.InvokableRun(c, string(args))
+		cancel()
+		require.ErrorIs(t, err, context.DeadlineExceeded, "call %d answered %q", i, out)
+		require.Empty(t, out, "call %d", i)
+	}
+}

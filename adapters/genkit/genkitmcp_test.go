@@ -349,3 +349,24 @@ func TestAHeldToolIsNotOffered(t *testing.T) {
 	assert.Contains(t, toolNames(s.reqs[0]), "beta__wait", "the server's other tools are")
 	assert.Nil(t, genkit.LookupTool(g, "beta__weather"))
 }
+
+// A call whose ctx deadline passes ends with ctx's error, never with the
+// failure's text as the tool's output, whichever timer fires first: many
+// times over, with deadlines of milliseconds, so that a busy machine meets
+// every order of the two.
+func TestADeadlineEndsTheCallWithCtxError(t *testing.T) {
+	box := agenttest.Open(t, agenttest.Options{})
+	g := genkit.Init(t.Context())
+	_, _, err := genkitmcp.Tools(ctx(t), g, box)
+	require.NoError(t, err)
+	wait := genkit.LookupTool(g, "beta__wait")
+	require.NotNil(t, wait)
+	in := map[string]any{"path": box.WaitPath(t)}
+	for i := range 100 {
+		c, cancel := context.WithTimeout(t.Context(), time.Duration(1+i%5)*time.Millisecond)
+		out, err := wait.RunRaw(c, in)
+		cancel()
+		require.ErrorIs(t, err, context.DeadlineExceeded, "call %d answered %v", i, out)
+		require.Nil(t, out, "call %d", i)
+	}
+}

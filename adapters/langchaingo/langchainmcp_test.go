@@ -325,3 +325,27 @@ func TestThePluginsSpansNestUnderTheRunsSpan(t *testing.T) {
 	require.NotNil(t, call, "the plugin traced the call")
 	assert.Equal(t, parent.SpanContext().SpanID(), call.Parent().SpanID())
 }
+
+// A call whose ctx deadline passes ends with ctx's error, never with the
+// failure's text as the tool's output, whichever timer fires first: many
+// times over, with deadlines of milliseconds, so that a busy machine meets
+// every order of the two.
+func TestADeadlineEndsTheCallWithCtxError(t *testing.T) {
+	box := agenttest.Open(t, agenttest.Options{})
+	var wait tools.Tool
+	for _, tl := range lcTools(t, box) {
+		if tl.Name() == "beta__wait" {
+			wait = tl
+		}
+	}
+	require.NotNil(t, wait)
+	args, err := json.Marshal(map[string]string{"path": box.WaitPath(t)})
+	require.NoError(t, err)
+	for i := range 100 {
+		c, cancel := context.WithTimeout(t.Context(), time.Duration(1+i%5)*time.Millisecond)
+		out, err := wait.Call(c, string(args))
+		cancel()
+		require.ErrorIs(t, err, context.DeadlineExceeded, "call %d answered %q", i, out)
+		require.Empty(t, out, "call %d", i)
+	}
+}

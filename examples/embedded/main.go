@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"os"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -113,7 +112,7 @@ func run() error {
 		return err
 	}
 	fmt.Println("agent: killing the MCP server, pid", pid)
-	if err := syscall.Kill(pid.(int), syscall.SIGKILL); err != nil {
+	if err := kill(pid.(int)); err != nil {
 		return err
 	}
 	// Calls made before the supervisor notices fail as calls in flight at
@@ -136,4 +135,14 @@ func run() error {
 	}
 	fmt.Printf("agent: after the restart add(21, 21) = %s, from the new server pid %d\n", sum, pid2)
 	return nil
+}
+
+// kill ends the process pid at once, on any system: SIGKILL on Unix,
+// TerminateProcess on Windows.
+func kill(pid int) error {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return err
+	}
+	return p.Kill()
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/cuca-go/mcpconnector/examples/demoserver"
@@ -58,7 +57,7 @@ func run() error {
 
 	n, _ := strconv.Atoi(pid)
 	fmt.Println("killing the server with SIGKILL")
-	if err := syscall.Kill(n, syscall.SIGKILL); err != nil {
+	if err := kill(n); err != nil {
 		return err
 	}
 	// Wait until the supervisor has noticed; a call made in between is a
@@ -84,4 +83,14 @@ func call(ctx context.Context, p *plugin.McpPlugin, tool string, args any) (stri
 		return "", err
 	}
 	return plugin.RenderResult(res), nil
+}
+
+// kill ends the process pid at once, on any system: SIGKILL on Unix,
+// TerminateProcess on Windows.
+func kill(pid int) error {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return err
+	}
+	return p.Kill()
 }

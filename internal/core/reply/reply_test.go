@@ -10,6 +10,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/cuca-go/mcpconnector/internal/core/reply"
+	"github.com/cuca-go/mcpconnector/internal/fixture/quiet"
 )
 
 func TestMain(m *testing.M) {
@@ -24,7 +25,7 @@ func TestMain(m *testing.M) {
 // and leaves no mailbox registered; a stopped actor's answer is a dead
 // letter.
 func TestAsk(t *testing.T) {
-	system := actor.NewActorSystem()
+	system := actor.NewActorSystem(quiet.Actors())
 	asked := make(chan struct{}, 1)
 	pid := system.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
 		switch m := c.Message().(type) {
