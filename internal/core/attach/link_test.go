@@ -11,6 +11,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/cuca-go/mcpconnector/internal/core/attach"
+	"github.com/cuca-go/mcpconnector/internal/fixture/quiet"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 
@@ -65,7 +66,7 @@ func silent(calls chan<- *messages.CallTool) *actor.Props {
 // A call in flight when the actor is lost gets the grace to be answered,
 // and then fails as a lost connection; the facade hears of the loss first.
 func TestACallToALostActorFailsAfterTheGrace(t *testing.T) {
-	system := actor.NewActorSystem()
+	system := actor.NewActorSystem(quiet.Actors())
 	calls := make(chan *messages.CallTool, 1)
 	pid := system.Root.Spawn(silent(calls))
 	o := newOwner()
@@ -92,7 +93,7 @@ func TestACallToALostActorFailsAfterTheGrace(t *testing.T) {
 
 // A call given up is cancelled at the actor it went to.
 func TestCancelGoesWhereTheCallWent(t *testing.T) {
-	system := actor.NewActorSystem()
+	system := actor.NewActorSystem(quiet.Actors())
 	calls := make(chan *messages.CallTool, 1)
 	cancels := make(chan uint64, 1)
 	pid := system.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
@@ -124,7 +125,7 @@ func TestCancelGoesWhereTheCallWent(t *testing.T) {
 // Start fails with the actor's own failure, which the facade turns into
 // its error.
 func TestStartFailsWithTheActorsFailure(t *testing.T) {
-	system := actor.NewActorSystem()
+	system := actor.NewActorSystem(quiet.Actors())
 	want := &messages.Failure{Kind: messages.FailureIO, Op: "connect", Message: "no such command"}
 	pid := system.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
 		if _, ok := c.Message().(*messages.AwaitReady); ok {

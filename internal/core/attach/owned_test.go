@@ -12,6 +12,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/cuca-go/mcpconnector/internal/core/attach"
+	"github.com/cuca-go/mcpconnector/internal/fixture/quiet"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 
@@ -50,7 +51,7 @@ func (l locations) wait(t *testing.T, n int) {
 // home, which the link looks for until the call's deadline (a minute
 // here). Close ends the search, and Release runs after it.
 func TestCloseEndsAResendStillLooking(t *testing.T) {
-	system := actor.NewActorSystem()
+	system := actor.NewActorSystem(quiet.Actors())
 	check := noneLeftAfter(t)
 	dead := system.Root.Spawn(actor.PropsFromFunc(func(actor.Context) {}))
 	require.NoError(t, system.Root.StopFuture(dead).Wait())
@@ -81,7 +82,7 @@ func TestCloseEndsAResendStillLooking(t *testing.T) {
 // A listing the actor never answers is waited for (up to its timeout) on
 // a goroutine of the link's: Close ends it, and retry is not called.
 func TestCloseEndsARefreshWaitingForTheActor(t *testing.T) {
-	system := actor.NewActorSystem()
+	system := actor.NewActorSystem(quiet.Actors())
 	check := noneLeftAfter(t)
 	refreshes := make(chan struct{}, 1)
 	pid := system.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
@@ -119,7 +120,7 @@ func TestCloseEndsARefreshWaitingForTheActor(t *testing.T) {
 // The calls in flight to an actor reported lost wait out their grace (a
 // minute here) on a goroutine of the link's: Close ends it.
 func TestCloseEndsTheGraceOfALoss(t *testing.T) {
-	system := actor.NewActorSystem()
+	system := actor.NewActorSystem(quiet.Actors())
 	check := noneLeftAfter(t)
 	calls := make(chan *messages.CallTool, 1)
 	pid := system.Root.Spawn(silent(calls))
@@ -142,7 +143,7 @@ func TestCloseEndsTheGraceOfALoss(t *testing.T) {
 // goroutine of its own; Close ends that listing when the new home never
 // answers it.
 func TestCloseEndsTheListingOfANewHome(t *testing.T) {
-	system := actor.NewActorSystem()
+	system := actor.NewActorSystem(quiet.Actors())
 	check := noneLeftAfter(t)
 	first := system.Root.Spawn(silent(make(chan *messages.CallTool, 1)))
 	asked := make(chan struct{}, 4)
@@ -185,7 +186,7 @@ func TestCloseEndsTheListingOfANewHome(t *testing.T) {
 // Close may be called again; the second call does nothing, and a link
 // closed starts nothing.
 func TestCloseTwiceAndAfter(t *testing.T) {
-	system := actor.NewActorSystem()
+	system := actor.NewActorSystem(quiet.Actors())
 	check := noneLeftAfter(t)
 	releases := 0
 	l := attach.New(attach.Config{System: system, Owner: newOwner(), Release: func() { releases++ },

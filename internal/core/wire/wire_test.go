@@ -9,6 +9,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/cuca-go/mcpconnector/internal/core/wire"
+	"github.com/cuca-go/mcpconnector/internal/fixture/quiet"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 
@@ -17,7 +18,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // A PID is elsewhere only when its address is neither the system's nor
 // the address of a system without remote.
 func TestRemoteIsAnotherAddress(t *testing.T) {
-	system := actor.NewActorSystem()
+	system := actor.NewActorSystem(quiet.Actors())
 	assert.False(t, wire.Remote(system, nil))
 	assert.False(t, wire.Remote(system, actor.NewPID(system.Address(), "a")))
 	assert.False(t, wire.Remote(system, actor.NewPID("nonhost", "a")), "a PID of a system without remote is local")
@@ -28,7 +29,7 @@ func TestRemoteIsAnotherAddress(t *testing.T) {
 // elsewhere a message of the protocol goes as its wire form, and anything
 // else as it is.
 func TestForConvertsOnlyWhatLeaves(t *testing.T) {
-	system := actor.NewActorSystem()
+	system := actor.NewActorSystem(quiet.Actors())
 	local, far := actor.NewPID(system.Address(), "a"), actor.NewPID("127.0.0.1:8090", "a")
 	call := &messages.CallTool{ID: 4, Name: "add"}
 	assert.Same(t, call, wire.For(system, local, call))
@@ -46,7 +47,7 @@ func TestForConvertsOnlyWhatLeaves(t *testing.T) {
 
 // Send, Request and Respond deliver to a local actor the message itself.
 func TestLocalSendsAreUntouched(t *testing.T) {
-	system := actor.NewActorSystem()
+	system := actor.NewActorSystem(quiet.Actors())
 	got := make(chan any, 4)
 	pid := system.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
 		switch m := c.Message().(type) {
