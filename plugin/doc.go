@@ -27,6 +27,9 @@
 //     [WithIdleTimeout], [WithMaxResultBytes], [WithToolRefresh] (with
 //     [McpPlugin.ToolsTTL], the list's ttlMs); [ApprovalOf] reads the
 //     approval function of a list of options.
+//   - Resources and prompts: [McpPlugin.ListResources],
+//     [McpPlugin.ListResourceTemplates], [McpPlugin.ReadResource],
+//     [McpPlugin.ListPrompts], [McpPlugin.GetPrompt], [PromptMessages].
 //   - Routing blocks (for facades over plugins): [McpPlugin.StartToolCall],
 //     [Future.ToolResult].
 //   - Errors: [Error] and its kinds [ErrIO], [ErrNotSupported],
