@@ -242,14 +242,8 @@ func (s *McpSupervisor) onServerRequest(ctx actor.Context, msg *messages.ServerR
 	case Ready:
 		ctx.Forward(s.child)
 	case Connecting, Reconnecting:
-		wait := s.cfg.ReconnectWait
-		if !msg.Deadline.IsZero() {
-			wait = min(wait, time.Until(msg.Deadline))
-		}
-		s.nextWait++
-		seq := s.nextWait
-		w := &waitingRequest{seq: seq, sender: ctx.Sender(), msg: msg}
-		w.timer = time.AfterFunc(wait, func() { s.system.Root.Send(s.self, &requestWaitExpired{seq: seq}) })
+		w := &waitingRequest{sender: ctx.Sender(), msg: msg}
+		w.seq, w.timer = s.hold(msg.Deadline, func(seq uint64) any { return &requestWaitExpired{seq: seq} })
 		s.requests = append(s.requests, w)
 	default:
 		f := *s.final()
@@ -264,13 +258,7 @@ func (s *McpSupervisor) onRequestWaitExpired(seq uint64) {
 	}
 	w := s.requests[i]
 	s.requests = slices.Delete(s.requests, i, i+1)
-	cause := "connection is down"
-	if s.status.LastFailure != nil {
-		cause = s.status.LastFailure.Message
-	}
-	s.reply(w.sender, requestFailure(w.msg, &messages.Failure{Kind: messages.FailureInternal, Cause: messages.CauseDeadline,
-		Message: fmt.Sprintf("deadline exceeded: no connection within the reconnection wait of %s (WithReconnectWait) or %s: %s",
-			s.cfg.ReconnectWait, requestLimit(w.msg), cause)}))
+	s.reply(w.sender, requestFailure(w.msg, s.holdExpired(requestLimit(w.msg))))
 }
 
 // dropRequest forgets the held request id of sender, and reports whether

@@ -654,14 +654,8 @@ func (s *McpSupervisor) onCallTool(ctx actor.Context, msg *messages.CallTool) {
 	case Ready:
 		s.forward(ctx)
 	case Connecting, Reconnecting:
-		wait := s.cfg.ReconnectWait
-		if !msg.Deadline.IsZero() {
-			wait = min(wait, time.Until(msg.Deadline))
-		}
-		s.nextWait++
-		seq := s.nextWait
-		w := &waitingCall{seq: seq, sender: ctx.Sender(), msg: msg}
-		w.timer = time.AfterFunc(wait, func() { s.system.Root.Send(s.self, &waitExpired{seq: seq}) })
+		w := &waitingCall{sender: ctx.Sender(), msg: msg}
+		w.seq, w.timer = s.hold(msg.Deadline, func(seq uint64) any { return &waitExpired{seq: seq} })
 		s.queue = append(s.queue, w)
 	default:
 		f := *s.final()
@@ -688,19 +682,38 @@ func (s *McpSupervisor) onCancel(ctx actor.Context, msg *messages.CancelCall) {
 // sender and all.
 func (s *McpSupervisor) forward(ctx actor.Context) { ctx.Forward(s.child) }
 
+// hold numbers a message held while the connection is down and arms its
+// expiry: the reconnection wait, cut short by the message's own deadline
+// (zero: none). The timer sends expired(seq) back to the supervisor.
+func (s *McpSupervisor) hold(deadline time.Time, expired func(seq uint64) any) (uint64, *time.Timer) {
+	wait := s.cfg.ReconnectWait
+	if !deadline.IsZero() {
+		wait = min(wait, time.Until(deadline))
+	}
+	s.nextWait++
+	seq := s.nextWait
+	return seq, time.AfterFunc(wait, func() { s.system.Root.Send(s.self, expired(seq)) })
+}
+
+// holdExpired is the failure of a held message whose wait ran out; limit
+// names the message's own deadline, as limitOf and requestLimit do.
+func (s *McpSupervisor) holdExpired(limit string) *messages.Failure {
+	cause := "connection is down"
+	if s.status.LastFailure != nil {
+		cause = s.status.LastFailure.Message
+	}
+	return &messages.Failure{Kind: messages.FailureInternal, Cause: messages.CauseDeadline,
+		Message: fmt.Sprintf("deadline exceeded: no connection within the reconnection wait of %s (WithReconnectWait) or %s: %s",
+			s.cfg.ReconnectWait, limit, cause)}
+}
+
 func (s *McpSupervisor) onWaitExpired(seq uint64) {
 	for i, w := range s.queue {
 		if w.seq == seq {
 			s.queue = slices.Delete(s.queue, i, i+1)
-			cause := "connection is down"
-			if s.status.LastFailure != nil {
-				cause = s.status.LastFailure.Message
-			}
-			s.reply(w.sender, &messages.CallToolReply{ID: w.msg.ID, Failure: &messages.Failure{
-				Kind: messages.FailureInternal, Op: messages.CallOp(w.msg.Name), Cause: messages.CauseDeadline,
-				Message: fmt.Sprintf("deadline exceeded: no connection within the reconnection wait of %s (WithReconnectWait) or %s: %s",
-					s.cfg.ReconnectWait, limitOf(w.msg), cause),
-			}})
+			f := s.holdExpired(limitOf(w.msg))
+			f.Op = messages.CallOp(w.msg.Name)
+			s.reply(w.sender, &messages.CallToolReply{ID: w.msg.ID, Failure: f})
 			return
 		}
 	}

@@ -54,7 +54,7 @@ func (m *movableActor) stop() {
 // when the actor is replaced, the facade finds the new one, and a call that
 // bounced off the old one as a dead letter is sent to the new one.
 func TestAttachFollowsTheActor(t *testing.T) {
-	system := actor.NewActorSystem(actor.WithDeadLetterThrottleInterval(time.Millisecond))
+	system := actor.NewActorSystem(actor.WithDeadLetterThrottleInterval(time.Millisecond), quiet.Actors())
 	m := &movableActor{t: t, system: system}
 	m.spawn()
 	defer m.stop()
@@ -106,7 +106,7 @@ func attachTo(ctx context.Context, system *actor.ActorSystem, server string, loc
 // A call sent to where the actor was (a dead letter) is sent again to where
 // it is, once: it never reached the old one.
 func TestAttachResendsADeadLetter(t *testing.T) {
-	system := actor.NewActorSystem(actor.WithDeadLetterThrottleInterval(time.Millisecond))
+	system := actor.NewActorSystem(actor.WithDeadLetterThrottleInterval(time.Millisecond), quiet.Actors())
 	m := &movableActor{t: t, system: system}
 	m.spawn()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
