@@ -86,15 +86,33 @@ func (t *Toolbox) startedAndReady(ctx context.Context, s *server) (*plugin.McpPl
 		return p, nil
 	}
 	if err := p.WaitReady(wctx); err != nil {
-		t.mu.Lock()
-		breaker := s.startErr
-		t.mu.Unlock()
-		if s.lazy && breaker != nil && s.plugin() != p {
-			return nil, breaker // the start failed under this wait: the breaker's error
+		if s.lazy {
+			// The plugin may report its failure a moment before the start
+			// that owns it concludes and opens the breaker: wait for that.
+			if ch := s.startUnderway(); ch != nil {
+				select {
+				case <-ch:
+				case <-wctx.Done():
+				}
+			}
+			t.mu.Lock()
+			breaker := s.startErr
+			t.mu.Unlock()
+			if breaker != nil && s.plugin() != p {
+				return nil, breaker // the start failed under this wait: the breaker's error
+			}
 		}
 		return nil, t.startWaitError(ctx, wctx, s, err)
 	}
 	return p, nil
+}
+
+// startUnderway returns the channel that closes when s's lazy start under
+// way concludes (its breaker opened or its plugin kept), or nil if none is.
+func (s *server) startUnderway() chan struct{} {
+	s.startMu.Lock()
+	defer s.startMu.Unlock()
+	return s.starting
 }
 
 // startWaitError is err, the failure of a wait for a lazy start under
@@ -278,7 +296,9 @@ func (t *Toolbox) callable(ctx context.Context, rt *routeTable, r *route) (*plug
 	p := s.plugin()
 	// A lazy server's connection still coming up: the call waits for it
 	// at most the connect timeout, not the plugin's reconnect wait.
-	connecting := s.lazy && p != nil && p.Status().State == plugin.StateConnecting
+	// A start not yet concluded counts as connecting too: its plugin may
+	// have failed already, and the breaker is about to answer for it.
+	connecting := s.lazy && p != nil && (p.Status().State == plugin.StateConnecting || s.startUnderway() != nil)
 	if p != nil && !connecting && t.routes.Load() == rt {
 		return p, nil
 	}
