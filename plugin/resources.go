@@ -93,7 +93,7 @@ func askServer[T mcp.Result](ctx context.Context, p *McpPlugin, msg *messages.Se
 	case <-ctx.Done():
 		l.system.Root.Send(l.pid, &messages.CancelCall{ID: msg.ID})
 		p.router.forget(msg.ID)
-		return fail(KindInternal, fmt.Errorf("caller gave up: %w", ctx.Err()))
+		return fail(KindInternal, callerLeft(ctx.Err()))
 	case <-p.done:
 		select {
 		case reply = <-f.ch:
