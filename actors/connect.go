@@ -372,19 +372,19 @@ func shortQuote(s string) string {
 	return strconv.Quote(s)
 }
 
-// transportFailure classifies err: a child that could not be spawned is IO,
-// WebSocket is NotSupported, everything else Internal. The child's stderr
-// tail, when there is one, says why.
+// transportFailure classifies err: a child that could not be spawned is IO
+// (CauseNotStarted), WebSocket is NotSupported, everything else Internal.
+// The child's stderr tail, when there is one, says why.
 func transportFailure(op string, err error, tail transport.StderrTail) *messages.Failure {
-	kind := messages.FailureInternal
+	kind, cause := messages.FailureInternal, messages.CauseNone
 	var spawn *transport.SpawnError
 	switch {
 	case errors.As(err, &spawn):
-		kind = messages.FailureIO
+		kind, cause = messages.FailureIO, messages.CauseNotStarted
 	case errors.Is(err, transport.ErrNotSupported):
 		kind = messages.FailureNotSupported
 	}
-	return &messages.Failure{Kind: kind, Op: op, Message: withTail(err.Error(), tail), Err: kept(err)}
+	return &messages.Failure{Kind: kind, Op: op, Message: withTail(err.Error(), tail), Cause: cause, Err: kept(err)}
 }
 
 // An error carries the first line of the server's stderr that reads as an
