@@ -67,23 +67,103 @@ const (
 	codeRejectedByTransport = -32005
 )
 
-// causeOf is f with why err happened as data (messages.Failure.CauseOf),
-// where go-sdk's own codes of a broken connection count as no answer of
-// the server's.
+// causeOf is f with why err happened as data (messages.Failure.CauseOf)
+// and err itself as kept: go-sdk's own codes of a broken connection count
+// as no answer of the server's, and the transport's stand-in for an
+// oversized message as that message.
 func causeOf(f *messages.Failure, err error) *messages.Failure {
 	f.CauseOf(err)
 	if f.Cause == messages.CauseServerError {
 		switch {
-		case f.RPC.Code == codeClientClosing || f.RPC.Code == codeServerClosing || f.RPC.Code == codeRejectedByTransport:
+		case sdkCode(f.RPC.Code):
 			f.Cause, f.RPC = messages.CauseNone, nil
-		case strings.Contains(f.RPC.Message, transport.ErrMessageTooLarge.Error()):
+		case tooLargeStandIn(f.RPC.Message):
 			// The transport answers an oversized message in the server's
 			// stead, as a JSON-RPC error that names the limit.
 			f.Cause, f.RPC = messages.CauseMessageTooLarge, nil
 		}
 	}
+	f.Err = kept(err)
 	return f
 }
+
+// sdkCode reports whether code is one of go-sdk's own, of a connection
+// that is ending or a message its transport could not send: no server
+// sent it.
+func sdkCode(code int64) bool {
+	return code == codeClientClosing || code == codeServerClosing || code == codeRejectedByTransport
+}
+
+// tooLargeStandIn reports whether a JSON-RPC error's message is the
+// transport's answer, in the server's stead, to a message over its limit.
+func tooLargeStandIn(message string) bool {
+	return strings.Contains(message, transport.ErrMessageTooLarge.Error())
+}
+
+// standIn reports whether err is a *jsonrpc.Error no server sent (sdkCode,
+// tooLargeStandIn).
+func standIn(err error) bool {
+	re, ok := err.(*jsonrpc.Error)
+	return ok && (sdkCode(re.Code) || tooLargeStandIn(re.Message))
+}
+
+// kept is err as a failure keeps it in this process (messages.Failure.Err),
+// so that errors.Is and errors.As reach what it wraps (a
+// *transport.SpawnError, an auth error, a net error), with one exception:
+// the *jsonrpc.Errors no server sent (standIn) are left out of its tree,
+// so that a *jsonrpc.Error found in a failure is always the server's (the
+// failure's Cause says what they stood for). Nil for such an error alone.
+func kept(err error) error {
+	switch {
+	case err == nil || standIn(err):
+		return nil
+	case !holdsStandIn(err):
+		return err
+	}
+	var under []error
+	for _, e := range unwrapAll(err) {
+		if e = kept(e); e != nil {
+			under = append(under, e)
+		}
+	}
+	return &withoutStandIns{text: err.Error(), under: under}
+}
+
+// holdsStandIn reports whether err's tree holds a standIn.
+func holdsStandIn(err error) bool {
+	if standIn(err) {
+		return true
+	}
+	for _, e := range unwrapAll(err) {
+		if holdsStandIn(e) {
+			return true
+		}
+	}
+	return false
+}
+
+// unwrapAll is what err wraps, one error or many.
+func unwrapAll(err error) []error {
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		if e := u.Unwrap(); e != nil {
+			return []error{e}
+		}
+	case interface{ Unwrap() []error }:
+		return u.Unwrap()
+	}
+	return nil
+}
+
+// withoutStandIns is an error as kept: its text, and what it wrapped but
+// the stand-ins.
+type withoutStandIns struct {
+	text  string
+	under []error
+}
+
+func (e *withoutStandIns) Error() string   { return e.text }
+func (e *withoutStandIns) Unwrap() []error { return e.under }
 
 func resultType(res *mcp.CallToolResult) string {
 	b, err := json.Marshal(res)

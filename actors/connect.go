@@ -262,23 +262,25 @@ func connectFailure(ctx context.Context, cfg *ConnectionConfig, err, discoverErr
 			return versionFailure("its server/discover offers no MCP " + ProtocolVersion)
 		}
 		if answered, ok := discoverRefusal(discoverErr, endpointOf(cfg)); ok {
-			return versionFailure(answered)
+			f := versionFailure(answered)
+			f.Err = kept(discoverErr)
+			return f
 		}
 		err = discoverErr
 	}
 	var spawn *transport.SpawnError
 	switch {
 	case errors.As(err, &spawn):
-		return &messages.Failure{Kind: messages.FailureIO, Op: "connect", Cause: messages.CauseNotStarted, Message: err.Error()}
+		return &messages.Failure{Kind: messages.FailureIO, Op: "connect", Cause: messages.CauseNotStarted, Message: err.Error(), Err: kept(err)}
 	case errors.Is(err, transport.ErrNotSupported):
-		return &messages.Failure{Kind: messages.FailureNotSupported, Op: "connect", Message: err.Error()}
+		return &messages.Failure{Kind: messages.FailureNotSupported, Op: "connect", Message: err.Error(), Err: kept(err)}
 	case errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded):
 		return connectTimeout(cfg, tail)
 	}
 	if ce, ok := tr.(transport.ChildExit); ok {
 		if st := ce.ChildExit(exitWait); st != "" {
 			return &messages.Failure{Kind: messages.FailureInternal, Op: "connect",
-				Message: withTail("the server exited before answering server/discover ("+st+")", tail)}
+				Message: withTail("the server exited before answering server/discover ("+st+")", tail), Err: kept(err)}
 		}
 	}
 	f := &messages.Failure{Kind: messages.FailureInternal, Op: "connect",
@@ -370,19 +372,19 @@ func shortQuote(s string) string {
 	return strconv.Quote(s)
 }
 
-// transportFailure classifies err: a child that could not be spawned is IO,
-// WebSocket is NotSupported, everything else Internal. The child's stderr
-// tail, when there is one, says why.
+// transportFailure classifies err: a child that could not be spawned is IO
+// (CauseNotStarted), WebSocket is NotSupported, everything else Internal.
+// The child's stderr tail, when there is one, says why.
 func transportFailure(op string, err error, tail transport.StderrTail) *messages.Failure {
-	kind := messages.FailureInternal
+	kind, cause := messages.FailureInternal, messages.CauseNone
 	var spawn *transport.SpawnError
 	switch {
 	case errors.As(err, &spawn):
-		kind = messages.FailureIO
+		kind, cause = messages.FailureIO, messages.CauseNotStarted
 	case errors.Is(err, transport.ErrNotSupported):
 		kind = messages.FailureNotSupported
 	}
-	return &messages.Failure{Kind: kind, Op: op, Message: withTail(err.Error(), tail)}
+	return &messages.Failure{Kind: kind, Op: op, Message: withTail(err.Error(), tail), Cause: cause, Err: kept(err)}
 }
 
 // An error carries the first line of the server's stderr that reads as an

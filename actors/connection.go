@@ -713,7 +713,8 @@ func (c *McpConnection) onSessionEnded(msg *sessionEnded) {
 	if msg.err != nil {
 		why += ": " + elideServerBytes(msg.err.Error())
 	}
-	f := &messages.Failure{Kind: messages.FailureInternal, Op: "session", Message: withTail(why, c.tail), Cause: messages.CauseConnectionLost}
+	f := &messages.Failure{Kind: messages.FailureInternal, Op: "session", Message: withTail(why, c.tail), Cause: messages.CauseConnectionLost,
+		Err: kept(msg.err)}
 	c.log.Warn("mcp session ended", zap.String("cause", f.Message))
 	c.logTail(c.tail)
 	c.fail(f)

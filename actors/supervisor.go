@@ -357,6 +357,7 @@ func (s *McpSupervisor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor
 	f, ok := reason.(*messages.Failure)
 	if !ok {
 		f = &messages.Failure{Kind: messages.FailureInternal, Op: "connection", Message: fmt.Sprintf("connection actor failed: %v", reason)}
+		f.Err, _ = reason.(error)
 	}
 	s.noteFailure(f)
 	// Whoever asked for this try hears of it once the state says what

@@ -100,7 +100,7 @@ func (g *grain) start(ctx actor.Context, server string) {
 	}
 	cfg, err := g.supervisor(server)
 	if err != nil {
-		g.failure = &messages.Failure{Kind: messages.FailureInternal, Op: "connect", Message: err.Error()}
+		g.failure = &messages.Failure{Kind: messages.FailureInternal, Op: "connect", Message: err.Error(), Err: err}
 		return
 	}
 	cfg.Connection.Deliver = wire.Send

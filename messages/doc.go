@@ -12,9 +12,10 @@
 // Each message says who sends it and what reply it gets. Calls carry an ID,
 // chosen by the sender and unique per connection, and a Deadline; a call whose
 // deadline has passed is answered with a failure and never sent to the server.
-// A failure is data too: a [Failure] (its [FailureKind], the operation and a
-// message) travels in the reply, across the wire as well, never as a Go
-// error value.
+// A failure is data too: a [Failure] (its [FailureKind], the operation, a
+// message and its cause) travels in the reply, across the wire as well.
+// Inside one process it also holds the original Go error (Failure.Err),
+// which errors.Is and errors.As reach; its wire form leaves that error out.
 //
 // # Sections
 //

@@ -45,8 +45,10 @@ const (
 	// CauseNotStarted: the server's command could not be started (a
 	// transport.SpawnError); no restart helps until the host asks again. A
 	// child that started and exited before answering is an internal
-	// failure without a cause, retried as a lost connection. Matches
-	// nothing.
+	// failure without a cause, retried as a lost connection. The cause
+	// itself matches nothing: in the process that made the failure, its
+	// Err is the *transport.SpawnError (and errors.As finds it); across
+	// the wire only the message says why.
 	CauseNotStarted FailureCause = "not_started"
 )
 
@@ -79,17 +81,25 @@ func (f *Failure) Error() string {
 	return f.Op + ": " + f.Message
 }
 
-// Unwrap returns the errors the failure's Cause stands for: a sentinel
+// Unwrap returns the errors errors.Is and errors.As see through a
+// failure: the original error (Err) when the failure was made in this
+// process, then the error its Cause stands for, a sentinel
 // (context.DeadlineExceeded, context.Canceled, [ErrConnectionLost],
 // [ErrProtocolVersion], transport.ErrMessageTooLarge) or a rebuilt
-// *jsonrpc.Error or *auth.TokenError, so that errors.Is and errors.As
-// see through a failure that crossed the wire; and [ErrCircuitOpen] too
-// when CircuitOpen is set.
+// *jsonrpc.Error or *auth.TokenError, so that a failure that crossed the
+// wire still matches what its cause matched; and [ErrCircuitOpen] too when
+// CircuitOpen is set. Err comes first, so errors.As finds the server's own
+// *jsonrpc.Error (or *auth.TokenError) before the rebuilt copy.
 func (f *Failure) Unwrap() []error {
-	if !f.CircuitOpen {
-		return f.causes()
+	var errs []error
+	if f.Err != nil {
+		errs = append(errs, f.Err)
 	}
-	return append(f.causes(), ErrCircuitOpen)
+	errs = append(errs, f.causes()...)
+	if f.CircuitOpen {
+		errs = append(errs, ErrCircuitOpen)
+	}
+	return errs
 }
 
 func (f *Failure) causes() []error {
@@ -117,15 +127,19 @@ func (f *Failure) causes() []error {
 	return nil
 }
 
-// CauseOf reads why err happened into f's Cause (and RPC or Token), for
-// the first cause err matches in this order: a token refusal, an oversized
-// message, a deadline, a cancellation, the server's JSON-RPC error. It
-// leaves f as it is when err matches none. errors.As stops at the first
+// CauseOf keeps err in f's Err and reads why it happened into f's Cause
+// (and RPC or Token), for the first cause err matches in this order: a
+// token refusal, an oversized message, a deadline, a cancellation, the
+// server's JSON-RPC error. It leaves the Cause as it is when err matches
+// none, and f as it is when err is nil. errors.As stops at the first
 // *jsonrpc.Error, so go-sdk's own wire codes (a write the transport
 // rejected) count as the server's only when nothing else matched.
 func (f *Failure) CauseOf(err error) *Failure {
 	var te *auth.TokenError
 	var re *jsonrpc.Error
+	if err != nil {
+		f.Err = err
+	}
 	switch {
 	case err == nil:
 	case errors.As(err, &te):

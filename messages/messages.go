@@ -138,7 +138,8 @@ const (
 // Failure is an error as data: what kind, what was being done, and why.
 // Why is kept as data too (Cause and the fields beside it), so that the
 // error a caller gets from it matches errors.Is and errors.As as the
-// original did, on this member or another: see [Failure.Unwrap].
+// original did, on this member or another: see [Failure.Unwrap]. Inside
+// one process it keeps the original error itself as well (Err).
 type Failure struct {
 	Kind FailureKind
 	// Op is the operation, e.g. `tools/call "add"` or "connect".
@@ -157,6 +158,15 @@ type Failure struct {
 	// for its cool-down (the message says until when); Cause stays the
 	// last failure's. Matches [ErrCircuitOpen].
 	CircuitOpen bool
+	// Err is the error the failure was made of, when it was made from one
+	// in this process (a *transport.SpawnError, transport.ErrNotSupported,
+	// the server's *jsonrpc.Error, an auth error, ...): errors.Is and
+	// errors.As reach it and what it wraps. It is the one field that is
+	// not plain data, and it never crosses the wire: a wire form leaves it
+	// out, and on the other member Cause and the fields beside it rebuild
+	// what survives. Nil when the failure was decided without an error (a
+	// deadline's timer, a closed connection) or arrived over the wire.
+	Err error
 }
 
 // IgnoreDeadLetterLogging marks a reply whose caller may have given up

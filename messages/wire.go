@@ -181,6 +181,8 @@ func (w *WireCallToolReply) plain() *CallToolReply {
 	return m
 }
 
+// wire is f's wire form: everything but Err, the original error, which
+// is no data; Cause and the fields beside it carry what survives of it.
 func (f *Failure) wire() *WireFailure {
 	w := &WireFailure{Kind: string(f.Kind), Op: f.Op, Message: f.Message, Cause: string(f.Cause), CircuitOpen: f.CircuitOpen}
 	if r := f.RPC; r != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os/exec"
 	"testing"
 	"time"
 
@@ -105,9 +106,16 @@ func TestFailureCausesSurviveTheWire(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := (&messages.Failure{Kind: messages.FailureInternal, Op: "tools/call \"x\"", Message: tc.err.Error()}).CauseOf(tc.err)
 			require.NotEqual(t, messages.CauseNone, f.Cause)
-			for _, got := range []*messages.Failure{f, roundTrip(t, f).(*messages.Failure),
+			require.Equal(t, tc.err, f.Err, "the original error is kept in process")
+			wired := *f
+			wired.Err = nil // the one field that does not cross the wire
+			for i, got := range []*messages.Failure{f, roundTrip(t, f).(*messages.Failure),
 				roundTrip(t, &messages.CallToolReply{ID: 1, Failure: f}).(*messages.CallToolReply).Failure} {
-				assert.Equal(t, f, got)
+				if i == 0 {
+					assert.Same(t, f, got)
+				} else {
+					assert.Equal(t, &wired, got)
+				}
 				if tc.is != nil {
 					assert.ErrorIs(t, got, tc.is)
 				}
@@ -135,9 +143,43 @@ func TestFailureCausesSurviveTheWire(t *testing.T) {
 	open := roundTrip(t, &messages.Failure{Kind: messages.FailureInternal, Cause: messages.CauseConnectionLost, CircuitOpen: true}).(*messages.Failure)
 	assert.ErrorIs(t, open, messages.ErrCircuitOpen)
 	assert.ErrorIs(t, open, messages.ErrConnectionLost, "an open breaker keeps the last cause")
-	plain := &messages.Failure{Kind: messages.FailureInternal, Message: "boom"}
-	assert.Nil(t, plain.CauseOf(errors.New("boom")).Unwrap(), "an error of no known cause matches nothing")
+	boom := errors.New("boom")
+	plain := (&messages.Failure{Kind: messages.FailureInternal, Message: "boom"}).CauseOf(boom)
+	assert.Equal(t, messages.CauseNone, plain.Cause)
+	assert.Equal(t, []error{boom}, plain.Unwrap(), "an error of no known cause matches only itself")
+	assert.Nil(t, roundTrip(t, plain).(*messages.Failure).Unwrap(), "and nothing once it crossed the wire")
 
 	limited := roundTrip(t, &messages.CallTool{Name: "x", Limit: "the tool timeout of 2s"}).(*messages.CallTool)
 	assert.Equal(t, "the tool timeout of 2s", limited.Limit)
+}
+
+// Inside one process a failure keeps the error it was made of, so
+// errors.As finds its own type (a spawn error and what it wraps); the wire
+// form leaves it out, and what crosses is the cause's data and the text.
+func TestFailureKeepsItsErrorInProcessAndFlattensItOnTheWire(t *testing.T) {
+	spawn := &transport.SpawnError{Command: "no-such-server", Err: exec.ErrNotFound}
+	f := &messages.Failure{Kind: messages.FailureIO, Op: "connect", Cause: messages.CauseNotStarted, Message: spawn.Error(), Err: spawn}
+	var se *transport.SpawnError
+	require.ErrorAs(t, f, &se)
+	assert.Same(t, spawn, se)
+	assert.ErrorIs(t, f, exec.ErrNotFound)
+
+	got := roundTrip(t, f).(*messages.Failure)
+	assert.Nil(t, got.Err)
+	assert.Equal(t, messages.CauseNotStarted, got.Cause)
+	assert.Equal(t, spawn.Error(), got.Message)
+	assert.False(t, errors.As(got, &se), "no spawn error crosses the wire")
+	assert.NotErrorIs(t, got, exec.ErrNotFound)
+
+	// The original comes before the cause's rebuilt copy: errors.As finds
+	// the server's own *jsonrpc.Error.
+	rpc := &jsonrpc.Error{Code: -32602, Message: "bad arguments"}
+	r := (&messages.Failure{Kind: messages.FailureInternal}).CauseOf(fmt.Errorf("calling: %w", rpc))
+	var re *jsonrpc.Error
+	require.ErrorAs(t, r, &re)
+	assert.Same(t, rpc, re)
+	wired := roundTrip(t, r).(*messages.Failure)
+	require.ErrorAs(t, wired, &re)
+	assert.NotSame(t, rpc, re)
+	assert.Equal(t, rpc, re)
 }

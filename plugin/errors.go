@@ -18,8 +18,9 @@ const (
 	// connection actor is gone or lost the reply, or the server answered
 	// something unrecognised.
 	KindInternal Kind = iota
-	// KindIO: the stdio child process could not be spawned, or (in a
-	// toolbox) a manifest could not be written or its directory made.
+	// KindIO: the stdio child process could not be spawned (errors.As
+	// finds its *transport.SpawnError), or (in a toolbox) a manifest could
+	// not be written or its directory made.
 	KindIO
 	// KindNotSupported: a WebSocket transport, or a tool call answered with
 	// resultType "task", or "input_required" unless [WithInputRequired]
@@ -85,7 +86,9 @@ const ArgumentsSchema = "tools/call arguments"
 // Error is every error that [Connect] and [Future.Await] return.
 // Use errors.Is with [ErrIO], [ErrNotSupported], [ErrValidation],
 // [ErrDenied] or [ErrInternal] to branch on its Kind; errors.Is and errors.As also reach the
-// cause in Err.
+// cause in Err, down to the original error of a failure made in this
+// process (a *transport.SpawnError, transport.ErrNotSupported, the server's
+// *jsonrpc.Error, an auth error; see docs/errors.md).
 type Error struct {
 	Kind Kind
 	// Schema names what failed validation (KindValidation only).
@@ -94,7 +97,9 @@ type Error struct {
 	Server string
 	// Op is what was being done, e.g. `tools/call "add"`.
 	Op string
-	// Err is the cause.
+	// Err is the cause: a *messages.Failure when the connection failed
+	// (its Unwrap gives the original error and the sentinels of its
+	// Cause), else the error decided on this side.
 	Err error
 }
 

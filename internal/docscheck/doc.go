@@ -8,6 +8,10 @@
 // name ends in "Error", in every public package (not internal/, examples/,
 // benchmarks/, conformance/, interop/, adapters/ or testdata), must be named
 // there as pkgname.Name, unless its doc comment marks it Deprecated.
+// TestEveryErrorsPageRowHasATest checks that each row of that page names,
+// in the test's rowTests, the tests that produce its error through the
+// public API and match it with errors.Is or errors.As, and that those tests
+// exist.
 //
 // TestDocsNameOnlyIdentifiersThatExist checks the other way round, so that
 // a page cannot go on naming what the code no longer has: README.md,
