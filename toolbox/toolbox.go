@@ -50,10 +50,7 @@ type Toolbox struct {
 	names   []string           // their names, sorted
 	routes  atomic.Pointer[routeTable]
 	search  *ToolSearch // nil without WithToolSearch
-	// instrCache is the system message of the servers' instructions.
-	instrCache atomic.Pointer[instructionsText]
-	// words keeps the tools' search keywords between route tables.
-	words wordCache
+	searchCaches
 
 	// opts are Open's options, kept to start lazy servers later.
 	opts options
