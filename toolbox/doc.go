@@ -73,7 +73,9 @@
 // with [plugin.ErrDenied] wrapping [ErrToolChanged], and [Toolbox.Status]
 // and [Toolbox.HeldTools] say what changed. [Toolbox.AcceptTools] pins the
 // current list. With lazy servers or pins and no [WithManifestDir], the
-// manifests go to [DefaultManifestDir].
+// manifests go to [DefaultManifestDir]. The files (their layout, digests
+// and atomic writes) are internal; the toolbox decides when to write them
+// and what to hold out.
 //
 //	tb, err := toolbox.Open(ctx, cfg, toolbox.WithPinnedTools())
 //	for _, h := range tb.HeldTools() {
