@@ -48,6 +48,8 @@
 // read back from the conversation's messages, so two conversations never
 // see each other's, and a conversation resumed by another process keeps
 // its own. The servers' instructions go along as one system message.
+// The engine behind the search tool (its index, ranking, answers and
+// loads) is internal; the toolbox hands it the exposed tools.
 //
 //	tb, err := toolbox.Open(ctx, cfg, toolbox.WithToolSearch(toolbox.ToolSearch{}))
 //	// register tb with the client; do not add tb.ToolDefinitions() yourself.
@@ -71,7 +73,9 @@
 // with [plugin.ErrDenied] wrapping [ErrToolChanged], and [Toolbox.Status]
 // and [Toolbox.HeldTools] say what changed. [Toolbox.AcceptTools] pins the
 // current list. With lazy servers or pins and no [WithManifestDir], the
-// manifests go to [DefaultManifestDir].
+// manifests go to [DefaultManifestDir]. The files (their layout, digests
+// and atomic writes) are internal; the toolbox decides when to write them
+// and what to hold out.
 //
 //	tb, err := toolbox.Open(ctx, cfg, toolbox.WithPinnedTools())
 //	for _, h := range tb.HeldTools() {

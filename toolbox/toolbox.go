@@ -17,6 +17,7 @@ import (
 
 	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/host"
+	"github.com/cuca-go/mcpconnector/internal/core/manifest"
 	"github.com/cuca-go/mcpconnector/internal/core/named"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -50,15 +51,12 @@ type Toolbox struct {
 	names   []string           // their names, sorted
 	routes  atomic.Pointer[routeTable]
 	search  *ToolSearch // nil without WithToolSearch
-	// instrCache is the system message of the servers' instructions.
-	instrCache atomic.Pointer[instructionsText]
-	// words keeps the tools' search keywords between route tables.
-	words wordCache
+	searchCaches
 
 	// opts are Open's options, kept to start lazy servers later.
 	opts options
 	// store keeps the servers' manifests; nil when none are kept.
-	store *manifestStore
+	store *manifest.Store
 	// pinned is WithPinnedTools.
 	pinned bool
 
@@ -294,7 +292,7 @@ func (t *Toolbox) admit(name string, sc *mcpconfig.Server) *server {
 	}
 	t.loadManifest(s)
 	// A required server starts at Open, lazy or not: Open says whether it is up.
-	if sc.Lazy && s.mf != nil && s.mf.expired(time.Now()) {
+	if sc.Lazy && s.mf != nil && s.mf.Expired(time.Now()) {
 		// Older than its ttl: started now, to list again, before its tools are trusted.
 		t.logger.Info("mcp server manifest expired by its ttl; starting the lazy server to list again",
 			zap.String("mcp_server", name), zap.Int64("ttlMs", s.mf.TTLMs), zap.Time("listedAt", s.mf.ListedAt))

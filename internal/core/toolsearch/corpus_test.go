@@ -67,10 +67,6 @@ func exposed(name string) string {
 	}, name)
 }
 
-// moreMatches is how many further matches a toolbox's search asks for
-// beyond those it loads, as toolbox.Toolbox.Search does.
-const moreMatches = 10
-
 // search returns what a search with k loads over c, as a toolbox
 // loading k tools a search does.
 func (c corpus) search(k Knobs) func(query string, n int) []string {
