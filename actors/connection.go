@@ -15,6 +15,7 @@ import (
 
 	"github.com/cuca-go/mcpconnector/internal/core/directcall"
 	"github.com/cuca-go/mcpconnector/internal/core/logfield"
+	"github.com/cuca-go/mcpconnector/internal/core/transportext"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
 )
@@ -165,7 +166,7 @@ type McpConnection struct {
 
 	state   state
 	session *mcp.ClientSession
-	tail    transport.StderrTail
+	tail    transportext.StderrTail
 	direct  directcall.Caller // the session's transport's direct path, if any
 	ready   *messages.Ready
 	failure *messages.Failure // why the connection ended, once it has
@@ -265,7 +266,7 @@ type (
 		by      *McpConnection // the instance that dialed: a restart makes a new one
 		d       *dialed
 		failure *messages.Failure
-		tail    transport.StderrTail // the attempt's child's stderr, if any
+		tail    transportext.StderrTail // the attempt's child's stderr, if any
 	}
 	sessionEnded struct {
 		session *mcp.ClientSession
@@ -286,7 +287,7 @@ type (
 
 // logTail logs the whole stderr tail at debug level: errors carry only
 // its last lines.
-func (c *McpConnection) logTail(tail transport.StderrTail) {
+func (c *McpConnection) logTail(tail transportext.StderrTail) {
 	if tail == nil {
 		return
 	}
@@ -394,9 +395,9 @@ func (c *McpConnection) startDial() {
 	var opened atomic.Pointer[mcp.Transport]
 	hooks := c.hooks()
 	hooks.opened = func(tr mcp.Transport) { opened.Store(&tr) }
-	tailOf := func() transport.StderrTail {
+	tailOf := func() transportext.StderrTail {
 		if tr := opened.Load(); tr != nil {
-			t, _ := (*tr).(transport.StderrTail)
+			t, _ := (*tr).(transportext.StderrTail)
 			return t
 		}
 		return nil
@@ -419,7 +420,7 @@ func (c *McpConnection) startDial() {
 			default:
 				c.system.Root.Send(c.self, &dialDone{by: c, failure: connectTimeout(&c.cfg, tailOf()), tail: tailOf()})
 				if tr := opened.Load(); tr != nil {
-					if a, ok := (*tr).(transport.Aborter); ok {
+					if a, ok := (*tr).(transportext.Aborter); ok {
 						a.Abort() // a server that has not answered in time has nothing to save
 					}
 				}
@@ -557,7 +558,7 @@ func (c *McpConnection) prune() {
 
 // run is one tool call's goroutine. It answers the caller itself, so the
 // reply costs no trip through the mailbox.
-func (c *McpConnection) run(ctx context.Context, s *mcp.ClientSession, tail transport.StderrTail, dc directcall.Caller, cl *call, msg *messages.CallTool) {
+func (c *McpConnection) run(ctx context.Context, s *mcp.ClientSession, tail transportext.StderrTail, dc directcall.Caller, cl *call, msg *messages.CallTool) {
 	defer c.wg.Done()
 	if cl.timer != nil {
 		defer cl.timer.Stop()
@@ -612,7 +613,7 @@ func (c *McpConnection) run(ctx context.Context, s *mcp.ClientSession, tail tran
 // callFailed is the answer to a call whose tools/call returned err, or nil
 // when the call is handed to the parent to wait for the next session. It
 // runs on the call's goroutine, the only one that answers the call.
-func (c *McpConnection) callFailed(ctx context.Context, s *mcp.ClientSession, tail transport.StderrTail, cl *call, err error) *messages.CallToolReply {
+func (c *McpConnection) callFailed(ctx context.Context, s *mcp.ClientSession, tail transportext.StderrTail, cl *call, err error) *messages.CallToolReply {
 	msg := cl.msg
 	cause := context.Cause(ctx)
 	if cl.replied.Load() {

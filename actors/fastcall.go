@@ -13,7 +13,7 @@ import (
 )
 
 // Direct tool calls: on a transport that hands over a direct path
-// (transport.DirectCaller: a stdio server, a Streamable HTTP endpoint),
+// (directcall.CallerOf: a stdio server, a Streamable HTTP endpoint),
 // tools/call bypasses ClientSession.CallTool, whose answer go-sdk decodes
 // twice, each time through a fresh decoder and a new 32 KiB buffer. The
 // request goes out on the transport's own connection (over HTTP: a POST

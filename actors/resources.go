@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cuca-go/mcpconnector/internal/core/transportext"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
 )
@@ -107,7 +108,7 @@ func (c *McpConnection) onServerRequest(sender *actor.PID, msg *messages.ServerR
 // answers the caller, or hands the request back to the supervisor when the
 // session ended under it.
 func (c *McpConnection) serveRequest(ctx context.Context, cancel context.CancelCauseFunc, timer *time.Timer,
-	s *mcp.ClientSession, tail transport.StderrTail, sender *actor.PID, msg *messages.ServerRequest) {
+	s *mcp.ClientSession, tail transportext.StderrTail, sender *actor.PID, msg *messages.ServerRequest) {
 	defer c.wg.Done()
 	if timer != nil {
 		defer timer.Stop()
@@ -135,7 +136,7 @@ func (c *McpConnection) serveRequest(ctx context.Context, cancel context.CancelC
 
 // requestFailed is the answer to a request that failed with err, or nil
 // when it is handed back to the supervisor for the next session.
-func (c *McpConnection) requestFailed(ctx context.Context, s *mcp.ClientSession, tail transport.StderrTail,
+func (c *McpConnection) requestFailed(ctx context.Context, s *mcp.ClientSession, tail transportext.StderrTail,
 	sender *actor.PID, msg *messages.ServerRequest, err error) *messages.ServerReply {
 	cause := context.Cause(ctx)
 	switch {

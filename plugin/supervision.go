@@ -111,9 +111,9 @@ func WithReconnectWait(d time.Duration) ConnectionOption {
 // run again after reconnection, when its tool is annotated readOnlyHint or
 // idempotentHint. Over Streamable HTTP it also re-sends such a call once,
 // with a new request id, when the answer's event stream breaks before the
-// answer while the session lives on (see [transport.CutStreamRetrier]; the
-// direct path only, which is the default). Without it (the default) such
-// calls fail and are never re-sent.
+// answer while the session lives on (on the direct path only, which is the
+// default; go-sdk's session resumes a cut stream with Last-Event-ID
+// instead). Without it (the default) such calls fail and are never re-sent.
 func WithRetryIdempotent() ConnectionOption {
 	return connectionOption(func(o *options) {
 		o.retryIdempotent = true
