@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/internal/core/directcall"
+	"github.com/cuca-go/mcpconnector/internal/core/hostmsg"
 	"github.com/cuca-go/mcpconnector/internal/core/logfield"
 	"github.com/cuca-go/mcpconnector/internal/core/transportext"
 	"github.com/cuca-go/mcpconnector/messages"
@@ -62,7 +63,7 @@ type ConnectionConfig struct {
 	OnStatus func(state State, f *messages.Failure)
 	// Deliver, if set, sends every answer and notice the connection, and
 	// the supervisor above it, address to a caller (call replies, progress,
-	// tool lists, failures, [CallsFinished]); nil sends each as it is. A
+	// tool lists, failures, hostmsg.CallsFinished); nil sends each as it is. A
 	// host whose callers live elsewhere converts the messages there:
 	// package grid gives their wire forms to callers on other members.
 	Deliver func(system *actor.ActorSystem, to *actor.PID, msg any)
@@ -336,7 +337,7 @@ func (c *McpConnection) Receive(ctx actor.Context) {
 		c.onToolsListed(msg)
 	case *sessionEnded:
 		c.onSessionEnded(msg)
-	case *FinishCalls:
+	case *hostmsg.FinishCalls:
 		c.finishers = append(c.finishers, ctx.Sender())
 		c.checkFinished()
 	case *callFinished:
@@ -374,7 +375,7 @@ func (c *McpConnection) checkFinished() {
 	}
 	c.awaitFinish.Store(false)
 	for _, w := range c.finishers {
-		c.reply(w, &CallsFinished{})
+		c.reply(w, &hostmsg.CallsFinished{})
 	}
 	c.finishers = nil
 }

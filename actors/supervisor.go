@@ -11,6 +11,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
 
+	"github.com/cuca-go/mcpconnector/internal/core/hostmsg"
 	"github.com/cuca-go/mcpconnector/internal/core/logfield"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
@@ -60,13 +61,6 @@ type SupervisorConfig struct {
 	// on the supervisor's goroutine and must not block.
 	OnReady  func(*messages.Ready)
 	OnStatus func(Status)
-	// OnDirect, if set, is given the connection actor's PID once the
-	// connection is ready and the calls queued meanwhile have gone to it,
-	// and nil as soon as it is not ready. While it is set, a facade in this
-	// process may send calls straight to the connection, saving this
-	// supervisor's hop. It runs on the supervisor's goroutine and must not
-	// block.
-	OnDirect func(conn *actor.PID)
 
 	// jitter, if set, replaces the random part of each wait (in [0, 1]):
 	// tests fix it.
@@ -171,6 +165,8 @@ type McpSupervisor struct {
 	// FinishCalls senders whose question the child is answering, in order,
 	// with the calls this supervisor never sent.
 	finishing []finishing
+	// onDirect is the last hostmsg.WatchDirect's Notify.
+	onDirect func(conn *actor.PID)
 }
 
 // phase is the supervisor's one state. The public [State] of [Status]
@@ -316,9 +312,14 @@ func (s *McpSupervisor) Receive(ctx actor.Context) {
 		s.onReconnect(ctx)
 	case *waitExpired:
 		s.onWaitExpired(msg.seq)
-	case *FinishCalls:
+	case *hostmsg.WatchDirect:
+		s.onDirect = msg.Notify
+		if s.onDirect != nil && s.state() == Ready {
+			s.onDirect(s.child)
+		}
+	case *hostmsg.FinishCalls:
 		s.onFinishCalls(ctx)
-	case *CallsFinished:
+	case *hostmsg.CallsFinished:
 		s.answerFinished() // the child's answer to onFinishCalls
 	case *actor.Stopping:
 		s.stop()
@@ -598,9 +599,9 @@ func (s *McpSupervisor) onReady(r *messages.Ready) {
 		s.system.Root.RequestWithCustomSender(s.child, w.msg, w.sender)
 	}
 	s.sendRequests()
-	if s.cfg.OnDirect != nil {
+	if s.onDirect != nil {
 		// After the queue, so that no call sent directly overtakes it.
-		s.cfg.OnDirect(s.child)
+		s.onDirect(s.child)
 	}
 }
 
@@ -764,8 +765,8 @@ func (s *McpSupervisor) countRestart() {
 func (s *McpSupervisor) setPhase(p phase) {
 	s.phase = p
 	st := s.state()
-	if st != Ready && s.cfg.OnDirect != nil {
-		s.cfg.OnDirect(nil)
+	if st != Ready && s.onDirect != nil {
+		s.onDirect(nil)
 	}
 	s.status.State = st
 	if s.cfg.OnStatus != nil {

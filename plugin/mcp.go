@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cuca-go/mcpconnector/host"
+	"github.com/cuca-go/mcpconnector/internal/core/hostmsg"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -198,7 +199,6 @@ func start(t transport.McpTransport, o *options) (*McpPlugin, error) {
 		sup.RetryConnect = o.retryConnect
 		sup.OnReady = storeTools
 		sup.OnStatus = func(st actors.Status) { p.setStatus(notify, st) }
-		sup.OnDirect = l.direct.Store
 		props = actors.NewSupervisorProps(sup)
 	}
 	if o.spawn != nil {
@@ -212,6 +212,10 @@ func start(t transport.McpTransport, o *options) (*McpPlugin, error) {
 		l.pid = pid
 	} else {
 		l.pid = p.system.Root.Spawn(props)
+	}
+	if !o.unsupervised {
+		// Before any call, so that none sent straight overtakes one queued.
+		p.system.Root.Send(l.pid, &hostmsg.WatchDirect{Notify: l.direct.Store})
 	}
 	p.router = newCallRouter(p.system)
 	l.router = p.router.pid

@@ -58,7 +58,7 @@ func WithActorSystem(system *actor.ActorSystem) Option {
 // spawn in the plugin's actor system ([WithActorSystem]). The plugin then
 // speaks [messages] to that PID as to one it spawned itself, and
 // [McpPlugin.Close] stops it. This is the seam for facades over actors that
-// live elsewhere (a toolbox's servers are children of its ToolboxActor).
+// live elsewhere (a toolbox's servers are children of its own parent actor).
 func WithSpawn(spawn func(props *actor.Props) (*actor.PID, error)) Option {
 	return localOption(func(o *options) {
 		o.spawn = spawn

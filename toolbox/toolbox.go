@@ -18,6 +18,7 @@ import (
 	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/core/named"
+	"github.com/cuca-go/mcpconnector/internal/core/toolboxactor"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"
@@ -43,7 +44,7 @@ type Toolbox struct {
 
 	system    *actor.ActorSystem
 	ownSystem bool
-	pid       *actor.PID // the ToolboxActor
+	pid       *actor.PID // the toolbox actor
 	logger    *zap.Logger
 
 	servers map[string]*server // the enabled servers, by name
@@ -123,7 +124,7 @@ type server struct {
 func (s *server) plugin() *plugin.McpPlugin { return s.p.Load() }
 
 // Open starts one supervised connection per enabled server of cfg, in
-// parallel, under one ToolboxActor, and returns when each has connected or
+// parallel, under one toolbox actor, and returns when each has connected or
 // failed (each attempt is bounded by the connect timeout; ctx bounds the
 // wait). A server that fails does not fail Open unless [WithStrict] is
 // given: [Toolbox.Status] reports it, its tools are absent, and its
@@ -167,7 +168,7 @@ func Open(ctx context.Context, cfg *mcpconfig.Config, opts ...Option) (*Toolbox,
 }
 
 // newToolbox checks the options and makes the toolbox, with its manifest
-// store, its actor system and its ToolboxActor, before any server starts.
+// store, its actor system and its toolbox actor, before any server starts.
 func newToolbox(cfg *mcpconfig.Config, opts []Option) (*Toolbox, error) {
 	var o options
 	for _, opt := range opts {
@@ -190,7 +191,7 @@ func newToolbox(cfg *mcpconfig.Config, opts []Option) (*Toolbox, error) {
 	}
 	t.useSystem()
 	t.routes.Store(&routeTable{})
-	t.pid = t.system.Root.Spawn(actors.NewToolboxProps(t.logger))
+	t.pid = t.system.Root.Spawn(toolboxactor.Props(t.logger))
 	return t, nil
 }
 
@@ -396,7 +397,7 @@ func (t *Toolbox) requiredReady(errs []error) error {
 	return errors.Join(failed...)
 }
 
-// startLocal starts the server name of sc under the ToolboxActor, its
+// startLocal starts the server name of sc under the toolbox actor, its
 // actor named actorName, and returns at once (the connection comes up in
 // the background).
 func (t *Toolbox) startLocal(name string, sc *mcpconfig.Server, actorName string) (*plugin.McpPlugin, error) {
@@ -460,13 +461,13 @@ func (t *Toolbox) pluginOptions(sc *mcpconfig.Server, o *options) []plugin.Serve
 	return opts
 }
 
-// spawn asks the ToolboxActor to spawn a server's actor as its child.
+// spawn asks the toolbox actor to spawn a server's actor as its child.
 func (t *Toolbox) spawn(name string, props *actor.Props) (*actor.PID, error) {
-	res, err := t.system.Root.RequestFuture(t.pid, &actors.SpawnServer{Name: name, Props: props}, actors.DefaultConnectTimeout).Result()
+	res, err := t.system.Root.RequestFuture(t.pid, &toolboxactor.Spawn{Name: name, Props: props}, actors.DefaultConnectTimeout).Result()
 	if err != nil {
 		return nil, err
 	}
-	sp, ok := res.(*actors.ServerSpawned)
+	sp, ok := res.(*toolboxactor.Spawned)
 	if !ok {
 		return nil, fmt.Errorf("toolbox: unexpected reply %T", res)
 	}
@@ -562,7 +563,7 @@ func (t *Toolbox) Status() map[string]plugin.Status {
 }
 
 // Close closes every server in parallel (each stdio child gets its stdin
-// closed, then SIGTERM, then SIGKILL), stops the ToolboxActor and waits for
+// closed, then SIGTERM, then SIGKILL), stops the toolbox actor and waits for
 // all of it. Calls in flight fail with [plugin.ErrInternal]. Close is
 // idempotent.
 func (t *Toolbox) Close() error {
