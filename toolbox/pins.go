@@ -27,8 +27,8 @@ var ErrToolChanged = errors.New("toolbox: tool changed since it was pinned")
 // HeldTool is a tool that [WithPinnedTools] holds out.
 type HeldTool struct {
 	// Server is the server's name; Tool the tool's own name there, and
-	// Exposed the name it would be exposed under.
-	Server, Tool, Exposed string
+	// Name the name it would be exposed under (as [Tool.Name]).
+	Server, Tool, Name string
 	// New is true for a tool the pins do not have; otherwise Changed names
 	// the parts that differ from the pin, sorted: among "annotations",
 	// "description", "inputSchema", "outputSchema", "title".
@@ -46,7 +46,7 @@ func (h HeldTool) why() string {
 
 // err is the error of a call to the held tool.
 func (h HeldTool) err() error {
-	return &plugin.Error{Kind: plugin.KindDenied, Server: fmt.Sprintf("server %q", h.Server), Op: messages.CallOp(h.Exposed),
+	return &plugin.Error{Kind: plugin.KindDenied, Server: fmt.Sprintf("server %q", h.Server), Op: messages.CallOp(h.Name),
 		Err: fmt.Errorf("%w: tool %q of server %q %s; held out until the host accepts it", ErrToolChanged, h.Tool, h.Server, h.why())}
 }
 
@@ -236,7 +236,7 @@ func (t *Toolbox) holdOut(s *server, st *serverTools, pins map[string]toolDigest
 	kept := st.tools[:0:0]
 	for _, tool := range st.tools {
 		d := s.digestOf(tool)
-		h := HeldTool{Server: s.cfg.Name, Tool: tool.Name, Exposed: ExposedName(s.cfg.ToolPrefix(), tool.Name)}
+		h := HeldTool{Server: s.cfg.Name, Tool: tool.Name, Name: ExposedName(s.cfg.ToolPrefix(), tool.Name)}
 		switch pin, ok := pins[tool.Name]; {
 		case !ok:
 			h.New = true

@@ -90,6 +90,9 @@ type Toolbox struct {
 // server is one enabled server of the toolbox.
 type server struct {
 	cfg *mcpconfig.Server
+	// opts are its plugin's options, made once when Open admits it: every
+	// start (a lazy one too) runs with them.
+	opts []plugin.Option
 	// p is the server's plugin: nil when the server could not be started,
 	// and for a lazy server until it starts (and again once it stopped
 	// when idle).
@@ -172,9 +175,11 @@ func Open(ctx context.Context, cfg *mcpconfig.Config, opts ...Option) (*Toolbox,
 func newToolbox(cfg *mcpconfig.Config, opts []Option) (*Toolbox, error) {
 	var o options
 	for _, opt := range opts {
-		opt(&o)
+		if opt != nil {
+			opt.apply(&o)
+		}
 	}
-	o.connectTimeout = plugin.ConnectTimeoutOf(o.pluginOpts...)
+	o.readPluginOptions()
 	if err := o.search.validate(); err != nil {
 		return nil, err
 	}
@@ -239,7 +244,7 @@ func (t *Toolbox) startServers(cfg *mcpconfig.Config) (failures []error, err err
 		case t.opts.remote != nil:
 			continue // attached by waitFirstOutcomes, all at once
 		}
-		p, err := t.startLocal(name, s.cfg, name)
+		p, err := t.startLocal(name, s, name)
 		if p != nil {
 			s.p.Store(p)
 		}
@@ -281,7 +286,7 @@ func (t *Toolbox) admitProblems(cfg *mcpconfig.Config) []error {
 // server the policy denies gets its startErr, and a lazy one with a fresh
 // manifest is marked lazy.
 func (t *Toolbox) admit(name string, sc *mcpconfig.Server) *server {
-	s := &server{cfg: sc}
+	s := &server{cfg: sc, opts: t.pluginOptions(sc, &t.opts)}
 	t.servers[name] = s
 	t.names = append(t.names, name)
 	if t.opts.policy != nil {
@@ -322,7 +327,7 @@ func (t *Toolbox) waitFirstOutcomes(ctx context.Context) []error {
 				ctx, cancel := context.WithTimeout(ctx, t.connectTimeout(s.cfg))
 				defer cancel()
 				var p *plugin.McpPlugin
-				p, errs[i] = t.attach(ctx, name, s.cfg)
+				p, errs[i] = t.attach(ctx, name, s)
 				if p != nil {
 					s.p.Store(p)
 				}
@@ -397,10 +402,11 @@ func (t *Toolbox) requiredReady(errs []error) error {
 	return errors.Join(failed...)
 }
 
-// startLocal starts the server name of sc under the toolbox actor, its
+// startLocal starts the server name of s under the toolbox actor, its
 // actor named actorName, and returns at once (the connection comes up in
 // the background).
-func (t *Toolbox) startLocal(name string, sc *mcpconfig.Server, actorName string) (*plugin.McpPlugin, error) {
+func (t *Toolbox) startLocal(name string, s *server, actorName string) (*plugin.McpPlugin, error) {
+	sc := s.cfg
 	tr, err := sc.Transport()
 	if err != nil {
 		kind := plugin.KindNotSupported
@@ -413,37 +419,24 @@ func (t *Toolbox) startLocal(name string, sc *mcpconfig.Server, actorName string
 		h.HTTPClient = newHeadersClient(sc, h.HTTPClient)
 		tr = h
 	}
-	server := t.pluginOptions(sc, &t.opts)
-	opts := make([]plugin.Option, 0, len(server)+3)
-	for _, opt := range server {
-		opts = append(opts, opt.(plugin.Option)) // newToolbox checked them
-	}
-	opts = append(opts, plugin.WithRetryConnect(), plugin.WithActorSystem(t.system),
+	opts := append(s.opts[:len(s.opts):len(s.opts)], plugin.WithRetryConnect(), plugin.WithActorSystem(t.system),
 		plugin.WithSpawn(func(props *actor.Props) (*actor.PID, error) { return t.spawn(actorName, props) }))
 	return plugin.Connect(context.Background(), named.Transport(name, tr), opts...)
 }
 
 // attach reaches the server's actor where it lives (Remote), activating
 // it if needed.
-func (t *Toolbox) attach(ctx context.Context, name string, sc *mcpconfig.Server) (*plugin.McpPlugin, error) {
-	server := t.pluginOptions(sc, &t.opts)
-	opts := make([]plugin.FacadeOption, 0, len(server))
-	for _, opt := range server {
-		opts = append(opts, opt.(plugin.FacadeOption)) // newToolbox checked them
-	}
-	return t.opts.remote.Connect(ctx, name, opts...)
+func (t *Toolbox) attach(ctx context.Context, name string, s *server) (*plugin.McpPlugin, error) {
+	return t.opts.remote.Connect(ctx, name, s.opts...)
 }
 
-// pluginOptions are the options of one server's plugin: the toolbox's
-// defaults, then the host's (which win over them), then the toolbox's own
-// status handler, then the server's entry in the file. Over a remote each
-// is a [plugin.FacadeOption]: newToolbox refuses the host's that are not,
+// pluginOptions are the options of one server's plugin, made once when
+// Open admits it: the host's, then the toolbox's own status handler, then
+// the server's entry in the file. Over a remote each
+// is a [plugin.Option]: newToolbox refuses the host's that are not,
 // and the toolbox adds none.
-func (t *Toolbox) pluginOptions(sc *mcpconfig.Server, o *options) []plugin.ServerOption {
-	opts := make([]plugin.ServerOption, 0, len(o.pluginOpts)+6)
-	if o.logger != nil {
-		opts = append(opts, plugin.WithLogger(o.logger))
-	}
+func (t *Toolbox) pluginOptions(sc *mcpconfig.Server, o *options) []plugin.Option {
+	opts := make([]plugin.Option, 0, len(o.pluginOpts)+6)
 	opts = append(opts, o.pluginOpts...)
 	opts = append(opts, plugin.WithStatusHandler(func(plugin.Status) { t.statusChanged() }))
 	if sc.Timeout > 0 {
@@ -453,7 +446,7 @@ func (t *Toolbox) pluginOptions(sc *mcpconfig.Server, o *options) []plugin.Serve
 		opts = append(opts, plugin.WithConnectTimeout(sc.ConnectTimeout))
 	}
 	if hasApprovalModes(sc) {
-		opts = append(opts, plugin.WithApproval(t.approval(sc, plugin.ApprovalOf(o.pluginOpts...))))
+		opts = append(opts, plugin.WithApproval(t.approval(sc, o.approve)))
 	}
 	if sc.MaxResultBytes > 0 {
 		opts = append(opts, plugin.WithMaxResultBytes(sc.MaxResultBytes))

@@ -4,6 +4,8 @@
 //
 // Each value implements [McpTransport]. Open turns it into a go-sdk
 // mcp.Transport for one connection attempt; a reconnection opens it again.
+// A user builds a value and gives it to plugin.Connect (or to the actors'
+// ConnectionConfig); the rest of the package is how Open does it.
 //
 //	t := transport.NewStdio("github-mcp-server", "stdio")
 //	t := transport.StreamableHTTP{URL: "http://127.0.0.1:8080/mcp"}
