@@ -14,7 +14,7 @@ type finishing struct {
 
 // onFinishCalls takes the queue out and, while a session is up, asks the
 // child; otherwise nothing is in flight, and the answer goes now.
-func (s *McpSupervisor) onFinishCalls(ctx actor.Context) {
+func (s *mcpSupervisor) onFinishCalls(ctx actor.Context) {
 	var unsent []hostmsg.UnsentCall
 	for _, w := range s.queue {
 		w.timer.Stop()
@@ -32,7 +32,7 @@ func (s *McpSupervisor) onFinishCalls(ctx actor.Context) {
 // answerFinished answers the oldest FinishCalls sender: the child answers
 // each FinishCalls it was sent, in order, and a later one may still wait
 // for calls sent after the earlier.
-func (s *McpSupervisor) answerFinished() {
+func (s *mcpSupervisor) answerFinished() {
 	if len(s.finishing) == 0 {
 		return
 	}
@@ -43,7 +43,7 @@ func (s *McpSupervisor) answerFinished() {
 
 // answerFinishing answers every FinishCalls sender: the child has failed
 // (and its calls with it), or this supervisor stops.
-func (s *McpSupervisor) answerFinishing() {
+func (s *mcpSupervisor) answerFinishing() {
 	for _, f := range s.finishing {
 		s.reply(f.to, &hostmsg.CallsFinished{Unsent: f.unsent})
 	}

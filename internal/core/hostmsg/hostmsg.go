@@ -6,7 +6,7 @@ import (
 	"github.com/cuca-go/mcpconnector/messages"
 )
 
-// FinishCalls asks an actors.McpSupervisor (or an actors.McpConnection)
+// FinishCalls asks a supervisor of package actors (or its connection actor)
 // to answer, with [CallsFinished], once the calls it was sent before this
 // message are done: the calls in flight have their answers, and the calls
 // a supervisor was holding for a reconnection are handed back unsent. A
@@ -30,7 +30,7 @@ type UnsentCall struct {
 	Call   *messages.CallTool
 }
 
-// WatchDirect asks an actors.McpSupervisor to give Notify the connection
+// WatchDirect asks a supervisor of package actors to give Notify the connection
 // actor's PID whenever the connection is ready and the calls queued
 // meanwhile have gone to it (at once, when it is ready already), and nil
 // as soon as it is not ready. While it has a PID, a host in the

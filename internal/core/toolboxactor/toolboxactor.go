@@ -8,7 +8,7 @@ import (
 )
 
 // Actor is the parent of the actors of many servers (one
-// actors.McpSupervisor each, for a toolbox built from an mcp.json). Its children
+// supervisor of package actors each, for a toolbox built from an mcp.json). Its children
 // are spawned on request, named by server, so that they live and stop with
 // it: stopping the Actor stops every server at once, in parallel, and
 // completes when all have stopped. Each supervisor handles its connection's
