@@ -120,8 +120,9 @@ func NewSupervisorProps(cfg SupervisorConfig) *actor.Props {
 }
 
 // mcpSupervisor (the McpSupervisor actor) is the parent of one connection
-// actor and the front door to it. It forwards calls while the connection is ready, queues them in order
-// while it reconnects (and the calls its child never sent), and restarts a
+// actor and the front door to it. It forwards calls while the connection
+// is ready, queues them in order while it reconnects (and the calls its
+// child never sent), and restarts a
 // failed connection with exponential backoff and jitter, within a restart
 // budget; past it a breaker opens, and one reconnection is tried after each
 // cool-down. What no restart mends (a server that does not speak
@@ -321,6 +322,12 @@ func (s *mcpSupervisor) Receive(ctx actor.Context) {
 		s.onFinishCalls(ctx)
 	case *hostmsg.CallsFinished:
 		s.answerFinished() // the child's answer to onFinishCalls
+	case *actor.Restarting:
+		// The watcher is this instance's: it is told to stop calling the
+		// connection straight, which is restarted with this supervisor.
+		if s.onDirect != nil {
+			s.onDirect(nil)
+		}
 	case *actor.Stopping:
 		s.stop()
 	}
