@@ -20,6 +20,7 @@ import (
 	"github.com/cuca-go/mcpconnector/internal/core/directcall"
 	"github.com/cuca-go/mcpconnector/internal/core/logfield"
 	"github.com/cuca-go/mcpconnector/internal/core/tracelog"
+	"github.com/cuca-go/mcpconnector/internal/core/transportext"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
 )
@@ -43,7 +44,7 @@ type dialed struct {
 	session *mcp.ClientSession
 	conn    *envelopeConn // what the session runs on
 	ready   *messages.Ready
-	tail    transport.StderrTail
+	tail    transportext.StderrTail
 	direct  directcall.Caller // the transport's direct tools/call path, if any
 }
 
@@ -86,7 +87,7 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 	if err != nil {
 		return nil, transportFailure("connect", err, nil)
 	}
-	tail, _ := tr.(transport.StderrTail)
+	tail, _ := tr.(transportext.StderrTail)
 	if hooks.opened != nil {
 		hooks.opened(tr)
 	}
@@ -122,7 +123,7 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 	if err != nil {
 		return nil, connectFailure(ctx, cfg, err, discoverErr, tr, tail)
 	}
-	d := &dialed{session: session, conn: conn, tail: tail, direct: transport.DirectCaller(tr)}
+	d := &dialed{session: session, conn: conn, tail: tail, direct: directcall.CallerOf(tr)}
 	fail := func(method string, err error) (*dialed, *messages.Failure) {
 		_ = session.Close()
 		f := transportFailure("connect", err, tail)
@@ -254,7 +255,7 @@ const exitWait = 200 * time.Millisecond
 // speak 2026-07-28 (the only failure that mentions the version), the
 // command could not be started, the child exited before answering (its exit
 // status), no answer within the connect timeout, or the transport failed.
-func connectFailure(ctx context.Context, cfg *ConnectionConfig, err, discoverErr error, tr mcp.Transport, tail transport.StderrTail) *messages.Failure {
+func connectFailure(ctx context.Context, cfg *ConnectionConfig, err, discoverErr error, tr mcp.Transport, tail transportext.StderrTail) *messages.Failure {
 	if errors.Is(err, errLegacyRefused) {
 		// go-sdk falls back to initialize whenever server/discover fails;
 		// only the server's own refusal is about the version.
@@ -277,7 +278,7 @@ func connectFailure(ctx context.Context, cfg *ConnectionConfig, err, discoverErr
 	case errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded):
 		return connectTimeout(cfg, tail)
 	}
-	if ce, ok := tr.(transport.ChildExit); ok {
+	if ce, ok := tr.(transportext.ChildExit); ok {
 		if st := ce.ChildExit(exitWait); st != "" {
 			return &messages.Failure{Kind: messages.FailureInternal, Op: "connect",
 				Message: withTail("the server exited before answering server/discover ("+st+")", tail), Err: kept(err)}
@@ -290,7 +291,7 @@ func connectFailure(ctx context.Context, cfg *ConnectionConfig, err, discoverErr
 
 // connectTimeout is the failure of a server that did not answer within the
 // connect timeout.
-func connectTimeout(cfg *ConnectionConfig, tail transport.StderrTail) *messages.Failure {
+func connectTimeout(cfg *ConnectionConfig, tail transportext.StderrTail) *messages.Failure {
 	return &messages.Failure{Kind: messages.FailureInternal, Op: "connect", Cause: messages.CauseDeadline,
 		Message: withTail(fmt.Sprintf("no answer within the connect timeout of %s", cfg.ConnectTimeout), tail)}
 }
@@ -328,7 +329,7 @@ func discoverRefusal(err error, url string) (answered string, ok bool) {
 	case strings.Contains(re.Message, transport.ErrMessageTooLarge.Error()):
 		return "", false
 	}
-	if status := transport.HTTPStatusOf(re); status != 0 {
+	if status := transportext.HTTPStatusOf(re); status != 0 {
 		switch {
 		case status >= 500, status == 401, status == 403, status == 407, status == 408, status == 429:
 			return "", false
@@ -348,9 +349,9 @@ func discoverRefusal(err error, url string) (answered string, ok bool) {
 func endpointOf(cfg *ConnectionConfig) string {
 	switch t := cfg.Transport.(type) {
 	case transport.StreamableHTTP:
-		return transport.RedactURL(t.URL)
+		return transportext.RedactURL(t.URL)
 	case *transport.StreamableHTTP:
-		return transport.RedactURL(t.URL)
+		return transportext.RedactURL(t.URL)
 	}
 	return ""
 }
@@ -375,7 +376,7 @@ func shortQuote(s string) string {
 // transportFailure classifies err: a child that could not be spawned is IO
 // (CauseNotStarted), WebSocket is NotSupported, everything else Internal.
 // The child's stderr tail, when there is one, says why.
-func transportFailure(op string, err error, tail transport.StderrTail) *messages.Failure {
+func transportFailure(op string, err error, tail transportext.StderrTail) *messages.Failure {
 	kind, cause := messages.FailureInternal, messages.CauseNone
 	var spawn *transport.SpawnError
 	switch {
@@ -388,7 +389,7 @@ func transportFailure(op string, err error, tail transport.StderrTail) *messages
 }
 
 // An error carries the first line of the server's stderr that reads as an
-// error (transport.ReadsAsError), when it is not among the last lines, and
+// error (transportext.ReadsAsError), when it is not among the last lines, and
 // the last tailLines lines, at most tailBytes in all: the whole tail goes
 // to the logger at debug level instead (McpConnection.logTail).
 const (
@@ -396,7 +397,7 @@ const (
 	tailBytes = 512
 )
 
-func withTail(msg string, tail transport.StderrTail) string {
+func withTail(msg string, tail transportext.StderrTail) string {
 	if tail == nil {
 		return msg
 	}
@@ -424,7 +425,7 @@ func shortTail(lines []string) string {
 	}
 	n := max(0, len(clean)-tailLines)
 	last := strings.Join(clean[n:], " | ")
-	first := slices.IndexFunc(clean[:n], transport.ReadsAsError)
+	first := slices.IndexFunc(clean[:n], transportext.ReadsAsError)
 	if first < 0 {
 		return cutFront(last, tailBytes)
 	}

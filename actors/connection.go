@@ -14,12 +14,14 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/internal/core/directcall"
+	"github.com/cuca-go/mcpconnector/internal/core/hostmsg"
 	"github.com/cuca-go/mcpconnector/internal/core/logfield"
+	"github.com/cuca-go/mcpconnector/internal/core/transportext"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
 )
 
-// ConnectionConfig configures an [McpConnection]. Transport is required; the
+// ConnectionConfig configures the connection actor. Transport is required; the
 // other fields have defaults.
 type ConnectionConfig struct {
 	// Transport selects the server.
@@ -61,7 +63,7 @@ type ConnectionConfig struct {
 	OnStatus func(state State, f *messages.Failure)
 	// Deliver, if set, sends every answer and notice the connection, and
 	// the supervisor above it, address to a caller (call replies, progress,
-	// tool lists, failures, [CallsFinished]); nil sends each as it is. A
+	// tool lists, failures, hostmsg.CallsFinished); nil sends each as it is. A
 	// host whose callers live elsewhere converts the messages there:
 	// package grid gives their wire forms to callers on other members.
 	Deliver func(system *actor.ActorSystem, to *actor.PID, msg any)
@@ -109,7 +111,7 @@ func (c ConnectionConfig) withDefaults() ConnectionConfig {
 	return c
 }
 
-// NewConnectionProps returns the Props of an [McpConnection] for cfg.
+// NewConnectionProps returns the Props of the connection actor (McpConnection) for cfg.
 func NewConnectionProps(cfg ConnectionConfig) *actor.Props {
 	cfg = cfg.withDefaults()
 	return actor.PropsFromProducer(func() actor.Actor { return newConnection(cfg) })
@@ -155,9 +157,9 @@ func (s State) String() string {
 	}
 }
 
-// McpConnection owns one MCP client session and serves tool calls on it.
+// mcpConnection (the McpConnection actor) owns one MCP client session and serves tool calls on it.
 // Its protocol is [messages]: AwaitReady, CallTool, CancelCall.
-type McpConnection struct {
+type mcpConnection struct {
 	cfg    ConnectionConfig
 	log    *zap.Logger // cfg.Logger, naming the server as "mcp_server"
 	self   *actor.PID
@@ -165,7 +167,7 @@ type McpConnection struct {
 
 	state   state
 	session *mcp.ClientSession
-	tail    transport.StderrTail
+	tail    transportext.StderrTail
 	direct  directcall.Caller // the session's transport's direct path, if any
 	ready   *messages.Ready
 	failure *messages.Failure // why the connection ended, once it has
@@ -262,10 +264,10 @@ var (
 // Internal messages, sent by this actor's goroutines to itself.
 type (
 	dialDone struct {
-		by      *McpConnection // the instance that dialed: a restart makes a new one
+		by      *mcpConnection // the instance that dialed: a restart makes a new one
 		d       *dialed
 		failure *messages.Failure
-		tail    transport.StderrTail // the attempt's child's stderr, if any
+		tail    transportext.StderrTail // the attempt's child's stderr, if any
 	}
 	sessionEnded struct {
 		session *mcp.ClientSession
@@ -286,7 +288,7 @@ type (
 
 // logTail logs the whole stderr tail at debug level: errors carry only
 // its last lines.
-func (c *McpConnection) logTail(tail transport.StderrTail) {
+func (c *mcpConnection) logTail(tail transportext.StderrTail) {
 	if tail == nil {
 		return
 	}
@@ -297,8 +299,8 @@ func (c *McpConnection) logTail(tail transport.StderrTail) {
 	}
 }
 
-func newConnection(cfg ConnectionConfig) *McpConnection {
-	c := &McpConnection{cfg: cfg, inflight: map[uint64]*call{}, pruneAt: 64, tokens: map[string]*call{},
+func newConnection(cfg ConnectionConfig) *mcpConnection {
+	c := &mcpConnection{cfg: cfg, inflight: map[uint64]*call{}, pruneAt: 64, tokens: map[string]*call{},
 		log: logfield.Server(cfg.Logger, transport.LabelOf(cfg.Transport)), wg: cfg.background}
 	if c.wg == nil {
 		c.wg = new(sync.WaitGroup)
@@ -310,7 +312,7 @@ func newConnection(cfg ConnectionConfig) *McpConnection {
 }
 
 // Receive reads as a table of the protocol.
-func (c *McpConnection) Receive(ctx actor.Context) {
+func (c *mcpConnection) Receive(ctx actor.Context) {
 	switch msg := ctx.Message().(type) {
 	case *actor.Started:
 		c.self, c.system, c.parent = ctx.Self(), ctx.ActorSystem(), ctx.Parent()
@@ -335,7 +337,7 @@ func (c *McpConnection) Receive(ctx actor.Context) {
 		c.onToolsListed(msg)
 	case *sessionEnded:
 		c.onSessionEnded(msg)
-	case *FinishCalls:
+	case *hostmsg.FinishCalls:
 		c.finishers = append(c.finishers, ctx.Sender())
 		c.checkFinished()
 	case *callFinished:
@@ -361,7 +363,7 @@ func (*callFinished) IgnoreDeadLetterLogging() {}
 // checkFinished answers every FinishCalls sender once no call is in flight.
 // The flag is raised before counting, so that a call that ends during the
 // count either is counted as ended or sends callFinished.
-func (c *McpConnection) checkFinished() {
+func (c *mcpConnection) checkFinished() {
 	if len(c.finishers) == 0 {
 		return
 	}
@@ -373,7 +375,7 @@ func (c *McpConnection) checkFinished() {
 	}
 	c.awaitFinish.Store(false)
 	for _, w := range c.finishers {
-		c.reply(w, &CallsFinished{})
+		c.reply(w, &hostmsg.CallsFinished{})
 	}
 	c.finishers = nil
 }
@@ -383,7 +385,7 @@ func (c *McpConnection) checkFinished() {
 // is still doing. The attempt is then aborted (a stdio child is killed: a
 // server that ignores its closed stdin would cost its TerminateTimeout
 // twice over), and ends in the background; the last stop waits for it.
-func (c *McpConnection) startDial() {
+func (c *mcpConnection) startDial() {
 	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.ConnectTimeout)
 	c.cancelDial = cancel
 	type outcome struct {
@@ -394,9 +396,9 @@ func (c *McpConnection) startDial() {
 	var opened atomic.Pointer[mcp.Transport]
 	hooks := c.hooks()
 	hooks.opened = func(tr mcp.Transport) { opened.Store(&tr) }
-	tailOf := func() transport.StderrTail {
+	tailOf := func() transportext.StderrTail {
 		if tr := opened.Load(); tr != nil {
-			t, _ := (*tr).(transport.StderrTail)
+			t, _ := (*tr).(transportext.StderrTail)
 			return t
 		}
 		return nil
@@ -419,7 +421,7 @@ func (c *McpConnection) startDial() {
 			default:
 				c.system.Root.Send(c.self, &dialDone{by: c, failure: connectTimeout(&c.cfg, tailOf()), tail: tailOf()})
 				if tr := opened.Load(); tr != nil {
-					if a, ok := (*tr).(transport.Aborter); ok {
+					if a, ok := (*tr).(transportext.Aborter); ok {
 						a.Abort() // a server that has not answered in time has nothing to save
 					}
 				}
@@ -442,7 +444,7 @@ func (c *McpConnection) startDial() {
 	}()
 }
 
-func (c *McpConnection) onDialDone(msg *dialDone) {
+func (c *mcpConnection) onDialDone(msg *dialDone) {
 	if msg.by != c || c.state != connecting {
 		if msg.d != nil {
 			c.closeSession(msg.d.session)
@@ -480,7 +482,7 @@ func (c *McpConnection) onDialDone(msg *dialDone) {
 // into a message. No goroutine waits meanwhile: go-sdk closes the session's
 // connection when the session ends, and only then does one start, to read
 // the session's error once its last goroutine is done.
-func (c *McpConnection) watch(s *mcp.ClientSession, conn *envelopeConn) {
+func (c *mcpConnection) watch(s *mcp.ClientSession, conn *envelopeConn) {
 	c.wg.Add(1)
 	conn.afterClose(func() {
 		defer c.wg.Done()
@@ -489,7 +491,7 @@ func (c *McpConnection) watch(s *mcp.ClientSession, conn *envelopeConn) {
 	})
 }
 
-func (c *McpConnection) onAwaitReady(ctx actor.Context) {
+func (c *mcpConnection) onAwaitReady(ctx actor.Context) {
 	switch c.state {
 	case ready:
 		c.reply(ctx.Sender(), c.ready)
@@ -502,7 +504,7 @@ func (c *McpConnection) onAwaitReady(ctx actor.Context) {
 	}
 }
 
-func (c *McpConnection) onCallTool(sender *actor.PID, msg *messages.CallTool) {
+func (c *mcpConnection) onCallTool(sender *actor.PID, msg *messages.CallTool) {
 	if !msg.Deadline.IsZero() && !time.Now().Before(msg.Deadline) {
 		c.reply(sender, failCall(msg, &messages.Failure{Kind: messages.FailureInternal, Cause: messages.CauseDeadline,
 			Message: "deadline exceeded before the call was sent: " + limitOf(msg) + " passed"}))
@@ -546,7 +548,7 @@ func (c *McpConnection) onCallTool(sender *actor.PID, msg *messages.CallTool) {
 // done one by one (a message per call would cost a mailbox wake-up each);
 // the table is swept when it has doubled, so its size stays within twice
 // the calls really in flight.
-func (c *McpConnection) prune() {
+func (c *mcpConnection) prune() {
 	for id, cl := range c.inflight {
 		if cl.finished.Load() {
 			delete(c.inflight, id)
@@ -557,7 +559,7 @@ func (c *McpConnection) prune() {
 
 // run is one tool call's goroutine. It answers the caller itself, so the
 // reply costs no trip through the mailbox.
-func (c *McpConnection) run(ctx context.Context, s *mcp.ClientSession, tail transport.StderrTail, dc directcall.Caller, cl *call, msg *messages.CallTool) {
+func (c *mcpConnection) run(ctx context.Context, s *mcp.ClientSession, tail transportext.StderrTail, dc directcall.Caller, cl *call, msg *messages.CallTool) {
 	defer c.wg.Done()
 	if cl.timer != nil {
 		defer cl.timer.Stop()
@@ -612,7 +614,7 @@ func (c *McpConnection) run(ctx context.Context, s *mcp.ClientSession, tail tran
 // callFailed is the answer to a call whose tools/call returned err, or nil
 // when the call is handed to the parent to wait for the next session. It
 // runs on the call's goroutine, the only one that answers the call.
-func (c *McpConnection) callFailed(ctx context.Context, s *mcp.ClientSession, tail transport.StderrTail, cl *call, err error) *messages.CallToolReply {
+func (c *mcpConnection) callFailed(ctx context.Context, s *mcp.ClientSession, tail transportext.StderrTail, cl *call, err error) *messages.CallToolReply {
 	msg := cl.msg
 	cause := context.Cause(ctx)
 	if cl.replied.Load() {
@@ -686,9 +688,9 @@ func limitOf(msg *messages.CallTool) string {
 
 // supervised reports whether a supervisor is this connection's parent,
 // which queues the calls handed back to it for the next session.
-func (c *McpConnection) supervised() bool { return c.cfg.EscalateFailures && c.parent != nil }
+func (c *mcpConnection) supervised() bool { return c.cfg.EscalateFailures && c.parent != nil }
 
-func (c *McpConnection) onCancel(id uint64) {
+func (c *mcpConnection) onCancel(id uint64) {
 	if c.requests.cancel(id) {
 		return
 	}
@@ -705,7 +707,7 @@ func (c *McpConnection) onCancel(id uint64) {
 	}
 }
 
-func (c *McpConnection) onSessionEnded(msg *sessionEnded) {
+func (c *mcpConnection) onSessionEnded(msg *sessionEnded) {
 	if msg.session != c.session || c.state != ready {
 		return
 	}
@@ -722,7 +724,7 @@ func (c *McpConnection) onSessionEnded(msg *sessionEnded) {
 
 // fail ends the connection with f and, when supervised, escalates f to the
 // parent: the panic is protoactor's way to report a child's failure.
-func (c *McpConnection) fail(f *messages.Failure) {
+func (c *mcpConnection) fail(f *messages.Failure) {
 	c.end(f)
 	if c.cfg.EscalateFailures && c.parent != nil {
 		panic(f)
@@ -734,7 +736,7 @@ func (c *McpConnection) fail(f *messages.Failure) {
 
 // end moves to the ended state: every waiter, queued call and call in flight
 // fails with f, and the session, if any, is closed.
-func (c *McpConnection) end(f *messages.Failure) {
+func (c *mcpConnection) end(f *messages.Failure) {
 	c.state = ended
 	c.failure = f
 	for _, w := range c.waiters {
@@ -775,7 +777,7 @@ func (c *McpConnection) end(f *messages.Failure) {
 
 // retryable reports whether a call of tool may run again on a new session:
 // only when asked for, supervised, and the tool says it is safe to repeat.
-func (c *McpConnection) retryable(tool string) bool {
+func (c *mcpConnection) retryable(tool string) bool {
 	return c.repeatable[tool] && c.cfg.EscalateFailures && c.parent != nil
 }
 
@@ -796,7 +798,7 @@ func repeatableTools(cfg *ConnectionConfig, tools []*mcp.Tool) map[string]bool {
 
 // closeSession closes s off the mailbox: closing a stdio child waits for it
 // to exit.
-func (c *McpConnection) closeSession(s *mcp.ClientSession) {
+func (c *mcpConnection) closeSession(s *mcp.ClientSession) {
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
@@ -809,7 +811,7 @@ func (c *McpConnection) closeSession(s *mcp.ClientSession) {
 // themselves (a call answers its caller, the session's close reaps its
 // child), and what they send this PID names this instance or its session,
 // which the next instance ignores.
-func (c *McpConnection) release() {
+func (c *mcpConnection) release() {
 	c.dialMu.Lock()
 	c.stopped = true
 	c.dialMu.Unlock()
@@ -825,7 +827,7 @@ func (c *McpConnection) release() {
 
 // reply delivers msg to to; to nil (a message sent without a sender) gets
 // nothing.
-func (c *McpConnection) reply(to *actor.PID, msg any) {
+func (c *mcpConnection) reply(to *actor.PID, msg any) {
 	if to != nil {
 		c.cfg.Deliver(c.system, to, msg)
 	}

@@ -20,8 +20,11 @@
 // ([Status.Err]), so that a recovered connection carries no error of the
 // past.
 //
-// Both actors are ordinary protoactor-go actors: a host may spawn them from
-// their Props in its own actor system and speak [messages] to them.
+// The package is for a program that embeds the actors in an actor system
+// of its own: both are ordinary protoactor-go actors, which it spawns from
+// [NewSupervisorProps] or [NewConnectionProps] with a [SupervisorConfig] or
+// [ConnectionConfig] and speaks [messages] to. A program that wants a tool
+// caller rather than actors uses package plugin, which is built on them.
 //
 // The actors speak plain messages only: they never read or write a wire
 // form. Across the members of a cluster the messages travel in their wire

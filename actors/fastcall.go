@@ -13,7 +13,7 @@ import (
 )
 
 // Direct tool calls: on a transport that hands over a direct path
-// (transport.DirectCaller: a stdio server, a Streamable HTTP endpoint),
+// (directcall.CallerOf: a stdio server, a Streamable HTTP endpoint),
 // tools/call bypasses ClientSession.CallTool, whose answer go-sdk decodes
 // twice, each time through a fresh decoder and a new 32 KiB buffer. The
 // request goes out on the transport's own connection (over HTTP: a POST
@@ -31,7 +31,7 @@ import (
 // callsDirect reports whether a call takes dc, the session's direct path:
 // there is one, it asks for the call, and go-sdk is not to drive
 // input_required (the MRTR opt-in), which only ClientSession.CallTool does.
-func (c *McpConnection) callsDirect(dc directcall.Caller) bool {
+func (c *mcpConnection) callsDirect(dc directcall.Caller) bool {
 	if o := c.cfg.ClientOptions; o != nil && o.MultiRoundTrip != nil && !o.MultiRoundTrip.Disabled {
 		return false
 	}
@@ -41,7 +41,7 @@ func (c *McpConnection) callsDirect(dc directcall.Caller) bool {
 // callDirect runs tools/call on dc as ClientSession.CallTool would run it:
 // traced like every request (span, trace context in _meta, request id),
 // its send state kept for callFailed.
-func (c *McpConnection) callDirect(ctx context.Context, dc directcall.Caller, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+func (c *mcpConnection) callDirect(ctx context.Context, dc directcall.Caller, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
 	st, _ := ctx.Value(sendStateKey{}).(*atomic.Int32)
 	traced := c.cfg.Telemetry != nil
 	send := func(ctx context.Context, _ string, req mcp.Request) (mcp.Result, error) {

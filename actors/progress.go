@@ -15,7 +15,7 @@ import (
 // the call's idle timer back.
 
 // hooks are what this connection hears from its session besides replies.
-func (c *McpConnection) hooks() sessionHooks {
+func (c *mcpConnection) hooks() sessionHooks {
 	self, system := c.self, c.system
 	return sessionHooks{
 		progress: c.onProgress,
@@ -28,7 +28,7 @@ func (c *McpConnection) hooks() sessionHooks {
 // track gives cl a progress token and, with an idle timeout, its idle
 // timer. The token is the call's ID, unique among the calls in flight.
 // Called on the actor's goroutine before the call's goroutine starts.
-func (c *McpConnection) track(cl *call) {
+func (c *mcpConnection) track(cl *call) {
 	pr := &callProgress{token: strconv.FormatUint(cl.msg.ID, 10)}
 	if d := cl.msg.IdleTimeout; d > 0 {
 		cancel := cl.cancel
@@ -43,7 +43,7 @@ func (c *McpConnection) track(cl *call) {
 // untrack ends cl's progress before its answer goes out, so that no
 // progress follows the answer and a finished call is never cancelled by
 // its idle timer. It may be called more than once.
-func (c *McpConnection) untrack(cl *call) {
+func (c *mcpConnection) untrack(cl *call) {
 	pr := cl.prog
 	if pr == nil {
 		return
@@ -65,7 +65,7 @@ func (c *McpConnection) untrack(cl *call) {
 // notification at a time, so a call's progress reaches its caller in the
 // order the server sent it. Progress for a token no call in flight has
 // (a late one, or one the server made up) is dropped.
-func (c *McpConnection) onProgress(p *mcp.ProgressNotificationParams) {
+func (c *mcpConnection) onProgress(p *mcp.ProgressNotificationParams) {
 	if p == nil {
 		return
 	}

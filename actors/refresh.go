@@ -20,7 +20,7 @@ import (
 
 // onRefresh answers a RefreshTools: after a listing while ready, with the
 // list being made while connecting, with the failure once ended.
-func (c *McpConnection) onRefresh(sender *actor.PID) {
+func (c *mcpConnection) onRefresh(sender *actor.PID) {
 	switch c.state {
 	case ready:
 		if sender != nil {
@@ -39,7 +39,7 @@ func (c *McpConnection) onRefresh(sender *actor.PID) {
 // listAgain starts a tools/list on the session, or, while one runs, makes
 // sure another follows it: a change announced during a listing may not be
 // in it.
-func (c *McpConnection) listAgain() {
+func (c *mcpConnection) listAgain() {
 	if c.listing {
 		c.relist = true
 		return
@@ -57,7 +57,7 @@ func (c *McpConnection) listAgain() {
 	}()
 }
 
-func (c *McpConnection) onToolsListed(msg *toolsListed) {
+func (c *mcpConnection) onToolsListed(msg *toolsListed) {
 	if msg.session != c.session {
 		return // an earlier session's (or an earlier instance's) listing
 	}
@@ -119,7 +119,7 @@ func (w toolWatchers) tell(system *actor.ActorSystem, deliver func(*actor.ActorS
 
 // onRefresh answers a RefreshTools: the child lists again when ready;
 // otherwise the answer is the list in force, or the failure.
-func (s *McpSupervisor) onRefresh(ctx actor.Context, msg *messages.RefreshTools) {
+func (s *mcpSupervisor) onRefresh(ctx actor.Context, msg *messages.RefreshTools) {
 	switch {
 	case s.retrying():
 		s.reply(ctx.Sender(), s.status.LastFailure)
@@ -138,7 +138,7 @@ func (s *McpSupervisor) onRefresh(ctx actor.Context, msg *messages.RefreshTools)
 
 // onToolList takes a list the child made after connecting. One from a
 // child that failed since is stale: the reconnection brings its own.
-func (s *McpSupervisor) onToolList(r *messages.Ready) {
+func (s *mcpSupervisor) onToolList(r *messages.Ready) {
 	if s.phase != phaseReady {
 		return
 	}
@@ -151,7 +151,7 @@ func (s *McpSupervisor) onToolList(r *messages.Ready) {
 
 // onWatch adds or removes a watcher of the tool list. A remote watcher is
 // watched in turn, so that a member that dies leaves no watcher behind.
-func (s *McpSupervisor) onWatch(ctx actor.Context, watch bool) {
+func (s *mcpSupervisor) onWatch(ctx actor.Context, watch bool) {
 	who := ctx.Sender()
 	if who == nil {
 		return

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cuca-go/mcpconnector/internal/core/transportext"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
 )
@@ -71,7 +72,7 @@ func requestLimit(msg *messages.ServerRequest) string {
 	return "the request's deadline"
 }
 
-func (c *McpConnection) onServerRequest(sender *actor.PID, msg *messages.ServerRequest) {
+func (c *mcpConnection) onServerRequest(sender *actor.PID, msg *messages.ServerRequest) {
 	if !msg.Deadline.IsZero() && !time.Now().Before(msg.Deadline) {
 		c.reply(sender, requestFailure(msg, &messages.Failure{Kind: messages.FailureInternal, Cause: messages.CauseDeadline,
 			Message: "deadline exceeded before the request was sent: " + requestLimit(msg) + " passed"}))
@@ -106,8 +107,8 @@ func (c *McpConnection) onServerRequest(sender *actor.PID, msg *messages.ServerR
 // serveRequest is one request's goroutine: it sends the request on s and
 // answers the caller, or hands the request back to the supervisor when the
 // session ended under it.
-func (c *McpConnection) serveRequest(ctx context.Context, cancel context.CancelCauseFunc, timer *time.Timer,
-	s *mcp.ClientSession, tail transport.StderrTail, sender *actor.PID, msg *messages.ServerRequest) {
+func (c *mcpConnection) serveRequest(ctx context.Context, cancel context.CancelCauseFunc, timer *time.Timer,
+	s *mcp.ClientSession, tail transportext.StderrTail, sender *actor.PID, msg *messages.ServerRequest) {
 	defer c.wg.Done()
 	if timer != nil {
 		defer timer.Stop()
@@ -135,7 +136,7 @@ func (c *McpConnection) serveRequest(ctx context.Context, cancel context.CancelC
 
 // requestFailed is the answer to a request that failed with err, or nil
 // when it is handed back to the supervisor for the next session.
-func (c *McpConnection) requestFailed(ctx context.Context, s *mcp.ClientSession, tail transport.StderrTail,
+func (c *mcpConnection) requestFailed(ctx context.Context, s *mcp.ClientSession, tail transportext.StderrTail,
 	sender *actor.PID, msg *messages.ServerRequest, err error) *messages.ServerReply {
 	cause := context.Cause(ctx)
 	switch {
@@ -231,7 +232,7 @@ type requestWaitExpired struct{ seq uint64 }
 
 func (*requestWaitExpired) IgnoreDeadLetterLogging() {}
 
-func (s *McpSupervisor) onServerRequest(ctx actor.Context, msg *messages.ServerRequest) {
+func (s *mcpSupervisor) onServerRequest(ctx actor.Context, msg *messages.ServerRequest) {
 	if s.retrying() {
 		f := *s.status.LastFailure
 		f.Message = "the server has not come up: " + f.Message
@@ -251,7 +252,7 @@ func (s *McpSupervisor) onServerRequest(ctx actor.Context, msg *messages.ServerR
 	}
 }
 
-func (s *McpSupervisor) onRequestWaitExpired(seq uint64) {
+func (s *mcpSupervisor) onRequestWaitExpired(seq uint64) {
 	i := slices.IndexFunc(s.requests, func(w *waitingRequest) bool { return w.seq == seq })
 	if i < 0 {
 		return
@@ -263,7 +264,7 @@ func (s *McpSupervisor) onRequestWaitExpired(seq uint64) {
 
 // dropRequest forgets the held request id of sender, and reports whether
 // there was one.
-func (s *McpSupervisor) dropRequest(sender *actor.PID, id uint64) bool {
+func (s *mcpSupervisor) dropRequest(sender *actor.PID, id uint64) bool {
 	i := slices.IndexFunc(s.requests, func(w *waitingRequest) bool { return w.msg.ID == id && w.sender.Equal(sender) })
 	if i < 0 {
 		return false
@@ -274,7 +275,7 @@ func (s *McpSupervisor) dropRequest(sender *actor.PID, id uint64) bool {
 }
 
 // sendRequests hands the held requests to the ready child, in order.
-func (s *McpSupervisor) sendRequests() {
+func (s *mcpSupervisor) sendRequests() {
 	held := s.requests
 	s.requests = nil
 	for _, w := range held {
@@ -284,7 +285,7 @@ func (s *McpSupervisor) sendRequests() {
 }
 
 // failRequests answers every held request with f.
-func (s *McpSupervisor) failRequests(f *messages.Failure) {
+func (s *mcpSupervisor) failRequests(f *messages.Failure) {
 	for _, w := range s.requests {
 		w.timer.Stop()
 		g := *f

@@ -11,12 +11,13 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
 
+	"github.com/cuca-go/mcpconnector/internal/core/hostmsg"
 	"github.com/cuca-go/mcpconnector/internal/core/logfield"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
 )
 
-// SupervisorConfig configures an [McpSupervisor]. Zero durations and counts
+// SupervisorConfig configures the supervisor actor. Zero durations and counts
 // take the defaults given on each field.
 type SupervisorConfig struct {
 	// Connection configures the child; EscalateFailures is forced on.
@@ -60,13 +61,6 @@ type SupervisorConfig struct {
 	// on the supervisor's goroutine and must not block.
 	OnReady  func(*messages.Ready)
 	OnStatus func(Status)
-	// OnDirect, if set, is given the connection actor's PID once the
-	// connection is ready and the calls queued meanwhile have gone to it,
-	// and nil as soon as it is not ready. While it is set, a facade in this
-	// process may send calls straight to the connection, saving this
-	// supervisor's hop. It runs on the supervisor's goroutine and must not
-	// block.
-	OnDirect func(conn *actor.PID)
 
 	// jitter, if set, replaces the random part of each wait (in [0, 1]):
 	// tests fix it.
@@ -118,16 +112,17 @@ func (s Status) Err() *messages.Failure {
 	return s.LastFailure
 }
 
-// NewSupervisorProps returns the Props of an [McpSupervisor] for cfg. Speak
+// NewSupervisorProps returns the Props of the supervisor actor (McpSupervisor) for cfg. Speak
 // [messages] to the spawned PID exactly as to an McpConnection.
 func NewSupervisorProps(cfg SupervisorConfig) *actor.Props {
 	cfg = cfg.withDefaults()
 	return actor.PropsFromProducer(func() actor.Actor { return newSupervisor(cfg) })
 }
 
-// McpSupervisor is the parent of one [McpConnection] and the front door to
-// it. It forwards calls while the connection is ready, queues them in order
-// while it reconnects (and the calls its child never sent), and restarts a
+// mcpSupervisor (the McpSupervisor actor) is the parent of one connection
+// actor and the front door to it. It forwards calls while the connection
+// is ready, queues them in order while it reconnects (and the calls its
+// child never sent), and restarts a
 // failed connection with exponential backoff and jitter, within a restart
 // budget; past it a breaker opens, and one reconnection is tried after each
 // cool-down. What no restart mends (a server that does not speak
@@ -135,7 +130,7 @@ func NewSupervisorProps(cfg SupervisorConfig) *actor.Props {
 // [messages.Reconnect]. Calls in flight when the session died have already
 // failed in the child; they are never re-sent unless RetryIdempotent
 // allows it for their tool.
-type McpSupervisor struct {
+type mcpSupervisor struct {
 	cfg    SupervisorConfig
 	logger *zap.Logger // see log
 	self   *actor.PID
@@ -171,6 +166,8 @@ type McpSupervisor struct {
 	// FinishCalls senders whose question the child is answering, in order,
 	// with the calls this supervisor never sent.
 	finishing []finishing
+	// onDirect is the last hostmsg.WatchDirect's Notify.
+	onDirect func(conn *actor.PID)
 }
 
 // phase is the supervisor's one state. The public [State] of [Status]
@@ -195,7 +192,7 @@ const (
 // state is the phase's public face. A session that was never up (no
 // ready list) makes the half-open trial a Connecting; otherwise it is a
 // Reconnecting.
-func (s *McpSupervisor) state() State {
+func (s *mcpSupervisor) state() State {
 	switch s.phase {
 	case phaseConnecting, phaseFirstRetry:
 		return Connecting
@@ -219,7 +216,7 @@ func (s *McpSupervisor) state() State {
 // that never came up: calls fail at once with its last failure instead of
 // waiting for it. (The breaker opens on a first connection only under
 // RetryConnect.)
-func (s *McpSupervisor) retrying() bool {
+func (s *mcpSupervisor) retrying() bool {
 	switch s.phase {
 	case phaseFirstFailed, phaseFirstRetry:
 		return true
@@ -230,7 +227,7 @@ func (s *McpSupervisor) retrying() bool {
 }
 
 // final is what every call fails with once failed or closed.
-func (s *McpSupervisor) final() *messages.Failure {
+func (s *mcpSupervisor) final() *messages.Failure {
 	if s.phase == phaseClosed {
 		return closedFailure()
 	}
@@ -261,15 +258,15 @@ func (*restartChild) IgnoreDeadLetterLogging() {}
 func (*coolDownOver) IgnoreDeadLetterLogging() {}
 func (*waitExpired) IgnoreDeadLetterLogging()  {}
 
-func newSupervisor(cfg SupervisorConfig) *McpSupervisor {
-	s := &McpSupervisor{cfg: cfg}
+func newSupervisor(cfg SupervisorConfig) *mcpSupervisor {
+	s := &mcpSupervisor{cfg: cfg}
 	s.cfg.Connection.restarts = &s.restartCount
 	s.cfg.Connection.background = new(sync.WaitGroup)
 	return s
 }
 
 // Receive reads as a table of the protocol.
-func (s *McpSupervisor) Receive(ctx actor.Context) {
+func (s *mcpSupervisor) Receive(ctx actor.Context) {
 	switch msg := ctx.Message().(type) {
 	case *actor.Started:
 		s.self, s.system = ctx.Self(), ctx.ActorSystem()
@@ -316,22 +313,33 @@ func (s *McpSupervisor) Receive(ctx actor.Context) {
 		s.onReconnect(ctx)
 	case *waitExpired:
 		s.onWaitExpired(msg.seq)
-	case *FinishCalls:
+	case *hostmsg.WatchDirect:
+		s.onDirect = msg.Notify
+		if s.onDirect != nil && s.state() == Ready {
+			s.onDirect(s.child)
+		}
+	case *hostmsg.FinishCalls:
 		s.onFinishCalls(ctx)
-	case *CallsFinished:
+	case *hostmsg.CallsFinished:
 		s.answerFinished() // the child's answer to onFinishCalls
+	case *actor.Restarting:
+		// The watcher is this instance's: it is told to stop calling the
+		// connection straight, which is restarted with this supervisor.
+		if s.onDirect != nil {
+			s.onDirect(nil)
+		}
 	case *actor.Stopping:
 		s.stop()
 	}
 }
 
-func (s *McpSupervisor) startChild(ctx actor.Context) {
+func (s *mcpSupervisor) startChild(ctx actor.Context) {
 	s.child = ctx.Spawn(NewConnectionProps(s.cfg.Connection))
 	ctx.Request(s.child, &messages.AwaitReady{})
 }
 
 // log is the connection's logger, naming the server as "mcp_server".
-func (s *McpSupervisor) log() *zap.Logger {
+func (s *mcpSupervisor) log() *zap.Logger {
 	if s.logger == nil {
 		s.logger = logfield.Server(s.cfg.Connection.Logger, transport.LabelOf(s.cfg.Connection.Transport))
 	}
@@ -346,7 +354,7 @@ func (s *McpSupervisor) log() *zap.Logger {
 // other is retried after backoff within the restart budget, whether the
 // server was up or never came up; once the budget is spent the breaker
 // opens, and after its cool-down one reconnection is tried.
-func (s *McpSupervisor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor, child *actor.PID,
+func (s *mcpSupervisor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor, child *actor.PID,
 	_ *actor.RestartStatistics, reason any, _ any) {
 	s.sup = sup
 	if s.phase == phaseClosed {
@@ -419,7 +427,7 @@ func permanent(f *messages.Failure) bool {
 // cause and when the next try is, and after the cool-down one
 // reconnection is tried. The cool-down grows with the outage
 // (coolDownFor).
-func (s *McpSupervisor) openBreaker(child *actor.PID, f *messages.Failure, now time.Time) {
+func (s *mcpSupervisor) openBreaker(child *actor.PID, f *messages.Failure, now time.Time) {
 	s.coolDown = s.cfg.coolDownFor(now.Sub(s.outageSince), s.jitter())
 	n, span := len(s.restarts), time.Duration(0)
 	if n > 0 {
@@ -444,7 +452,7 @@ func (s *McpSupervisor) openBreaker(child *actor.PID, f *messages.Failure, now t
 // tryAgain restarts the failed child as a connection that dials: after a
 // cool-down (as phaseHalfOpen), or when the host asks (as the phase of a
 // try: phaseHalfOpen is never given then).
-func (s *McpSupervisor) tryAgain(trial phase) {
+func (s *mcpSupervisor) tryAgain(trial phase) {
 	// Counted before the status that announces the try, as a backoff's is.
 	s.countRestart()
 	switch {
@@ -471,7 +479,7 @@ func (s *McpSupervisor) tryAgain(trial phase) {
 // connection (final, or waiting for its cool-down) dials again at once,
 // with its restart budget and cool-down as new; the sender hears of the
 // outcome. A connection that is up, or on its way, is left as it is.
-func (s *McpSupervisor) onReconnect(ctx actor.Context) {
+func (s *mcpSupervisor) onReconnect(ctx actor.Context) {
 	switch {
 	case s.status.State == Ready:
 		s.reply(ctx.Sender(), s.ready)
@@ -501,7 +509,7 @@ func (s *McpSupervisor) onReconnect(ctx actor.Context) {
 }
 
 // answerReconnects answers every Reconnect sender with msg.
-func (s *McpSupervisor) answerReconnects(msg any) {
+func (s *mcpSupervisor) answerReconnects(msg any) {
 	for _, w := range s.reconnectWaiters {
 		s.reply(w, msg)
 	}
@@ -510,7 +518,7 @@ func (s *McpSupervisor) answerReconnects(msg any) {
 
 // retryFirst answers the waiters of a first connection that failed and
 // tries again after backoff.
-func (s *McpSupervisor) retryFirst(f *messages.Failure) {
+func (s *mcpSupervisor) retryFirst(f *messages.Failure) {
 	s.failures++
 	d := s.backoffFor(s.failures)
 	s.log().Warn("mcp server not up; retrying",
@@ -531,12 +539,12 @@ func (s *McpSupervisor) retryFirst(f *messages.Failure) {
 // backoffFor doubles from InitialBackoff up to MaxBackoff, stretched by
 // a random part of up to a quarter, so that many clients do not retry in
 // step.
-func (s *McpSupervisor) backoffFor(attempt int) time.Duration {
+func (s *mcpSupervisor) backoffFor(attempt int) time.Duration {
 	return s.cfg.backoffFor(attempt, s.jitter())
 }
 
 // jitter is the random part of the next wait, in [0, 1].
-func (s *McpSupervisor) jitter() float64 {
+func (s *mcpSupervisor) jitter() float64 {
 	if s.cfg.jitter != nil {
 		return s.cfg.jitter()
 	}
@@ -547,7 +555,7 @@ func (s *McpSupervisor) jitter() float64 {
 // the failed child resumes as it ended, answering whatever is left in its
 // mailbox with its failure (it dials nothing), and every waiting call
 // fails with f.
-func (s *McpSupervisor) abandon(child *actor.PID, f *messages.Failure, to phase) {
+func (s *mcpSupervisor) abandon(child *actor.PID, f *messages.Failure, to phase) {
 	s.status.LastFailure = f // the circuit-open form of the failure just noted
 	s.sup.ResumeChildren(child)
 	switch {
@@ -561,7 +569,7 @@ func (s *McpSupervisor) abandon(child *actor.PID, f *messages.Failure, to phase)
 	s.failWaiting(f)
 }
 
-func (s *McpSupervisor) onReady(r *messages.Ready) {
+func (s *mcpSupervisor) onReady(r *messages.Ready) {
 	trial := s.phase == phaseHalfOpen
 	switch s.phase {
 	case phaseConnecting, phaseReconnecting, phaseFirstFailed, phaseFirstRetry, phaseHalfOpen:
@@ -599,13 +607,13 @@ func (s *McpSupervisor) onReady(r *messages.Ready) {
 		s.system.Root.RequestWithCustomSender(s.child, w.msg, w.sender)
 	}
 	s.sendRequests()
-	if s.cfg.OnDirect != nil {
+	if s.onDirect != nil {
 		// After the queue, so that no call sent directly overtakes it.
-		s.cfg.OnDirect(s.child)
+		s.onDirect(s.child)
 	}
 }
 
-func (s *McpSupervisor) logToolChanges(old, cur *messages.Ready) {
+func (s *mcpSupervisor) logToolChanges(old, cur *messages.Ready) {
 	had := map[string]bool{}
 	for _, t := range old.Tools {
 		had[t.Name] = true
@@ -626,7 +634,7 @@ func (s *McpSupervisor) logToolChanges(old, cur *messages.Ready) {
 		zap.Int("tools", len(cur.Tools)), zap.Strings("added", added), zap.Strings("removed", removed))
 }
 
-func (s *McpSupervisor) onAwaitReady(ctx actor.Context) {
+func (s *mcpSupervisor) onAwaitReady(ctx actor.Context) {
 	if s.retrying() {
 		s.reply(ctx.Sender(), s.status.LastFailure)
 		return
@@ -643,7 +651,7 @@ func (s *McpSupervisor) onAwaitReady(ctx actor.Context) {
 	}
 }
 
-func (s *McpSupervisor) onCallTool(ctx actor.Context, msg *messages.CallTool) {
+func (s *mcpSupervisor) onCallTool(ctx actor.Context, msg *messages.CallTool) {
 	if s.retrying() {
 		// No session has ever been up: nothing says one will be soon.
 		f := *s.status.LastFailure
@@ -665,7 +673,7 @@ func (s *McpSupervisor) onCallTool(ctx actor.Context, msg *messages.CallTool) {
 	}
 }
 
-func (s *McpSupervisor) onCancel(ctx actor.Context, msg *messages.CancelCall) {
+func (s *mcpSupervisor) onCancel(ctx actor.Context, msg *messages.CancelCall) {
 	if s.dropRequest(ctx.Sender(), msg.ID) {
 		return
 	}
@@ -681,12 +689,12 @@ func (s *McpSupervisor) onCancel(ctx actor.Context, msg *messages.CancelCall) {
 
 // forward passes the message ctx is receiving on to the child, envelope,
 // sender and all.
-func (s *McpSupervisor) forward(ctx actor.Context) { ctx.Forward(s.child) }
+func (s *mcpSupervisor) forward(ctx actor.Context) { ctx.Forward(s.child) }
 
 // hold numbers a message held while the connection is down and arms its
 // expiry: the reconnection wait, cut short by the message's own deadline
 // (zero: none). The timer sends expired(seq) back to the supervisor.
-func (s *McpSupervisor) hold(deadline time.Time, expired func(seq uint64) any) (uint64, *time.Timer) {
+func (s *mcpSupervisor) hold(deadline time.Time, expired func(seq uint64) any) (uint64, *time.Timer) {
 	wait := s.cfg.ReconnectWait
 	if !deadline.IsZero() {
 		wait = min(wait, time.Until(deadline))
@@ -698,7 +706,7 @@ func (s *McpSupervisor) hold(deadline time.Time, expired func(seq uint64) any) (
 
 // holdExpired is the failure of a held message whose wait ran out; limit
 // names the message's own deadline, as limitOf and requestLimit do.
-func (s *McpSupervisor) holdExpired(limit string) *messages.Failure {
+func (s *mcpSupervisor) holdExpired(limit string) *messages.Failure {
 	cause := "connection is down"
 	if s.status.LastFailure != nil {
 		cause = s.status.LastFailure.Message
@@ -708,7 +716,7 @@ func (s *McpSupervisor) holdExpired(limit string) *messages.Failure {
 			s.cfg.ReconnectWait, limit, cause)}
 }
 
-func (s *McpSupervisor) onWaitExpired(seq uint64) {
+func (s *mcpSupervisor) onWaitExpired(seq uint64) {
 	for i, w := range s.queue {
 		if w.seq == seq {
 			s.queue = slices.Delete(s.queue, i, i+1)
@@ -721,7 +729,7 @@ func (s *McpSupervisor) onWaitExpired(seq uint64) {
 }
 
 // failWaiting answers every AwaitReady and queued call with f.
-func (s *McpSupervisor) failWaiting(f *messages.Failure) {
+func (s *mcpSupervisor) failWaiting(f *messages.Failure) {
 	for _, w := range s.waiters {
 		s.reply(w, f)
 	}
@@ -736,7 +744,7 @@ func (s *McpSupervisor) failWaiting(f *messages.Failure) {
 	s.failRequests(f)
 }
 
-func (s *McpSupervisor) stop() {
+func (s *mcpSupervisor) stop() {
 	if s.backoff != nil {
 		s.backoff.Stop()
 	}
@@ -748,12 +756,12 @@ func (s *McpSupervisor) stop() {
 }
 
 // noteFailure records f as the last failure, now.
-func (s *McpSupervisor) noteFailure(f *messages.Failure) {
+func (s *mcpSupervisor) noteFailure(f *messages.Failure) {
 	s.status.LastFailure, s.status.LastFailureAt = f, time.Now()
 }
 
 // countRestart counts one restart, for Status and for telemetry.
-func (s *McpSupervisor) countRestart() {
+func (s *mcpSupervisor) countRestart() {
 	s.status.Restarts++
 	s.restartCount.Store(int64(s.status.Restarts))
 	if t := s.cfg.Connection.Telemetry; t != nil && s.cfg.Connection.Transport != nil {
@@ -762,11 +770,11 @@ func (s *McpSupervisor) countRestart() {
 }
 
 // setPhase moves the supervisor to p and tells OnStatus.
-func (s *McpSupervisor) setPhase(p phase) {
+func (s *mcpSupervisor) setPhase(p phase) {
 	s.phase = p
 	st := s.state()
-	if st != Ready && s.cfg.OnDirect != nil {
-		s.cfg.OnDirect(nil)
+	if st != Ready && s.onDirect != nil {
+		s.onDirect(nil)
 	}
 	s.status.State = st
 	if s.cfg.OnStatus != nil {
@@ -776,7 +784,7 @@ func (s *McpSupervisor) setPhase(p phase) {
 
 // reply delivers msg to to (Connection.Deliver); to nil (a message sent
 // without a sender) gets nothing.
-func (s *McpSupervisor) reply(to *actor.PID, msg any) {
+func (s *mcpSupervisor) reply(to *actor.PID, msg any) {
 	if to != nil {
 		s.cfg.Connection.Deliver(s.system, to, msg)
 	}

@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/actors"
+	"github.com/cuca-go/mcpconnector/internal/core/hostmsg"
 	"github.com/cuca-go/mcpconnector/internal/fixture/quiet"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/messages"
@@ -398,7 +399,7 @@ func TestSupervisorFinishCallsWaitsForTheCallsInFlight(t *testing.T) {
 		in.send(system, pid, &messages.CallTool{ID: 5, Name: "block", Arguments: []byte(`{"tag":"a"}`)})
 		assert.Equal(t, "a", recv(t, b.entered, "the call reaches the server"))
 
-		in.send(system, pid, &actors.FinishCalls{})
+		in.send(system, pid, &hostmsg.FinishCalls{})
 		synctest.Wait()
 		in.empty(t)
 		_, ready := ask(t, system, pid, &messages.AwaitReady{}).(*messages.Ready)
@@ -413,7 +414,7 @@ func TestSupervisorFinishCallsWaitsForTheCallsInFlight(t *testing.T) {
 		reply := in.reply(t)
 		assert.Equal(t, uint64(5), reply.ID)
 		assert.Equal(t, "released a", textOf(t, reply))
-		done, ok := in.next(t).(*actors.CallsFinished)
+		done, ok := in.next(t).(*hostmsg.CallsFinished)
 		require.True(t, ok, "CallsFinished after the answer")
 		assert.Empty(t, done.Unsent)
 		assert.Equal(t, "released later", textOf(t, later.reply(t)))
@@ -434,10 +435,10 @@ func TestSupervisorFinishCallsAnswersEachInTurn(t *testing.T) {
 		system, pid, sts := spawnSupervisor(t, actors.SupervisorConfig{Connection: actors.ConnectionConfig{Transport: mem}})
 		sts.until(t, actors.Ready)
 		first, caller, second := newInbox(t, system), newInbox(t, system), newInbox(t, system)
-		first.send(system, pid, &actors.FinishCalls{})
+		first.send(system, pid, &hostmsg.FinishCalls{})
 		caller.send(system, pid, &messages.CallTool{ID: 1, Name: "block", Arguments: []byte(`{"tag":"b"}`)})
-		second.send(system, pid, &actors.FinishCalls{})
-		_, ok := first.next(t).(*actors.CallsFinished)
+		second.send(system, pid, &hostmsg.FinishCalls{})
+		_, ok := first.next(t).(*hostmsg.CallsFinished)
 		assert.True(t, ok, "nothing was in flight before the first")
 		assert.Equal(t, "b", recv(t, b.entered, "the call reaches the server"))
 		synctest.Wait()
@@ -445,7 +446,7 @@ func TestSupervisorFinishCallsAnswersEachInTurn(t *testing.T) {
 
 		b.releaseAll()
 		assert.Equal(t, "released b", textOf(t, caller.reply(t)))
-		_, ok = second.next(t).(*actors.CallsFinished)
+		_, ok = second.next(t).(*hostmsg.CallsFinished)
 		assert.True(t, ok, "the second, once the call sent before it is done")
 	})
 }
@@ -463,7 +464,7 @@ func TestSupervisorFinishCallsHandsBackQueuedCalls(t *testing.T) {
 		synctest.Wait()
 		caller.empty(t)
 
-		done, ok := ask(t, system, pid, &actors.FinishCalls{}).(*actors.CallsFinished)
+		done, ok := ask(t, system, pid, &hostmsg.FinishCalls{}).(*hostmsg.CallsFinished)
 		require.True(t, ok)
 		require.Len(t, done.Unsent, 1)
 		assert.Equal(t, uint64(1), done.Unsent[0].Call.ID)
@@ -606,19 +607,19 @@ func TestSupervisorStoppingFailsQueuedCalls(t *testing.T) {
 	})
 }
 
-// OnDirect is given the connection once it is ready (after the calls
+// hostmsg.WatchDirect's Notify is given the connection once it is ready (after the calls
 // queued meanwhile went to it) and nil as soon as it is not; the PID it
 // gives serves calls.
-func TestSupervisorOnDirectFollowsTheState(t *testing.T) {
+func TestSupervisorWatchDirectFollowsTheState(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		mem := &memory{}
 		t.Cleanup(mem.closeAll)
 		direct := make(chan *actor.PID, 16)
-		system, _, sts := spawnSupervisor(t, actors.SupervisorConfig{
+		system, pid, sts := spawnSupervisor(t, actors.SupervisorConfig{
 			Connection:     actors.ConnectionConfig{Transport: mem},
 			InitialBackoff: time.Second, MaxBackoff: time.Second,
-			OnDirect: func(conn *actor.PID) { direct <- conn },
 		})
+		system.Root.Send(pid, &hostmsg.WatchDirect{Notify: func(conn *actor.PID) { direct <- conn }})
 		sts.until(t, actors.Ready)
 		synctest.Wait()
 		var conn *actor.PID
@@ -710,12 +711,12 @@ func TestSupervisorFinalFailureLeavesTheChildAnswering(t *testing.T) {
 		system, pid, sts := spawnSupervisor(t, actors.SupervisorConfig{
 			Connection:     actors.ConnectionConfig{Transport: mem},
 			InitialBackoff: time.Second, MaxBackoff: time.Second,
-			OnDirect: func(conn *actor.PID) {
-				if conn != nil {
-					direct <- conn
-				}
-			},
 		})
+		system.Root.Send(pid, &hostmsg.WatchDirect{Notify: func(conn *actor.PID) {
+			if conn != nil {
+				direct <- conn
+			}
+		}})
 		sts.until(t, actors.Ready)
 		conn := recv(t, direct, "the ready connection")
 		mem.refuseAll(transport.ErrNotSupported)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
+	"github.com/cuca-go/mcpconnector/internal/core/transportext"
 	"github.com/cuca-go/mcpconnector/transport"
 )
 
@@ -34,7 +35,7 @@ func serverAnswered(method string, err error) (msg string, ok bool) {
 	if !errors.As(err, &re) || !fromServer(re) {
 		return "", false
 	}
-	if transport.HTTPStatusOf(re) != 0 {
+	if transportext.HTTPStatusOf(re) != 0 {
 		what := "the POST"
 		if method != "" {
 			what = "the " + method + " POST"
@@ -69,7 +70,7 @@ func unreachable(method string, err error) (msg string, ok bool) {
 	if !errors.As(err, &ue) {
 		return "", false
 	}
-	where := transport.RedactURL(ue.URL)
+	where := transportext.RedactURL(ue.URL)
 	cause := ue.Err
 	var op *net.OpError
 	if errors.As(cause, &op) {

@@ -56,7 +56,7 @@ func pingWith(t *testing.T, tr transport.StreamableHTTP, logger *zap.Logger, cal
 		return err
 	}
 	defer func() { _ = session.Close() }()
-	direct := transport.DirectCaller(mt)
+	direct := directcall.CallerOf(mt)
 	for i := range calls {
 		// Every other call takes the transport's direct tools/call, which
 		// POSTs through the same client and OAuth handler; a challenge it

@@ -66,7 +66,14 @@ func (p Provider) defaultBaseURL() string {
 var ErrConfig = errors.New("client: invalid configuration")
 
 // Option configures a [Client] built by [New].
-type Option func(*config)
+type Option interface {
+	apply(*config)
+}
+
+// optionFunc is an [Option] that is a func over the config.
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
 
 type config struct {
 	provider    Provider
@@ -81,27 +88,27 @@ type config struct {
 
 // WithProvider selects the kind of server; the default is [LlamaCpp].
 func WithProvider(p Provider) Option {
-	return func(c *config) { c.provider = p }
+	return optionFunc(func(c *config) { c.provider = p })
 }
 
 // WithBaseURL sets the base URL of the chat-completions API, the part before
 // "/chat/completions", e.g. "http://localhost:8080/v1". An empty string keeps
 // the provider's default.
 func WithBaseURL(u string) Option {
-	return func(c *config) { c.baseURL = u }
+	return optionFunc(func(c *config) { c.baseURL = u })
 }
 
 // WithModel sets the model used when a [host.Request] names none. If both
 // are empty the request carries no model, which llama-server accepts.
 func WithModel(m string) Option {
-	return func(c *config) { c.model = m }
+	return optionFunc(func(c *config) { c.model = m })
 }
 
 // WithAPIKey sets the bearer token sent in the Authorization header. With no
 // key (the default) no Authorization header is sent; the environment is never
 // consulted.
 func WithAPIKey(k string) Option {
-	return func(c *config) { c.apiKey = k }
+	return optionFunc(func(c *config) { c.apiKey = k })
 }
 
 // WithPlugin registers a plugin. Plugins run in registration order on every
@@ -110,14 +117,14 @@ func WithPlugin(p host.Plugin) Option {
 	if p == nil {
 		panic("client: WithPlugin(nil)")
 	}
-	return func(c *config) { c.plugins = append(c.plugins, p) }
+	return optionFunc(func(c *config) { c.plugins = append(c.plugins, p) })
 }
 
 // WithHTTPClient sets the HTTP client. If nil or not given, the client uses
 // its own transport with no overall timeout, so only the caller's context
 // bounds a stream.
 func WithHTTPClient(h *http.Client) Option {
-	return func(c *config) { c.httpClient = h }
+	return optionFunc(func(c *config) { c.httpClient = h })
 }
 
 // WithMaxRetries sets how many times a request that failed before streaming
@@ -125,14 +132,14 @@ func WithHTTPClient(h *http.Client) Option {
 // negative, the openai-go default of 2 is used; that is also the default.
 // A stream that has begun is never retried.
 func WithMaxRetries(n int) Option {
-	return func(c *config) { c.maxRetries = n }
+	return optionFunc(func(c *config) { c.maxRetries = n })
 }
 
 // WithRequestOptions passes openai-go request options through, for what this
 // package does not wrap (extra headers, extra body fields). They apply after
 // the client's own options.
 func WithRequestOptions(opts ...option.RequestOption) Option {
-	return func(c *config) { c.requestOpts = append(c.requestOpts, opts...) }
+	return optionFunc(func(c *config) { c.requestOpts = append(c.requestOpts, opts...) })
 }
 
 // Client streams chat completions from an OpenAI-compatible server and runs
@@ -153,7 +160,9 @@ type Client struct {
 func New(opts ...Option) (*Client, error) {
 	cfg := config{maxRetries: -1}
 	for _, o := range opts {
-		o(&cfg)
+		if o != nil {
+			o.apply(&cfg)
+		}
 	}
 	if cfg.provider < LlamaCpp || cfg.provider > OpenAI {
 		return nil, fmt.Errorf("%w: unknown provider %v", ErrConfig, cfg.provider)

@@ -1,7 +1,8 @@
 // Package client is a small LLM client that streams chat completions from an
 // OpenAI-compatible server (llama.cpp's llama-server, vLLM, Ollama, LM
 // Studio, OpenAI) and runs plugins' hooks around each answer, the host side
-// of the [host.Plugin] contract.
+// of the [host.Plugin] contract. It is for a program that drives a model
+// itself; a host that has a client of its own needs only the plugins.
 //
 // It is built on the official openai-go SDK, which speaks the wire format
 // and decodes the server-sent events; this package assembles the streamed

@@ -1,6 +1,7 @@
 // Package grid serves MCP connections across the members of a protoactor-go
 // cluster: each server of an mcp.json is connected once, on one member, and
-// called from all of them.
+// called from all of them. It is for a program that runs as a cluster;
+// one process needs packages plugin and toolbox only.
 //
 // Every member loads the same mcp.json and registers the kind
 // [NewKind] returns; the kind's grains are the connections, named by server.

@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/actors"
+	"github.com/cuca-go/mcpconnector/internal/core/hostmsg"
 	"github.com/cuca-go/mcpconnector/internal/core/logfield"
 	"github.com/cuca-go/mcpconnector/internal/core/wire"
 	"github.com/cuca-go/mcpconnector/messages"
@@ -31,7 +32,7 @@ type grain struct {
 	logger       *zap.Logger
 
 	sup     *actor.PID
-	conn    *actor.PID        // the connection while it is ready (OnDirect, sent here as directConn)
+	conn    *actor.PID        // the connection while it is ready (hostmsg.WatchDirect, sent here as directConn)
 	failure *messages.Failure // the server has no supervisor: every call fails with it
 
 	draining   bool
@@ -74,7 +75,7 @@ func (g *grain) Receive(ctx actor.Context) {
 		g.conn = msg.pid
 	case *drain:
 		g.beginDrain(ctx)
-	case *actors.CallsFinished:
+	case *hostmsg.CallsFinished:
 		for _, u := range msg.Unsent {
 			g.bounce(ctx, u.Sender)
 		}
@@ -108,11 +109,11 @@ func (g *grain) start(ctx actor.Context, server string) {
 		g.logger = logfield.Server(cfg.Connection.Logger, server)
 	}
 	self, system := ctx.Self(), ctx.ActorSystem()
-	cfg.OnDirect = func(conn *actor.PID) { system.Root.Send(self, &directConn{conn}) }
 	g.sup = ctx.Spawn(actors.NewSupervisorProps(cfg))
+	ctx.Send(g.sup, &hostmsg.WatchDirect{Notify: func(conn *actor.PID) { system.Root.Send(self, &directConn{conn}) }})
 }
 
-// directConn is the supervisor's OnDirect, sent to the grain: the
+// directConn is the supervisor's hostmsg.WatchDirect notice, sent to the grain: the
 // connection to send calls to straight, or nil.
 type directConn struct{ pid *actor.PID }
 
@@ -173,7 +174,7 @@ func (g *grain) beginDrain(ctx actor.Context) {
 		ctx.Stop(ctx.Self())
 		return
 	}
-	ctx.Request(g.sup, &actors.FinishCalls{})
+	ctx.Request(g.sup, &hostmsg.FinishCalls{})
 	self, system := ctx.Self(), ctx.ActorSystem()
 	g.drainTimer = time.AfterFunc(g.drainTimeout, func() { system.Root.Send(self, &drainExpired{}) })
 }

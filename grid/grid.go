@@ -14,7 +14,9 @@ import (
 
 	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/internal/core/attach"
+	"github.com/cuca-go/mcpconnector/internal/core/link"
 	"github.com/cuca-go/mcpconnector/internal/core/named"
+	"github.com/cuca-go/mcpconnector/internal/core/pluginopt"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
@@ -32,10 +34,17 @@ const DefaultDrainTimeout = 2 * time.Second
 
 // KindOption configures the grains of [NewKind], on the member that hosts
 // them.
-type KindOption func(*kindOptions)
+type KindOption interface {
+	apply(*kindOptions)
+}
+
+// kindOptionFunc is a [KindOption] that is a func over the options.
+type kindOptionFunc func(*kindOptions)
+
+func (f kindOptionFunc) apply(o *kindOptions) { f(o) }
 
 type kindOptions struct {
-	plugin       []plugin.HostOption
+	plugin       []plugin.Option
 	drainTimeout time.Duration
 }
 
@@ -44,18 +53,21 @@ type kindOptions struct {
 // before its connection closes; default [DefaultDrainTimeout]. Zero or
 // negative means the default.
 func WithDrainTimeout(d time.Duration) KindOption {
-	return func(o *kindOptions) { o.drainTimeout = d }
+	return kindOptionFunc(func(o *kindOptions) { o.drainTimeout = d })
 }
 
 // WithPluginOptions gives every grain's connection the plugin options of
-// the hosting member, the [plugin.HostOption]s: logger, client info,
+// the hosting member, those of the connection: logger, client info,
 // connect timeout, client options and input handlers, backoff, restart
 // budget, breaker, reconnect wait, plugin.WithRetryIdempotent,
 // plugin.WithToolRefresh (the list_changed subscription), telemetry. The
 // options of calls (timeouts, status handlers, approval, progress, idle
-// timeout, result cap) are the facades' ([Connect]).
-func WithPluginOptions(opts ...plugin.HostOption) KindOption {
-	return func(o *kindOptions) { o.plugin = append(o.plugin, opts...) }
+// timeout, result cap) are the facades' ([Connect]): given here, they make
+// every grain answer with a validation error naming the option. The
+// grains' actor system is the cluster's (plugin.WithActorSystem has no
+// effect here).
+func WithPluginOptions(opts ...plugin.Option) KindOption {
+	return kindOptionFunc(func(o *kindOptions) { o.plugin = append(o.plugin, opts...) })
 }
 
 // NewKind returns the cluster kind whose grains are the connections to the
@@ -75,13 +87,25 @@ func NewKind(cfg *mcpconfig.Config, opts ...KindOption) *cluster.Kind {
 func grainProps(transportFor func(identity string) (transport.McpTransport, error), opts ...KindOption) *actor.Props {
 	var o kindOptions
 	for _, opt := range opts {
-		opt(&o)
+		if opt != nil {
+			opt.apply(&o)
+		}
 	}
 	if o.drainTimeout <= 0 {
 		o.drainTimeout = DefaultDrainTimeout
 	}
-	sup := plugin.SupervisorConfigOf(o.plugin...)
+	// The connection and supervision the options set; a grain's first
+	// connection that fails is retried.
+	sup := pluginopt.Of(o.plugin).Supervisor
+	sup.RetryConnect = true
+	var misplaced error
+	if name := pluginopt.Misplaced(o.plugin, pluginopt.Host); name != "" {
+		misplaced = fmt.Errorf("grid: option %s of WithPluginOptions has no effect on a kind's grains: it is a facade's (Connect's) or a plugin's that spawns its connection", name)
+	}
 	forServer := func(server string) (actors.SupervisorConfig, error) {
+		if misplaced != nil {
+			return actors.SupervisorConfig{}, misplaced
+		}
 		t, err := transportFor(server)
 		if err != nil {
 			return actors.SupervisorConfig{}, err
@@ -118,17 +142,19 @@ func serverTransport(cfg *mcpconfig.Config, server string) (transport.McpTranspo
 // ToolDefinitions, CallTool futures, OnStreamChunk, error kinds,
 // cancellation reaching the server). It activates the grain if needed and
 // returns once it has answered with its tools. Close leaves the grain
-// running for the other members. opts are the facade's, the
-// [plugin.FacadeOption]s: timeouts of calls, status handlers, the host
-// controls, logger, plugin.WithLossGrace; those of the connection itself
-// belong to the hosting members ([WithPluginOptions]).
-func Connect(ctx context.Context, c *cluster.Cluster, server string, opts ...plugin.FacadeOption) (*plugin.McpPlugin, error) {
+// running for the other members. opts are the facade's: timeouts of
+// calls, status handlers, the host controls, logger, plugin.WithLossGrace;
+// those of the connection itself belong to the hosting members
+// ([WithPluginOptions]), and Connect fails with plugin.ErrValidation for
+// one.
+func Connect(ctx context.Context, c *cluster.Cluster, server string, opts ...plugin.Option) (*plugin.McpPlugin, error) {
 	loc := newGrainLocator(c, server)
-	newLink := func(s plugin.LinkSetup) plugin.Link {
+	newLink := func(s link.Setup) link.Link {
 		return attach.New(attach.Config{System: c.ActorSystem, Locate: loc.locate, Release: loc.close,
 			Grace: s.LossGrace, Logger: s.Logger, WatchTools: s.WatchTools, Owner: s.Events})
 	}
-	return plugin.Follow(ctx, c.ActorSystem, fmt.Sprintf("server %q (%s grain)", server, KindName), newLink, opts...)
+	target := link.Target{System: c.ActorSystem, Server: fmt.Sprintf("server %q (%s grain)", server, KindName), NewLink: newLink}
+	return plugin.Connect(ctx, target, opts...)
 }
 
 // OpenToolbox is toolbox.Open over the grains of c: every server of cfg is
@@ -141,8 +167,8 @@ func Connect(ctx context.Context, c *cluster.Cluster, server string, opts ...plu
 // (its grain keeps retrying on its member; open the toolbox again to pick
 // it up). The actor system is c's. opts are toolbox.Open's; the plugin
 // options given through toolbox.WithPluginOptions are the facades' (as for
-// [Connect]): each must be a [plugin.FacadeOption], or OpenToolbox fails
-// with plugin.ErrValidation.
+// [Connect]): one of the connection itself fails OpenToolbox with
+// plugin.ErrValidation.
 func OpenToolbox(ctx context.Context, c *cluster.Cluster, cfg *mcpconfig.Config, opts ...toolbox.Option) (*toolbox.Toolbox, error) {
 	if c == nil {
 		return nil, errors.New("grid: nil cluster")
@@ -157,7 +183,7 @@ type grains struct{ c *cluster.Cluster }
 
 func (g grains) ActorSystem() *actor.ActorSystem { return g.c.ActorSystem }
 
-func (g grains) Connect(ctx context.Context, server string, opts ...plugin.FacadeOption) (*plugin.McpPlugin, error) {
+func (g grains) Connect(ctx context.Context, server string, opts ...plugin.Option) (*plugin.McpPlugin, error) {
 	return Connect(ctx, g.c, server, opts...)
 }
 

@@ -42,7 +42,7 @@ func calcConfig(t *testing.T) *mcpconfig.Config {
 // startMembers starts n cluster members in this process, each with its own
 // actor system, sharing an in-memory membership, and registers the grid
 // kind on each. Cleanup shuts every member down gracefully.
-func startMembers(t *testing.T, n int, cfg *mcpconfig.Config, opts ...plugin.HostOption) []*cluster.Cluster {
+func startMembers(t *testing.T, n int, cfg *mcpconfig.Config, opts ...plugin.Option) []*cluster.Cluster {
 	t.Helper()
 	agent := test.NewInMemAgent()
 	name := fmt.Sprintf("grid-test-%d", time.Now().UnixNano())

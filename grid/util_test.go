@@ -16,7 +16,7 @@ import (
 	"github.com/cuca-go/mcpconnector/plugin"
 )
 
-func connect(t *testing.T, c *cluster.Cluster, server string, opts ...plugin.FacadeOption) *plugin.McpPlugin {
+func connect(t *testing.T, c *cluster.Cluster, server string, opts ...plugin.Option) *plugin.McpPlugin {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

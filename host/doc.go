@@ -6,8 +6,8 @@
 // It imports nothing but the standard library, so a client (package client)
 // builds against it without pulling in the actors, the MCP SDK or the cluster
 // that a plugin such as the "mcp-connector" (package plugin) is made of.
-// Package plugin keeps every name of this package as an alias, so code
-// written against host.ToolCall and friends compiles unchanged.
+// It is for the writer of a client or a plugin; a program that only uses
+// packages client and plugin meets its types in their signatures.
 //
 // A plugin embeds [Base] and overrides the hooks it acts on:
 //

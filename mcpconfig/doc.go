@@ -3,7 +3,8 @@
 // Cursor, VS Code and Windsurf, Gemini CLI's settings.json (a "mcpServers",
 // or VS Code's "servers", object of named servers, in JSON or JSONC), and
 // Codex's config.toml ([mcp_servers.<name>] tables). It starts nothing: it
-// has no actors and no MCP session. Package toolbox runs what it reads.
+// has no actors and no MCP session. Package toolbox runs what it reads; it
+// is for a host that reads or checks such a file itself.
 //
 //	cfg, err := mcpconfig.Load(".vscode/mcp.json", mcpconfig.WithInputs(prompt))
 //	if err != nil {

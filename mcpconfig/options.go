@@ -7,7 +7,14 @@ import (
 )
 
 // Option configures [Load], [Parse] and [LoadLayers].
-type Option func(*options)
+type Option interface {
+	apply(*options)
+}
+
+// optionFunc is an [Option] that is a func over the options.
+type optionFunc func(*options)
+
+func (f optionFunc) apply(o *options) { f(o) }
 
 type options struct {
 	host      Host
@@ -23,7 +30,9 @@ type options struct {
 func newOptions(opts []Option) *options {
 	o := &options{lookup: os.LookupEnv}
 	for _, opt := range opts {
-		opt(o)
+		if opt != nil {
+			opt.apply(o)
+		}
 	}
 	return o
 }
@@ -32,7 +41,7 @@ func newOptions(opts []Option) *options {
 // keys, whether a file without servers is empty or wrong) instead of the
 // host [HostOf] tells by the file's name.
 func WithHost(host Host) Option {
-	return func(o *options) { o.host, o.hostSet = host, true }
+	return optionFunc(func(o *options) { o.host, o.hostSet = host, true })
 }
 
 // WithVariables resolves the variables a file names in place of the
@@ -41,14 +50,14 @@ func WithHost(host Host) Option {
 // CLAUDE_PROJECT_DIR, ...) ask it first too, falling back to their defaults
 // (see [Host]). resolve returns false for a name it does not know.
 func WithVariables(resolve func(name string) (value string, ok bool)) Option {
-	return func(o *options) { o.lookup = resolve }
+	return optionFunc(func(o *options) { o.lookup = resolve })
 }
 
 // WithWorkspaceFolder sets ${workspaceFolder} (and its basename) and Claude
 // Code's CLAUDE_PROJECT_DIR. Without it they are the folder that holds the
 // file's .vscode/ or .cursor/ folder, or else the file's own folder.
 func WithWorkspaceFolder(dir string) Option {
-	return func(o *options) { o.workspace = dir }
+	return optionFunc(func(o *options) { o.workspace = dir })
 }
 
 // WithInputs answers VS Code's ${input:ID} references: answer is called
@@ -58,14 +67,14 @@ func WithWorkspaceFolder(dir string) Option {
 // that use the input unstartable, each with a problem naming it. Without
 // WithInputs a server that uses an input is such a problem.
 func WithInputs(answer func(Input) (string, error)) Option {
-	return func(o *options) { o.inputs = answer }
+	return optionFunc(func(o *options) { o.inputs = answer })
 }
 
 // WithStrict makes any problem of a server fail the whole file, as hosts
 // that refuse a broken file do: Load returns nil and the problems joined
 // with errors.Join instead of a [Config] with [Config.Problems].
 func WithStrict() Option {
-	return func(o *options) { o.strict = true }
+	return optionFunc(func(o *options) { o.strict = true })
 }
 
 // WithApprove asks approve, for each server of an untrusted [Layer] of
@@ -73,7 +82,7 @@ func WithStrict() Option {
 // [Server.ApprovalText], naming the command it would run. A server
 // approve refuses stays in [Config.Untrusted]. approve may prompt.
 func WithApprove(approve func(server *Server, what string) bool) Option {
-	return func(o *options) { o.approve = approve }
+	return optionFunc(func(o *options) { o.approve = approve })
 }
 
 // Host names the application whose config file is read: it decides which

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/internal/core/attach"
+	"github.com/cuca-go/mcpconnector/internal/core/link"
 	"github.com/cuca-go/mcpconnector/internal/fixture/quiet"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/messages"
@@ -89,18 +90,18 @@ func TestAttachFollowsTheActor(t *testing.T) {
 }
 
 func TestFollowNeedsASystemAndALink(t *testing.T) {
-	_, err := plugin.Follow(context.Background(), nil, "x", nil)
+	_, err := plugin.Connect(context.Background(), link.Target{Server: "x"})
 	assert.ErrorIs(t, err, plugin.ErrInternal)
 	system := actor.NewActorSystem(quiet.Actors())
 	defer system.Shutdown()
-	_, err = plugin.Follow(context.Background(), system, "x", func(plugin.LinkSetup) plugin.Link { return nil })
+	_, err = plugin.Connect(context.Background(), link.Target{System: system, Server: "x", NewLink: func(link.Setup) link.Link { return nil }})
 	assert.ErrorIs(t, err, plugin.ErrInternal)
 }
 
 // attachTo is a facade over the actor locate finds, through package
 // grid's facade link.
-func attachTo(ctx context.Context, system *actor.ActorSystem, server string, locate attach.Locator, opts ...plugin.FacadeOption) (*plugin.McpPlugin, error) {
-	return plugin.Follow(ctx, system, server, attach.Follower(system, locate), opts...)
+func attachTo(ctx context.Context, system *actor.ActorSystem, server string, locate attach.Locator, opts ...plugin.Option) (*plugin.McpPlugin, error) {
+	return plugin.Connect(ctx, link.Target{System: system, Server: server, NewLink: attach.Follower(system, locate)}, opts...)
 }
 
 // A call sent to where the actor was (a dead letter) is sent again to where

@@ -17,7 +17,6 @@ type controls struct {
 	onProgress     func(Progress)
 	idleTimeout    time.Duration
 	maxResultBytes int
-	toolRefresh    bool
 }
 
 // ApprovalRequest is what [WithApproval]'s function decides on: one tool
@@ -49,18 +48,16 @@ type ApprovalRequest struct {
 // once, one per call (calls in one chunk are decided concurrently). A nil
 // approve turns approval off, e.g. after a host-wide one for a trusted
 // server.
-func WithApproval(approve func(ctx context.Context, req ApprovalRequest) error) CallOption {
-	return callOption(func(o *options) {
+func WithApproval(approve func(ctx context.Context, req ApprovalRequest) error) Option {
+	return newOption("WithApproval", call, func(o *options) {
 		o.approve = approve
+		o.Approve = nil
+		if approve != nil {
+			o.Approve = func(ctx context.Context, server, tool, callID string, args json.RawMessage) error {
+				return approve(ctx, ApprovalRequest{Server: server, Tool: tool, CallID: callID, Arguments: args})
+			}
+		}
 	})
-}
-
-// ApprovalOf returns the approval function that opts set (that of the
-// last [WithApproval] among them), nil when none does or the last sets
-// nil. A package that passes plugin options on, such as toolbox, uses it
-// to ask the host's function itself, per tool.
-func ApprovalOf(opts ...ServerOption) func(ctx context.Context, req ApprovalRequest) error {
-	return applyOptions(opts).approve
 }
 
 // Progress is one notifications/progress of the server for a call.
@@ -84,8 +81,8 @@ type Progress struct {
 // whose Close waits for those replies. Across a cluster (grid.Connect) the
 // progress travels to the facade's member as a message, ahead of the
 // result.
-func WithProgress(h func(Progress)) CallOption {
-	return callOption(func(o *options) {
+func WithProgress(h func(Progress)) Option {
+	return newOption("WithProgress", call, func(o *options) {
 		o.onProgress = h
 	})
 }
@@ -97,8 +94,8 @@ func WithProgress(h func(Progress)) CallOption {
 // (or [WithDefaultCallTimeout], [WithCallTimeoutCap]) stays the hard limit however
 // often the server reports progress. Zero or negative means no idle
 // timeout (the default).
-func WithIdleTimeout(d time.Duration) CallOption {
-	return callOption(func(o *options) {
+func WithIdleTimeout(d time.Duration) Option {
+	return newOption("WithIdleTimeout", call, func(o *options) {
 		o.idleTimeout = max(d, 0)
 	})
 }
@@ -110,8 +107,8 @@ func WithIdleTimeout(d time.Duration) CallOption {
 // bytes. n smaller than the marker leaves the marker alone. Zero or
 // negative renders whole, as by default. CallTool's result is not cut;
 // [Future.ToolResult] and the hook are.
-func WithMaxResultBytes(n int) CallOption {
-	return callOption(func(o *options) {
+func WithMaxResultBytes(n int) Option {
+	return newOption("WithMaxResultBytes", call, func(o *options) {
 		o.maxResultBytes = max(n, 0)
 	})
 }
@@ -128,8 +125,8 @@ func WithMaxResultBytes(n int) CallOption {
 // keeps the list in force and is tried again after another TTL. For a
 // cluster grain, give it to the grain's kind too (the hosting member
 // subscribes) and to the facade (which watches the grain's list).
-func WithToolRefresh() CommonOption {
-	return commonOption(func(o *options) {
-		o.toolRefresh = true
+func WithToolRefresh() Option {
+	return newOption("WithToolRefresh", common, func(o *options) {
+		o.Supervisor.Connection.ToolRefresh = true
 	})
 }

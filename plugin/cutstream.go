@@ -5,11 +5,12 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cuca-go/mcpconnector/internal/core/transportext"
 	"github.com/cuca-go/mcpconnector/transport"
 )
 
 // retryCutStreams is the transport of a plugin with [WithRetryIdempotent]:
-// each connection it opens that is a [transport.CutStreamRetrier] (a
+// each connection it opens that is a transportext.CutStreamRetrier (a
 // Streamable HTTP endpoint on the direct path) re-sends, once, a call whose
 // answer's stream was cut, when the tool is annotated readOnlyHint or
 // idempotentHint in the plugin's current list. Its name, label and the
@@ -22,7 +23,7 @@ type retryCutStreams struct {
 // Open opens the wrapped transport and asks it to re-send such calls.
 func (r retryCutStreams) Open(logger *zap.Logger) (mcp.Transport, error) {
 	t, err := r.McpTransport.Open(logger)
-	if c, ok := t.(transport.CutStreamRetrier); ok && err == nil {
+	if c, ok := t.(transportext.CutStreamRetrier); ok && err == nil {
 		c.RetryCutStreams(r.p.repeatable)
 	}
 	return t, err

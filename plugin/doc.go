@@ -1,7 +1,9 @@
 // Package plugin is [McpPlugin], the "mcp-connector" plugin that runs a
-// model's tool calls on one MCP server. The host contract it implements
-// ([host.Plugin], its hooks and content [host.Block]s) lives in package
-// host, which imports nothing of this module.
+// model's tool calls on one MCP server: it is for a program that talks to
+// an MCP server, through a model or on its own. The host contract it
+// implements ([host.Plugin], its hooks and content [host.Block]s) lives in
+// package host, which imports nothing of this module. Many servers from an
+// mcp.json are package toolbox's; servers across a cluster, package grid's.
 //
 // Connect once, publish the tools, register the plugin:
 //
@@ -20,13 +22,12 @@
 //
 // # Sections
 //
-//   - Connecting: [Connect], [ConnectStdio], [Option] and the other option
-//     types, which say where each option takes effect.
+//   - Connecting: [Connect], [ConnectStdio] and their [Option]s, whose doc
+//     says where each takes effect.
 //   - Calling: [McpPlugin.CallTool], [Future.Await], [RenderResult].
 //   - Host controls, each off by default: [WithApproval], [WithProgress],
 //     [WithIdleTimeout], [WithMaxResultBytes], [WithToolRefresh] (with
-//     [McpPlugin.ToolsTTL], the list's ttlMs); [ApprovalOf] reads the
-//     approval function of a list of options.
+//     [McpPlugin.ToolsTTL], the list's ttlMs).
 //   - Resources and prompts: [McpPlugin.ListResources],
 //     [McpPlugin.ListResourceTemplates], [McpPlugin.ReadResource],
 //     [McpPlugin.ListPrompts], [McpPlugin.GetPrompt], [PromptMessages].

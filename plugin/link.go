@@ -7,69 +7,11 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"go.uber.org/zap"
 
+	"github.com/cuca-go/mcpconnector/internal/core/link"
 	"github.com/cuca-go/mcpconnector/internal/core/reply"
 	"github.com/cuca-go/mcpconnector/messages"
 )
-
-// Link is how a plugin reaches its connection actor, wherever it lives. A
-// plugin from [Connect] speaks to the supervisor it spawned; a
-// facade from [Follow] speaks through the Link its caller gives it (package
-// grid's follows a cluster grain from member to member). Replies and
-// progress of calls, tool lists and what the link observes go to the
-// facade's [LinkEvents].
-type Link interface {
-	// Send sends a call; its reply goes to LinkEvents.Resolve. The error
-	// says the call could not be sent (no actor found).
-	Send(ctx context.Context, call *messages.CallTool) error
-	// Cancel cancels call id on the connection.
-	Cancel(id uint64)
-	// AwaitReady waits for the connection's tools: the *messages.Ready
-	// answer, or an error (a *messages.Failure when the actor answered
-	// with one). The tools of a Ready answer go to LinkEvents.StoreTools
-	// as well, for a link whose events do not come with its answers.
-	AwaitReady(ctx context.Context) (*messages.Ready, error)
-	// Reconnect asks for a new connection now and waits for its outcome,
-	// answered as AwaitReady's.
-	Reconnect(ctx context.Context) (*messages.Ready, error)
-	// RefreshTools asks for a new listing, its TTL past, without waiting
-	// for it; retry runs if the listing is known to have failed.
-	RefreshTools(retry func())
-	// Close lets go of the actor: a local one is stopped, one elsewhere
-	// is its owner's to stop.
-	Close()
-}
-
-// LinkEvents is the facade a [Link] serves: what arrives over the link
-// goes to it. Its methods do not block and may be called from any
-// goroutine.
-type LinkEvents interface {
-	// Resolve answers the call r.ID with r, if the facade still waits.
-	Resolve(r *messages.CallToolReply)
-	// Progress passes on a progress notification of a call.
-	Progress(m *messages.CallProgress)
-	// StoreTools keeps the tool list of m.
-	StoreTools(m *messages.Ready)
-	// Lost says the actor was lost (the facade is reconnecting, cause
-	// the reason); Relocated that it was found again and listed (ready).
-	Lost(cause error)
-	Relocated()
-}
-
-// LinkSetup is what [Follow] gives the function that makes its [Link]:
-// where the link's events go and the facade's options that govern it.
-type LinkSetup struct {
-	Events LinkEvents
-	// Logger is the facade's logger (a no-op one without [WithLogger]).
-	Logger *zap.Logger
-	// LossGrace is how long calls in flight still wait for their answers
-	// once the actor they went to is reported lost ([WithLossGrace]).
-	LossGrace time.Duration
-	// WatchTools asks the link to watch the actor's tool list, every new
-	// list going to Events.StoreTools ([WithToolRefresh]).
-	WatchTools bool
-}
 
 // DefaultLossGrace is how long calls in flight wait for their answers after
 // the actor they went to is reported lost ([WithLossGrace]).
@@ -80,53 +22,47 @@ const DefaultLossGrace = 4 * time.Second
 // [DefaultLossGrace]): a member leaving gracefully is reported before it
 // has finished its calls, a member that died never finishes them. Past it
 // such a call fails with [ErrInternal]; it is never sent again. It is an
-// option of [Follow], for its [Link] ([LinkSetup.LossGrace]).
-func WithLossGrace(d time.Duration) FacadeServerOption {
-	return facadeOnlyOption(func(o *options) {
-		o.lossGrace = d
+// option of a facade (grid.Connect): a plugin that spawns its connection
+// never loses it, and its Connect fails with [ErrValidation] for it.
+func WithLossGrace(d time.Duration) Option {
+	return newOption("WithLossGrace", facadeOnly, func(o *options) {
+		o.LossGrace = d
 	})
 }
 
-// Follow returns a facade over an MCP connection actor that the plugin did
-// not spawn and that may live on another member of a protoactor cluster:
-// newLink makes the [Link] that reaches it (package grid's follows a
-// cluster grain), given the facade's [LinkSetup]. The facade has the same
-// API and guarantees as one from [Connect]: Tools, CallTool futures, the
-// hooks, error kinds, cancellation reaching the server. system is the
-// facade's actor system; server names the server in errors.
-//
-// opts are [FacadeOption]s: the options of calls, not those of the
-// connection, which its host configures. The host
-// controls work as on a plugin from Connect: [WithApproval] and
+// follow returns a facade over the connection actor that t's link
+// reaches (see package internal/core/link): plugin.Connect's way for a
+// [link.Target]. opts are those of a facade: the options of calls, not
+// those of the connection, which its host configures. [WithApproval] and
 // [WithMaxResultBytes] act on this side; [WithProgress] and
 // [WithIdleTimeout] travel with each call to the actor, whose connection
 // sends the progress back and times the call out; with [WithToolRefresh]
 // the link watches the actor's tool list and the facade asks for a new
 // listing when the list's TTL has passed.
-//
-// Follow returns once the link's AwaitReady has answered with the tools,
-// or fails with its failure. Close closes the link, which leaves the actor
-// running: its owner stops it.
-func Follow(ctx context.Context, system *actor.ActorSystem, server string, newLink func(LinkSetup) Link, opts ...FacadeOption) (*McpPlugin, error) {
-	o := applyOptions(opts)
+func follow(ctx context.Context, t link.Target, o *options) (*McpPlugin, error) {
+	system, server, newLink := t.System, t.Server, t.NewLink
 	if system == nil || newLink == nil {
-		return nil, &Error{Kind: KindInternal, Server: server, Op: "connect", Err: errors.New("Follow needs an actor system and a link")}
+		return nil, &Error{Kind: KindInternal, Server: server, Op: "connect", Err: errors.New("a followed actor needs an actor system and a link")}
 	}
-	o.system = system
+	if o.System != nil && o.System != system {
+		return nil, &Error{Kind: KindValidation, Server: server, Op: "connect",
+			Err: errors.New("option WithActorSystem has no effect on a facade over a cluster's grain (its actor system is the cluster's)")}
+	}
+	o.System = system
 	p := newFacade(server, server, o)
 	grace := DefaultLossGrace
-	if o.lossGrace > 0 {
-		grace = o.lossGrace
+	if o.LossGrace > 0 {
+		grace = o.LossGrace
 	}
 	p.router = newCallRouter(system)
-	p.conn = newLink(LinkSetup{Events: (*linkEvents)(p), Logger: p.logger, LossGrace: grace, WatchTools: p.toolRefresh})
+	p.conn = newLink(link.Setup{Events: (*linkEvents)(p), Logger: p.logger, LossGrace: grace, WatchTools: p.toolRefresh})
 	if p.conn == nil {
 		p.router.close()
-		return nil, &Error{Kind: KindInternal, Server: server, Op: "connect", Err: errors.New("the newLink given to plugin.Follow made no link")}
+		return nil, &Error{Kind: KindInternal, Server: server, Op: "connect", Err: errors.New("the target's NewLink made no link")}
 	}
-	if o.connectTimeout > 0 {
+	if o.Supervisor.Connection.ConnectTimeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.connectTimeout)
+		ctx, cancel = context.WithTimeout(ctx, o.Supervisor.Connection.ConnectTimeout)
 		defer cancel()
 	}
 	if _, err := p.conn.AwaitReady(ctx); err != nil {
@@ -147,7 +83,7 @@ func (p *McpPlugin) linkError(op string, err error) error {
 	return &Error{Kind: KindInternal, Server: p.server, Op: op, Err: err}
 }
 
-// linkEvents is the plugin as the [LinkEvents] of its link: the replies
+// linkEvents is the plugin as the link.Events of its link: the replies
 // go to its router, the tools and the states the link observes to the
 // plugin.
 type linkEvents McpPlugin
@@ -168,7 +104,7 @@ type localLink struct {
 	direct atomic.Pointer[actor.PID]
 }
 
-var _ Link = (*localLink)(nil)
+var _ link.Link = (*localLink)(nil)
 
 func (l *localLink) Send(_ context.Context, msg *messages.CallTool) error {
 	to := l.pid

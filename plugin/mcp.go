@@ -14,6 +14,9 @@ import (
 	"time"
 
 	"github.com/cuca-go/mcpconnector/host"
+	"github.com/cuca-go/mcpconnector/internal/core/hostmsg"
+	"github.com/cuca-go/mcpconnector/internal/core/link"
+	"github.com/cuca-go/mcpconnector/internal/core/pluginopt"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -36,7 +39,7 @@ type McpPlugin struct {
 
 	system      *actor.ActorSystem
 	ownSystem   bool
-	conn        Link // the way to the connection actor
+	conn        link.Link // the way to the connection actor
 	server      string
 	logger      *zap.Logger
 	callTimeout time.Duration // for calls whose ctx has no deadline; 0: none
@@ -57,6 +60,7 @@ type McpPlugin struct {
 	pendingChange atomic.Pointer[toolChange]
 
 	controls
+	toolRefresh bool // WithToolRefresh
 
 	closeOnce sync.Once
 	closed    atomic.Bool
@@ -140,8 +144,18 @@ func ConnectStdio(ctx context.Context, command string, opts ...Option) (*McpPlug
 // once instead, and a first connection that fails is retried.
 func Connect(ctx context.Context, t transport.McpTransport, opts ...Option) (*McpPlugin, error) {
 	o := applyOptions(opts)
+	if t, ok := t.(link.Target); ok {
+		// grid.Connect's facade: the connection is its kind's.
+		if err := misplaced(opts, pluginopt.Facade, "a facade over a cluster's grain, whose connection its kind configures (grid.WithPluginOptions)"); err != nil {
+			return nil, err
+		}
+		return follow(ctx, t, o)
+	}
+	if err := misplaced(opts, pluginopt.Local, "a plugin that spawns its connection: it is a facade's"); err != nil {
+		return nil, err
+	}
 	p, err := start(t, o)
-	if err != nil || o.retryConnect {
+	if err != nil || o.Supervisor.RetryConnect {
 		return p, err
 	}
 	if err := p.WaitReady(ctx); err != nil {
@@ -165,7 +179,7 @@ func Connect(ctx context.Context, t transport.McpTransport, opts ...Option) (*Mc
 // [WithoutSupervision]. Connect's error is then for a nil transport or a
 // failed [WithSpawn] only.
 func WithRetryConnect() Option {
-	return localOption(func(o *options) { o.retryConnect = true })
+	return newOption("WithRetryConnect", local, func(o *options) { o.Supervisor.RetryConnect = true })
 }
 
 // start spawns the plugin's actors for t as o says, without waiting.
@@ -175,7 +189,7 @@ func start(t transport.McpTransport, o *options) (*McpPlugin, error) {
 	}
 	p := newFacade(t.String(), transport.LabelOf(t), o)
 	notify := p.notify
-	if o.retryIdempotent {
+	if o.Supervisor.Connection.RetryIdempotent {
 		t = retryCutStreams{t, p} // see cutstream.go
 	}
 	conn := o.connectionConfig(t)
@@ -195,10 +209,8 @@ func start(t transport.McpTransport, o *options) (*McpPlugin, error) {
 		props = actors.NewConnectionProps(conn)
 	} else {
 		sup := o.supervisorConfig(conn)
-		sup.RetryConnect = o.retryConnect
 		sup.OnReady = storeTools
 		sup.OnStatus = func(st actors.Status) { p.setStatus(notify, st) }
-		sup.OnDirect = l.direct.Store
 		props = actors.NewSupervisorProps(sup)
 	}
 	if o.spawn != nil {
@@ -213,6 +225,10 @@ func start(t transport.McpTransport, o *options) (*McpPlugin, error) {
 	} else {
 		l.pid = p.system.Root.Spawn(props)
 	}
+	if !o.unsupervised {
+		// Before any call, so that none sent straight overtakes one queued.
+		p.system.Root.Send(l.pid, &hostmsg.WatchDirect{Notify: l.direct.Store})
+	}
 	p.router = newCallRouter(p.system)
 	l.router = p.router.pid
 	p.conn = l
@@ -223,17 +239,18 @@ func start(t transport.McpTransport, o *options) (*McpPlugin, error) {
 // lines name the server by label, as "mcp_server"), call bounds, an empty
 // tool list, state connecting.
 func newFacade(server, label string, o *options) *McpPlugin {
-	loggerGiven := o.logger != nil
+	loggerGiven := o.Supervisor.Connection.Logger != nil
 	if !loggerGiven {
-		o.logger = zap.NewNop()
+		o.Supervisor.Connection.Logger = zap.NewNop()
 	}
-	logger := o.logger
+	logger := o.Supervisor.Connection.Logger
 	if loggerGiven {
 		logger = logger.With(zap.String("mcp_server", label))
 	}
-	p := &McpPlugin{server: server, logger: logger, system: o.system, done: make(chan struct{}),
+	p := &McpPlugin{server: server, logger: logger, system: o.System, done: make(chan struct{}),
 		callTimeout: DefaultCallTimeout, toolTimeout: o.toolTimeout, controls: o.controls,
-		tel: o.telemetry}
+		toolRefresh: o.Supervisor.Connection.ToolRefresh,
+		tel:         o.Supervisor.Connection.Telemetry}
 	if o.callTimeoutSet {
 		p.callTimeout = o.callTimeout
 	}
@@ -249,7 +266,7 @@ func newFacade(server, label string, o *options) *McpPlugin {
 		p.system = sharedSystem()
 	default:
 		// A system of its own, so that protoactor's logs reach this logger.
-		core := o.logger.Core()
+		core := o.Supervisor.Connection.Logger.Core()
 		p.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 			return slog.New(zapslog.NewHandler(core))
 		}))
@@ -268,36 +285,19 @@ func newFacade(server, label string, o *options) *McpPlugin {
 	return p
 }
 
-// connectionConfig is what the options say of the connection itself.
+// connectionConfig is what the options say of the connection itself,
+// over t.
 func (o *options) connectionConfig(t transport.McpTransport) actors.ConnectionConfig {
-	conn := actors.ConnectionConfig{
-		Transport:       t,
-		Logger:          o.logger,
-		ClientInfo:      o.clientInfo,
-		ConnectTimeout:  o.connectTimeout,
-		ClientOptions:   o.clientOptions,
-		RetryIdempotent: o.retryIdempotent,
-		ToolRefresh:     o.toolRefresh,
-		Telemetry:       o.telemetry,
-	}
-	if o.inputHandlers != nil {
-		conn.Roots = o.inputHandlers.Roots
-	}
+	conn := o.Supervisor.Connection
+	conn.Transport = t
 	return conn
 }
 
-// supervisorConfig is what the options say of reconnection.
+// supervisorConfig is what the options say of reconnection, over conn.
 func (o *options) supervisorConfig(conn actors.ConnectionConfig) actors.SupervisorConfig {
-	return actors.SupervisorConfig{
-		Connection:     conn,
-		InitialBackoff: o.initialBackoff,
-		MaxBackoff:     o.maxBackoff,
-		MaxRestarts:    o.maxRestarts,
-		RestartWindow:  o.restartWindow,
-		ReconnectWait:  o.reconnectWait,
-		CoolDown:       o.coolDown,
-		MaxCoolDown:    o.maxCoolDown,
-	}
+	sup := o.Supervisor
+	sup.Connection = conn
+	return sup
 }
 
 // WaitReady waits for the outcome of the plugin's first connection: nil

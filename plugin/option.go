@@ -1,119 +1,79 @@
 package plugin
 
-import "github.com/cuca-go/mcpconnector/actors"
+import (
+	"fmt"
 
-// An option's type says where it takes effect, so that one given where it
-// means nothing does not compile. There are three places:
-//
-//   - [Connect] and [ConnectStdio] take an [Option]: a plugin that spawns
-//     its own connection. Every option but [WithLossGrace] is one.
-//   - [Follow] (and so grid.Connect) takes a [FacadeOption]: a facade over
-//     a connection actor that lives elsewhere. The options of calls are
-//     ([CallOption]); those of the connection itself are not, since its
-//     host owns it.
-//   - [SupervisorConfigOf] (and so grid.WithPluginOptions) takes a
-//     [HostOption]: the connection and supervision of a supervisor that
-//     another package spawns, such as a grain's. The options of the
-//     connection are ([ConnectionOption]); those of calls are not.
-//
-// [ServerOption] is an Option that configures one server's connection or
-// its calls and not where the actors live: a toolbox passes those on to
-// each of its servers. [CommonOption] is each of the kinds.
-
-// Option configures [Connect] and [ConnectStdio].
-type Option interface {
-	apply(*options)
-	local()
-}
-
-// ServerOption configures one server's connection or its calls, not where
-// its actors live: a toolbox's WithPluginOptions takes them and passes them
-// on to each server, as an [Option] when the toolbox starts the server, as a
-// [FacadeOption] when the server is a cluster's grain. Every option is one
-// but [WithActorSystem], [WithSpawn], [WithoutSupervision] and
-// [WithRetryConnect], which the toolbox sets itself.
-type ServerOption interface {
-	apply(*options)
-	server()
-}
-
-// FacadeOption configures [Follow]'s facade over a connection actor it did
-// not spawn (grid.Connect's over a grain).
-type FacadeOption interface {
-	apply(*options)
-	facade()
-}
-
-// HostOption configures the supervisor that [SupervisorConfigOf] describes,
-// for a host that spawns it (package grid, for its grains).
-type HostOption interface {
-	apply(*options)
-	host()
-}
-
-// CallOption configures calls, wherever the connection lives: it is an
-// [Option], a [ServerOption] and a [FacadeOption].
-type CallOption interface {
-	Option
-	ServerOption
-	FacadeOption
-}
-
-// ConnectionOption configures the connection and its supervision, wherever
-// it is spawned: it is an [Option], a [ServerOption] and a [HostOption].
-type ConnectionOption interface {
-	Option
-	ServerOption
-	HostOption
-}
-
-// FacadeServerOption is a [FacadeOption] that a toolbox over a cluster's
-// grains passes on to its facades ([WithLossGrace]); a toolbox that starts
-// its servers refuses it.
-type FacadeServerOption interface {
-	ServerOption
-	FacadeOption
-}
-
-// CommonOption takes effect in every place: it is a [CallOption] and a
-// [ConnectionOption].
-type CommonOption interface {
-	CallOption
-	ConnectionOption
-}
-
-// The kinds of option, each a func over the options with the methods of
-// the places where it takes effect.
-type (
-	localOption      func(*options)
-	facadeOnlyOption func(*options)
-	callOption       func(*options)
-	connectionOption func(*options)
-	commonOption     func(*options)
+	"github.com/cuca-go/mcpconnector/internal/core/pluginopt"
 )
 
-func (f localOption) apply(o *options)      { f(o) }
-func (f facadeOnlyOption) apply(o *options) { f(o) }
-func (f callOption) apply(o *options)       { f(o) }
-func (f connectionOption) apply(o *options) { f(o) }
-func (f commonOption) apply(o *options)     { f(o) }
+// Option configures [Connect] and [ConnectStdio], and, passed on, a
+// toolbox's servers (toolbox.WithPluginOptions), a facade over a cluster's
+// grain (grid.Connect) and the grains of a cluster's kind
+// (grid.WithPluginOptions). Each option's doc says where it takes effect;
+// one given where it means nothing fails there with [ErrValidation]
+// (grid.NewKind's grains answer every call with that error):
+//
+//   - the options of calls ([WithApproval], [WithProgress],
+//     [WithIdleTimeout], [WithMaxResultBytes], [WithDefaultCallTimeout],
+//     [WithCallTimeoutCap], [WithStatusHandler]) everywhere but a kind;
+//   - the options of the connection and its supervision
+//     ([WithClientInfo], [WithClientOptions], [WithInputRequired],
+//     [WithBackoff], [WithRestartBudget], [WithBreakerCoolDown],
+//     [WithReconnectWait], [WithRetryIdempotent]) everywhere but a facade,
+//     whose connection its kind configures;
+//   - [WithLogger], [WithActorSystem], [WithConnectTimeout],
+//     [WithToolRefresh] and the telemetry providers everywhere;
+//   - [WithSpawn], [WithoutSupervision] and [WithRetryConnect] in Connect
+//     only (a toolbox sets them for its servers itself);
+//   - [WithLossGrace] on a facade only (and a toolbox's over grains).
+type Option interface {
+	apply(*options)
+}
 
-func (localOption) local()       {}
-func (facadeOnlyOption) facade() {}
-func (facadeOnlyOption) server() {}
+// option is every [Option]: its name, where it takes effect and what it
+// sets.
+type option struct {
+	name  string
+	where pluginopt.Place
+	set   func(*options)
+}
 
-func (callOption) local()  {}
-func (callOption) server() {}
-func (callOption) facade() {}
+// The places of the kinds of option.
+const (
+	local      = pluginopt.Local
+	call       = pluginopt.Local | pluginopt.Server | pluginopt.Facade
+	connection = pluginopt.Local | pluginopt.Server | pluginopt.Host
+	common     = call | connection
+	facadeOnly = pluginopt.Server | pluginopt.Facade
+)
 
-func (connectionOption) local()  {}
-func (connectionOption) server() {}
-func (connectionOption) host()   {}
+func newOption(name string, where pluginopt.Place, set func(*options)) Option {
+	return option{name: name, where: where, set: set}
+}
 
-func (commonOption) local()  {}
-func (commonOption) server() {}
-func (commonOption) facade() {}
-func (commonOption) host()   {}
+func (o option) apply(opts *options) { o.set(opts) }
+
+// Into, Where and Name make an option a pluginopt.Option, for the module's
+// packages that pass plugin options on (internal/core/pluginopt): Into
+// keeps what the option sets of [pluginopt.Values], not what only this
+// package reads.
+func (o option) Into(v *pluginopt.Values) {
+	opts := options{Values: *v}
+	o.set(&opts)
+	*v = opts.Values
+}
+
+func (o option) Where() pluginopt.Place { return o.where }
+func (o option) Name() string           { return "plugin." + o.name }
+
+// misplaced is the [ErrValidation] of the first of opts that does not take
+// effect at where, or nil; what says where that is.
+func misplaced(opts []Option, at pluginopt.Place, what string) error {
+	if name := pluginopt.Misplaced(opts, at); name != "" {
+		return &Error{Kind: KindValidation, Op: "connect", Err: fmt.Errorf("option %s has no effect on %s", name, what)}
+	}
+	return nil
+}
 
 // applyOptions applies opts in order over empty options and builds the
 // telemetry they describe.
@@ -124,6 +84,6 @@ func applyOptions[O interface{ apply(*options) }](opts []O) *options {
 			opt.apply(o)
 		}
 	}
-	o.telemetry = actors.NewTelemetry(o.tracerProvider, o.meterProvider)
+	o.Finish()
 	return o
 }

@@ -9,34 +9,26 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/actors"
+	"github.com/cuca-go/mcpconnector/internal/core/pluginopt"
 )
 
 type options struct {
-	logger         *zap.Logger
-	system         *actor.ActorSystem
-	clientInfo     *mcp.Implementation
-	connectTimeout time.Duration
-	// clientOptions is what reaches go-sdk: baseClientOptions with the
-	// input handlers applied. Both setters recompute it, so the order of
-	// WithClientOptions and WithInputRequired does not matter.
-	clientOptions     *mcp.ClientOptions
-	baseClientOptions *mcp.ClientOptions
-	inputHandlers     *InputHandlers
-	spawn             func(*actor.Props) (*actor.PID, error)
-	retryConnect      bool // WithRetryConnect
+	// Values is what the options set that the module's other packages
+	// read too (internal/core/pluginopt): the connection and its
+	// supervision, in their actors.SupervisorConfig.
+	pluginopt.Values
+	spawn func(*actor.Props) (*actor.PID, error)
 
 	supervision
 	controls
-	telemetryOptions
-	telemetry *actors.Telemetry // built from telemetryOptions by applyOptions
 }
 
 // WithLogger sends the plugin's logs, the stdio child's stderr and
 // protoactor's own logs to logger. Without it the plugin is silent. Tool
 // arguments and results are never logged above debug level.
-func WithLogger(logger *zap.Logger) CommonOption {
-	return commonOption(func(o *options) {
-		o.logger = logger
+func WithLogger(logger *zap.Logger) Option {
+	return newOption("WithLogger", common, func(o *options) {
+		o.Supervisor.Connection.Logger = logger
 	})
 }
 
@@ -44,10 +36,14 @@ func WithLogger(logger *zap.Logger) CommonOption {
 // host agent's. [McpPlugin.Close] then stops the plugin's actors but leaves
 // the system running. Without it, plugins without [WithLogger] share one
 // process-wide system, and a plugin with a logger gets a system of its own
-// (about 2.8 MiB) whose protoactor logs go to that logger.
+// (about 2.8 MiB) whose protoactor logs go to that logger. Given to a
+// toolbox (toolbox.WithPluginOptions) it is the toolbox's system, as
+// WithLogger's logger is its logger. A facade over a cluster's grain and
+// the grain itself live in the cluster's system: grid.Connect fails with
+// [ErrValidation] for another one, and grid.WithPluginOptions ignores it.
 func WithActorSystem(system *actor.ActorSystem) Option {
-	return localOption(func(o *options) {
-		o.system = system
+	return newOption("WithActorSystem", common, func(o *options) {
+		o.System = system
 	})
 }
 
@@ -58,18 +54,18 @@ func WithActorSystem(system *actor.ActorSystem) Option {
 // spawn in the plugin's actor system ([WithActorSystem]). The plugin then
 // speaks [messages] to that PID as to one it spawned itself, and
 // [McpPlugin.Close] stops it. This is the seam for facades over actors that
-// live elsewhere (a toolbox's servers are children of its ToolboxActor).
+// live elsewhere (a toolbox's servers are children of its own parent actor).
 func WithSpawn(spawn func(props *actor.Props) (*actor.PID, error)) Option {
-	return localOption(func(o *options) {
+	return newOption("WithSpawn", local, func(o *options) {
 		o.spawn = spawn
 	})
 }
 
 // WithClientInfo sets the client identity sent in every request's _meta.
 // The default is {Name: "mcpconnector", Version: actors.Version}.
-func WithClientInfo(info *mcp.Implementation) ConnectionOption {
-	return connectionOption(func(o *options) {
-		o.clientInfo = info
+func WithClientInfo(info *mcp.Implementation) Option {
+	return newOption("WithClientInfo", connection, func(o *options) {
+		o.Supervisor.Connection.ClientInfo = info
 	})
 }
 
@@ -80,34 +76,14 @@ const DefaultConnectTimeout = actors.DefaultConnectTimeout
 // WithConnectTimeout bounds each connection attempt: spawning,
 // server/discover and tools/list. Zero or negative means
 // [DefaultConnectTimeout]. The ctx given to [Connect] bounds the first one
-// too. On a facade over a connection that lives elsewhere ([Follow],
-// grid.Connect) it bounds how long the facade waits for that connection's
+// too. On a facade over a connection that lives elsewhere (grid.Connect)
+// it bounds how long the facade waits for that connection's
 // first answer, which otherwise only the ctx bounds; a toolbox bounds its
 // waits for a server with it.
-func WithConnectTimeout(d time.Duration) CommonOption {
-	return commonOption(func(o *options) {
-		o.connectTimeout = d
+func WithConnectTimeout(d time.Duration) Option {
+	return newOption("WithConnectTimeout", common, func(o *options) {
+		o.Supervisor.Connection.ConnectTimeout = d
 	})
-}
-
-// ConnectTimeoutOf returns the connect timeout that opts set (that of the
-// last [WithConnectTimeout] among them), else [DefaultConnectTimeout]. A
-// package that passes plugin options on, such as toolbox, uses it to bound
-// its own waits for a connection.
-func ConnectTimeoutOf(opts ...ServerOption) time.Duration {
-	if d := applyOptions(opts).connectTimeout; d > 0 {
-		return d
-	}
-	return DefaultConnectTimeout
-}
-
-// BreakerCoolDownOf returns the first and the longest cool-down that opts
-// set with [WithBreakerCoolDown] (the last one among them); zero for a
-// default. A package that passes plugin options on, such as toolbox, uses
-// it for a breaker of its own.
-func BreakerCoolDownOf(opts ...ServerOption) (initial, max time.Duration) {
-	o := applyOptions(opts)
-	return o.coolDown, o.maxCoolDown
 }
 
 // WithClientOptions sets the base of go-sdk's client options, for handlers a
@@ -115,11 +91,10 @@ func BreakerCoolDownOf(opts ...ServerOption) (initial, max time.Duration) {
 // declares no capabilities and go-sdk's multi-round-trip middleware stays
 // disabled, so input_required results are [ErrNotSupported]; see
 // [WithInputRequired] for the supported way to drive them.
-func WithClientOptions(opts *mcp.ClientOptions) ConnectionOption {
-	return connectionOption(func(o *options) {
+func WithClientOptions(opts *mcp.ClientOptions) Option {
+	return newOption("WithClientOptions", connection, func(o *options) {
 
-		o.baseClientOptions = opts
-		o.applyInputHandlers()
+		o.BaseClientOptions = opts
 	})
 }
 
@@ -148,43 +123,10 @@ type InputHandlers struct {
 // does the rounds, at most 10 per call. The client declares the elicitation,
 // sampling and roots capabilities of the handlers that are set. Results of type
 // "task" stay [ErrNotSupported].
-func WithInputRequired(h InputHandlers) ConnectionOption {
-	return connectionOption(func(o *options) {
+func WithInputRequired(h InputHandlers) Option {
+	return newOption("WithInputRequired", connection, func(o *options) {
 
-		o.inputHandlers = &h
-		o.applyInputHandlers()
+		ih := pluginopt.InputHandlers(h)
+		o.Input = &ih
 	})
-}
-
-// applyInputHandlers recomputes the go-sdk client options from the base and
-// the input handlers.
-func (o *options) applyInputHandlers() {
-	if o.inputHandlers == nil {
-		o.clientOptions = o.baseClientOptions
-		return
-	}
-	var c mcp.ClientOptions
-	if o.baseClientOptions != nil {
-		c = *o.baseClientOptions
-	}
-	if c.Capabilities == nil {
-		// go-sdk's nil default declares roots, which this client does not
-		// serve; the handlers below add what they implement.
-		c.Capabilities = &mcp.ClientCapabilities{}
-	} else {
-		caps := *c.Capabilities // the caller's stays as it was
-		c.Capabilities = &caps
-	}
-	if len(o.inputHandlers.Roots) > 0 && c.Capabilities.RootsV2 == nil {
-		c.Capabilities.RootsV2 = &mcp.RootCapabilities{}
-	}
-	if h := o.inputHandlers; h.Elicit != nil {
-		c.ElicitationHandler = h.Elicit
-	}
-	if h := o.inputHandlers; h.Sample != nil {
-		c.CreateMessageHandler = nil // go-sdk panics when both are set
-		c.CreateMessageWithToolsHandler = h.Sample
-	}
-	c.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: false}
-	o.clientOptions = &c
 }

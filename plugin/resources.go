@@ -18,8 +18,8 @@ import (
 // once), bounded by ctx's deadline or else WithDefaultCallTimeout, and
 // cancelled on the server when ctx ends. Lists are asked of the server on
 // each call, a page at a time, so they are never stale. Only a plugin from
-// Connect serves them: a facade from Follow (package grid's) answers with
-// ErrNotSupported, since they have no wire form yet.
+// Connect serves them: a facade over a cluster grain (grid.Connect)
+// answers with ErrNotSupported, since they have no wire form yet.
 
 // ErrResultTooLarge: a resource read whose contents (text bytes plus blob
 // bytes) are over [WithMaxResultBytes]. Of kind Internal; the contents are

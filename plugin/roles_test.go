@@ -2,26 +2,31 @@ package plugin_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
+	"github.com/cuca-go/mcpconnector/internal/core/link"
+	"github.com/cuca-go/mcpconnector/internal/core/pluginopt"
 	"github.com/cuca-go/mcpconnector/internal/fixture/quiet"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/plugin"
 )
 
-// Each option's type says where it takes effect: the compiler refuses one
-// given where it means nothing. The table is every option of the package,
+// Each option says where it takes effect, so that one given where it
+// means nothing fails there. The table is every option of the package,
 // with the places it belongs to.
-func TestOptionsAreTypedByWhereTheyTakeEffect(t *testing.T) {
+func TestOptionsSayWhereTheyTakeEffect(t *testing.T) {
 	const (
-		local  = 1 << iota // plugin.Connect
-		server             // a toolbox's servers
-		facade             // plugin.Follow, grid.Connect
-		host               // plugin.SupervisorConfigOf, grid.WithPluginOptions
+		local  = pluginopt.Local  // plugin.Connect
+		server = pluginopt.Server // a toolbox's servers
+		facade = pluginopt.Facade // grid.Connect
+		host   = pluginopt.Host   // grid.WithPluginOptions
 	)
 	const (
 		call       = local | server | facade
@@ -30,10 +35,10 @@ func TestOptionsAreTypedByWhereTheyTakeEffect(t *testing.T) {
 	)
 	cases := []struct {
 		name   string
-		opt    any
-		places int
+		opt    plugin.Option
+		places pluginopt.Place
 	}{
-		{"WithActorSystem", plugin.WithActorSystem(nil), local},
+		{"WithActorSystem", plugin.WithActorSystem(nil), common},
 		{"WithSpawn", plugin.WithSpawn(nil), local},
 		{"WithoutSupervision", plugin.WithoutSupervision(), local},
 		{"WithRetryConnect", plugin.WithRetryConnect(), local},
@@ -60,39 +65,78 @@ func TestOptionsAreTypedByWhereTheyTakeEffect(t *testing.T) {
 		{"WithMeterProvider", plugin.WithMeterProvider(nil), common},
 	}
 	for _, c := range cases {
-		got := 0
-		if _, ok := c.opt.(plugin.Option); ok {
-			got |= local
-		}
-		if _, ok := c.opt.(plugin.ServerOption); ok {
-			got |= server
-		}
-		if _, ok := c.opt.(plugin.FacadeOption); ok {
-			got |= facade
-		}
-		if _, ok := c.opt.(plugin.HostOption); ok {
-			got |= host
-		}
-		assert.Equal(t, c.places, got, "%s takes effect in the wrong places", c.name)
+		o, ok := c.opt.(pluginopt.Option)
+		require.True(t, ok, c.name)
+		assert.Equal(t, c.places, o.Where(), "%s takes effect in the wrong places", c.name)
+		assert.Equal(t, "plugin."+c.name, o.Name())
 	}
+	// Connect refuses a facade's option, and the misplaced option is named.
+	_, err := plugin.Connect(t.Context(), nil, plugin.WithLogger(nil), plugin.WithLossGrace(time.Second))
+	assert.ErrorIs(t, err, plugin.ErrValidation)
+	assert.ErrorContains(t, err, "plugin.WithLossGrace")
+	// A facade refuses an option of the connection.
+	system := actor.NewActorSystem(quiet.Actors())
+	defer system.Shutdown()
+	_, err = plugin.Connect(t.Context(), link.Target{System: system, Server: "x", NewLink: func(link.Setup) link.Link { return silentLink{} }},
+		plugin.WithApproval(nil), plugin.WithBackoff(time.Second, time.Second))
+	assert.ErrorIs(t, err, plugin.ErrValidation)
+	assert.ErrorContains(t, err, "plugin.WithBackoff")
+	other := actor.NewActorSystem(quiet.Actors())
+	defer other.Shutdown()
+	_, err = plugin.Connect(t.Context(), link.Target{System: system, Server: "x", NewLink: func(link.Setup) link.Link { return silentLink{} }},
+		plugin.WithActorSystem(other))
+	assert.ErrorIs(t, err, plugin.ErrValidation, "a facade's actor system is the cluster's")
 }
 
-// The options of the connection reach the supervisor config built from
-// them.
-func TestSupervisorConfigOfCarriesTheConnectionOptions(t *testing.T) {
-	sup := plugin.SupervisorConfigOf(plugin.WithConnectTimeout(7*time.Second), plugin.WithBackoff(time.Millisecond, time.Second))
+// The options of the connection reach the supervisor config that the
+// module's other packages read of them (grid's grains).
+func TestPluginOptionsCarryTheConnectionOptions(t *testing.T) {
+	sup := pluginopt.Of([]plugin.Option{plugin.WithConnectTimeout(7 * time.Second), plugin.WithBackoff(time.Millisecond, time.Second),
+		plugin.WithBreakerCoolDown(3*time.Second, time.Hour)}).Supervisor
 	assert.Equal(t, 7*time.Second, sup.Connection.ConnectTimeout)
 	assert.Equal(t, time.Millisecond, sup.InitialBackoff)
-	assert.True(t, sup.RetryConnect)
+	assert.Equal(t, 3*time.Second, sup.CoolDown)
+	assert.Equal(t, time.Hour, sup.MaxCoolDown)
 	assert.Nil(t, sup.Connection.Transport, "the host sets the transport")
 }
 
 // The connect timeout a toolbox reads from its plugin options is the last
-// one given, else the default.
-func TestConnectTimeoutOf(t *testing.T) {
-	assert.Equal(t, plugin.DefaultConnectTimeout, plugin.ConnectTimeoutOf())
-	assert.Equal(t, 2*time.Second, plugin.ConnectTimeoutOf(plugin.WithConnectTimeout(time.Second), plugin.WithLogger(nil),
-		plugin.WithConnectTimeout(2*time.Second)))
+// one given, else the default; the approval function is the host's.
+func TestWhatAToolboxReadsOfItsPluginOptions(t *testing.T) {
+	assert.Equal(t, plugin.DefaultConnectTimeout, pluginopt.Of([]plugin.Option{}).ConnectTimeout())
+	v := pluginopt.Of([]plugin.Option{plugin.WithConnectTimeout(time.Second), plugin.WithLogger(nil),
+		plugin.WithConnectTimeout(2 * time.Second)})
+	assert.Equal(t, 2*time.Second, v.ConnectTimeout())
+	assert.Nil(t, v.Approve)
+
+	var got plugin.ApprovalRequest
+	denied := errors.New("no")
+	v = pluginopt.Of([]plugin.Option{plugin.WithApproval(func(_ context.Context, req plugin.ApprovalRequest) error {
+		got = req
+		return denied
+	})})
+	require.NotNil(t, v.Approve)
+	assert.ErrorIs(t, v.Approve(t.Context(), "s", "tool", "c1", []byte(`{}`)), denied)
+	assert.Equal(t, plugin.ApprovalRequest{Server: "s", Tool: "tool", CallID: "c1", Arguments: []byte(`{}`)}, got)
+	assert.Nil(t, pluginopt.Of([]plugin.Option{plugin.WithApproval(func(context.Context, plugin.ApprovalRequest) error { return nil }),
+		plugin.WithApproval(nil)}).Approve, "a nil approve turns approval off")
+}
+
+// The input handlers apply to the client options whatever the order the
+// two options come in.
+func TestInputHandlersApplyInEitherOrder(t *testing.T) {
+	base := &mcp.ClientOptions{}
+	roots := []*mcp.Root{{URI: "file:///w"}}
+	for _, opts := range [][]plugin.Option{
+		{plugin.WithClientOptions(base), plugin.WithInputRequired(plugin.InputHandlers{Roots: roots})},
+		{plugin.WithInputRequired(plugin.InputHandlers{Roots: roots}), plugin.WithClientOptions(base)},
+	} {
+		conn := pluginopt.Of(opts).Supervisor.Connection
+		require.NotNil(t, conn.ClientOptions)
+		assert.NotSame(t, base, conn.ClientOptions, "the caller's stays as it was")
+		assert.NotNil(t, conn.ClientOptions.Capabilities.RootsV2)
+		assert.Equal(t, roots, conn.Roots)
+	}
 }
 
 // A facade's connect timeout bounds its wait for the connection's first
@@ -101,7 +145,7 @@ func TestFollowWaitsAtMostTheConnectTimeout(t *testing.T) {
 	system := actor.NewActorSystem(quiet.Actors())
 	defer system.Shutdown()
 	start := time.Now()
-	_, err := plugin.Follow(context.Background(), system, "never", func(plugin.LinkSetup) plugin.Link { return silentLink{} },
+	_, err := plugin.Connect(context.Background(), link.Target{System: system, Server: "never", NewLink: func(link.Setup) link.Link { return silentLink{} }},
 		plugin.WithConnectTimeout(50*time.Millisecond))
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.Less(t, time.Since(start), 5*time.Second)

@@ -2,26 +2,15 @@ package plugin
 
 import (
 	"time"
-
-	"github.com/cuca-go/mcpconnector/actors"
 )
 
 // supervision holds the options of reconnection; see [WithoutSupervision].
 type supervision struct {
-	unsupervised    bool
-	initialBackoff  time.Duration
-	maxBackoff      time.Duration
-	maxRestarts     int
-	restartWindow   time.Duration
-	reconnectWait   time.Duration
-	retryIdempotent bool
-	onStatus        []func(Status)
-	callTimeout     time.Duration
-	callTimeoutSet  bool
-	toolTimeout     time.Duration
-	lossGrace       time.Duration
-	coolDown        time.Duration
-	maxCoolDown     time.Duration
+	unsupervised   bool
+	onStatus       []func(Status)
+	callTimeout    time.Duration
+	callTimeoutSet bool
+	toolTimeout    time.Duration
 }
 
 // DefaultCallTimeout bounds a tool call whose ctx has no deadline.
@@ -34,8 +23,8 @@ const DefaultCallTimeout = 5 * time.Minute
 // cancelled on the server and fails with [ErrInternal], matching
 // context.DeadlineExceeded and naming the limit. Zero or negative means no
 // default bound: such a call waits for its ctx.
-func WithDefaultCallTimeout(d time.Duration) CallOption {
-	return callOption(func(o *options) {
+func WithDefaultCallTimeout(d time.Duration) Option {
+	return newOption("WithDefaultCallTimeout", call, func(o *options) {
 		o.callTimeout = d
 		o.callTimeoutSet = true
 	})
@@ -46,8 +35,8 @@ func WithDefaultCallTimeout(d time.Duration) CallOption {
 // [ErrInternal], matching context.DeadlineExceeded and naming the limit).
 // It is the per-server "timeout" of an mcp.json. Zero or negative means no
 // cap.
-func WithCallTimeoutCap(d time.Duration) CallOption {
-	return callOption(func(o *options) {
+func WithCallTimeoutCap(d time.Duration) Option {
+	return newOption("WithCallTimeoutCap", call, func(o *options) {
 		o.toolTimeout = d
 	})
 }
@@ -56,7 +45,7 @@ func WithCallTimeoutCap(d time.Duration) CallOption {
 // later call fails with [ErrInternal] naming the cause: a failed call
 // becomes the result's text, and nothing reconnects.
 func WithoutSupervision() Option {
-	return localOption(func(o *options) {
+	return newOption("WithoutSupervision", local, func(o *options) {
 		o.unsupervised = true
 	})
 }
@@ -64,9 +53,9 @@ func WithoutSupervision() Option {
 // WithBackoff sets the wait before the first restart (default 100ms) and the
 // cap it doubles up to (default 2s). Each wait of the schedule is
 // stretched by a random part of up to a quarter of itself (jitter).
-func WithBackoff(initial, max time.Duration) ConnectionOption {
-	return connectionOption(func(o *options) {
-		o.initialBackoff, o.maxBackoff = initial, max
+func WithBackoff(initial, max time.Duration) Option {
+	return newOption("WithBackoff", connection, func(o *options) {
+		o.Supervisor.InitialBackoff, o.Supervisor.MaxBackoff = initial, max
 	})
 }
 
@@ -76,9 +65,9 @@ func WithBackoff(initial, max time.Duration) ConnectionOption {
 // fails at once with [ErrCircuitOpen] and the last cause, and after the
 // cool-down of [WithBreakerCoolDown] one reconnection is tried. A negative
 // n never opens the breaker.
-func WithRestartBudget(n int, window time.Duration) ConnectionOption {
-	return connectionOption(func(o *options) {
-		o.maxRestarts, o.restartWindow = n, window
+func WithRestartBudget(n int, window time.Duration) Option {
+	return newOption("WithRestartBudget", connection, func(o *options) {
+		o.Supervisor.MaxRestarts, o.Supervisor.RestartWindow = n, window
 	})
 }
 
@@ -93,17 +82,17 @@ func WithRestartBudget(n int, window time.Duration) ConnectionOption {
 // most 2.5s more, 60s at most 10s more, and a server that never returns is
 // tried 19 times in its first hour (docs/guarantees.md has the table).
 // Zero keeps a default.
-func WithBreakerCoolDown(initial, max time.Duration) ConnectionOption {
-	return connectionOption(func(o *options) {
-		o.coolDown, o.maxCoolDown = initial, max
+func WithBreakerCoolDown(initial, max time.Duration) Option {
+	return newOption("WithBreakerCoolDown", connection, func(o *options) {
+		o.Supervisor.CoolDown, o.Supervisor.MaxCoolDown = initial, max
 	})
 }
 
 // WithReconnectWait bounds how long a call that arrives while reconnecting
 // waits for the connection (default 10s); the call's ctx may end it sooner.
-func WithReconnectWait(d time.Duration) ConnectionOption {
-	return connectionOption(func(o *options) {
-		o.reconnectWait = d
+func WithReconnectWait(d time.Duration) Option {
+	return newOption("WithReconnectWait", connection, func(o *options) {
+		o.Supervisor.ReconnectWait = d
 	})
 }
 
@@ -111,39 +100,23 @@ func WithReconnectWait(d time.Duration) ConnectionOption {
 // run again after reconnection, when its tool is annotated readOnlyHint or
 // idempotentHint. Over Streamable HTTP it also re-sends such a call once,
 // with a new request id, when the answer's event stream breaks before the
-// answer while the session lives on (see [transport.CutStreamRetrier]; the
-// direct path only, which is the default). Without it (the default) such
-// calls fail and are never re-sent.
-func WithRetryIdempotent() ConnectionOption {
-	return connectionOption(func(o *options) {
-		o.retryIdempotent = true
+// answer while the session lives on (on the direct path only, which is the
+// default; go-sdk's session resumes a cut stream with Last-Event-ID
+// instead). Without it (the default) such calls fail and are never re-sent.
+func WithRetryIdempotent() Option {
+	return newOption("WithRetryIdempotent", connection, func(o *options) {
+		o.Supervisor.Connection.RetryIdempotent = true
 	})
 }
 
 // WithStatusHandler calls h on every change of the plugin's [Status]. It
 // runs on an actor's goroutine: it must return quickly and not block. Each
 // handler given is called, in the order given.
-func WithStatusHandler(h func(Status)) CallOption {
-	return callOption(func(o *options) {
+func WithStatusHandler(h func(Status)) Option {
+	return newOption("WithStatusHandler", call, func(o *options) {
 
 		if h != nil {
 			o.onStatus = append(o.onStatus, h)
 		}
 	})
-}
-
-// SupervisorConfigOf is the supervisor that opts describe, for a host that
-// spawns supervisors of its own (package grid does, for its grains): the
-// options of the connection itself ([WithLogger], [WithClientInfo],
-// [WithConnectTimeout], [WithClientOptions], [WithInputRequired],
-// [WithToolRefresh], the telemetry providers) and of supervision
-// ([WithBackoff], [WithRestartBudget], [WithBreakerCoolDown],
-// [WithReconnectWait], [WithRetryIdempotent]). Its Connection has no
-// transport: the host sets one. A first connection that fails is retried.
-// The options of calls have no effect there and are not [HostOption]s.
-func SupervisorConfigOf(opts ...HostOption) actors.SupervisorConfig {
-	o := applyOptions(opts)
-	sup := o.supervisorConfig(o.connectionConfig(nil))
-	sup.RetryConnect = true
-	return sup
 }

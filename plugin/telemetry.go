@@ -5,12 +5,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// telemetryOptions are the OpenTelemetry providers a plugin records with.
-type telemetryOptions struct {
-	tracerProvider trace.TracerProvider
-	meterProvider  metric.MeterProvider
-}
-
 // WithTracerProvider records a client span per MCP request the plugin's
 // connection sends (`tools/call add`, `tools/list`, `server/discover`),
 // following OpenTelemetry's MCP semantic conventions, and a span per
@@ -22,9 +16,9 @@ type telemetryOptions struct {
 // Logs written while such a span is active carry trace_id and span_id.
 // Without it (and without [WithMeterProvider]) nothing is recorded and a
 // call costs what it did before.
-func WithTracerProvider(tp trace.TracerProvider) CommonOption {
-	return commonOption(func(o *options) {
-		o.tracerProvider = tp
+func WithTracerProvider(tp trace.TracerProvider) Option {
+	return newOption("WithTracerProvider", common, func(o *options) {
+		o.TracerProvider = tp
 	})
 }
 
@@ -34,8 +28,8 @@ func WithTracerProvider(tp trace.TracerProvider) CommonOption {
 // mcpconnector.calls.in_flight, mcpconnector.restarts and
 // mcpconnector.reconnection.duration. See the README's Observability
 // section for the attributes.
-func WithMeterProvider(mp metric.MeterProvider) CommonOption {
-	return commonOption(func(o *options) {
-		o.meterProvider = mp
+func WithMeterProvider(mp metric.MeterProvider) Option {
+	return newOption("WithMeterProvider", common, func(o *options) {
+		o.MeterProvider = mp
 	})
 }

@@ -119,7 +119,7 @@ func TestAHeadersHelpersHeadersReachTheServerAndA401RunsItAgain(t *testing.T) {
 	helper, counter := counterHelper(t)
 	core, logs := observer.New(zap.DebugLevel)
 	tb := open(t, config(t, map[string]entry{"remote": {"type": "http", "url": url, "headersHelper": helper}}),
-		toolbox.WithLogger(zap.New(core)))
+		toolbox.WithPluginOptions(plugin.WithLogger(zap.New(core))))
 	assert.Contains(t, call(t, tb, "remote__echo", map[string]any{"text": "hi"}), "hi")
 	runs, err := os.ReadFile(counter)
 	require.NoError(t, err)

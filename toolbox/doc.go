@@ -1,4 +1,6 @@
-// Package toolbox runs many MCP servers from one mcp.json as one plugin.
+// Package toolbox runs many MCP servers from one mcp.json as one plugin:
+// it is for a host that runs the servers a user configured, as the agents
+// that read an mcp.json do.
 //
 // The file is the one Claude Desktop, Claude Code, Cursor, Gemini CLI and
 // VS Code read: a "mcpServers" (or VS Code's "servers") object of named
@@ -17,7 +19,7 @@
 //	}
 //	// register tb with the client: it is a host.Plugin.
 //
-// [Open] spawns one ToolboxActor (package actors), the parent of one
+// [Open] spawns one parent actor (internal/core/toolboxactor), the parent of one
 // supervised connection per enabled server; the servers connect in
 // parallel. A server that fails does not fail Open (unless [WithStrict]):
 // [Toolbox.Status] reports it, and its tools appear when it comes up.
@@ -79,7 +81,7 @@
 //
 //	tb, err := toolbox.Open(ctx, cfg, toolbox.WithPinnedTools())
 //	for _, h := range tb.HeldTools() {
-//		fmt.Printf("%s changed: %v\n", h.Exposed, h.Changed) // ask the user, then tb.AcceptTools(h.Server)
+//		fmt.Printf("%s changed: %v\n", h.Name, h.Changed) // ask the user, then tb.AcceptTools(h.Server)
 //	}
 //
 // # What an entry asks

@@ -24,7 +24,7 @@ func WithTestHooks(read func(server string), committed func(Table)) Option {
 			committed(tb)
 		}
 	}
-	return func(o *options) { o.test = h }
+	return optionFunc(func(o *options) { o.test = h })
 }
 
 // QueueRebuild queues a rebuild, as a server's status change does.
@@ -37,10 +37,10 @@ func RebuildNow(t *Toolbox) { t.serverChanged() }
 // parallel calls has been sent and that server's next call of the chunk
 // waits for it.
 func WithSerialHook(held func(server string)) Option {
-	return func(o *options) {
+	return optionFunc(func(o *options) {
 		if o.test == nil {
 			o.test = &testHooks{}
 		}
 		o.test.serialHeld = held
-	}
+	})
 }

@@ -127,10 +127,16 @@ func TestHostPluginOptionsWinOverTheToolboxDefaults(t *testing.T) {
 // ErrValidation naming it, strict or not.
 func TestAPluginOptionWithNoEffectFailsOpen(t *testing.T) {
 	cfg := config(t, map[string]entry{"alpha": stdioEntry(t)})
-	tb, err := toolbox.Open(context.Background(), cfg, fast, toolbox.WithPluginOptions(plugin.WithLossGrace(time.Second)))
-	if tb != nil {
-		_ = tb.Close()
+	for name, opt := range map[string]plugin.Option{
+		"WithLossGrace":      plugin.WithLossGrace(time.Second), // a facade's
+		"WithoutSupervision": plugin.WithoutSupervision(),       // the toolbox's own, for each server
+		"WithRetryConnect":   plugin.WithRetryConnect(),
+	} {
+		tb, err := toolbox.Open(context.Background(), cfg, fast, toolbox.WithPluginOptions(plugin.WithLogger(nil), opt))
+		if tb != nil {
+			_ = tb.Close()
+		}
+		require.ErrorIs(t, err, plugin.ErrValidation, name)
+		assert.Contains(t, err.Error(), "plugin."+name)
 	}
-	require.ErrorIs(t, err, plugin.ErrValidation)
-	assert.Contains(t, err.Error(), "WithLossGrace")
 }

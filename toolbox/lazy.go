@@ -58,7 +58,7 @@ func (t *Toolbox) Start(ctx context.Context, server string) error {
 }
 
 // connectTimeout is the server's connect timeout: its entry's, else
-// that of the plugin options (plugin.ConnectTimeoutOf).
+// that of the plugin options, read at Open.
 func (t *Toolbox) connectTimeout(sc *mcpconfig.Server) time.Duration {
 	if sc.ConnectTimeout > 0 {
 		return sc.ConnectTimeout
@@ -202,13 +202,13 @@ func (t *Toolbox) startLazy(s *server, done chan struct{}, n int) {
 	var p *plugin.McpPlugin
 	var err error
 	if t.opts.remote != nil {
-		p, err = t.attach(ctx, name, s.cfg)
+		p, err = t.attach(ctx, name, s)
 	} else {
 		actorName := name
 		if n > 1 {
 			actorName = fmt.Sprintf("%s~%d", name, n) // the stopped one's name may linger
 		}
-		p, err = t.startLocal(name, s.cfg, actorName)
+		p, err = t.startLocal(name, s, actorName)
 	}
 	if p != nil {
 		s.p.Store(p)
@@ -232,7 +232,7 @@ func (t *Toolbox) startLazy(s *server, done chan struct{}, n int) {
 	}
 	t.mu.Lock()
 	if err != nil {
-		err = s.openBreaker(name, err, t.opts.pluginOpts)
+		err = s.openBreaker(name, err, t.opts.coolDown, t.opts.maxCoolDown)
 	} else {
 		s.coolDown, s.retryAt = 0, time.Time{}
 	}
@@ -261,11 +261,10 @@ func (t *Toolbox) startLazy(s *server, done chan struct{}, n int) {
 // with cause, under Toolbox.mu: calls fail at once with the error it
 // returns, which wraps [plugin.ErrCircuitOpen] and cause, until the
 // cool-down's end, when the next call tries one start.
-func (s *server) openBreaker(name string, cause error, opts []plugin.ServerOption) error {
+func (s *server) openBreaker(name string, cause error, first, longest time.Duration) error {
 	if errors.Is(cause, plugin.ErrCircuitOpen) || s.closedErr(cause) {
 		return cause
 	}
-	first, longest := plugin.BreakerCoolDownOf(opts...)
 	if first <= 0 {
 		first = lazyCoolDown
 	}

@@ -15,7 +15,7 @@ func TestMain(m *testing.M) {
 	runFlipServerIfChild()
 	goleak.VerifyTestMain(m,
 		// Closing a toolbox may send Stop to a server's actor that has
-		// just stopped (the ToolboxActor stops its children before it has
+		// just stopped (the toolbox actor stops its children before it has
 		// heard of their end); protoactor's dead-letter throttle then
 		// runs a one-second timer that outlives the last test when it
 		// closes in that second. Every other goroutine is checked.

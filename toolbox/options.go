@@ -9,24 +9,38 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
 
+	"github.com/cuca-go/mcpconnector/internal/core/pluginopt"
 	"github.com/cuca-go/mcpconnector/plugin"
 )
 
 // Option configures [Open].
-type Option func(*options)
+type Option interface {
+	apply(*options)
+}
+
+// optionFunc is an [Option] that is a func over the options.
+type optionFunc func(*options)
+
+func (f optionFunc) apply(o *options) { f(o) }
 
 type options struct {
-	strict         bool
-	pluginOpts     []plugin.ServerOption
-	system         *actor.ActorSystem
-	logger         *zap.Logger
-	connectTimeout time.Duration // of the plugin options: plugin.ConnectTimeoutOf
-	remote         Remote        // servers reached through it, not started here
-	search         *ToolSearch
-	manifestDir    string
-	pinned         bool
-	policy         *ServerPolicy
-	test           *testHooks // the tests' rendezvous points
+	strict     bool
+	pluginOpts []plugin.Option
+	// What the toolbox reads of pluginOpts itself, read once by
+	// newToolbox: the logger and actor system of plugin.WithLogger and
+	// plugin.WithActorSystem, the connect timeout, the breaker's
+	// cool-downs and the host's approval function.
+	system                *actor.ActorSystem
+	logger                *zap.Logger
+	connectTimeout        time.Duration
+	coolDown, maxCoolDown time.Duration
+	approve               func(ctx context.Context, req plugin.ApprovalRequest) error
+	remote                Remote // servers reached through it, not started here
+	search                *ToolSearch
+	manifestDir           string
+	pinned                bool
+	policy                *ServerPolicy
+	test                  *testHooks // the tests' rendezvous points
 }
 
 // WithStrict makes any server that fails to connect at Open (or whose
@@ -35,68 +49,67 @@ type options struct {
 // server is reported by [Toolbox.Status] and keeps being retried in the
 // background (an entry that did not parse is not).
 func WithStrict() Option {
-	return func(o *options) { o.strict = true }
+	return optionFunc(func(o *options) { o.strict = true })
 }
 
 // WithPluginOptions passes opts to every server's [plugin.McpPlugin]:
 // timeouts (the connect timeout of plugin.WithConnectTimeout also bounds how
 // long [Open] and a lazy server's first call wait for a server), supervision,
 // client identity, input handlers, the host controls (approval, progress,
-// result cap, live tool lists). They are [plugin.ServerOption]s: where the
-// servers' actors live is the toolbox's to say ([WithActorSystem]). They
-// come after the toolbox's default ([WithLogger]'s logger), so they win over
-// it; a server's "timeout", connect timeout, approval modes and "trust"
-// (which decide, per tool, whether the host's plugin.WithApproval function
-// is asked; see mcpconfig.ApprovalMode) and "maxResultBytes" from the file
-// come last and win. In a toolbox over a cluster's grains each must also be
-// a [plugin.FacadeOption] (the options of the connection itself belong to the
-// members that host the grains: grid.WithPluginOptions), or [Open] fails
-// with [plugin.ErrValidation].
-func WithPluginOptions(opts ...plugin.ServerOption) Option {
-	return func(o *options) { o.pluginOpts = append(o.pluginOpts, opts...) }
+// result cap, live tool lists). plugin.WithLogger and
+// plugin.WithActorSystem among them are the toolbox's own logger (without
+// one the toolbox is silent) and actor system (without one a toolbox with
+// a logger has a system of its own, shut down by Close, and silent
+// toolboxes share one process-wide system). They are read once, at Open; a
+// lazy server starts with them. A server's "timeout", connect timeout,
+// approval modes and "trust" (which decide, per tool, whether the host's
+// plugin.WithApproval function is asked; see mcpconfig.ApprovalMode) and
+// "maxResultBytes" from the file come after them and win. An option with
+// no effect in a toolbox fails [Open] with [plugin.ErrValidation]:
+// plugin.WithSpawn, WithoutSupervision and WithRetryConnect, which the
+// toolbox sets for each server itself; plugin.WithLossGrace (a facade's) in
+// a toolbox that starts its servers; and, in a toolbox over a cluster's
+// grains, the options of the connection itself, which belong to the
+// members that host the grains (grid.WithPluginOptions), and an actor
+// system other than the cluster's.
+func WithPluginOptions(opts ...plugin.Option) Option {
+	return optionFunc(func(o *options) { o.pluginOpts = append(o.pluginOpts, opts...) })
 }
 
-// WithActorSystem spawns the toolbox's actors in system, e.g. the host
-// agent's; Close then stops them and leaves the system running. A toolbox
-// over a cluster's grains uses the cluster's system: there another system
-// fails [Open] with [plugin.ErrValidation]. Without it
-// a toolbox with [WithLogger] has an actor system of its own, shut down by
-// Close, and silent toolboxes share one process-wide system.
-func WithActorSystem(system *actor.ActorSystem) Option {
-	return func(o *options) { o.system = system }
-}
-
-// WithLogger sends the toolbox's logs (servers coming up, name collisions),
-// every server's, their stdio children's stderr and protoactor's to logger.
-// Without it the toolbox is silent.
-func WithLogger(logger *zap.Logger) Option {
-	return func(o *options) { o.logger = logger }
+// readPluginOptions reads, once, what the toolbox reads itself of the
+// plugin options it passes on: a lazy start runs with these.
+func (o *options) readPluginOptions() {
+	v := pluginopt.Of(o.pluginOpts)
+	o.logger, o.system = v.Supervisor.Connection.Logger, v.System
+	o.connectTimeout = v.ConnectTimeout()
+	o.coolDown, o.maxCoolDown = v.Supervisor.CoolDown, v.Supervisor.MaxCoolDown
+	if approve := v.Approve; approve != nil {
+		o.approve = func(ctx context.Context, req plugin.ApprovalRequest) error {
+			return approve(ctx, req.Server, req.Tool, req.CallID, req.Arguments)
+		}
+	}
 }
 
 // misplaced fails with [plugin.ErrValidation] for a toolbox option that
-// cannot take effect with the others: the facades' plugin.WithLossGrace in a
-// toolbox that starts its servers; an actor system of the host's for a
+// cannot take effect with the others: the facades' plugin.WithLossGrace in
+// a toolbox that starts its servers; an actor system of the host's for a
 // toolbox over a cluster's grains, whose actor system is the cluster's, or
 // a plugin option of the connection itself there.
 func (o *options) misplaced() error {
 	if o.remote == nil {
-		for _, opt := range o.pluginOpts {
-			if _, ok := opt.(plugin.Option); !ok {
-				return &plugin.Error{Kind: plugin.KindValidation, Op: "open",
-					Err: errors.New("option plugin.WithLossGrace of WithPluginOptions has no effect on a toolbox that starts its servers: it bounds the calls of a facade over a cluster's grain")}
-			}
+		if name := pluginopt.Misplaced(o.pluginOpts, pluginopt.Server|pluginopt.Local); name != "" {
+			return &plugin.Error{Kind: plugin.KindValidation, Op: "open",
+				Err: fmt.Errorf("option %s of WithPluginOptions has no effect on a toolbox that starts its servers (it is a facade's, or the toolbox sets it for each server itself)", name)}
 		}
 		return nil
 	}
 	if o.system != nil && o.system != o.remote.ActorSystem() {
 		return &plugin.Error{Kind: plugin.KindValidation, Op: "open",
-			Err: errors.New("option WithActorSystem has no effect on a toolbox over a cluster's grains (its actor system is the cluster's)")}
+			Err: errors.New("option plugin.WithActorSystem of WithPluginOptions has no effect on a toolbox over a cluster's grains (its actor system is the cluster's)")}
 	}
-	for i, opt := range o.pluginOpts {
-		if _, ok := opt.(plugin.FacadeOption); !ok {
-			return &plugin.Error{Kind: plugin.KindValidation, Op: "open",
-				Err: fmt.Errorf("plugin option %d of WithPluginOptions configures the connection, which the members hosting a cluster's grains own: give it to grid.WithPluginOptions there", i+1)}
-		}
+	if name := pluginopt.Misplaced(o.pluginOpts, pluginopt.Server|pluginopt.Facade); name != "" {
+		return &plugin.Error{Kind: plugin.KindValidation, Op: "open",
+			Err: fmt.Errorf("option %s of WithPluginOptions configures the connection, which the members hosting a cluster's grains own: give it to grid.WithPluginOptions there", name)}
 	}
 	return nil
 }
@@ -111,17 +124,17 @@ type Remote interface {
 	// if needed, configured by opts (the toolbox's plugin options for
 	// that server). It returns once the connection has answered with its
 	// tools, or with its failure, or when ctx ends.
-	Connect(ctx context.Context, server string, opts ...plugin.FacadeOption) (*plugin.McpPlugin, error)
+	Connect(ctx context.Context, server string, opts ...plugin.Option) (*plugin.McpPlugin, error)
 }
 
 // WithRemote makes [Open] reach every server of its config through r
 // instead of starting it: the toolbox's names, routing, status, lazy
 // servers (whose connection the first call reaches), pinned tools and
 // tool search work as over servers it starts. Its actor system is r's
-// ([WithActorSystem], if given, must be the same); the plugin options of
+// (plugin.WithActorSystem, if given, must be the same); the plugin options of
 // [WithPluginOptions] are r's facades'. grid.OpenToolbox passes one.
 func WithRemote(r Remote) Option {
-	return func(o *options) { o.remote = r }
+	return optionFunc(func(o *options) { o.remote = r })
 }
 
 // WithManifestDir keeps, in dir, one manifest per server: its last tool
@@ -135,7 +148,7 @@ func WithRemote(r Remote) Option {
 // is "lazy" or tools are pinned: then dir is [DefaultManifestDir]. A dir
 // that cannot be created fails [Open] with [plugin.ErrIO] naming it.
 func WithManifestDir(dir string) Option {
-	return func(o *options) { o.manifestDir = dir }
+	return optionFunc(func(o *options) { o.manifestDir = dir })
 }
 
 // WithPinnedTools pins each server's tools, trusting the first list seen
@@ -149,5 +162,5 @@ func WithManifestDir(dir string) Option {
 // [Toolbox.AcceptTools] pins the current list. Removed tools disappear.
 // Pins live in the servers' manifests (see [WithManifestDir]).
 func WithPinnedTools() Option {
-	return func(o *options) { o.pinned = true }
+	return optionFunc(func(o *options) { o.pinned = true })
 }

@@ -23,8 +23,8 @@ var ErrToolChanged = errors.New("toolbox: tool changed since it was pinned")
 // HeldTool is a tool that [WithPinnedTools] holds out.
 type HeldTool struct {
 	// Server is the server's name; Tool the tool's own name there, and
-	// Exposed the name it would be exposed under.
-	Server, Tool, Exposed string
+	// Name the name it would be exposed under (as [Tool.Name]).
+	Server, Tool, Name string
 	// New is true for a tool the pins do not have; otherwise Changed names
 	// the parts that differ from the pin, sorted: among "annotations",
 	// "description", "inputSchema", "outputSchema", "title".
@@ -42,7 +42,7 @@ func (h HeldTool) why() string {
 
 // err is the error of a call to the held tool.
 func (h HeldTool) err() error {
-	return &plugin.Error{Kind: plugin.KindDenied, Server: fmt.Sprintf("server %q", h.Server), Op: messages.CallOp(h.Exposed),
+	return &plugin.Error{Kind: plugin.KindDenied, Server: fmt.Sprintf("server %q", h.Server), Op: messages.CallOp(h.Name),
 		Err: fmt.Errorf("%w: tool %q of server %q %s; held out until the host accepts it", ErrToolChanged, h.Tool, h.Server, h.why())}
 }
 
@@ -69,7 +69,7 @@ func (t *Toolbox) holdOut(s *server, st *serverTools, pins map[string]manifest.D
 		if !s.cfg.AllowsTool(tool.Name) {
 			continue
 		}
-		h := HeldTool{Server: s.cfg.Name, Tool: tool.Name, Exposed: ExposedName(s.cfg.ToolPrefix(), tool.Name), New: isNew, Changed: changed}
+		h := HeldTool{Server: s.cfg.Name, Tool: tool.Name, Name: ExposedName(s.cfg.ToolPrefix(), tool.Name), New: isNew, Changed: changed}
 		held[tool.Name] = h
 		if old, was := s.held[tool.Name]; !was || !slices.Equal(old.Changed, h.Changed) {
 			t.logger.Warn("mcp tool held out: "+h.why(), zap.String("mcp_server", s.cfg.Name), zap.String("tool", tool.Name),

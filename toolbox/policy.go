@@ -165,5 +165,5 @@ func (p ServerPolicy) clone() ServerPolicy {
 // copied. Without it every server may run. Given twice, the last wins.
 func WithServerPolicy(p ServerPolicy) Option {
 	p = p.clone()
-	return func(o *options) { o.policy = &p }
+	return optionFunc(func(o *options) { o.policy = &p })
 }

@@ -89,7 +89,7 @@ func TestPolicyCopies(t *testing.T) {
 	assert.Equal(t, "npx", p.Deny[0].Command[0])
 
 	var o options
-	WithServerPolicy(p)(&o)
+	WithServerPolicy(p).apply(&o)
 	p.Deny[0].Command[0] = "other"
 	p.Allow[0].Name = "other"
 	require.NotNil(t, o.policy)

@@ -461,7 +461,7 @@ func TestAllLazyRemoteToolboxChecksPluginOptionsAtOpen(t *testing.T) {
 	defer system.Shutdown()
 	var attached atomic.Int32
 	remote := toolbox.WithRemote(testRemote{system: system,
-		connect: func(context.Context, string, ...plugin.FacadeOption) (*plugin.McpPlugin, error) {
+		connect: func(context.Context, string, ...plugin.Option) (*plugin.McpPlugin, error) {
 			attached.Add(1)
 			return nil, fmt.Errorf("not in this test")
 		}})
@@ -473,7 +473,7 @@ func TestAllLazyRemoteToolboxChecksPluginOptionsAtOpen(t *testing.T) {
 		_ = tb.Close()
 	}
 	require.ErrorIs(t, err, plugin.ErrValidation)
-	assert.Contains(t, err.Error(), "plugin option 2 of WithPluginOptions configures the connection")
+	assert.Contains(t, err.Error(), "option plugin.WithBackoff of WithPluginOptions configures the connection")
 
 	// A facade's option passes.
 	tb = open(t, cfg, remote, toolbox.WithManifestDir(dir), toolbox.WithPluginOptions(plugin.WithLossGrace(time.Second)))
@@ -496,10 +496,10 @@ func TestActorSystemOfAToolboxOverGrainsFailsOpen(t *testing.T) {
 	defer cluster.Shutdown()
 	defer mine.Shutdown()
 	remote := toolbox.WithRemote(testRemote{system: cluster,
-		connect: func(context.Context, string, ...plugin.FacadeOption) (*plugin.McpPlugin, error) {
+		connect: func(context.Context, string, ...plugin.Option) (*plugin.McpPlugin, error) {
 			return nil, fmt.Errorf("not in this test")
 		}})
-	tb, err := toolbox.Open(t.Context(), cfg, remote, toolbox.WithActorSystem(mine))
+	tb, err := toolbox.Open(t.Context(), cfg, remote, toolbox.WithPluginOptions(plugin.WithActorSystem(mine)))
 	if tb != nil {
 		_ = tb.Close()
 	}
@@ -515,7 +515,7 @@ func TestConnectTimeoutBoundsOpenOverGrains(t *testing.T) {
 	system := quietSystem()
 	defer system.Shutdown()
 	remote := toolbox.WithRemote(testRemote{system: system,
-		connect: func(ctx context.Context, _ string, _ ...plugin.FacadeOption) (*plugin.McpPlugin, error) {
+		connect: func(ctx context.Context, _ string, _ ...plugin.Option) (*plugin.McpPlugin, error) {
 			d, ok := ctx.Deadline()
 			if !ok || time.Until(d) > time.Second {
 				return nil, errors.New("the attach is not bound by the connect timeout")
@@ -532,11 +532,11 @@ func TestConnectTimeoutBoundsOpenOverGrains(t *testing.T) {
 // testRemote is a toolbox.Remote whose Connect is connect.
 type testRemote struct {
 	system  *actor.ActorSystem
-	connect func(ctx context.Context, server string, opts ...plugin.FacadeOption) (*plugin.McpPlugin, error)
+	connect func(ctx context.Context, server string, opts ...plugin.Option) (*plugin.McpPlugin, error)
 }
 
 func (r testRemote) ActorSystem() *actor.ActorSystem { return r.system }
 
-func (r testRemote) Connect(ctx context.Context, server string, opts ...plugin.FacadeOption) (*plugin.McpPlugin, error) {
+func (r testRemote) Connect(ctx context.Context, server string, opts ...plugin.Option) (*plugin.McpPlugin, error) {
 	return r.connect(ctx, server, opts...)
 }

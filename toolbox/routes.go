@@ -221,7 +221,7 @@ func (t *Toolbox) build(order []*server, lists map[*server]*serverTools, prev ma
 			b.rt.defs = append(b.rt.defs, def)
 		}
 		for _, h := range lists[s].held {
-			b.rt.denied[h.Exposed] = &route{server: s, tool: h.Tool, name: h.Exposed, deny: h.err()}
+			b.rt.denied[h.Name] = &route{server: s, tool: h.Tool, name: h.Name, deny: h.err()}
 		}
 		b.count[s] = len(mine)
 	}

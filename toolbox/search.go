@@ -65,7 +65,7 @@ func WithToolSearch(s ToolSearch) Option {
 		s.Results = DefaultToolSearchResults
 	}
 	s.Threshold = max(s.Threshold, 0)
-	return func(o *options) { o.search = &s }
+	return optionFunc(func(o *options) { o.search = &s })
 }
 
 // validate checks the search tool's name, which models' APIs restrict as

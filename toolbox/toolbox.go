@@ -19,6 +19,7 @@ import (
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/core/manifest"
 	"github.com/cuca-go/mcpconnector/internal/core/named"
+	"github.com/cuca-go/mcpconnector/internal/core/toolboxactor"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"
@@ -44,7 +45,7 @@ type Toolbox struct {
 
 	system    *actor.ActorSystem
 	ownSystem bool
-	pid       *actor.PID // the ToolboxActor
+	pid       *actor.PID // the toolbox actor
 	logger    *zap.Logger
 
 	servers map[string]*server // the enabled servers, by name
@@ -87,6 +88,9 @@ type Toolbox struct {
 // server is one enabled server of the toolbox.
 type server struct {
 	cfg *mcpconfig.Server
+	// opts are its plugin's options, made once when Open admits it: every
+	// start (a lazy one too) runs with them.
+	opts []plugin.Option
 	// p is the server's plugin: nil when the server could not be started,
 	// and for a lazy server until it starts (and again once it stopped
 	// when idle).
@@ -121,7 +125,7 @@ type server struct {
 func (s *server) plugin() *plugin.McpPlugin { return s.p.Load() }
 
 // Open starts one supervised connection per enabled server of cfg, in
-// parallel, under one ToolboxActor, and returns when each has connected or
+// parallel, under one toolbox actor, and returns when each has connected or
 // failed (each attempt is bounded by the connect timeout; ctx bounds the
 // wait). A server that fails does not fail Open unless [WithStrict] is
 // given: [Toolbox.Status] reports it, its tools are absent, and its
@@ -165,13 +169,15 @@ func Open(ctx context.Context, cfg *mcpconfig.Config, opts ...Option) (*Toolbox,
 }
 
 // newToolbox checks the options and makes the toolbox, with its manifest
-// store, its actor system and its ToolboxActor, before any server starts.
+// store, its actor system and its toolbox actor, before any server starts.
 func newToolbox(cfg *mcpconfig.Config, opts []Option) (*Toolbox, error) {
 	var o options
 	for _, opt := range opts {
-		opt(&o)
+		if opt != nil {
+			opt.apply(&o)
+		}
 	}
-	o.connectTimeout = plugin.ConnectTimeoutOf(o.pluginOpts...)
+	o.readPluginOptions()
 	if err := o.search.validate(); err != nil {
 		return nil, err
 	}
@@ -188,7 +194,7 @@ func newToolbox(cfg *mcpconfig.Config, opts []Option) (*Toolbox, error) {
 	}
 	t.useSystem()
 	t.routes.Store(&routeTable{})
-	t.pid = t.system.Root.Spawn(actors.NewToolboxProps(t.logger))
+	t.pid = t.system.Root.Spawn(toolboxactor.Props(t.logger))
 	return t, nil
 }
 
@@ -236,7 +242,7 @@ func (t *Toolbox) startServers(cfg *mcpconfig.Config) (failures []error, err err
 		case t.opts.remote != nil:
 			continue // attached by waitFirstOutcomes, all at once
 		}
-		p, err := t.startLocal(name, s.cfg, name)
+		p, err := t.startLocal(name, s, name)
 		if p != nil {
 			s.p.Store(p)
 		}
@@ -278,7 +284,7 @@ func (t *Toolbox) admitProblems(cfg *mcpconfig.Config) []error {
 // server the policy denies gets its startErr, and a lazy one with a fresh
 // manifest is marked lazy.
 func (t *Toolbox) admit(name string, sc *mcpconfig.Server) *server {
-	s := &server{cfg: sc}
+	s := &server{cfg: sc, opts: t.pluginOptions(sc, &t.opts)}
 	t.servers[name] = s
 	t.names = append(t.names, name)
 	if t.opts.policy != nil {
@@ -319,7 +325,7 @@ func (t *Toolbox) waitFirstOutcomes(ctx context.Context) []error {
 				ctx, cancel := context.WithTimeout(ctx, t.connectTimeout(s.cfg))
 				defer cancel()
 				var p *plugin.McpPlugin
-				p, errs[i] = t.attach(ctx, name, s.cfg)
+				p, errs[i] = t.attach(ctx, name, s)
 				if p != nil {
 					s.p.Store(p)
 				}
@@ -394,10 +400,11 @@ func (t *Toolbox) requiredReady(errs []error) error {
 	return errors.Join(failed...)
 }
 
-// startLocal starts the server name of sc under the ToolboxActor, its
+// startLocal starts the server name of s under the toolbox actor, its
 // actor named actorName, and returns at once (the connection comes up in
 // the background).
-func (t *Toolbox) startLocal(name string, sc *mcpconfig.Server, actorName string) (*plugin.McpPlugin, error) {
+func (t *Toolbox) startLocal(name string, s *server, actorName string) (*plugin.McpPlugin, error) {
+	sc := s.cfg
 	tr, err := sc.Transport()
 	if err != nil {
 		kind := plugin.KindNotSupported
@@ -410,37 +417,24 @@ func (t *Toolbox) startLocal(name string, sc *mcpconfig.Server, actorName string
 		h.HTTPClient = newHeadersClient(sc, h.HTTPClient)
 		tr = h
 	}
-	server := t.pluginOptions(sc, &t.opts)
-	opts := make([]plugin.Option, 0, len(server)+3)
-	for _, opt := range server {
-		opts = append(opts, opt.(plugin.Option)) // newToolbox checked them
-	}
-	opts = append(opts, plugin.WithRetryConnect(), plugin.WithActorSystem(t.system),
+	opts := append(s.opts[:len(s.opts):len(s.opts)], plugin.WithRetryConnect(), plugin.WithActorSystem(t.system),
 		plugin.WithSpawn(func(props *actor.Props) (*actor.PID, error) { return t.spawn(actorName, props) }))
 	return plugin.Connect(context.Background(), named.Transport(name, tr), opts...)
 }
 
 // attach reaches the server's actor where it lives (Remote), activating
 // it if needed.
-func (t *Toolbox) attach(ctx context.Context, name string, sc *mcpconfig.Server) (*plugin.McpPlugin, error) {
-	server := t.pluginOptions(sc, &t.opts)
-	opts := make([]plugin.FacadeOption, 0, len(server))
-	for _, opt := range server {
-		opts = append(opts, opt.(plugin.FacadeOption)) // newToolbox checked them
-	}
-	return t.opts.remote.Connect(ctx, name, opts...)
+func (t *Toolbox) attach(ctx context.Context, name string, s *server) (*plugin.McpPlugin, error) {
+	return t.opts.remote.Connect(ctx, name, s.opts...)
 }
 
-// pluginOptions are the options of one server's plugin: the toolbox's
-// defaults, then the host's (which win over them), then the toolbox's own
-// status handler, then the server's entry in the file. Over a remote each
-// is a [plugin.FacadeOption]: newToolbox refuses the host's that are not,
+// pluginOptions are the options of one server's plugin, made once when
+// Open admits it: the host's, then the toolbox's own status handler, then
+// the server's entry in the file. Over a remote each
+// is a [plugin.Option]: newToolbox refuses the host's that are not,
 // and the toolbox adds none.
-func (t *Toolbox) pluginOptions(sc *mcpconfig.Server, o *options) []plugin.ServerOption {
-	opts := make([]plugin.ServerOption, 0, len(o.pluginOpts)+6)
-	if o.logger != nil {
-		opts = append(opts, plugin.WithLogger(o.logger))
-	}
+func (t *Toolbox) pluginOptions(sc *mcpconfig.Server, o *options) []plugin.Option {
+	opts := make([]plugin.Option, 0, len(o.pluginOpts)+6)
 	opts = append(opts, o.pluginOpts...)
 	opts = append(opts, plugin.WithStatusHandler(func(plugin.Status) { t.statusChanged() }))
 	if sc.Timeout > 0 {
@@ -450,7 +444,7 @@ func (t *Toolbox) pluginOptions(sc *mcpconfig.Server, o *options) []plugin.Serve
 		opts = append(opts, plugin.WithConnectTimeout(sc.ConnectTimeout))
 	}
 	if hasApprovalModes(sc) {
-		opts = append(opts, plugin.WithApproval(t.approval(sc, plugin.ApprovalOf(o.pluginOpts...))))
+		opts = append(opts, plugin.WithApproval(t.approval(sc, o.approve)))
 	}
 	if sc.MaxResultBytes > 0 {
 		opts = append(opts, plugin.WithMaxResultBytes(sc.MaxResultBytes))
@@ -458,13 +452,13 @@ func (t *Toolbox) pluginOptions(sc *mcpconfig.Server, o *options) []plugin.Serve
 	return opts
 }
 
-// spawn asks the ToolboxActor to spawn a server's actor as its child.
+// spawn asks the toolbox actor to spawn a server's actor as its child.
 func (t *Toolbox) spawn(name string, props *actor.Props) (*actor.PID, error) {
-	res, err := t.system.Root.RequestFuture(t.pid, &actors.SpawnServer{Name: name, Props: props}, actors.DefaultConnectTimeout).Result()
+	res, err := t.system.Root.RequestFuture(t.pid, &toolboxactor.Spawn{Name: name, Props: props}, actors.DefaultConnectTimeout).Result()
 	if err != nil {
 		return nil, err
 	}
-	sp, ok := res.(*actors.ServerSpawned)
+	sp, ok := res.(*toolboxactor.Spawned)
 	if !ok {
 		return nil, fmt.Errorf("toolbox: unexpected reply %T", res)
 	}
@@ -560,7 +554,7 @@ func (t *Toolbox) Status() map[string]plugin.Status {
 }
 
 // Close closes every server in parallel (each stdio child gets its stdin
-// closed, then SIGTERM, then SIGKILL), stops the ToolboxActor and waits for
+// closed, then SIGTERM, then SIGKILL), stops the toolbox actor and waits for
 // all of it. Calls in flight fail with [plugin.ErrInternal]. Close is
 // idempotent.
 func (t *Toolbox) Close() error {

@@ -12,23 +12,19 @@ import (
 	"github.com/cuca-go/mcpconnector/internal/core/directcall"
 )
 
-// DirectCaller hands over the direct tools/call path of t, a transport
-// [Stdio.Open] or [StreamableHTTP.Open] returned: tools/call sent on the
-// transport's own connection, beneath go-sdk's session (see package
-// internal/core/directcall). It is nil when t has none: another transport,
-// DisableDirectCalls, or MCPCONNECTOR_DIRECT_CALLS=0. The connection actor
-// calls it once per connection attempt.
-func DirectCaller(t mcp.Transport) directcall.Caller {
-	switch t := t.(type) {
-	case *stdioTransport:
-		if t.direct {
-			return (*stdioCaller)(t)
-		}
-	case *httpTransport:
-		return t
+// DirectCaller hands over the stdio transport's direct tools/call path
+// (see directcall.CallerOf): nil when DisableDirectCalls or
+// MCPCONNECTOR_DIRECT_CALLS=0 turned it off.
+func (t *stdioTransport) DirectCaller() directcall.Caller {
+	if t.direct {
+		return (*stdioCaller)(t)
 	}
 	return nil
 }
+
+// DirectCaller hands over the HTTP transport's direct tools/call path (see
+// directcall.CallerOf): the transport itself.
+func (t *httpTransport) DirectCaller() directcall.Caller { return t }
 
 // DirectCallsEnv is the environment variable that, set to "0", turns the
 // direct path off for every server of the process. It is read once, when
@@ -66,22 +62,7 @@ type httpTransport struct {
 	repeatable atomic.Pointer[func(tool string) bool]
 }
 
-// CutStreamRetrier is a transport, as [StreamableHTTP.Open] returns it,
-// whose direct tool calls may be re-sent once when the answer's event
-// stream breaks before the answer (the server ended it, or the connection
-// under it broke): with a new request id, the same arguments and _meta,
-// when repeatable says the tool is safe to run again. Any other failure,
-// and a second cut, fails the call as before. The plugin asks for it with
-// plugin.WithRetryIdempotent, for tools annotated readOnlyHint or
-// idempotentHint. Calls sent through go-sdk's session (DisableDirectCalls,
-// MCPCONNECTOR_DIRECT_CALLS=0, the cases the direct path leaves to it) are
-// never re-sent: go-sdk resumes a cut stream with Last-Event-ID instead,
-// when the server gave its events ids.
-type CutStreamRetrier interface {
-	RetryCutStreams(repeatable func(tool string) bool)
-}
-
-// RetryCutStreams implements [CutStreamRetrier]; it applies to every
+// RetryCutStreams implements transportext.CutStreamRetrier; it applies to every
 // connection of the transport, from the next call on.
 func (t *httpTransport) RetryCutStreams(repeatable func(tool string) bool) {
 	if repeatable == nil {

@@ -4,6 +4,8 @@
 //
 // Each value implements [McpTransport]. Open turns it into a go-sdk
 // mcp.Transport for one connection attempt; a reconnection opens it again.
+// A user builds a value and gives it to plugin.Connect (or to the actors'
+// ConnectionConfig); the rest of the package is how Open does it.
 //
 //	t := transport.NewStdio("github-mcp-server", "stdio")
 //	t := transport.StreamableHTTP{URL: "http://127.0.0.1:8080/mcp"}
@@ -32,8 +34,8 @@
 // The command runs without a shell: Args are passed to it as they are and
 // never interpreted. The child sees only [DefaultEnv] (a few variables copied
 // from this process, see there) plus Env. Its stderr is logged line by line at
-// info level, and its last lines are kept (see [StderrTail]) so that an error
-// can say why the server died.
+// info level, and its last lines are kept ([Stdio.StderrLines]) so that an
+// error can say why the server died.
 //
 // The connection under go-sdk's session is this package's own. It reads one
 // JSON-RPC message per line; a line that is none (a banner, a debug line,
@@ -66,7 +68,7 @@
 // # Direct tool calls
 //
 // The transports Open returns run tools/call on a path of their own
-// beneath go-sdk's session, which [DirectCaller] hands over: over stdio on
+// beneath go-sdk's session: over stdio on
 // the connection above, over Streamable HTTP as a POST with go-sdk's client
 // and headers. That path is package internal/core/directcall's; the result
 // is decoded into the one go-sdk would give, without go-sdk's two decodings
@@ -77,5 +79,5 @@
 // go-sdk's ClientSession.CallTool instead. Over Streamable HTTP the direct
 // path may re-send, once and with a new id, a call whose answer's stream
 // was cut before the answer, for the tools its caller says may run again
-// ([CutStreamRetrier]; the plugin's WithRetryIdempotent).
+// (the plugin's WithRetryIdempotent).
 package transport

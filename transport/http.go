@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strconv"
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/cuca-go/mcpconnector/auth"
 	"github.com/cuca-go/mcpconnector/internal/core/logfield"
+	"github.com/cuca-go/mcpconnector/internal/core/transportext"
 )
 
 // StreamableHTTP connects to an MCP endpoint over Streamable HTTP, the
@@ -62,7 +62,7 @@ type StreamableHTTP struct {
 	Label string
 	// DisableDirectCalls sends tools/call through go-sdk's
 	// ClientSession.CallTool instead of POSTing it from this package (see
-	// [DirectCaller]), which is the default: the same requests and results
+	// the package doc), which is the default: the same requests and results
 	// at a fraction of the bytes and CPU. Open then returns go-sdk's
 	// *mcp.StreamableClientTransport itself. The environment variable
 	// MCPCONNECTOR_DIRECT_CALLS=0 turns the direct path off for every
@@ -73,18 +73,7 @@ type StreamableHTTP struct {
 // String names the endpoint for logs and errors: its URL without user
 // information, query or fragment, which may hold credentials (a
 // "?token=" in the URL never reaches an error text).
-func (h StreamableHTTP) String() string { return fmt.Sprintf("http %q", RedactURL(h.URL)) }
-
-// RedactURL is raw without user information, query or fragment, which may
-// hold credentials; a raw that does not parse is quoted as it is.
-func RedactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return strconv.Quote(raw)
-	}
-	u.User, u.RawQuery, u.Fragment = nil, "", ""
-	return u.String()
-}
+func (h StreamableHTTP) String() string { return fmt.Sprintf("http %q", transportext.RedactURL(h.URL)) }
 
 // ServerLabel returns Label, or String() when Label is empty.
 func (h StreamableHTTP) ServerLabel() string {

@@ -349,18 +349,18 @@ func TestDirectCallsCanBeTurnedOff(t *testing.T) {
 	assert.IsType(t, &mcp.StreamableClientTransport{}, tr)
 	st, err := Stdio{Command: "true", DisableDirectCalls: true}.Open(nil)
 	require.NoError(t, err)
-	assert.Nil(t, DirectCaller(st))
+	assert.Nil(t, directcall.CallerOf(st))
 	st, err = Stdio{Command: "true"}.Open(nil)
 	require.NoError(t, err)
-	require.NotNil(t, DirectCaller(st), "on by default")
-	assert.True(t, DirectCaller(st).CallsDirect())
+	require.NotNil(t, directcall.CallerOf(st), "on by default")
+	assert.True(t, directcall.CallerOf(st).CallsDirect())
 
 	// The environment is read once, when the package starts: set now, it
 	// changes nothing; set for a new process, it turns the path off there.
 	t.Setenv(DirectCallsEnv, "0")
 	st, err = Stdio{Command: "true"}.Open(nil)
 	require.NoError(t, err)
-	assert.NotNil(t, DirectCaller(st), "the environment is read once, at start")
+	assert.NotNil(t, directcall.CallerOf(st), "the environment is read once, at start")
 	out, err := exec.Command(os.Args[0], "-test.run=^TestDirectCallsOffInThisProcess$", "-test.v").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	assert.Contains(t, string(out), "--- PASS: TestDirectCallsOffInThisProcess")
@@ -376,9 +376,9 @@ func TestDirectCallsOffInThisProcess(t *testing.T) {
 	st, err := Stdio{Command: "true"}.Open(nil)
 	require.NoError(t, err)
 	if os.Getenv(DirectCallsEnv) != "0" {
-		assert.NotNil(t, DirectCaller(st))
+		assert.NotNil(t, directcall.CallerOf(st))
 		return
 	}
 	assert.IsType(t, &mcp.StreamableClientTransport{}, tr)
-	assert.Nil(t, DirectCaller(st), "the environment turns it off for every server")
+	assert.Nil(t, directcall.CallerOf(st), "the environment turns it off for every server")
 }

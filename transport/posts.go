@@ -9,14 +9,13 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/cuca-go/mcpconnector/internal/core/transportext"
 	"go.uber.org/zap"
 )
 
@@ -118,32 +117,7 @@ func (rt *standAloneRoundTripper) RoundTrip(req *http.Request) (*http.Response, 
 		}
 		return callFailed(req, msg.ID, fmt.Sprintf("transport: no answer to the POST (the session goes on until %d in a row): %v", maxUnansweredPosts, err), nil), nil
 	}
-	return callFailed(req, msg.ID, httpStatusPrefix+resp.Status, resp), nil
-}
-
-// httpStatusPrefix begins the message of the JSON-RPC error that answers a
-// call whose POST got an HTTP error status ([HTTPStatusOf] reads it).
-const httpStatusPrefix = "transport: HTTP "
-
-// HTTPStatusOf is the HTTP status (400 or more) a Streamable HTTP server
-// answered a request's POST with, when err is, or wraps, the JSON-RPC error
-// that stands for that answer; 0 when err is none: a JSON-RPC error the
-// server sent itself in a 200 answer, or no answer at all. The error's
-// code is the server's own when its body held a JSON-RPC error.
-func HTTPStatusOf(err error) int {
-	var re *jsonrpc.Error
-	if !errors.As(err, &re) {
-		return 0
-	}
-	rest, ok := strings.CutPrefix(re.Message, httpStatusPrefix)
-	if !ok || len(rest) < 3 {
-		return 0
-	}
-	code, err := strconv.Atoi(rest[:3])
-	if err != nil || code < 400 || (len(rest) > 3 && rest[3] != ' ' && rest[3] != ':') {
-		return 0
-	}
-	return code
+	return callFailed(req, msg.ID, transportext.HTTPStatusPrefix+resp.Status, resp), nil
 }
 
 // dropNotification logs the failed POST of a notification and answers
@@ -350,7 +324,7 @@ func oneLine(s string) string {
 	return s
 }
 
-// redactedURL is req's URL as [RedactURL] leaves it.
+// redactedURL is req's URL as transportext.RedactURL leaves it.
 func redactedURL(req *http.Request) string {
 	u := *req.URL
 	u.User, u.RawQuery, u.Fragment = nil, "", ""

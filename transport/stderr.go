@@ -2,9 +2,9 @@ package transport
 
 import (
 	"bytes"
-	"strings"
 	"sync"
 
+	"github.com/cuca-go/mcpconnector/internal/core/transportext"
 	"go.uber.org/zap"
 )
 
@@ -14,7 +14,7 @@ const maxStderrLine = 4096
 
 // stderrTail is the io.Writer a child's stderr goes to: each line is logged
 // and the last few are kept in a ring, and so is the first line that reads
-// as an error ([ReadsAsError]), which is often the one that says why.
+// as an error (transportext.ReadsAsError), which is often the one that says why.
 type stderrTail struct {
 	mu      sync.Mutex
 	logger  *zap.Logger
@@ -26,23 +26,6 @@ type stderrTail struct {
 	total   int    // lines flushed so far
 	first   string // the first line that reads as an error
 	firstAt int    // its number, from 0; -1 before there is one
-}
-
-// errorWords are what make a line read as an error, in lower case.
-var errorWords = []string{"error", "fatal", "exception", "panic", "required", "not found"}
-
-// ReadsAsError reports whether a line of a server's stderr reads as an
-// error: it holds one of "error", "fatal", "exception", "panic",
-// "required" or "not found", in any case. An error message quotes the
-// first such line of a child's stderr before its last lines.
-func ReadsAsError(line string) bool {
-	l := strings.ToLower(line)
-	for _, w := range errorWords {
-		if strings.Contains(l, w) {
-			return true
-		}
-	}
-	return false
 }
 
 func newStderrTail(n int, logger *zap.Logger) *stderrTail {
@@ -82,7 +65,7 @@ func (t *stderrTail) flush() {
 	line := string(bytes.TrimRight(t.partial, "\r"))
 	t.partial = t.partial[:0]
 	t.logger.Info("mcp server stderr", zap.String("line", line))
-	if t.firstAt < 0 && ReadsAsError(line) {
+	if t.firstAt < 0 && transportext.ReadsAsError(line) {
 		t.first, t.firstAt = line, t.total
 	}
 	t.total++

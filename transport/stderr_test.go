@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -60,22 +59,5 @@ func TestStderrTailKeepsTheFirstErrorLine(t *testing.T) {
 			_, _ = tail.Write([]byte(tc.output))
 			assert.Equal(t, tc.want, tail.Lines())
 		})
-	}
-}
-
-func TestReadsAsError(t *testing.T) {
-	for line, want := range map[string]bool{
-		"ERROR: Database connection configuration is required.": true,
-		"Fatal: cannot bind":               true,
-		"java.lang.NullPointerException":   true,
-		"panic: runtime error":             true,
-		"--dsn is required":                true,
-		"config file not found":            true,
-		"Not Found":                        true,
-		"listening on :8080":               false,
-		"Please provide configuration":     false,
-		strings.Repeat("x", 100) + "error": true,
-	} {
-		assert.Equal(t, want, ReadsAsError(line), line)
 	}
 }

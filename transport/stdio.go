@@ -43,7 +43,8 @@ type Stdio struct {
 	// [DefaultTerminateTimeout].
 	TerminateTimeout time.Duration
 	// StderrLines is how many of the child's last stderr lines are kept,
-	// beside the first line that reads as an error ([ReadsAsError]). That
+	// beside the first line that reads as an error (one holding "error",
+	// "fatal", "exception", "panic", "required" or "not found"). That
 	// line and the last 3 (at most 512 bytes in all, control sequences
 	// removed) go into errors; the whole tail goes to the logger at debug
 	// level when a connection fails. Zero means [DefaultStderrLines];
@@ -55,7 +56,7 @@ type Stdio struct {
 	Label string
 	// DisableDirectCalls sends tools/call through go-sdk's
 	// ClientSession.CallTool instead of on the connection's own path
-	// beneath the session (see [DirectCaller]), which is the default: the
+	// beneath the session (see the package doc), which is the default: the
 	// same requests and results at a fraction of the bytes and CPU. The
 	// environment variable MCPCONNECTOR_DIRECT_CALLS=0 turns the direct
 	// path off for every server.
@@ -167,29 +168,6 @@ func (t *stdioTransport) Abort() {
 	}
 }
 
-// Aborter is implemented by the transports [Stdio.Open] returns: Abort
-// ends a connection attempt that ran out of time without the grace Close
-// gives a server (a closed stdin, then SIGTERM, each waited for).
-type Aborter interface {
-	Abort()
-}
-
-// ChildExit is implemented by the transports [Stdio.Open] returns: once
-// the server's output has ended, it says how the child exited ("exit
-// status 3", "killed by signal SIGKILL"), waiting up to wait for the exit;
-// "" when the child still runs, or when that cannot be told.
-type ChildExit interface {
-	ChildExit(wait time.Duration) string
-}
-
 // StderrTail returns the child's last stderr lines, oldest first, after
 // the first line that reads as an error when it is no longer among them.
 func (t *stdioTransport) StderrTail() []string { return t.stderr.Lines() }
-
-// StderrTail is implemented by the transports [Stdio.Open] returns: it gives
-// the child's last stderr lines, oldest first, for error messages, after
-// the first line that reads as an error ([ReadsAsError]) when it is no
-// longer among them.
-type StderrTail interface {
-	StderrTail() []string
-}

@@ -30,14 +30,14 @@ func TestDirectCallAnswersAsCallTool(t *testing.T) {
 	want, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "héllo <&>"}})
 	require.NoError(t, err)
 	var ids []jsonrpc.ID
-	got, err := DirectCaller(st).CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(` { "text" : "héllo <&>" } `)},
+	got, err := directcall.CallerOf(st).CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(` { "text" : "héllo <&>" } `)},
 		func(id jsonrpc.ID) { ids = append(ids, id) })
 	require.NoError(t, err)
 	assert.True(t, reflect.DeepEqual(want, got), "got %#v, want %#v", got, want)
 	require.Len(t, ids, 1)
 	assert.Less(t, ids[0].Raw().(int64), int64(0), "a direct call's id never meets go-sdk's")
 
-	_, err = DirectCaller(st).CallTool(ctx, &mcp.CallToolParams{Name: "nope", Meta: mcp.Meta{"progressToken": "7"}}, nil)
+	_, err = directcall.CallerOf(st).CallTool(ctx, &mcp.CallToolParams{Name: "nope", Meta: mcp.Meta{"progressToken": "7"}}, nil)
 	_, wantErr := cs.CallTool(ctx, &mcp.CallToolParams{Name: "nope"})
 	var rpc, wantRPC *jsonrpc.Error
 	require.ErrorAs(t, wantErr, &wantRPC)
@@ -50,7 +50,7 @@ func TestDirectCallsBesideTheSessionsCalls(t *testing.T) {
 	noLeaks(t)
 	cs, _, st := session(t, child(t, "mcp"), zap.NewNop())
 	defer cs.Close()
-	mixCalls(t, cs, DirectCaller(st), 20)
+	mixCalls(t, cs, directcall.CallerOf(st), 20)
 }
 
 // mixCalls runs rounds echo calls from each of 8 goroutines, one in three
@@ -99,7 +99,7 @@ func TestDirectCallCancelledTellsTheServer(t *testing.T) {
 	sent := make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		_, err := DirectCaller(st).CallTool(ctx, &mcp.CallToolParams{Name: "block"}, func(jsonrpc.ID) { close(sent) })
+		_, err := directcall.CallerOf(st).CallTool(ctx, &mcp.CallToolParams{Name: "block"}, func(jsonrpc.ID) { close(sent) })
 		done <- err
 	}()
 	<-sent
@@ -127,7 +127,7 @@ func TestDirectCallFailsWhenTheConnectionEnds(t *testing.T) {
 	sent := make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		_, err := DirectCaller(st).CallTool(ctx, &mcp.CallToolParams{Name: "block"}, func(jsonrpc.ID) { close(sent) })
+		_, err := directcall.CallerOf(st).CallTool(ctx, &mcp.CallToolParams{Name: "block"}, func(jsonrpc.ID) { close(sent) })
 		done <- err
 	}()
 	<-sent
@@ -138,7 +138,7 @@ func TestDirectCallFailsWhenTheConnectionEnds(t *testing.T) {
 	require.NoError(t, cs.Close())
 	err := <-done
 	assert.ErrorIs(t, err, mcp.ErrConnectionClosed)
-	_, err = DirectCaller(st).CallTool(ctx, &mcp.CallToolParams{Name: "echo"}, nil)
+	_, err = directcall.CallerOf(st).CallTool(ctx, &mcp.CallToolParams{Name: "echo"}, nil)
 	assert.True(t, errors.Is(err, mcp.ErrConnectionClosed), "a call after the end: %v", err)
 	_, wantErr := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo"})
 	require.Error(t, wantErr)
@@ -165,11 +165,11 @@ func TestDirectCallAnsweredOverTheSizeLimitFailsAlone(t *testing.T) {
 	// The server escapes each '<' it echoes as \u003c: a request within
 	// its limit, an answer six times over ours.
 	huge := strings.Repeat("<", MaxMessageBytes/4)
-	_, err := DirectCaller(st).CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"` + huge + `"}`)}, nil)
+	_, err := directcall.CallerOf(st).CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"` + huge + `"}`)}, nil)
 	var rpc *jsonrpc.Error
 	require.ErrorAs(t, err, &rpc)
 	assert.Equal(t, ErrMessageTooLarge.Error(), rpc.Message)
-	res, err := DirectCaller(st).CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"after"}`)}, nil)
+	res, err := directcall.CallerOf(st).CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"after"}`)}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "after", res.Content[0].(*mcp.TextContent).Text)
 }
@@ -180,10 +180,10 @@ func TestDirectCallWithArgumentsNotJSONIsNotSentAndFails(t *testing.T) {
 	defer cs.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	_, err := DirectCaller(st).CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":`)}, nil)
+	_, err := directcall.CallerOf(st).CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":`)}, nil)
 	require.Error(t, err)
 	assert.NotErrorIs(t, err, ErrNotSent, "a call that cannot be written is no lost connection")
-	res, err := DirectCaller(st).CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"fine"}`)}, nil)
+	res, err := directcall.CallerOf(st).CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"fine"}`)}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "fine", res.Content[0].(*mcp.TextContent).Text)
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cuca-go/mcpconnector/internal/core/transportext"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
@@ -170,7 +171,7 @@ func TestAServerThatExitsLeavesItsStderrInTheTail(t *testing.T) {
 	assert.ErrorIs(t, err, io.EOF, "the server said nothing on stdout")
 	err = conn.Close()
 	require.ErrorContains(t, err, "exit status 3")
-	assert.Equal(t, []string{"fatal: no config file"}, tr.(StderrTail).StderrTail(), "read to the end before Close returns")
+	assert.Equal(t, []string{"fatal: no config file"}, tr.(transportext.StderrTail).StderrTail(), "read to the end before Close returns")
 	assert.Equal(t, err, conn.Close(), "a second Close reports the same")
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/cuca-go/mcpconnector/internal/core/transportext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 )
@@ -66,8 +67,8 @@ type WebSocket struct {
 	URL string
 }
 
-// String names the endpoint, its URL redacted as [RedactURL] does.
-func (w WebSocket) String() string { return fmt.Sprintf("websocket %q", RedactURL(w.URL)) }
+// String names the endpoint, its URL redacted (no user information, query or fragment).
+func (w WebSocket) String() string { return fmt.Sprintf("websocket %q", transportext.RedactURL(w.URL)) }
 
 // Open fails with [ErrNotSupported].
 func (w WebSocket) Open(*zap.Logger) (mcp.Transport, error) {

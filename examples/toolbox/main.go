@@ -414,7 +414,7 @@ func callOne(ctx context.Context, out io.Writer, tb *toolbox.Toolbox, servers *m
 // heldOut finds the tool exposed as name among those pinning holds out.
 func heldOut(tb *toolbox.Toolbox, name string) (toolbox.HeldTool, bool) {
 	for _, h := range tb.HeldTools() {
-		if h.Exposed == name {
+		if h.Name == name {
 			return h, true
 		}
 	}
@@ -429,5 +429,5 @@ func heldOutError(h toolbox.HeldTool) error {
 		what = "changed since it was pinned (" + strings.Join(h.Changed, ", ") + ")"
 	}
 	return fmt.Errorf("-call: %s is held out: tool %q of server %q %s; to accept the server's current tools, run the same command with -accept %s",
-		h.Exposed, h.Tool, h.Server, what, h.Server)
+		h.Name, h.Tool, h.Server, what, h.Server)
 }

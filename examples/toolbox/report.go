@@ -45,7 +45,7 @@ func printServers(out io.Writer, source string, servers *mcpconfig.Config, tb *t
 			}
 		}
 		for _, h := range held[name] {
-			fmt.Fprintf(out, "    %s  held out: %s\n", h.Exposed, heldWhy(h))
+			fmt.Fprintf(out, "    %s  held out: %s\n", h.Name, heldWhy(h))
 		}
 	}
 }

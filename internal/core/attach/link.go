@@ -12,10 +12,10 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/actors"
+	"github.com/cuca-go/mcpconnector/internal/core/link"
 	"github.com/cuca-go/mcpconnector/internal/core/reply"
 	"github.com/cuca-go/mcpconnector/internal/core/wire"
 	"github.com/cuca-go/mcpconnector/messages"
-	"github.com/cuca-go/mcpconnector/plugin"
 )
 
 // Locator finds the actor a facade speaks to: a supervisor, or anything
@@ -36,23 +36,23 @@ type Config struct {
 	// WatchTools makes the link watch the actor's tool list (every new
 	// list reaches Owner.StoreTools).
 	WatchTools bool
-	Owner      plugin.LinkEvents
+	Owner      link.Events
 	// Release, if set, runs at the end of Close, once the link's own
 	// goroutines have ended: a locator that has work of its own in flight
 	// (package grid's cluster lookup) waits for it there.
 	Release func()
 }
 
-// Follower is the newLink of plugin.Follow for a link that locate finds
+// Follower is the NewLink of a link.Target for a link that locate finds
 // the actor with, in system.
-func Follower(system *actor.ActorSystem, locate Locator) func(plugin.LinkSetup) plugin.Link {
-	return func(s plugin.LinkSetup) plugin.Link {
+func Follower(system *actor.ActorSystem, locate Locator) func(link.Setup) link.Link {
+	return func(s link.Setup) link.Link {
 		return New(Config{System: system, Locate: locate, Grace: s.LossGrace, Logger: s.Logger,
 			WatchTools: s.WatchTools, Owner: s.Events})
 	}
 }
 
-var _ plugin.Link = (*Link)(nil)
+var _ link.Link = (*Link)(nil)
 
 // maxSends bounds how often one call bounced as a dead letter is sent to
 // the actor's next home.
@@ -73,7 +73,7 @@ const relocateTimeout = actors.DefaultConnectTimeout
 type Link struct {
 	cfg    Config
 	system *actor.ActorSystem
-	owner  plugin.LinkEvents
+	owner  link.Events
 	pid    *actor.PID // the link's own process: sender of every call, watcher
 	// ctx bounds the link's own background work (relocation, refresh,
 	// resending, the grace of a loss); Close cancels it.

@@ -344,3 +344,15 @@ func appendCancelled(b []byte, n int64, reason string, env *envelope) []byte {
 	}
 	return append(b, "}}"...)
 }
+
+// CallerOf hands over the direct tools/call path of t, a transport that
+// transport.Stdio.Open or transport.StreamableHTTP.Open returned: nil
+// when t has none (another transport, DisableDirectCalls, or
+// MCPCONNECTOR_DIRECT_CALLS=0). The connection actor calls it once per
+// connection attempt.
+func CallerOf(t mcp.Transport) Caller {
+	if h, ok := t.(interface{ DirectCaller() Caller }); ok {
+		return h.DirectCaller()
+	}
+	return nil
+}

@@ -26,7 +26,7 @@
 //     header of go-sdk's POST, answered by a JSON body or an event stream,
 //     whose other messages go to the session before the result).
 //
-// A [Caller] is what the connection actor calls; transport.DirectCaller
+// A [Caller] is what the connection actor calls; [CallerOf]
 // hands over the one of a transport it opened. What the path copies from
 // go-sdk (the resultType template, the event-stream reading, the headers
 // of the POST, the _meta envelope, the error texts) is pinned by tests

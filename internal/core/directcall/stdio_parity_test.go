@@ -32,6 +32,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/cuca-go/mcpconnector/internal/core/directcall"
 	"github.com/cuca-go/mcpconnector/transport"
 )
 
@@ -127,7 +128,7 @@ func stdioPair(t *testing.T) (sdk, ours *stdioSide) {
 	ours.cs, err = client.Connect(ctx, st, opts)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = ours.cs.Close() })
-	direct := transport.DirectCaller(st)
+	direct := directcall.CallerOf(st)
 	require.NotNil(t, direct, "the direct path is on by default")
 	ours.call = func(ctx context.Context, p *mcp.CallToolParams) (*mcp.CallToolResult, error) {
 		return direct.CallTool(ctx, p, nil)

@@ -1,4 +1,4 @@
-package actors_test
+package toolboxactor_test
 
 import (
 	"strconv"
@@ -9,26 +9,28 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"github.com/cuca-go/mcpconnector/actors"
+	"github.com/cuca-go/mcpconnector/internal/core/toolboxactor"
 	"github.com/cuca-go/mcpconnector/internal/fixture/proc"
 	"github.com/cuca-go/mcpconnector/internal/fixture/quiet"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 
-// The ToolboxActor spawns servers as named children on request, refuses a
+// The toolbox actor spawns servers as named children on request, refuses a
 // name twice, and stopping it stops every server.
-func TestToolboxActorParentsItsServers(t *testing.T) {
+func TestActorParentsItsServers(t *testing.T) {
 	system := actor.NewActorSystem(quiet.Actors())
-	tb := system.Root.Spawn(actors.NewToolboxProps(nil))
-	spawn := func(name string) *actors.ServerSpawned {
+	tb := system.Root.Spawn(toolboxactor.Props(nil))
+	spawn := func(name string) *toolboxactor.Spawned {
 		props := actors.NewSupervisorProps(actors.SupervisorConfig{
 			Connection: actors.ConnectionConfig{Transport: testserver.Stdio(t)},
 		})
-		res, err := system.Root.RequestFuture(tb, &actors.SpawnServer{Name: name, Props: props}, 10*time.Second).Result()
+		res, err := system.Root.RequestFuture(tb, &toolboxactor.Spawn{Name: name, Props: props}, 10*time.Second).Result()
 		require.NoError(t, err)
-		return res.(*actors.ServerSpawned)
+		return res.(*toolboxactor.Spawned)
 	}
 	a, b := spawn("alpha"), spawn("beta")
 	require.NoError(t, a.Err)
@@ -37,7 +39,7 @@ func TestToolboxActorParentsItsServers(t *testing.T) {
 	assert.Error(t, spawn("alpha").Err, "a name is spawned once")
 
 	var pids []int
-	for _, s := range []*actors.ServerSpawned{a, b} {
+	for _, s := range []*toolboxactor.Spawned{a, b} {
 		res, err := system.Root.RequestFuture(s.PID, &messages.CallTool{ID: 1, Name: "pid"}, 30*time.Second).Result()
 		require.NoError(t, err)
 		reply := res.(*messages.CallToolReply)
@@ -52,11 +54,16 @@ func TestToolboxActorParentsItsServers(t *testing.T) {
 	}
 }
 
-func TestToolboxActorRefusesAnEmptyRequest(t *testing.T) {
+func TestActorRefusesAnEmptyRequest(t *testing.T) {
 	system := actor.NewActorSystem(quiet.Actors())
-	tb := system.Root.Spawn(actors.NewToolboxProps(nil))
+	tb := system.Root.Spawn(toolboxactor.Props(nil))
 	defer func() { require.NoError(t, system.Root.StopFuture(tb).Wait()) }()
-	res, err := system.Root.RequestFuture(tb, &actors.SpawnServer{Name: "x"}, 10*time.Second).Result()
+	res, err := system.Root.RequestFuture(tb, &toolboxactor.Spawn{Name: "x"}, 10*time.Second).Result()
 	require.NoError(t, err)
-	assert.Error(t, res.(*actors.ServerSpawned).Err)
+	assert.Error(t, res.(*toolboxactor.Spawned).Err)
+}
+
+func TestMain(m *testing.M) {
+	testserver.RunIfChild()
+	goleak.VerifyTestMain(m)
 }
