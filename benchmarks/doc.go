@@ -71,6 +71,13 @@
 // figures live; benchmarks/out is not committed; benchmarks/report.svg is
 // the chart of the run that page holds.
 //
+// This package is a module of its own (github.com/cuca-go/mcpconnector/benchmarks),
+// nested in the main one, so that mcp-go and tiktoken stay out of the main
+// module's go.mod. The commands above run from the repository's root in the
+// workspace (go.work); with GOWORK=off, run them in benchmarks/
+// (cd benchmarks && go run ./report -quick). The framework adapters'
+// benchmarks use [Adapter].
+//
 // # Profiling
 //
 // The go test benchmarks are where profiles come from, one subject at a time:

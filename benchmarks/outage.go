@@ -386,7 +386,7 @@ func freePort() (int, error) {
 // pinnedDBHub finds the pinned node and dbhub in interop/.cache, running
 // interop/setup.sh (npm) when they are missing.
 func pinnedDBHub() (node, dbhub string, err error) {
-	root, err := moduleRoot()
+	root, err := RepoRoot()
 	if err != nil {
 		return "", "", err
 	}
@@ -405,22 +405,34 @@ func pinnedDBHub() (node, dbhub string, err error) {
 	return node, dbhub, nil
 }
 
-// moduleRoot is the directory of the go.mod above the working directory.
-func moduleRoot() (string, error) {
+// RepoRoot is the repository's root at or above the working directory: the
+// directory of the main module's go.mod (github.com/cuca-go/mcpconnector),
+// which this module, nested in it, is not.
+func RepoRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err
 	}
 	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && modulePath(data) == "github.com/cuca-go/mcpconnector" {
 			return dir, nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", errors.New("no go.mod above the working directory")
+			return "", errors.New("no go.mod of github.com/cuca-go/mcpconnector at or above the working directory")
 		}
 		dir = parent
 	}
+}
+
+// modulePath is the path on the module line of a go.mod's content.
+func modulePath(gomod []byte) string {
+	for line := range strings.Lines(string(gomod)) {
+		if fields := strings.Fields(line); len(fields) >= 2 && fields[0] == "module" {
+			return strings.Trim(fields[1], "\"`")
+		}
+	}
+	return ""
 }
 
 // outageTargets are the goals of outages: the first good call

@@ -1,10 +1,14 @@
-// Package examples holds the module's example programs, each a command in
-// its own directory, and the packages they share. It has no API of its
-// own; its test checks that the examples import only what a user of the
-// module can import: the public packages (plugin, toolbox, grid, host,
-// client, transport, mcpconfig, actors, messages, auth), the packages
-// below, third-party packages and the standard library, never an
-// internal one.
+// Package examples holds the example programs, each a command in its own
+// directory, and the packages they share. They are a module of their own
+// (github.com/cuca-go/mcpconnector/examples), nested in the main one, so
+// that what only they use (observe's stdout trace exporter) stays out of
+// the main module's go.mod: from the repository's root, in the workspace
+// (go.work), go run ./examples/mcp runs one; with GOWORK=off, cd examples
+// && go run ./mcp. It has no API of its own; its test checks that the
+// examples import only what a user of the main module can import: the
+// public packages (plugin, toolbox, grid, host, client, transport,
+// mcpconfig, actors, messages, auth), the packages below, third-party
+// packages and the standard library, never an internal one.
 //
 // The commands:
 //

@@ -4,7 +4,8 @@
 //
 //   - go-sdk (github.com/modelcontextprotocol/go-sdk v1.8.0), the SDK the
 //     client is built on;
-//   - mcp-go (github.com/mark3labs/mcp-go v1.2.1), a test dependency only;
+//   - mcp-go (github.com/mark3labs/mcp-go v1.2.1), a dependency of this
+//     module's tests only;
 //   - the TypeScript SDK v2 (npm @modelcontextprotocol/server 2.4.0), run by
 //     the Node.js that package.json pins.
 //
@@ -39,4 +40,10 @@
 // with the other npm packages, and gopls with "setup.sh gopls" (go
 // install); where either cannot be had the test skips, and fails with
 // CI=true.
+//
+// interop is a module of its own (github.com/cuca-go/mcpconnector/interop),
+// nested in the main one, so that mcp-go and etcd's client stay out of the
+// main module's go.mod; it also holds gridetcd, the grid against a real etcd.
+// From the repository's root, in the workspace (go.work), go test ./interop/
+// runs it; with GOWORK=off, cd interop && go test ./...
 package interop

@@ -21,7 +21,7 @@ func BenchmarkToolCall(b *testing.B) {
 	ts := anthropicmcp.Tools(box)
 	var tool anthropic.BetaTool
 	for _, t := range ts.BetaTools(context.Background()) {
-		if t.Name() == agenttest.BenchTool {
+		if t.Name() == benchmarks.AdapterTool {
 			tool = t
 		}
 	}
@@ -30,18 +30,18 @@ func BenchmarkToolCall(b *testing.B) {
 	}
 	var msg anthropic.Message
 	if err := json.Unmarshal([]byte(fmt.Sprintf(`{"id":"msg_1","type":"message","role":"assistant","model":"m","stop_reason":"tool_use","content":[{"type":"tool_use","id":"toolu_1","name":%q,"input":%s}]}`,
-		agenttest.BenchTool, agenttest.BenchArgs)), &msg); err != nil {
+		benchmarks.AdapterTool, benchmarks.AdapterArgs)), &msg); err != nil {
 		b.Fatal(err)
 	}
-	input := json.RawMessage(agenttest.BenchArgs)
-	agenttest.Bench(b, box,
+	input := json.RawMessage(benchmarks.AdapterArgs)
+	benchmarks.Adapter(b, box,
 		benchmarks.Subject{Name: "anthropic BetaTool.Execute", New: func() benchmarks.Op {
 			return func(ctx context.Context) error {
 				out, err := tool.Execute(ctx, input)
 				if err != nil {
 					return err
 				}
-				if len(out) != 1 || out[0].OfText.Text != agenttest.BenchWant {
+				if len(out) != 1 || out[0].OfText.Text != benchmarks.AdapterWant {
 					return fmt.Errorf("content %+v", out)
 				}
 				return nil
@@ -50,7 +50,7 @@ func BenchmarkToolCall(b *testing.B) {
 		benchmarks.Subject{Name: "anthropic ToolResults", New: func() benchmarks.Op {
 			return func(ctx context.Context) error {
 				out := ts.ToolResults(ctx, &msg)
-				if len(out) != 1 || out[0].OfToolResult.Content[0].OfText.Text != agenttest.BenchWant {
+				if len(out) != 1 || out[0].OfToolResult.Content[0].OfText.Text != benchmarks.AdapterWant {
 					return fmt.Errorf("results %+v", out)
 				}
 				return nil

@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/anthropics/anthropic-sdk-go/v2 v2.17.0
 	github.com/cuca-go/mcpconnector v0.0.0
+	github.com/cuca-go/mcpconnector/benchmarks v0.0.0
 	github.com/stretchr/testify v1.12.1
 	go.opentelemetry.io/otel/sdk v1.47.0
 	go.uber.org/goleak v1.3.0
@@ -81,4 +82,7 @@ require (
 	google.golang.org/protobuf v1.36.12 // indirect
 )
 
-replace github.com/cuca-go/mcpconnector => ../..
+replace (
+	github.com/cuca-go/mcpconnector => ../..
+	github.com/cuca-go/mcpconnector/benchmarks => ../../benchmarks
+)

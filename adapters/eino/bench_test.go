@@ -22,20 +22,20 @@ func BenchmarkToolCall(b *testing.B) {
 	}
 	var add tool.InvokableTool
 	for _, t := range ts {
-		if info, _ := t.Info(context.Background()); info.Name == agenttest.BenchTool {
+		if info, _ := t.Info(context.Background()); info.Name == benchmarks.AdapterTool {
 			add = t.(tool.InvokableTool)
 		}
 	}
 	if add == nil {
 		b.Fatal("no bench tool")
 	}
-	agenttest.Bench(b, box, benchmarks.Subject{Name: "eino InvokableRun", New: func() benchmarks.Op {
+	benchmarks.Adapter(b, box, benchmarks.Subject{Name: "eino InvokableRun", New: func() benchmarks.Op {
 		return func(ctx context.Context) error {
-			out, err := add.InvokableRun(ctx, agenttest.BenchArgs)
+			out, err := add.InvokableRun(ctx, benchmarks.AdapterArgs)
 			if err != nil {
 				return err
 			}
-			if out != agenttest.BenchWant {
+			if out != benchmarks.AdapterWant {
 				return fmt.Errorf("result %q", out)
 			}
 			return nil

@@ -2,12 +2,16 @@ module github.com/cuca-go/mcpconnector/adapters/eino
 
 go 1.26.0
 
-replace github.com/cuca-go/mcpconnector => ../..
+replace (
+	github.com/cuca-go/mcpconnector => ../..
+	github.com/cuca-go/mcpconnector/benchmarks => ../../benchmarks
+)
 
 require (
 	github.com/cloudwego/eino v0.7.36
 	github.com/cloudwego/eino-ext/components/model/openai v0.1.7
-	github.com/cuca-go/mcpconnector v0.0.0-00010101000000-000000000000
+	github.com/cuca-go/mcpconnector v0.0.0
+	github.com/cuca-go/mcpconnector/benchmarks v0.0.0
 	github.com/eino-contrib/jsonschema v1.0.3
 	github.com/stretchr/testify v1.12.1
 	go.opentelemetry.io/otel/sdk v1.47.0

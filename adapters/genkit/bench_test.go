@@ -27,7 +27,7 @@ func BenchmarkToolCall(b *testing.B) {
 		if _, _, err := genkitmcp.Tools(ctx, g, box, opts...); err != nil {
 			b.Fatal(err)
 		}
-		add := genkit.LookupTool(g, agenttest.BenchTool)
+		add := genkit.LookupTool(g, benchmarks.AdapterTool)
 		if add == nil {
 			b.Fatal("no bench tool")
 		}
@@ -36,7 +36,7 @@ func BenchmarkToolCall(b *testing.B) {
 	add, spanned := lookup(), lookup(genkitmcp.WithToolSpans())
 	// The input as Genkit hands a tool the model's: its JSON, decoded.
 	var in any
-	if err := json.Unmarshal([]byte(agenttest.BenchArgs), &in); err != nil {
+	if err := json.Unmarshal([]byte(benchmarks.AdapterArgs), &in); err != nil {
 		b.Fatal(err)
 	}
 	subject := func(name string, tool ai.Tool) benchmarks.Subject {
@@ -46,12 +46,12 @@ func BenchmarkToolCall(b *testing.B) {
 				if err != nil {
 					return err
 				}
-				if out != agenttest.BenchWant {
+				if out != benchmarks.AdapterWant {
 					return fmt.Errorf("result %#v", out)
 				}
 				return nil
 			}
 		}}
 	}
-	agenttest.Bench(b, box, subject("genkit RunRaw", add), subject("genkit RunRaw WithToolSpans", spanned))
+	benchmarks.Adapter(b, box, subject("genkit RunRaw", add), subject("genkit RunRaw WithToolSpans", spanned))
 }

@@ -23,20 +23,20 @@ func BenchmarkToolCall(b *testing.B) {
 	}
 	var add tools.Tool
 	for _, t := range ts {
-		if t.Name() == agenttest.BenchTool {
+		if t.Name() == benchmarks.AdapterTool {
 			add = t
 		}
 	}
 	if add == nil {
 		b.Fatal("no bench tool")
 	}
-	agenttest.Bench(b, box, benchmarks.Subject{Name: "langchaingo Call", New: func() benchmarks.Op {
+	benchmarks.Adapter(b, box, benchmarks.Subject{Name: "langchaingo Call", New: func() benchmarks.Op {
 		return func(ctx context.Context) error {
-			out, err := add.Call(ctx, agenttest.BenchArgs)
+			out, err := add.Call(ctx, benchmarks.AdapterArgs)
 			if err != nil {
 				return err
 			}
-			if out != agenttest.BenchWant {
+			if out != benchmarks.AdapterWant {
 				return fmt.Errorf("result %q", out)
 			}
 			return nil

@@ -2,10 +2,14 @@ module github.com/cuca-go/mcpconnector/adapters/langchaingo
 
 go 1.26.0
 
-replace github.com/cuca-go/mcpconnector => ../..
+replace (
+	github.com/cuca-go/mcpconnector => ../..
+	github.com/cuca-go/mcpconnector/benchmarks => ../../benchmarks
+)
 
 require (
-	github.com/cuca-go/mcpconnector v0.0.0-00010101000000-000000000000
+	github.com/cuca-go/mcpconnector v0.0.0
+	github.com/cuca-go/mcpconnector/benchmarks v0.0.0
 	github.com/stretchr/testify v1.12.1
 	github.com/tmc/langchaingo v0.1.14
 	go.opentelemetry.io/otel/sdk v1.47.0

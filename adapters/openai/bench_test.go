@@ -22,19 +22,19 @@ func BenchmarkToolCall(b *testing.B) {
 	ts := openaimcp.Tools(box)
 	var msg openai.ChatCompletionMessage
 	if err := json.Unmarshal([]byte(fmt.Sprintf(`{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":%q,"arguments":%q}}]}`,
-		agenttest.BenchTool, agenttest.BenchArgs)), &msg); err != nil {
+		benchmarks.AdapterTool, benchmarks.AdapterArgs)), &msg); err != nil {
 		b.Fatal(err)
 	}
 	var resp responses.Response
 	if err := json.Unmarshal([]byte(fmt.Sprintf(`{"id":"resp_1","object":"response","status":"completed","output":[{"type":"function_call","id":"fc_1","call_id":"call_1","name":%q,"arguments":%q,"status":"completed"}]}`,
-		agenttest.BenchTool, agenttest.BenchArgs)), &resp); err != nil {
+		benchmarks.AdapterTool, benchmarks.AdapterArgs)), &resp); err != nil {
 		b.Fatal(err)
 	}
-	agenttest.Bench(b, box,
+	benchmarks.Adapter(b, box,
 		benchmarks.Subject{Name: "openai ToolMessages", New: func() benchmarks.Op {
 			return func(ctx context.Context) error {
 				out := ts.ToolMessages(ctx, msg)
-				if len(out) != 1 || out[0].OfTool.Content.OfString.Value != agenttest.BenchWant {
+				if len(out) != 1 || out[0].OfTool.Content.OfString.Value != benchmarks.AdapterWant {
 					return fmt.Errorf("tool messages %+v", out)
 				}
 				return nil
@@ -43,7 +43,7 @@ func BenchmarkToolCall(b *testing.B) {
 		benchmarks.Subject{Name: "openai FunctionCallOutputs", New: func() benchmarks.Op {
 			return func(ctx context.Context) error {
 				out := ts.FunctionCallOutputs(ctx, &resp)
-				if len(out) != 1 || out[0].OfFunctionCallOutput.Output.OfString.Value != agenttest.BenchWant {
+				if len(out) != 1 || out[0].OfFunctionCallOutput.Output.OfString.Value != benchmarks.AdapterWant {
 					return fmt.Errorf("outputs %+v", out)
 				}
 				return nil

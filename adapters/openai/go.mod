@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/cuca-go/mcpconnector v0.0.0
+	github.com/cuca-go/mcpconnector/benchmarks v0.0.0
 	github.com/openai/openai-go/v3 v3.98.0
 	github.com/stretchr/testify v1.12.1
 	go.opentelemetry.io/otel/sdk v1.47.0
@@ -75,4 +76,7 @@ require (
 	google.golang.org/protobuf v1.36.12 // indirect
 )
 
-replace github.com/cuca-go/mcpconnector => ../..
+replace (
+	github.com/cuca-go/mcpconnector => ../..
+	github.com/cuca-go/mcpconnector/benchmarks => ../../benchmarks
+)

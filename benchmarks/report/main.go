@@ -19,10 +19,10 @@ func main() {
 	testserver.RunBenchIfChild()
 
 	quick := flag.Bool("quick", false, "run every scenario briefly (a smoke test, not a measurement)")
-	out := flag.String("out", filepath.Join("benchmarks", "out"), "directory for report.md and report.svg")
+	out := flag.String("out", "", "directory for report.md and report.svg (default benchmarks/out in the repository)")
 	svg := flag.String("svg", "", "also write the chart to this file (e.g. benchmarks/report.svg)")
 	doc := flag.String("doc", "", "write the table as the docs page it owns to this file "+
-		"(default "+docTable+" for a full run, none with -quick; \"-\" for none)")
+		"(default "+docTable+" in the repository for a full run, none with -quick; \"-\" for none)")
 	only := flag.String("only", "", "run only these scenarios, separated by semicolons (their names in the table); the table written is theirs alone")
 	flag.Parse()
 
@@ -35,6 +35,21 @@ func main() {
 	}
 	if *only != "" && *doc == "" {
 		docPath = "" // a partial table is not the docs page
+	}
+	// The defaults are the repository's directories, wherever in it the
+	// runner starts (the benchmarks are a module nested in the main one).
+	if *out == "" || docPath == docTable {
+		root, err := benchmarks.RepoRoot()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "report:", err)
+			os.Exit(1)
+		}
+		if *out == "" {
+			*out = filepath.Join(root, "benchmarks", "out")
+		}
+		if docPath == docTable {
+			docPath = filepath.Join(root, filepath.FromSlash(docTable))
+		}
 	}
 	if err := run(*quick, *out, *svg, docPath, splitOnly(*only)); err != nil {
 		fmt.Fprintln(os.Stderr, "report:", err)

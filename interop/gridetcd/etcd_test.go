@@ -1,16 +1,18 @@
 //go:build !race
 
-// Built without -race: see main_test.go.
+// Built without -race: see doc.go.
 
-package grid_test
+package gridetcd_test
 
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,6 +27,9 @@ import (
 
 	"github.com/cuca-go/mcpconnector/grid"
 	"github.com/cuca-go/mcpconnector/internal/fixture/gridmember"
+	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
+	"github.com/cuca-go/mcpconnector/mcpconfig"
+	"github.com/cuca-go/mcpconnector/plugin"
 )
 
 // startEtcd runs a real etcd server (Debian's etcd-server) on free loopback
@@ -93,4 +98,48 @@ func TestMembersThroughEtcd(t *testing.T) {
 	}
 	assert.Equal(t, pids[0], pids[1])
 	assert.Equal(t, pids[0], pids[2])
+}
+
+// calcConfig is an mcp.json with one stdio server, "calc", the go-sdk test
+// server (this test binary, re-executed).
+func calcConfig(t *testing.T) *mcpconfig.Config {
+	t.Helper()
+	cmd, args := testserver.Command(t, "sdk")
+	return &mcpconfig.Config{Servers: map[string]*mcpconfig.Server{
+		"calc": {Name: "calc", Type: mcpconfig.TypeStdio, Command: cmd, Args: args},
+	}}
+}
+
+// quiet keeps protoactor's logs out of the test output.
+func quiet(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// shutdown stops members gracefully, in parallel: their grains stop, and
+// with them the servers' child processes.
+func shutdown(members ...*cluster.Cluster) {
+	var wg sync.WaitGroup
+	for _, c := range members {
+		wg.Go(func() { c.Shutdown(true) })
+	}
+	wg.Wait()
+}
+
+// connect is a plugin for server through the grid, from member c.
+func connect(t *testing.T, c *cluster.Cluster, server string) *plugin.McpPlugin {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	p, err := grid.Connect(ctx, c, server)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
+	return p
+}
+
+// callText calls tool and returns its result as the model reads it.
+func callText(t *testing.T, p *plugin.McpPlugin, tool string, args any) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := p.CallTool(ctx, tool, args).Await(ctx)
+	require.NoError(t, err, tool)
+	return plugin.RenderResult(res)
 }
