@@ -1,0 +1,307 @@
+package tasks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// A Sender sends one JSON-RPC request of method (tasks/get, tasks/update or
+// tasks/cancel) with params, about the task taskID, and returns its result
+// or error (a server's JSON-RPC error as a *jsonrpc.Error). Over
+// Streamable HTTP it sets the Mcp-Name header to taskID.
+type Sender func(ctx context.Context, method, taskID string, params any) (json.RawMessage, error)
+
+// An Answerer answers one input request of an input_required task (its
+// key, and the request as the server wrote it: method and params) with
+// the response to send in tasks/update's inputResponses.
+type Answerer func(ctx context.Context, key string, request json.RawMessage) (json.RawMessage, error)
+
+// The polling limits a [Config] without its own uses.
+const (
+	DefaultInterval = time.Second
+	MinInterval     = 50 * time.Millisecond
+	MaxInterval     = 30 * time.Second
+	// Jitter is the fraction of an interval by which a wait varies
+	// either way, so that many callers do not poll in step.
+	Jitter = 0.1
+	// CancelTimeout bounds the tasks/cancel sent once the caller has gone.
+	CancelTimeout = 5 * time.Second
+)
+
+// Config is how [Drive] drives a task. Its zero value uses the defaults
+// above, answers no input and keeps nothing.
+type Config struct {
+	// DefaultInterval is the wait between polls when the server suggests
+	// none; MinInterval and MaxInterval bound the server's suggestion.
+	DefaultInterval, MinInterval, MaxInterval time.Duration
+	// Answer answers input requests; nil cancels an input_required task
+	// and fails with [ErrNoInput].
+	Answer Answerer
+	// Seen is called with each description of the task after the first:
+	// its status messages are progress, and a sign of life.
+	Seen func(*Task)
+	// Keep is called with every description of the task, the first before
+	// any poll, so that polling can resume from the latest requestState;
+	// an error ends the drive (the task is cancelled).
+	Keep func(*Task) error
+	// Updates brings the task's notifications/tasks/status, if the
+	// connection receives them; polling goes on regardless.
+	Updates <-chan *Task
+	// now is the clock, for tests.
+	now func() time.Time
+}
+
+// The errors of [Drive], each wrapped with the task's id.
+var (
+	// ErrFailed: the task failed; the server's JSON-RPC error is wrapped
+	// beside it.
+	ErrFailed = errors.New("task failed")
+	// ErrCancelled: the server cancelled the task.
+	ErrCancelled = errors.New("task cancelled by the server")
+	// ErrLost: the server no longer knows the task (tasks/get answered
+	// invalid params); the tool is not called again.
+	ErrLost = errors.New("task lost")
+	// ErrExpired: the task's time to live passed before it ended.
+	ErrExpired = errors.New("task expired")
+	// ErrNoInput: the task asks for input and no handler answers it; the
+	// task was cancelled.
+	ErrNoInput = errors.New("task requires input that no handler answers")
+)
+
+// Drive polls t until it ends and returns its result, or the reason it
+// did not end well. When ctx ends first, it sends tasks/cancel once (under
+// its own [CancelTimeout]) and returns ctx's error. Any other error of the
+// sender (a broken connection) is returned as it is, the task not
+// cancelled, so that a new connection can resume from what Keep last kept.
+func Drive(ctx context.Context, send Sender, cfg Config, t *Task) (json.RawMessage, error) {
+	d := &driver{send: send, cfg: cfg, t: t, answered: map[string]bool{}}
+	if d.cfg.now == nil {
+		d.cfg.now = time.Now
+	}
+	if err := d.keep(ctx); err != nil {
+		return nil, err
+	}
+	for {
+		if done, res, err := d.settle(ctx); done {
+			return res, err
+		}
+		if exp := d.t.Expiry(); !exp.IsZero() && !d.cfg.now().Before(exp) {
+			err := fmt.Errorf("task %s: %w: its time to live of %ds passed while it was %s", d.t.ID, ErrExpired, *d.t.TTLSeconds, d.t.Status)
+			d.cancel()
+			return nil, err
+		}
+		told, err := d.wait(ctx)
+		if err != nil {
+			d.cancel()
+			return nil, err
+		}
+		if told {
+			continue // a notification brought what a poll would have
+		}
+		if err := d.poll(ctx); err != nil {
+			return nil, err
+		}
+	}
+}
+
+type driver struct {
+	send     Sender
+	cfg      Config
+	t        *Task
+	answered map[string]bool
+}
+
+// settle handles a terminal or input_required task: done when the drive
+// ends with res or err.
+func (d *driver) settle(ctx context.Context) (done bool, res json.RawMessage, err error) {
+	switch d.t.Status {
+	case Completed:
+		return true, d.t.Result, nil
+	case Failed:
+		return true, nil, &failedError{id: d.t.ID, message: d.t.StatusMessage, rpc: d.t.Error}
+	case Cancelled:
+		return true, nil, fmt.Errorf("task %s: %w%s", d.t.ID, ErrCancelled, suffix(d.t.StatusMessage))
+	case InputRequired:
+		if err := d.answer(ctx); err != nil {
+			return true, nil, err
+		}
+	}
+	return false, nil, nil
+}
+
+// answer answers the keys of the task's input requests not answered yet,
+// in one tasks/update.
+func (d *driver) answer(ctx context.Context) error {
+	responses := map[string]json.RawMessage{}
+	for key, req := range d.t.InputRequests {
+		if d.answered[key] {
+			continue
+		}
+		if d.cfg.Answer == nil {
+			d.cancel()
+			return fmt.Errorf("task %s: %w (request %q)", d.t.ID, ErrNoInput, key)
+		}
+		resp, err := d.cfg.Answer(ctx, key, req)
+		if err != nil {
+			d.cancel()
+			return fmt.Errorf("task %s: answering input request %q: %w", d.t.ID, key, err)
+		}
+		responses[key] = resp
+	}
+	if len(responses) == 0 {
+		return nil
+	}
+	params := d.params()
+	params["inputResponses"] = responses
+	if _, err := d.send(ctx, "tasks/update", d.t.ID, params); err != nil {
+		if ctx.Err() != nil {
+			d.cancel()
+			return ctx.Err()
+		}
+		return fmt.Errorf("task %s: tasks/update: %w", d.t.ID, err)
+	}
+	for key := range responses {
+		d.answered[key] = true
+	}
+	return nil
+}
+
+func (d *driver) params() map[string]any {
+	p := map[string]any{"taskId": d.t.ID}
+	if d.t.RequestState != nil {
+		p["requestState"] = *d.t.RequestState
+	}
+	return p
+}
+
+// interval is the next wait: the server's suggestion (or the default)
+// within the bounds, varied by [Jitter].
+func (d *driver) interval() time.Duration {
+	iv := or(d.cfg.DefaultInterval, DefaultInterval)
+	if ms := d.t.PollIntervalMilliseconds; ms != nil {
+		iv = time.Duration(*ms) * time.Millisecond
+	}
+	iv = max(iv, or(d.cfg.MinInterval, MinInterval))
+	iv = min(iv, or(d.cfg.MaxInterval, MaxInterval))
+	return time.Duration(float64(iv) * (1 - Jitter + 2*Jitter*rand.Float64()))
+}
+
+// wait waits for the next poll, taking in the notifications that arrive
+// meanwhile; told when one of them ended the task or asked for input.
+func (d *driver) wait(ctx context.Context) (told bool, err error) {
+	timer := time.NewTimer(d.interval())
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-timer.C:
+			return false, nil
+		case u, ok := <-d.cfg.Updates:
+			if !ok {
+				d.cfg.Updates = nil
+				continue
+			}
+			if u == nil || u.ID != d.t.ID {
+				continue
+			}
+			if err := d.take(ctx, u); err != nil {
+				return false, err
+			}
+			if u.Status.Terminal() || u.Status == InputRequired {
+				return true, nil
+			}
+		}
+	}
+}
+
+func (d *driver) poll(ctx context.Context) error {
+	raw, err := d.send(ctx, "tasks/get", d.t.ID, d.params())
+	if err != nil {
+		if ctx.Err() != nil {
+			d.cancel()
+			return ctx.Err()
+		}
+		var rpc *jsonrpc.Error
+		if errors.As(err, &rpc) && rpc.Code == jsonrpc.CodeInvalidParams {
+			return fmt.Errorf("task %s: %w: the server answered tasks/get with %q", d.t.ID, ErrLost, rpc.Message)
+		}
+		return fmt.Errorf("task %s: tasks/get: %w", d.t.ID, err)
+	}
+	u, err := ParseGot(raw)
+	if err != nil {
+		d.cancel()
+		return fmt.Errorf("task %s: tasks/get: %w", d.t.ID, err)
+	}
+	if u.ID != d.t.ID {
+		d.cancel()
+		return fmt.Errorf("task %s: tasks/get: %w: it answered about task %s", d.t.ID, ErrInvalid, u.ID)
+	}
+	return d.take(ctx, u)
+}
+
+// take makes u the task's latest description.
+func (d *driver) take(ctx context.Context, u *Task) error {
+	d.t = u
+	if d.cfg.Seen != nil {
+		d.cfg.Seen(u)
+	}
+	return d.keep(ctx)
+}
+
+func (d *driver) keep(_ context.Context) error {
+	if d.cfg.Keep == nil {
+		return nil
+	}
+	if err := d.cfg.Keep(d.t); err != nil {
+		d.cancel()
+		return fmt.Errorf("task %s: keeping it: %w", d.t.ID, err)
+	}
+	return nil
+}
+
+// cancel sends tasks/cancel, once, on a context of its own: the caller's
+// may be over. Its answer is an acknowledgement, and its failure changes
+// nothing for the caller.
+func (d *driver) cancel() {
+	if d.t.Status.Terminal() {
+		return
+	}
+	ctx, stop := context.WithTimeout(context.Background(), CancelTimeout)
+	defer stop()
+	_, _ = d.send(ctx, "tasks/cancel", d.t.ID, d.params())
+	d.t = &Task{ID: d.t.ID, Status: Cancelled}
+}
+
+// failedError is the error of a failed task: [ErrFailed] and the server's
+// JSON-RPC error.
+type failedError struct {
+	id, message string
+	rpc         *jsonrpc.Error
+}
+
+func (e *failedError) Error() string {
+	return fmt.Sprintf("task %s: %v%s: %d %s", e.id, ErrFailed, suffix(e.message), e.rpc.Code, e.rpc.Message)
+}
+
+func (e *failedError) Unwrap() []error { return []error{ErrFailed, e.rpc} }
+
+func suffix(message string) string {
+	if message == "" {
+		return ""
+	}
+	return " (" + message + ")"
+}
+
+func or(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
