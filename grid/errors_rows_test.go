@@ -1,3 +1,7 @@
+//go:build !race
+
+// Built without -race: see main_test.go.
+
 package grid_test
 
 import (
