@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/internal/fixture/taskserver"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
@@ -72,7 +73,8 @@ func count(reqs []taskserver.Request, method string) int {
 }
 
 // checkTaskRequests checks what every request of the log says of the
-// client: it declared the extension (or, with declared false, never did),
+// client: every request declared the extension (or, with declared false,
+// none did),
 // no requestState it echoed was refused as stale, and over HTTP each
 // tasks/* request named its task in Mcp-Name.
 func (s taskServer) checkTaskRequests(t *testing.T, declared bool) []taskserver.Request {
@@ -80,9 +82,7 @@ func (s taskServer) checkTaskRequests(t *testing.T, declared bool) []taskserver.
 	reqs := s.requests(t)
 	require.NotEmpty(t, reqs)
 	for _, r := range reqs {
-		if r.Method == "tools/call" || strings.HasPrefix(r.Method, "tasks/") {
-			assert.Equal(t, declared, r.Declared, "%s declares the extension", r.Method)
-		}
+		assert.Equal(t, declared, r.Declared, "%s declares the extension", r.Method)
 		assert.Empty(t, r.Refused, "%s was refused", r.Method)
 		if strings.HasPrefix(r.Method, "tasks/") {
 			assert.NotEmpty(t, r.RequestState, "%s echoes the requestState", r.Method)
@@ -363,6 +363,16 @@ func TestTasksOff(t *testing.T) {
 			assert.Zero(t, count(reqs, "tasks/get"))
 		})
 	}
+	t.Run("foreign transport", func(t *testing.T) {
+		leakCheck(t)
+		s := taskServers(t)["http"](t)
+		// A transport of the host's own: the option declares nothing there.
+		p := connect(t, foreignHTTP{url: s.http.URL}, plugin.WithTasks(plugin.TaskOptions{}))
+		res, err := callWork(t.Context(), p, map[string]any{"text": "at once"})
+		require.NoError(t, err)
+		assert.Equal(t, "at once", plugin.RenderResult(res))
+		s.checkTaskRequests(t, false)
+	})
 	t.Run("task anyway", func(t *testing.T) {
 		leakCheck(t)
 		p := connect(t, testserver.Raw(t, "task"))
@@ -370,4 +380,14 @@ func TestTasksOff(t *testing.T) {
 		require.ErrorIs(t, err, plugin.ErrNotSupported)
 		assert.Contains(t, err.Error(), `resultType "task"`)
 	})
+}
+
+// foreignHTTP is a transport.McpTransport that is not the module's own:
+// go-sdk's Streamable HTTP client transport, bare.
+type foreignHTTP struct{ url string }
+
+func (f foreignHTTP) String() string { return "foreign " + f.url }
+
+func (f foreignHTTP) Open(*zap.Logger) (mcp.Transport, error) {
+	return &mcp.StreamableClientTransport{Endpoint: f.url}, nil
 }
