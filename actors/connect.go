@@ -119,7 +119,7 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 	// go-sdk puts the _meta envelope on requests; envelopeTransport puts it
 	// on notifications too, which no sending middleware sees.
 	conn := new(envelopeConn)
-	session, err := client.Connect(ctx, envelopeTransport{Transport: tr, traced: cfg.Telemetry != nil, progress: hooks.progress, conn: conn}, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
+	session, err := client.Connect(ctx, envelopeTransport{Transport: tr, traced: cfg.Telemetry != nil, progress: hooks.progress, conn: conn, tasks: declaresTasks(cfg)}, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
 		return nil, connectFailure(ctx, cfg, err, discoverErr, tr, tail)
 	}
@@ -163,6 +163,9 @@ func clientOptions(cfg *ConnectionConfig, log *zap.Logger, hooks sessionHooks) *
 	}
 	if opts.MultiRoundTrip == nil {
 		opts.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}
+	}
+	if declaresTasks(cfg) {
+		declareTasks(&opts)
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(zapslog.NewHandler(log.Core()))

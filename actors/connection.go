@@ -75,6 +75,12 @@ type ConnectionConfig struct {
 	// connection attempts with OpenTelemetry ([NewTelemetry]); nil records
 	// nothing and costs nothing.
 	Telemetry *Telemetry
+	// Tasks, if set, declares the tasks extension (SEP-2663) on every
+	// request and drives the tasks a server answers tool calls with
+	// (tasks.go). Nil: nothing is declared, and a task answer is
+	// NotSupported. Only the module's stdio and Streamable HTTP transports
+	// declare it.
+	Tasks *TaskSettings
 
 	// restarts, set by a supervisor, is its restart count, which a
 	// connection attempt's span records.
@@ -169,6 +175,7 @@ type mcpConnection struct {
 	session *mcp.ClientSession
 	tail    transportext.StderrTail
 	direct  directcall.Caller // the session's transport's direct path, if any
+	conn    *envelopeConn     // the session's connection
 	ready   *messages.Ready
 	failure *messages.Failure // why the connection ended, once it has
 
@@ -230,6 +237,9 @@ type call struct {
 	// Write: whether the request may have reached the server.
 	sent atomic.Int32
 	ctx  callContext
+	// task, set when the connection drives tasks, receives the call's
+	// answer when it is a task.
+	task *directcall.TaskAnswer
 }
 
 // callProgress is a call's progress token, its idle timer, and, under mu,
@@ -457,7 +467,7 @@ func (c *mcpConnection) onDialDone(msg *dialDone) {
 		return
 	}
 	c.state = ready
-	c.session, c.tail, c.direct, c.ready = msg.d.session, msg.d.tail, msg.d.direct, msg.d.ready
+	c.session, c.tail, c.direct, c.ready, c.conn = msg.d.session, msg.d.tail, msg.d.direct, msg.d.ready, msg.d.conn
 	c.sessionStart = time.Now()
 	c.repeatable = repeatableTools(&c.cfg, c.ready.Tools)
 	c.log.Info("mcp connected", zap.Int("tools", len(c.ready.Tools)))
@@ -530,6 +540,10 @@ func (c *mcpConnection) onCallTool(sender *actor.PID, msg *messages.CallTool) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	cl := &call{msg: msg, sender: sender, cancel: cancel, retry: c.retryable(msg.Name)}
 	cl.ctx = callContext{Context: ctx, state: &cl.sent}
+	if c.conn != nil && c.conn.tasks != nil {
+		cl.task = new(directcall.TaskAnswer)
+		cl.ctx.task = cl.task
+	}
 	if !msg.Deadline.IsZero() {
 		cl.timer = time.AfterFunc(time.Until(msg.Deadline), func() { cancel(context.DeadlineExceeded) })
 	}
@@ -541,7 +555,7 @@ func (c *mcpConnection) onCallTool(sender *actor.PID, msg *messages.CallTool) {
 	}
 	c.inflight[msg.ID] = cl
 	c.wg.Add(1)
-	go c.run(&cl.ctx, c.session, c.tail, c.direct, cl, msg)
+	go c.run(&cl.ctx, c.session, c.conn, c.tail, c.direct, cl, msg)
 }
 
 // prune drops the calls whose goroutines are done. Calls are not reported
@@ -559,7 +573,7 @@ func (c *mcpConnection) prune() {
 
 // run is one tool call's goroutine. It answers the caller itself, so the
 // reply costs no trip through the mailbox.
-func (c *mcpConnection) run(ctx context.Context, s *mcp.ClientSession, tail transportext.StderrTail, dc directcall.Caller, cl *call, msg *messages.CallTool) {
+func (c *mcpConnection) run(ctx context.Context, s *mcp.ClientSession, conn *envelopeConn, tail transportext.StderrTail, dc directcall.Caller, cl *call, msg *messages.CallTool) {
 	defer c.wg.Done()
 	if cl.timer != nil {
 		defer cl.timer.Stop()
@@ -592,7 +606,18 @@ func (c *mcpConnection) run(ctx context.Context, s *mcp.ClientSession, tail tran
 		if !direct || errors.Is(err, directcall.ErrCallOnSession) {
 			res, err = s.CallTool(ctx, params)
 		}
+		if err == nil && cl.task != nil && isTask(res) {
+			reply = c.driveTask(ctx, s, conn, cl, cl.cancel)
+			c.untrack(cl)
+			if reply == nil || reply.Failure != nil {
+				cl.cancel(errCallFailed)
+			}
+			return
+		}
 		c.untrack(cl)
+		if err != nil && cl.task != nil && conn != nil {
+			conn.tasks.drop(cl.task)
+		}
 		if err != nil || res == nil {
 			defer cl.cancel(errCallFailed)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cuca-go/mcpconnector/internal/core/directcall"
 	"github.com/cuca-go/mcpconnector/internal/core/intern"
 	"github.com/cuca-go/mcpconnector/transport"
 )
@@ -47,6 +48,8 @@ type envelopeTransport struct {
 	// conn is the wrapper Connect fills in and returns, so that its dialer
 	// can reach the connection go-sdk's session runs on.
 	conn *envelopeConn
+	// tasks: the connection carries task requests (tasks.go).
+	tasks bool
 }
 
 // Connect connects the wrapped transport and wraps its connection.
@@ -56,6 +59,9 @@ func (t envelopeTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 		return nil, err
 	}
 	t.conn.Connection, t.conn.traced, t.conn.progress = conn, t.traced, t.progress
+	if t.tasks {
+		t.conn.tasks = newTaskRequests()
+	}
 	return t.conn, nil
 }
 
@@ -69,6 +75,8 @@ type envelopeConn struct {
 	// envelope holds the envelope's keys as they went out on the first
 	// request; nil until then.
 	envelope atomic.Pointer[map[string]json.RawMessage]
+	// tasks, when the connection drives tasks, are its task requests.
+	tasks *taskRequests
 
 	closeMu sync.Mutex
 	closed  bool
@@ -80,6 +88,9 @@ type envelopeConn struct {
 // the server's stream ended, or the session was closed.
 func (c *envelopeConn) Close() error {
 	err := c.Connection.Close()
+	if c.tasks != nil {
+		c.tasks.end(errors.New("connection closed"))
+	}
 	c.closeMu.Lock()
 	f := c.ending
 	c.closed, c.ending = true, nil
@@ -112,6 +123,18 @@ func (c *envelopeConn) afterClose(f func()) {
 // type switch.
 func (c *envelopeConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
+	for c.tasks != nil {
+		if err != nil {
+			if ctx.Err() == nil {
+				c.tasks.end(err)
+			}
+			break
+		}
+		if r, ok := msg.(*jsonrpc.Response); !ok || !c.tasks.deliver(r) {
+			break
+		}
+		msg, err = c.Connection.Read(ctx) // a task request's answer is not go-sdk's
+	}
 	if c.progress != nil {
 		if req, ok := msg.(*jsonrpc.Request); ok && req.Method == methodProgress && !req.IsCall() {
 			var p mcp.ProgressNotificationParams
@@ -139,6 +162,11 @@ func (c *envelopeConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			}
 			if st, _ = ctx.Value(sendStateKey{}).(*atomic.Int32); st != nil {
 				st.Store(sendAttempted)
+			}
+			if c.tasks != nil && req.Method == methodCallTool {
+				if a := directcall.TaskAnswerOf(ctx); a != nil {
+					c.tasks.expect(req.ID, a)
+				}
 			}
 		} else if env := c.envelope.Load(); env != nil {
 			msg = enveloped(req, *env)
@@ -168,12 +196,16 @@ type sendStateKey struct{}
 type callContext struct {
 	context.Context
 	state *atomic.Int32
+	task  *directcall.TaskAnswer // nil unless the connection drives tasks
 }
 
 // Value returns the call's sendState for sendStateKey.
 func (c *callContext) Value(key any) any {
 	if key == (sendStateKey{}) {
 		return c.state
+	}
+	if key == (directcall.TaskAnswerKey{}) && c.task != nil {
+		return c.task
 	}
 	return c.Context.Value(key)
 }

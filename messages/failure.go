@@ -50,6 +50,10 @@ const (
 	// Err is the *transport.SpawnError (and errors.As finds it); across
 	// the wire only the message says why.
 	CauseNotStarted FailureCause = "not_started"
+	// CauseTaskLost: the server no longer knows the task (SEP-2663) that
+	// answered the call; the tool is not called again. Matches
+	// [ErrTaskLost].
+	CauseTaskLost FailureCause = "task_lost"
 )
 
 // Sentinels a [Failure] matches with errors.Is, by its Cause.
@@ -61,6 +65,9 @@ var (
 	// ErrCircuitOpen: the connection is failed and waits for its
 	// cool-down before it tries again ([Failure.CircuitOpen]).
 	ErrCircuitOpen = errors.New("circuit open")
+	// ErrTaskLost: the server no longer knows the task that answered the
+	// call, which is distinct from a task that failed.
+	ErrTaskLost = errors.New("task lost")
 )
 
 // RPCError is a JSON-RPC error object as the server sent it.
@@ -114,6 +121,8 @@ func (f *Failure) causes() []error {
 		return []error{ErrProtocolVersion}
 	case CauseMessageTooLarge:
 		return []error{transport.ErrMessageTooLarge}
+	case CauseTaskLost:
+		return []error{ErrTaskLost}
 	case CauseServerError:
 		if f.RPC != nil {
 			return []error{&jsonrpc.Error{Code: f.RPC.Code, Message: f.RPC.Message, Data: f.RPC.Data}}

@@ -60,6 +60,13 @@ type CallTool struct {
 	// "the caller's deadline", "the call timeout of 5m0s". Empty: "the
 	// call's deadline".
 	Limit string
+	// TaskDeadline, if not zero, replaces Deadline once the server has
+	// answered the call with a task (SEP-2663, driven when the connection
+	// opts in): a task may run far longer than a quick call. It names
+	// TaskLimit when it passes. It does not cross the wire yet: a call
+	// from another member keeps Deadline.
+	TaskDeadline time.Time
+	TaskLimit    string
 	// TraceContext is the caller's OpenTelemetry context as W3C fields
 	// (traceparent, tracestate, baggage), so that the connection's span of
 	// the call is the caller span's child across the actor hop, even from

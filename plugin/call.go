@@ -233,6 +233,10 @@ func (p *McpPlugin) send(ctx context.Context, f *Future, args json.RawMessage) e
 			msg.Deadline, msg.Limit = d, p.toolTimeoutLimit
 		}
 	}
+	if p.taskTimeout > 0 {
+		d, ok := ctx.Deadline()
+		p.taskDeadline(msg, d, ok)
+	}
 	if ce := p.logger.Check(zap.DebugLevel, "mcp tools/call"); ce != nil {
 		ce.Write(append(tracelog.Fields(ctx), zap.String("tool", name), zap.Uint64("id", f.id), zap.ByteString("arguments", args))...)
 	}

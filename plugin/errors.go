@@ -23,8 +23,9 @@ const (
 	// not be written or its directory made.
 	KindIO
 	// KindNotSupported: a WebSocket transport, or a tool call answered with
-	// resultType "task", or "input_required" unless [WithInputRequired]
-	// drives it.
+	// resultType "task" unless [WithTasks] drives it, or "input_required"
+	// unless [WithInputRequired] drives it; or a task asking for input that
+	// no handler of [WithInputRequired] answers.
 	KindNotSupported
 	// KindValidation: tool arguments are not a JSON object or null, or (in
 	// a toolbox) a plugin option was given where it has no effect.

@@ -5,11 +5,13 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/cuca-go/mcpconnector/internal/fixture/taskserver"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 )
 
 func TestMain(m *testing.M) {
 	testserver.RunIfChild()
+	taskserver.RunIfChild()
 	goleak.VerifyTestMain(m,
 		// protoactor's dead-letter throttle: a timer goroutine started by a
 		// dead letter (the remote test's calls to a stopped member) that

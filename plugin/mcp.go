@@ -46,6 +46,7 @@ type McpPlugin struct {
 	toolTimeout time.Duration // for every call; 0: none
 	// The limits as a failure names them, written once.
 	callTimeoutLimit, toolTimeoutLimit string
+	taskTimeout                        time.Duration // WithTasks's, for calls answered with a task; 0: no tasks
 
 	unsupervised bool // WithoutSupervision: nothing reconnects
 
@@ -248,7 +249,7 @@ func newFacade(server, label string, o *options) *McpPlugin {
 		logger = logger.With(zap.String("mcp_server", label))
 	}
 	p := &McpPlugin{server: server, logger: logger, system: o.System, done: make(chan struct{}),
-		callTimeout: DefaultCallTimeout, toolTimeout: o.toolTimeout, controls: o.controls,
+		callTimeout: DefaultCallTimeout, toolTimeout: o.toolTimeout, controls: o.controls, taskTimeout: o.taskTimeout,
 		toolRefresh: o.Supervisor.Connection.ToolRefresh,
 		tel:         o.Supervisor.Connection.Telemetry}
 	if o.callTimeoutSet {

@@ -17,7 +17,7 @@ import (
 //     [WithIdleTimeout], [WithMaxResultBytes], [WithDefaultCallTimeout],
 //     [WithCallTimeoutCap], [WithStatusHandler]) everywhere but a kind;
 //   - the options of the connection and its supervision
-//     ([WithClientInfo], [WithClientOptions], [WithInputRequired],
+//     ([WithClientInfo], [WithClientOptions], [WithInputRequired], [WithTasks],
 //     [WithBackoff], [WithRestartBudget], [WithBreakerCoolDown],
 //     [WithReconnectWait], [WithRetryIdempotent]) everywhere but a facade,
 //     whose connection its kind configures;

@@ -21,6 +21,8 @@ type options struct {
 
 	supervision
 	controls
+	// taskTimeout is WithTasks's task timeout; zero without WithTasks.
+	taskTimeout time.Duration
 }
 
 // WithLogger sends the plugin's logs, the stdio child's stderr and
@@ -122,7 +124,8 @@ type InputHandlers struct {
 // until the server answers complete; go-sdk's multi-round-trip middleware
 // does the rounds, at most 10 per call. The client declares the elicitation,
 // sampling and roots capabilities of the handlers that are set. Results of type
-// "task" stay [ErrNotSupported].
+// "task" stay [ErrNotSupported] unless [WithTasks] drives them; then these
+// handlers answer a task's input requests too.
 func WithInputRequired(h InputHandlers) Option {
 	return newOption("WithInputRequired", connection, func(o *options) {
 

@@ -9,6 +9,8 @@ import (
 	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cuca-go/mcpconnector/internal/core/transportext"
 )
 
 // MaxMessageBytes bounds one message from a server, on every transport: one
@@ -48,6 +50,11 @@ type limitRoundTripper struct {
 }
 
 func (rt limitRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	if name, ok := transportext.McpNameOf(req.Context()); ok && req.Header.Get("Mcp-Name") == "" {
+		// A task request (SEP-2663): go-sdk names no Mcp-Name for it.
+		req = req.Clone(req.Context())
+		req.Header.Set("Mcp-Name", name)
+	}
 	resp, err := rt.base.RoundTrip(req)
 	if err != nil || resp.Body == nil || resp.Body == http.NoBody {
 		return resp, err

@@ -24,7 +24,7 @@ var rowTests = map[string][]string{
 	// plugin
 	"*plugin.Error":             {"plugin.TestErrorsPageRowsThroughThePlugin"},
 	"plugin.ErrIO":              {"plugin.TestErrorsPageRowsThroughThePlugin", "toolbox.TestErrorsPageCausesThroughTheToolbox", "grid.TestCausesAreKeptOnTheGrainsMemberAndFlattenedAcrossTheWire"},
-	"plugin.ErrNotSupported":    {"plugin.TestErrorsPageRowsThroughThePlugin", "plugin.TestResultTypesThatNeedMoreRoundsAreNotSupported", "toolbox.TestErrorsPageCausesThroughTheToolbox"},
+	"plugin.ErrNotSupported":    {"plugin.TestErrorsPageRowsThroughThePlugin", "plugin.TestResultTypesThatNeedMoreRoundsAreNotSupported", "plugin.TestTaskInputWithoutHandler", "plugin.TestTasksOff", "toolbox.TestErrorsPageCausesThroughTheToolbox"},
 	"plugin.ErrValidation":      {"plugin.TestErrorsPageRowsThroughThePlugin", "toolbox.TestAPluginOptionWithNoEffectFailsOpen"},
 	"plugin.ErrDenied":          {"plugin.TestErrorsPageRowsThroughThePlugin"},
 	"plugin.ErrInternal":        {"plugin.TestErrorsPageRowsThroughThePlugin"},
@@ -32,10 +32,11 @@ var rowTests = map[string][]string{
 	"plugin.ErrProtocolVersion": {"plugin.TestErrorsPageRowsThroughThePlugin", "plugin.TestConnectFailuresSayWhatHappened"},
 	"plugin.ErrResultTooLarge":  {"plugin.TestReadResourceErrors"},
 	"plugin.ErrCircuitOpen":     {"plugin.TestRestartBudgetSpentFailsFastAndCloseStillWorks"},
+	"plugin.ErrTaskLost":        {"plugin.TestTaskLostWhenServerForgets"},
 	// the causes of KindInternal
-	"context.DeadlineExceeded":     {"plugin.TestErrorsPageRowsThroughThePlugin", "plugin.TestEveryDeadlineWrapsDeadlineExceededAndNamesItsLimit"},
+	"context.DeadlineExceeded":     {"plugin.TestErrorsPageRowsThroughThePlugin", "plugin.TestEveryDeadlineWrapsDeadlineExceededAndNamesItsLimit", "plugin.TestTaskTimeoutCancels", "plugin.TestTaskIdleTimeoutCancels"},
 	"context.Canceled":             {"plugin.TestErrorsPageRowsThroughThePlugin"},
-	"*jsonrpc.Error":               {"plugin.TestErrorsPageRowsThroughThePlugin", "plugin.TestReadResourceErrors", "toolbox.TestErrorsPageCausesThroughTheToolbox", "grid.TestCausesAreKeptOnTheGrainsMemberAndFlattenedAcrossTheWire"},
+	"*jsonrpc.Error":               {"plugin.TestErrorsPageRowsThroughThePlugin", "plugin.TestTaskIsErrorAndFailure", "plugin.TestReadResourceErrors", "toolbox.TestErrorsPageCausesThroughTheToolbox", "grid.TestCausesAreKeptOnTheGrainsMemberAndFlattenedAcrossTheWire"},
 	"transport.ErrMessageTooLarge": {"plugin.TestOversizedResultIsRefusedInBoundedMemory"},
 	"*auth.TokenError":             {"auth.TestAuthErrorsReachThePluginsError"},
 	"none of the above":            {"plugin.TestErrorsPageRowsThroughThePlugin"},
@@ -69,6 +70,7 @@ var rowTests = map[string][]string{
 	"messages.ErrConnectionLost":  {"plugin.TestErrorsPageRowsThroughThePlugin"},
 	"messages.ErrProtocolVersion": {"plugin.TestErrorsPageRowsThroughThePlugin"},
 	"messages.ErrCircuitOpen":     {"messages.TestFailureCausesSurviveTheWire", "plugin.TestRestartBudgetSpentFailsFastAndCloseStillWorks"},
+	"messages.ErrTaskLost":        {"plugin.TestTaskLostWhenServerForgets"},
 }
 
 // Every row of docs/errors.md names a test in rowTests, every test named

@@ -203,6 +203,9 @@ func (c *calls) call(ctx context.Context, w wire, params *mcp.CallToolParams, at
 	if r.Error != nil {
 		return nil, fmt.Errorf("calling %q: %w", methodToolsCall, r.Error)
 	}
+	if a := TaskAnswerOf(ctx); a != nil {
+		a.Take(r.Result)
+	}
 	return DecodeCallToolResult(r.Result)
 }
 

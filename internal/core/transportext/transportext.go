@@ -1,6 +1,7 @@
 package transportext
 
 import (
+	"context"
 	"errors"
 	"net/url"
 	"strconv"
@@ -99,4 +100,23 @@ func HTTPStatusOf(err error) int {
 		return 0
 	}
 	return code
+}
+
+// mcpNameKey carries the Mcp-Name header of a request written on a
+// Streamable HTTP connection, for the requests whose name go-sdk does not
+// know (WithMcpName).
+type mcpNameKey struct{}
+
+// WithMcpName returns ctx carrying name as the Mcp-Name header (SEP-2243)
+// of the request written with it on a connection transport.StreamableHTTP
+// opened: the task id of a tasks/get, tasks/update or tasks/cancel
+// (SEP-2663), which go-sdk names no header for. Other transports ignore it.
+func WithMcpName(ctx context.Context, name string) context.Context {
+	return context.WithValue(ctx, mcpNameKey{}, name)
+}
+
+// McpNameOf is the name WithMcpName put in ctx, if any.
+func McpNameOf(ctx context.Context) (string, bool) {
+	name, ok := ctx.Value(mcpNameKey{}).(string)
+	return name, ok && name != ""
 }

@@ -1,0 +1,346 @@
+package actors
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cuca-go/mcpconnector/internal/core/directcall"
+	"github.com/cuca-go/mcpconnector/internal/core/tasks"
+	"github.com/cuca-go/mcpconnector/internal/core/transportext"
+	"github.com/cuca-go/mcpconnector/messages"
+	"github.com/cuca-go/mcpconnector/transport"
+)
+
+// Tasks (SEP-2663, io.modelcontextprotocol/tasks): with
+// ConnectionConfig.Tasks the client declares the extension on every
+// request, and a tools/call the server answers with a task is driven to
+// its end on the same connection (internal/core/tasks.Drive): tasks/get at
+// the server's interval, tasks/update with the answers of the input
+// handlers of ClientOptions, tasks/cancel once when the call ends first.
+// Its requests go out on the session's own connection, beside go-sdk's,
+// with ids of their own, and their answers are taken out of what the
+// session reads (envelopeConn.Read).
+
+// TaskSettings drive the tasks a server answers tool calls with. The zero
+// value uses the defaults of each field.
+type TaskSettings struct {
+	// DefaultInterval is the wait between polls when the server suggests
+	// none (default 1s); MinInterval and MaxInterval bound the server's
+	// suggestion (defaults 50ms and 30s). Each wait varies by ±10%.
+	DefaultInterval, MinInterval, MaxInterval time.Duration
+}
+
+// DefaultTaskTimeout is a task's total time when the caller's ctx has no
+// deadline and no other bound is given: a task may run for hours.
+const DefaultTaskTimeout = 24 * time.Hour
+
+// declaresTasks reports whether the connection of cfg drives tasks: asked
+// for, and its transport one of this module's, whose connections carry
+// the task requests (over Streamable HTTP with their Mcp-Name header). A
+// foreign transport does not declare the extension, so its server makes
+// no task, and one it makes anyway stays NotSupported.
+func declaresTasks(cfg *ConnectionConfig) bool {
+	if cfg.Tasks == nil {
+		return false
+	}
+	t := cfg.Transport
+	for {
+		switch t.(type) {
+		case transport.Stdio, *transport.Stdio, transport.StreamableHTTP, *transport.StreamableHTTP:
+			return true
+		}
+		// A wrapper that names the server (a toolbox's) unwraps to it.
+		w, ok := t.(interface{ Unwrap() transport.McpTransport })
+		if !ok {
+			return false
+		}
+		t = w.Unwrap()
+	}
+}
+
+// declareTasks adds the extension to opts' capabilities, a copy of them.
+func declareTasks(opts *mcp.ClientOptions) {
+	caps := *opts.Capabilities
+	ext := make(map[string]any, len(caps.Extensions)+1)
+	for k, v := range caps.Extensions {
+		ext[k] = v
+	}
+	caps.Extensions = ext
+	caps.AddExtension(tasks.Extension, map[string]any{})
+	opts.Capabilities = &caps
+}
+
+// taskIDBase is how far below zero the ids of task requests start: far
+// from go-sdk's (counting up from 1) and the direct calls' (below -2^40).
+const taskIDBase = 1 << 50
+
+// taskRequests are a connection's task requests waiting for their
+// answers, and its tool calls whose answer may be a task.
+type taskRequests struct {
+	mu      sync.Mutex
+	next    int64
+	waiting map[int64]chan *jsonrpc.Response
+	calls   map[jsonrpc.ID]*directcall.TaskAnswer
+	ended   error
+	done    chan struct{}
+}
+
+func newTaskRequests() *taskRequests {
+	return &taskRequests{waiting: map[int64]chan *jsonrpc.Response{}, calls: map[jsonrpc.ID]*directcall.TaskAnswer{}, done: make(chan struct{})}
+}
+
+// expect notes tools/call id, whose answer a, if a task, keeps.
+func (r *taskRequests) expect(id jsonrpc.ID, a *directcall.TaskAnswer) {
+	r.mu.Lock()
+	r.calls[id] = a
+	r.mu.Unlock()
+}
+
+// deliver takes a response read from the connection: true when it
+// answers a task request (it is not go-sdk's).
+func (r *taskRequests) deliver(resp *jsonrpc.Response) bool {
+	r.mu.Lock()
+	if a, ok := r.calls[resp.ID]; ok {
+		delete(r.calls, resp.ID)
+		r.mu.Unlock()
+		if resp.Error == nil {
+			a.Take(resp.Result)
+		}
+		return false
+	}
+	n, ok := resp.ID.Raw().(int64)
+	if !ok || n > -taskIDBase {
+		r.mu.Unlock()
+		return false
+	}
+	ch := r.waiting[n]
+	delete(r.waiting, n)
+	r.mu.Unlock()
+	if ch != nil {
+		ch <- resp
+	}
+	return true
+}
+
+// drop forgets the tool call whose answer a was to keep: it ended without
+// one.
+func (r *taskRequests) drop(a *directcall.TaskAnswer) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for id, x := range r.calls {
+		if x == a {
+			delete(r.calls, id)
+		}
+	}
+}
+
+// end fails every request waiting, and every later one, with err.
+func (r *taskRequests) end(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ended == nil {
+		r.ended = err
+		close(r.done)
+	}
+}
+
+// request sends one task request of method on c's connection and waits
+// for its answer: a tasks.Sender.
+func (c *envelopeConn) request(ctx context.Context, method, taskID string, params any) (json.RawMessage, error) {
+	r := c.tasks
+	p, ok := params.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: params of type %T", method, params)
+	}
+	if env := c.envelope.Load(); env != nil {
+		p["_meta"] = *env
+	}
+	raw, err := json.Marshal(p)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	ch := make(chan *jsonrpc.Response, 1)
+	r.mu.Lock()
+	if r.ended != nil {
+		err := r.ended
+		r.mu.Unlock()
+		return nil, fmt.Errorf("%w: %s: %v", mcp.ErrConnectionClosed, method, err)
+	}
+	r.next++
+	n := -taskIDBase - r.next
+	r.waiting[n] = ch
+	r.mu.Unlock()
+	forget := func() {
+		r.mu.Lock()
+		delete(r.waiting, n)
+		r.mu.Unlock()
+	}
+	id, _ := jsonrpc.MakeID(float64(n))
+	if err := c.Connection.Write(transportext.WithMcpName(ctx, taskID), &jsonrpc.Request{ID: id, Method: method, Params: raw}); err != nil {
+		forget()
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	select {
+	case resp := <-ch:
+		if resp.Error != nil {
+			return nil, fmt.Errorf("%s: %w", method, resp.Error)
+		}
+		return resp.Result, nil
+	case <-r.done:
+		forget()
+		return nil, fmt.Errorf("%w: %s: %v", mcp.ErrConnectionClosed, method, r.ended)
+	case <-ctx.Done():
+		forget()
+		return nil, ctx.Err()
+	}
+}
+
+// taskTimeout is the cause of a task's call cancelled at its
+// TaskDeadline.
+type taskTimeout struct{ limit string }
+
+func (e *taskTimeout) Error() string { return "deadline exceeded: " + e.limit + " passed" }
+
+// isTask reports whether res is go-sdk's reading of a task answer.
+func isTask(res *mcp.CallToolResult) bool {
+	return res != nil && len(res.Content) == 0 && res.StructuredContent == nil && resultType(res) == "task"
+}
+
+// driveTask drives the task that answered cl's tools/call to its end and
+// returns the call's reply (nil when the caller gave up).
+func (c *mcpConnection) driveTask(ctx context.Context, s *mcp.ClientSession, conn *envelopeConn, cl *call, cancel context.CancelCauseFunc) *messages.CallToolReply {
+	msg := cl.msg
+	raw := cl.task.Raw()
+	if raw == nil {
+		return callFailure(msg, messages.FailureInternal, `server answered resultType "task" (SEP-2663), but its task was not read`)
+	}
+	t, err := tasks.ParseCreated(raw)
+	if err != nil {
+		return callFailure(msg, messages.FailureInternal, "server answered a task: "+err.Error())
+	}
+	// The task is the server's now: a lost connection must not run the
+	// tool again.
+	cl.retry = false
+	if !msg.TaskDeadline.IsZero() {
+		if cl.timer != nil {
+			cl.timer.Stop()
+		}
+		limit := msg.TaskLimit
+		if limit == "" {
+			limit = "the task's deadline"
+		}
+		tt := time.AfterFunc(time.Until(msg.TaskDeadline), func() { cancel(&taskTimeout{limit}) })
+		defer tt.Stop()
+	}
+	cfg := tasks.Config{
+		DefaultInterval: c.cfg.Tasks.DefaultInterval,
+		MinInterval:     c.cfg.Tasks.MinInterval,
+		MaxInterval:     c.cfg.Tasks.MaxInterval,
+		Answer:          c.answerer(),
+		Seen:            c.taskSeen(cl, t),
+	}
+	res, err := tasks.Drive(ctx, conn.request, cfg, t)
+	if err == nil {
+		r, derr := directcall.DecodeCallToolResult(res)
+		if derr != nil {
+			return callFailure(msg, messages.FailureInternal, fmt.Sprintf("task %s completed with a result that does not decode: %v", t.ID, derr))
+		}
+		return classify(msg, r)
+	}
+	var tt *taskTimeout
+	switch cause := context.Cause(ctx); {
+	case ctx.Err() != nil && errors.As(cause, &tt):
+		return failCall(msg, &messages.Failure{Kind: messages.FailureInternal, Cause: messages.CauseDeadline,
+			Message: fmt.Sprintf("task %s: %s", t.ID, tt.Error())})
+	case ctx.Err() != nil:
+		return c.callFailed(ctx, s, nil, cl, err)
+	case errors.Is(err, tasks.ErrNoInput):
+		return failCall(msg, &messages.Failure{Kind: messages.FailureNotSupported, Message: err.Error() +
+			": no input handler (plugin.WithInputRequired) answers it, so the task was cancelled", Err: err})
+	case errors.Is(err, tasks.ErrLost):
+		return failCall(msg, &messages.Failure{Kind: messages.FailureInternal, Cause: messages.CauseTaskLost, Message: err.Error(), Err: err})
+	case errors.Is(err, tasks.ErrFailed):
+		return failCall(msg, causeOf(&messages.Failure{Kind: messages.FailureInternal, Message: err.Error()}, err))
+	case errors.Is(err, mcp.ErrConnectionClosed) || brokenTransport(err):
+		return failCall(msg, &messages.Failure{Kind: messages.FailureInternal, Cause: messages.CauseConnectionLost,
+			Message: "the connection ended while the task ran: " + err.Error(), Err: kept(err)})
+	}
+	return failCall(msg, &messages.Failure{Kind: messages.FailureInternal, Message: err.Error(), Err: kept(err)})
+}
+
+// taskSeen passes each new status message of the task on as the call's
+// progress, and counts it as a sign of life for its idle timeout.
+func (c *mcpConnection) taskSeen(cl *call, first *tasks.Task) func(*tasks.Task) {
+	last, status, n := first.StatusMessage, first.Status, 0
+	return func(t *tasks.Task) {
+		if t.StatusMessage == last && t.Status == status {
+			return
+		}
+		last, status = t.StatusMessage, t.Status
+		n++
+		pr := cl.prog
+		if pr == nil {
+			return
+		}
+		pr.mu.Lock()
+		defer pr.mu.Unlock()
+		if pr.done {
+			return
+		}
+		if pr.idle != nil {
+			pr.idle.Reset(cl.msg.IdleTimeout)
+		}
+		if cl.msg.Progress && cl.sender != nil && t.StatusMessage != "" {
+			c.cfg.Deliver(c.system, cl.sender, &messages.CallProgress{ID: cl.msg.ID, Progress: float64(n), Message: t.StatusMessage})
+		}
+	}
+}
+
+// answerer answers a task's input requests with the handlers of the
+// connection's client options (plugin.WithInputRequired); a request none
+// answers fails with tasks.ErrNoInput, naming its method, and the task is
+// cancelled.
+func (c *mcpConnection) answerer() tasks.Answerer {
+	o := c.cfg.ClientOptions
+	roots := c.cfg.Roots
+	return func(ctx context.Context, key string, request json.RawMessage) (json.RawMessage, error) {
+		var req struct {
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		if err := json.Unmarshal(request, &req); err != nil {
+			return nil, fmt.Errorf("input request %q: %w", key, err)
+		}
+		var res any
+		var err error
+		switch {
+		case req.Method == "elicitation/create" && o != nil && o.ElicitationHandler != nil:
+			var p mcp.ElicitParams
+			if err := json.Unmarshal(req.Params, &p); err != nil {
+				return nil, fmt.Errorf("input request %q: %w", key, err)
+			}
+			res, err = o.ElicitationHandler(ctx, &mcp.ElicitRequest{Params: &p})
+		case req.Method == "sampling/createMessage" && o != nil && o.CreateMessageWithToolsHandler != nil:
+			var p mcp.CreateMessageWithToolsParams
+			if err := json.Unmarshal(req.Params, &p); err != nil {
+				return nil, fmt.Errorf("input request %q: %w", key, err)
+			}
+			res, err = o.CreateMessageWithToolsHandler(ctx, &mcp.CreateMessageWithToolsRequest{Params: &p})
+		case req.Method == "roots/list" && len(roots) > 0:
+			res = &mcp.ListRootsResult{Roots: roots}
+		default:
+			return nil, fmt.Errorf("%w: %s (request %q)", tasks.ErrNoInput, req.Method, key)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(res)
+	}
+}
