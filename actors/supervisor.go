@@ -37,7 +37,7 @@ type SupervisorConfig struct {
 	RestartWindow time.Duration
 	// CoolDown is how long the breaker stays open once the restart budget
 	// is spent, before one reconnection is tried, while the outage is
-	// shorter than [LongOutage]; past it each cool-down is twice the
+	// shorter than a minute; past it each cool-down is twice the
 	// outage so far, up to MaxCoolDown. A success closes the breaker. Zero
 	// means 7.5s ([DefaultCoolDown]); MaxCoolDown zero means one hour.
 	CoolDown    time.Duration
@@ -82,7 +82,7 @@ const (
 	// server/discover, tools/list) unless configured otherwise.
 	DefaultConnectTimeout = 30 * time.Second
 	// DefaultCoolDown is how long the breaker stays open during the first
-	// [LongOutage] of an outage.
+	// minute of an outage.
 	DefaultCoolDown = 7500 * time.Millisecond
 	// DefaultReconnectWait bounds how long a call that arrives while the
 	// connection is reconnecting waits for it, unless configured otherwise.

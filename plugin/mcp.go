@@ -28,8 +28,8 @@ import (
 	"github.com/cuca-go/mcpconnector/transport"
 )
 
-// McpPluginName is the name every [McpPlugin] reports.
-const McpPluginName = "mcp-connector"
+// pluginName is the name every [McpPlugin] reports.
+const pluginName = "mcp-connector"
 
 // McpPlugin connects to one MCP server, discovers its tools once, and turns
 // each [host.ToolCall] that names one of them into that tool's [host.ToolResult].
@@ -336,8 +336,8 @@ func (p *McpPlugin) Reconnect(ctx context.Context) error {
 	return nil
 }
 
-// Name returns [McpPluginName].
-func (p *McpPlugin) Name() string { return McpPluginName }
+// Name returns "mcp-connector".
+func (p *McpPlugin) Name() string { return pluginName }
 
 // Server names the server this plugin is connected to, e.g. `stdio "srv"`.
 func (p *McpPlugin) Server() string { return p.server }

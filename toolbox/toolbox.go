@@ -34,8 +34,8 @@ var sharedSystem = sync.OnceValue(func() *actor.ActorSystem {
 	}))
 })
 
-// Name is the name a [Toolbox] reports as a [host.Plugin].
-const Name = "mcp-toolbox"
+// pluginName is the name a [Toolbox] reports as a [host.Plugin].
+const pluginName = "mcp-toolbox"
 
 // Toolbox is many MCP servers as one [host.Plugin]: every server's tools
 // under their exposed names (see [ExposedName]), each tool call routed to
@@ -495,8 +495,8 @@ func (t *Toolbox) serverChanged() {
 	}
 }
 
-// Name returns [Name].
-func (t *Toolbox) Name() string { return Name }
+// Name returns "mcp-toolbox".
+func (t *Toolbox) Name() string { return pluginName }
 
 // Servers returns the names of the enabled servers, sorted, with those of
 // the config's entries that did not parse (mcpconfig.Config.Problems), which

@@ -116,7 +116,7 @@ func TestThreeServersSharingToolNamesAreRoutedByPrefix(t *testing.T) {
 func TestHookRoutesEachCallAndPassesTheRestThrough(t *testing.T) {
 	tb := open(t, config(t, map[string]entry{"alpha": stdioEntry(t), "gamma": httpEntry(t)}))
 	var _ host.Plugin = tb
-	assert.Equal(t, toolbox.Name, tb.Name())
+	assert.Equal(t, "mcp-toolbox", tb.Name())
 
 	chunk := &host.Chunk{Blocks: []host.Block{
 		host.Text{Text: "thinking aloud"},
