@@ -301,7 +301,7 @@ func (c *mcpConnection) logTail(tail transportext.StderrTail) {
 
 func newConnection(cfg ConnectionConfig) *mcpConnection {
 	c := &mcpConnection{cfg: cfg, inflight: map[uint64]*call{}, pruneAt: 64, tokens: map[string]*call{},
-		log: logfield.Server(cfg.Logger, transport.LabelOf(cfg.Transport)), wg: cfg.background}
+		log: logfield.Server(cfg.Logger, transportext.LabelOf(cfg.Transport)), wg: cfg.background}
 	if c.wg == nil {
 		c.wg = new(sync.WaitGroup)
 	}

@@ -13,8 +13,8 @@ import (
 
 	"github.com/cuca-go/mcpconnector/internal/core/hostmsg"
 	"github.com/cuca-go/mcpconnector/internal/core/logfield"
+	"github.com/cuca-go/mcpconnector/internal/core/transportext"
 	"github.com/cuca-go/mcpconnector/messages"
-	"github.com/cuca-go/mcpconnector/transport"
 )
 
 // SupervisorConfig configures the supervisor actor. Zero durations and counts
@@ -341,7 +341,7 @@ func (s *mcpSupervisor) startChild(ctx actor.Context) {
 // log is the connection's logger, naming the server as "mcp_server".
 func (s *mcpSupervisor) log() *zap.Logger {
 	if s.logger == nil {
-		s.logger = logfield.Server(s.cfg.Connection.Logger, transport.LabelOf(s.cfg.Connection.Transport))
+		s.logger = logfield.Server(s.cfg.Connection.Logger, transportext.LabelOf(s.cfg.Connection.Transport))
 	}
 	return s.logger
 }

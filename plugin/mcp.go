@@ -24,6 +24,7 @@ import (
 	"go.uber.org/zap/exp/zapslog"
 
 	"github.com/cuca-go/mcpconnector/actors"
+	"github.com/cuca-go/mcpconnector/internal/core/transportext"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
 )
@@ -187,7 +188,7 @@ func start(t transport.McpTransport, o *options) (*McpPlugin, error) {
 	if t == nil {
 		return nil, &Error{Kind: KindInternal, Op: "connect", Err: errors.New("nil transport")}
 	}
-	p := newFacade(t.String(), transport.LabelOf(t), o)
+	p := newFacade(t.String(), transportext.LabelOf(t), o)
 	notify := p.notify
 	if o.Supervisor.Connection.RetryIdempotent {
 		t = retryCutStreams{t, p} // see cutstream.go

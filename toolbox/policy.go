@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cuca-go/mcpconnector/internal/core/serverrules"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 )
 
@@ -58,7 +59,7 @@ func (m ServerMatch) matches(s *mcpconfig.Server) bool {
 	if len(m.Command) > 0 && (s.Type != mcpconfig.TypeStdio || !slices.Equal(m.Command, append([]string{s.Command}, s.Args...))) {
 		return false
 	}
-	if m.URL != "" && (s.Type == mcpconfig.TypeStdio || s.URL == "" || !mcpconfig.MatchGlob(m.URL, s.URL)) {
+	if m.URL != "" && (s.Type == mcpconfig.TypeStdio || s.URL == "" || !serverrules.MatchGlob(m.URL, s.URL)) {
 		return false
 	}
 	return true

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/cuca-go/mcpconnector/host"
+	"github.com/cuca-go/mcpconnector/internal/core/serverrules"
 	"github.com/cuca-go/mcpconnector/internal/core/toolsearch"
 )
 
@@ -95,7 +96,7 @@ func newSearchTable(rt *routeTable, cfg *ToolSearch, cache *toolsearch.WordCache
 	entries := make([]toolsearch.Entry, len(rt.tools))
 	for i, tl := range rt.tools {
 		sc := rt.byName[tl.Name].server.cfg
-		entries[i] = toolsearch.Entry{Def: rt.defs[i], Tool: tl.Tool, Server: tl.Server, Prefix: sc.ToolPrefix(), AlwaysLoad: sc.AlwaysLoad}
+		entries[i] = toolsearch.Entry{Def: rt.defs[i], Tool: tl.Tool, Server: tl.Server, Prefix: serverrules.ToolPrefix(sc), AlwaysLoad: sc.AlwaysLoad}
 	}
 	return toolsearch.NewTable(entries, toolsearch.Config{Name: cfg.Name, Results: cfg.Results, Threshold: cfg.Threshold,
 		Instructions: func(i int) string { return serverInstructions(rt.byName[rt.tools[i].Name].server) }}, cache)
