@@ -20,6 +20,7 @@ import (
 	"github.com/cuca-go/mcpconnector/internal/core/manifest"
 	"github.com/cuca-go/mcpconnector/internal/core/named"
 	"github.com/cuca-go/mcpconnector/internal/core/toolboxactor"
+	"github.com/cuca-go/mcpconnector/internal/core/toolboxremote"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"
@@ -175,6 +176,11 @@ func newToolbox(cfg *mcpconfig.Config, opts []Option) (*Toolbox, error) {
 	for _, opt := range opts {
 		if opt != nil {
 			opt.apply(&o)
+			if r, ok := opt.(toolboxremote.Servers); ok {
+				// grid.OpenToolbox's: every server is reached through r
+				// (internal/core/toolboxremote).
+				o.remote = r
+			}
 		}
 	}
 	o.readPluginOptions()
@@ -422,7 +428,7 @@ func (t *Toolbox) startLocal(name string, s *server, actorName string) (*plugin.
 	return plugin.Connect(context.Background(), named.Transport(name, tr), opts...)
 }
 
-// attach reaches the server's actor where it lives (Remote), activating
+// attach reaches the server's actor where it lives (a toolboxremote.Servers), activating
 // it if needed.
 func (t *Toolbox) attach(ctx context.Context, name string, s *server) (*plugin.McpPlugin, error) {
 	return t.opts.remote.Connect(ctx, name, s.opts...)
