@@ -62,7 +62,7 @@ func WithSpawn(spawn func(props *actor.Props) (*actor.PID, error)) Option {
 }
 
 // WithClientInfo sets the client identity sent in every request's _meta.
-// The default is {Name: "mcpconnector", Version: actors.Version}.
+// The default is {Name: "mcpconnector", Version: "0.1.0"}, the module's version.
 func WithClientInfo(info *mcp.Implementation) Option {
 	return newOption("WithClientInfo", connection, func(o *options) {
 		o.Supervisor.Connection.ClientInfo = info

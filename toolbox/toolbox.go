@@ -428,8 +428,8 @@ func (t *Toolbox) startLocal(name string, s *server, actorName string) (*plugin.
 	return plugin.Connect(context.Background(), named.Transport(name, tr), opts...)
 }
 
-// attach reaches the server's actor where it lives (a toolboxremote.Servers), activating
-// it if needed.
+// attach reaches the server's actor where it lives (a
+// toolboxremote.Servers), activating it if needed.
 func (t *Toolbox) attach(ctx context.Context, name string, s *server) (*plugin.McpPlugin, error) {
 	return t.opts.remote.Connect(ctx, name, s.opts...)
 }
