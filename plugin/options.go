@@ -8,7 +8,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
-	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/internal/core/pluginopt"
 )
 
@@ -69,13 +68,9 @@ func WithClientInfo(info *mcp.Implementation) Option {
 	})
 }
 
-// DefaultConnectTimeout bounds a connection attempt (spawning,
-// server/discover, tools/list) when [WithConnectTimeout] does not.
-const DefaultConnectTimeout = actors.DefaultConnectTimeout
-
 // WithConnectTimeout bounds each connection attempt: spawning,
 // server/discover and tools/list. Zero or negative means
-// [DefaultConnectTimeout]. The ctx given to [Connect] bounds the first one
+// actors.DefaultConnectTimeout, 30s. The ctx given to [Connect] bounds the first one
 // too. On a facade over a connection that lives elsewhere (grid.Connect)
 // it bounds how long the facade waits for that connection's
 // first answer, which otherwise only the ctx bounds; a toolbox bounds its
