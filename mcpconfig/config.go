@@ -217,8 +217,8 @@ const (
 // approvalModes are the modes a file may write.
 var approvalModes = []ApprovalMode{ApprovalAuto, ApprovalPrompt, ApprovalWrites, ApprovalApprove}
 
-// Valid reports whether m is one of the four modes or [ApprovalUnset].
-func (m ApprovalMode) Valid() bool {
+// valid reports whether m is one of the four modes or [ApprovalUnset].
+func (m ApprovalMode) valid() bool {
 	return m == ApprovalUnset || slices.Contains(approvalModes, m)
 }
 

@@ -42,10 +42,10 @@ func TestConfigJSONRequiredParallelApproval(t *testing.T) {
 
 func TestConfigApprovalModeValid(t *testing.T) {
 	for _, m := range []ApprovalMode{ApprovalUnset, ApprovalAuto, ApprovalPrompt, ApprovalWrites, ApprovalApprove} {
-		assert.True(t, m.Valid(), m)
+		assert.True(t, m.valid(), m)
 	}
 	for _, m := range []ApprovalMode{"Auto", "never", "on-request", " auto"} {
-		assert.False(t, m.Valid(), m)
+		assert.False(t, m.valid(), m)
 	}
 }
 
