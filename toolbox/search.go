@@ -13,7 +13,7 @@ import (
 // ToolSearch configures tool search ([WithToolSearch]). The zero value
 // gives the defaults.
 type ToolSearch struct {
-	// Name is the search tool's name, 1 to [MaxNameLength] of
+	// Name is the search tool's name, 1 to 64 of
 	// [A-Za-z0-9_-] ([Open] fails otherwise); "" means
 	// [DefaultToolSearchName].
 	Name string
@@ -36,9 +36,9 @@ const (
 	// DefaultToolSearchResults is how many tools a search loads unless
 	// [ToolSearch.Results] says otherwise.
 	DefaultToolSearchResults = 5
-	// MaxInstructionsBytes bounds what [Toolbox.OnRequest] passes on of
+	// maxInstructionsBytes bounds what [Toolbox.OnRequest] passes on of
 	// each server's instructions; longer ones are cut with a marker.
-	MaxInstructionsBytes = 2048
+	maxInstructionsBytes = 2048
 )
 
 // WithToolSearch defers tool definitions: instead of every tool of every
@@ -75,8 +75,8 @@ func (s *ToolSearch) validate() error {
 	if s == nil {
 		return nil
 	}
-	if len(s.Name) > MaxNameLength || ExposedName("", s.Name) != s.Name {
-		return fmt.Errorf("toolbox: tool search name %q: want 1 to %d of [A-Za-z0-9_-]", s.Name, MaxNameLength)
+	if len(s.Name) > maxNameLength || ExposedName("", s.Name) != s.Name {
+		return fmt.Errorf("toolbox: tool search name %q: want 1 to %d of [A-Za-z0-9_-]", s.Name, maxNameLength)
 	}
 	return nil
 }
@@ -142,8 +142,8 @@ func (t *Toolbox) answerSearch(rt *routeTable, tc host.ToolCall) host.ToolResult
 // together is within [ToolSearch.Threshold]) it adds every exposed tool and
 // no search tool. Unless [ToolSearch.NoInstructions], it also adds the
 // servers' instructions ([plugin.McpPlugin.Instructions]), each cut at
-// [MaxInstructionsBytes], as one system message after the leading system
-// messages, unless the request has it already. It always returns nil.
+// 2 KiB, as one system message after the leading system messages, unless
+// the request has it already. It always returns nil.
 func (t *Toolbox) OnRequest(_ context.Context, req *host.Request) error {
 	if t.search == nil || req == nil {
 		return nil
@@ -151,7 +151,7 @@ func (t *Toolbox) OnRequest(_ context.Context, req *host.Request) error {
 	t.touch()
 	t.routes.Load().searchState(t.search, &t.words).Publish(req)
 	if !t.search.NoInstructions {
-		t.instructions.AddTo(req, MaxInstructionsBytes, t.names, func(name string) string { return serverInstructions(t.servers[name]) })
+		t.instructions.AddTo(req, maxInstructionsBytes, t.names, func(name string) string { return serverInstructions(t.servers[name]) })
 	}
 	return nil
 }
