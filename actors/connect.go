@@ -92,7 +92,7 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 		hooks.opened(tr)
 	}
 
-	log := logfield.Server(cfg.Logger, transport.LabelOf(cfg.Transport))
+	log := logfield.Server(cfg.Logger, transportext.LabelOf(cfg.Transport))
 	client := mcp.NewClient(cfg.ClientInfo, clientOptions(cfg, log, hooks))
 	if len(cfg.Roots) > 0 {
 		client.AddRoots(cfg.Roots...)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cuca-go/mcpconnector/internal/core/directcall"
 	"github.com/cuca-go/mcpconnector/internal/core/hostmsg"
+	"github.com/cuca-go/mcpconnector/internal/core/instrument"
 	"github.com/cuca-go/mcpconnector/internal/core/logfield"
 	"github.com/cuca-go/mcpconnector/internal/core/transportext"
 	"github.com/cuca-go/mcpconnector/messages"
@@ -29,7 +30,7 @@ type ConnectionConfig struct {
 	// Logger receives the connection's logs; nil means silence.
 	Logger *zap.Logger
 	// ClientInfo is the client identity sent in every request's _meta; nil
-	// means {Name: "mcpconnector", Version: [Version]}.
+	// means {Name: "mcpconnector", Version: "0.1.0"}, the module's version.
 	ClientInfo *mcp.Implementation
 	// ConnectTimeout bounds discovery and tools/list; zero or negative means
 	// 30s.
@@ -95,9 +96,6 @@ type ConnectionConfig struct {
 // sendAsIs is the Deliver of a host whose callers are all in its process.
 func sendAsIs(system *actor.ActorSystem, to *actor.PID, msg any) { system.Root.Send(to, msg) }
 
-// Version is this module's version, sent as the client version.
-const Version = "0.1.0"
-
 func (c ConnectionConfig) withDefaults() ConnectionConfig {
 	if c.Transport == nil {
 		panic("actors: ConnectionConfig.Transport is nil")
@@ -106,7 +104,7 @@ func (c ConnectionConfig) withDefaults() ConnectionConfig {
 		c.Logger = zap.NewNop()
 	}
 	if c.ClientInfo == nil {
-		c.ClientInfo = &mcp.Implementation{Name: "mcpconnector", Version: Version}
+		c.ClientInfo = &mcp.Implementation{Name: "mcpconnector", Version: instrument.Version}
 	}
 	if c.ConnectTimeout <= 0 {
 		c.ConnectTimeout = DefaultConnectTimeout
@@ -311,7 +309,7 @@ func (c *mcpConnection) logTail(tail transportext.StderrTail) {
 
 func newConnection(cfg ConnectionConfig) *mcpConnection {
 	c := &mcpConnection{cfg: cfg, inflight: map[uint64]*call{}, pruneAt: 64, tokens: map[string]*call{},
-		log: logfield.Server(cfg.Logger, transport.LabelOf(cfg.Transport)), wg: cfg.background}
+		log: logfield.Server(cfg.Logger, transportext.LabelOf(cfg.Transport)), wg: cfg.background}
 	if c.wg == nil {
 		c.wg = new(sync.WaitGroup)
 	}

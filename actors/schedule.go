@@ -17,10 +17,10 @@ import (
 //     of its return;
 //   - once the budget is spent the breaker opens (calls fail at once) and
 //     one reconnection is tried per cool-down: CoolDown (7.5s, at most
-//     9.4s with its jitter) while the outage is shorter than [LongOutage],
+//     9.4s with its jitter) while the outage is shorter than a minute,
 //     so that a server back after a minute is tried within 10s of its
 //     return;
-//   - past [LongOutage] each cool-down is twice the outage so far (the next
+//   - past a minute each cool-down is twice the outage so far (the next
 //     try comes when the outage has tripled), up to MaxCoolDown (1h): a
 //     server that never returns is tried 19 times in its first hour.
 //
@@ -28,9 +28,9 @@ import (
 // (jitter), so that many clients of one server do not retry in step. The
 // arithmetic is in docs/guarantees.md; TryTimes computes the schedule.
 
-// LongOutage is how long an outage lasts before each cool-down grows with
+// longOutage is how long an outage lasts before each cool-down grows with
 // it: past it, a cool-down is twice the outage so far, up to MaxCoolDown.
-const LongOutage = time.Minute
+const longOutage = time.Minute
 
 // Schedule defaults, beside DefaultCoolDown.
 const (
@@ -88,11 +88,11 @@ func (c SupervisorConfig) backoffFor(attempt int, jitter float64) time.Duration 
 }
 
 // coolDownFor is how long the breaker stays open when it opens outage
-// into an outage: CoolDown until [LongOutage], then twice the outage,
+// into an outage: CoolDown until [longOutage], then twice the outage,
 // capped at MaxCoolDown, then jittered.
 func (c SupervisorConfig) coolDownFor(outage time.Duration, jitter float64) time.Duration {
 	d := c.CoolDown
-	if outage >= LongOutage {
+	if outage >= longOutage {
 		d = max(d, min(2*outage, c.MaxCoolDown))
 	}
 	return jittered(d, jitter)

@@ -13,8 +13,8 @@ import (
 
 	"github.com/cuca-go/mcpconnector/internal/core/hostmsg"
 	"github.com/cuca-go/mcpconnector/internal/core/logfield"
+	"github.com/cuca-go/mcpconnector/internal/core/transportext"
 	"github.com/cuca-go/mcpconnector/messages"
-	"github.com/cuca-go/mcpconnector/transport"
 )
 
 // SupervisorConfig configures the supervisor actor. Zero durations and counts
@@ -37,7 +37,7 @@ type SupervisorConfig struct {
 	RestartWindow time.Duration
 	// CoolDown is how long the breaker stays open once the restart budget
 	// is spent, before one reconnection is tried, while the outage is
-	// shorter than [LongOutage]; past it each cool-down is twice the
+	// shorter than a minute; past it each cool-down is twice the
 	// outage so far, up to MaxCoolDown. A success closes the breaker. Zero
 	// means 7.5s ([DefaultCoolDown]); MaxCoolDown zero means one hour.
 	CoolDown    time.Duration
@@ -82,7 +82,7 @@ const (
 	// server/discover, tools/list) unless configured otherwise.
 	DefaultConnectTimeout = 30 * time.Second
 	// DefaultCoolDown is how long the breaker stays open during the first
-	// [LongOutage] of an outage.
+	// minute of an outage.
 	DefaultCoolDown = 7500 * time.Millisecond
 	// DefaultReconnectWait bounds how long a call that arrives while the
 	// connection is reconnecting waits for it, unless configured otherwise.
@@ -341,7 +341,7 @@ func (s *mcpSupervisor) startChild(ctx actor.Context) {
 // log is the connection's logger, naming the server as "mcp_server".
 func (s *mcpSupervisor) log() *zap.Logger {
 	if s.logger == nil {
-		s.logger = logfield.Server(s.cfg.Connection.Logger, transport.LabelOf(s.cfg.Connection.Transport))
+		s.logger = logfield.Server(s.cfg.Connection.Logger, transportext.LabelOf(s.cfg.Connection.Transport))
 	}
 	return s.logger
 }

@@ -22,45 +22,10 @@ import (
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 	"go.uber.org/zap"
 
+	"github.com/cuca-go/mcpconnector/internal/core/instrument"
 	"github.com/cuca-go/mcpconnector/internal/core/tracelog"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
-)
-
-// InstrumentationName is the instrumentation scope of every span and metric
-// this module records.
-const InstrumentationName = "github.com/cuca-go/mcpconnector"
-
-// DurationBuckets are the explicit bucket boundaries, in seconds, that
-// OpenTelemetry's MCP conventions give mcp.client.operation.duration and
-// mcp.client.session.duration; the reconnection time uses them too.
-var DurationBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}
-
-// Metric names of this module beside the conventions' two histograms. They
-// are in the module's own namespace: the conventions define no such metrics.
-const (
-	MetricCallsInFlight        = "mcpconnector.calls.in_flight"
-	MetricRestarts             = "mcpconnector.restarts"
-	MetricReconnectionDuration = "mcpconnector.reconnection.duration"
-)
-
-// Attribute keys of this module (no convention has them).
-const (
-	// AttrRestarts is the number of restarts before a connect span's attempt.
-	AttrRestarts = attribute.Key("mcpconnector.restarts")
-	// AttrServer names the server as the plugin does (`stdio "srv"`), so
-	// that a toolbox's stdio servers, which have no address, can be told
-	// apart.
-	AttrServer = attribute.Key("mcpconnector.server")
-)
-
-// Values of error.type besides JSON-RPC error codes (recorded as their
-// number, e.g. "-32602") and mcpconv.ErrorTypeOther.
-const (
-	ErrorTypeToolError  = "tool_error"  // a CallToolResult with isError
-	ErrorTypeTimeout    = "timeout"     // the call's deadline passed
-	ErrorTypeCancelled  = "cancelled"   // the caller gave up
-	ErrorTypeConnection = "session_end" // the session ended under the call, or ended with an error
 )
 
 // Telemetry is what connections record with OpenTelemetry: a client span
@@ -92,22 +57,22 @@ func NewTelemetry(tp trace.TracerProvider, mp metric.MeterProvider) *Telemetry {
 		mp = metricnoop.NewMeterProvider()
 	}
 	t := &Telemetry{
-		tracer: tp.Tracer(InstrumentationName, trace.WithInstrumentationVersion(Version),
+		tracer: tp.Tracer(instrument.Scope, trace.WithInstrumentationVersion(instrument.Version),
 			trace.WithSchemaURL(semconv.SchemaURL)),
-		propagator: propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}),
+		propagator: instrument.Propagator,
 	}
-	meter := mp.Meter(InstrumentationName, metric.WithInstrumentationVersion(Version),
+	meter := mp.Meter(instrument.Scope, metric.WithInstrumentationVersion(instrument.Version),
 		metric.WithSchemaURL(semconv.SchemaURL))
-	buckets := metric.WithExplicitBucketBoundaries(DurationBuckets...)
+	buckets := metric.WithExplicitBucketBoundaries(instrument.DurationBuckets...)
 	// Instrument errors only mean a misconfigured SDK; the instruments are
 	// then no-ops, which is the right degradation for telemetry.
 	t.operation, _ = mcpconv.NewClientOperationDuration(meter, buckets)
 	t.session, _ = mcpconv.NewClientSessionDuration(meter, buckets)
-	t.inFlight, _ = meter.Int64UpDownCounter(MetricCallsInFlight, metric.WithUnit("{call}"),
+	t.inFlight, _ = meter.Int64UpDownCounter(instrument.MetricCallsInFlight, metric.WithUnit("{call}"),
 		metric.WithDescription("Tool calls sent to the MCP server and not yet answered."))
-	t.restarts, _ = meter.Int64Counter(MetricRestarts, metric.WithUnit("{restart}"),
+	t.restarts, _ = meter.Int64Counter(instrument.MetricRestarts, metric.WithUnit("{restart}"),
 		metric.WithDescription("Restarts of the MCP connection after its session ended or a connection attempt failed."))
-	t.reconnect, _ = meter.Float64Histogram(MetricReconnectionDuration, metric.WithUnit("s"), buckets,
+	t.reconnect, _ = meter.Float64Histogram(instrument.MetricReconnectionDuration, metric.WithUnit("s"), buckets,
 		metric.WithDescription("Time from the loss of an MCP session to the next ready session."))
 	if t.inFlight == nil {
 		t.inFlight = metricnoop.Int64UpDownCounter{}
@@ -119,20 +84,6 @@ func NewTelemetry(tp trace.TracerProvider, mp metric.MeterProvider) *Telemetry {
 		t.reconnect = metricnoop.Float64Histogram{}
 	}
 	return t
-}
-
-// Inject returns ctx's trace context and baggage as W3C fields, for
-// [messages.CallTool.TraceContext]; nil when there are none.
-func (t *Telemetry) Inject(ctx context.Context) map[string]string {
-	if t == nil {
-		return nil
-	}
-	c := propagation.MapCarrier{}
-	t.propagator.Inject(ctx, c)
-	if len(c) == 0 {
-		return nil
-	}
-	return c
 }
 
 // extract is ctx with the trace context of fields as its remote parent.
@@ -185,7 +136,7 @@ func peerOf(t transport.McpTransport) peer {
 	case *transport.StreamableHTTP:
 		p.attrs = httpPeer(t.URL)
 	}
-	p.attrs = append(p.attrs, AttrServer.String(p.server))
+	p.attrs = append(p.attrs, instrument.AttrServer.String(p.server))
 	return p
 }
 
@@ -282,7 +233,7 @@ func statusDescription(errType string, err error) string {
 func classifyOutcome(ctx context.Context, res mcp.Result, err error) (errType, code string) {
 	if err == nil {
 		if r, ok := res.(*mcp.CallToolResult); ok && r != nil && r.IsError {
-			return ErrorTypeToolError, ""
+			return instrument.ErrorTypeToolError, ""
 		}
 		return "", ""
 	}
@@ -292,15 +243,15 @@ func classifyOutcome(ctx context.Context, res mcp.Result, err error) (errType, c
 		c := strconv.FormatInt(rpc.Code, 10)
 		return c, c
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(context.Cause(ctx), context.DeadlineExceeded):
-		return ErrorTypeTimeout, ""
+		return instrument.ErrorTypeTimeout, ""
 	case errors.Is(err, context.Canceled) || ctx.Err() != nil:
-		return ErrorTypeCancelled, ""
+		return instrument.ErrorTypeCancelled, ""
 	case errors.Is(err, mcp.ErrConnectionClosed):
-		return ErrorTypeConnection, ""
+		return instrument.ErrorTypeConnection, ""
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		return ErrorTypeTimeout, ""
+		return instrument.ErrorTypeTimeout, ""
 	}
 	return string(mcpconv.ErrorTypeOther), ""
 }
@@ -308,7 +259,7 @@ func classifyOutcome(ctx context.Context, res mcp.Result, err error) (errType, c
 // startConnect starts the span of one connection attempt: server/discover
 // and tools/list are its children.
 func (t *Telemetry) startConnect(ctx context.Context, p peer, restarts int64) (context.Context, trace.Span) {
-	attrs := append([]attribute.KeyValue{AttrRestarts.Int64(restarts), semconv.McpProtocolVersion(ProtocolVersion)}, p.attrs...)
+	attrs := append([]attribute.KeyValue{instrument.AttrRestarts.Int64(restarts), semconv.McpProtocolVersion(ProtocolVersion)}, p.attrs...)
 	return t.tracer.Start(ctx, "mcp connect", trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
 }
 
@@ -331,7 +282,7 @@ func (t *Telemetry) recordSession(p peer, started time.Time, failed bool) {
 	}
 	attrs := append([]attribute.KeyValue{semconv.McpProtocolVersion(ProtocolVersion)}, p.attrs...)
 	if failed {
-		attrs = append(attrs, semconv.ErrorTypeKey.String(ErrorTypeConnection))
+		attrs = append(attrs, semconv.ErrorTypeKey.String(instrument.ErrorTypeConnection))
 	}
 	t.session.Record(context.Background(), time.Since(started).Seconds(), attrs...)
 }

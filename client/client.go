@@ -210,9 +210,6 @@ func New(opts ...Option) (*Client, error) {
 // BaseURL returns the base URL the client sends to.
 func (c *Client) BaseURL() string { return c.baseURL }
 
-// Plugins returns the registered plugins in registration order.
-func (c *Client) Plugins() []host.Plugin { return append([]host.Plugin(nil), c.plugins...) }
-
 // CloseIdleConnections closes the idle keep-alive connections of the
 // client's own HTTP transport. It does nothing to an HTTP client given with
 // [WithHTTPClient]. The client stays usable.

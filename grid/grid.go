@@ -17,6 +17,7 @@ import (
 	"github.com/cuca-go/mcpconnector/internal/core/link"
 	"github.com/cuca-go/mcpconnector/internal/core/named"
 	"github.com/cuca-go/mcpconnector/internal/core/pluginopt"
+	"github.com/cuca-go/mcpconnector/internal/core/toolboxremote"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
@@ -173,13 +174,20 @@ func OpenToolbox(ctx context.Context, c *cluster.Cluster, cfg *mcpconfig.Config,
 	if c == nil {
 		return nil, errors.New("grid: nil cluster")
 	}
-	remote := toolbox.WithRemote(grains{c})
-	return toolbox.Open(ctx, cfg, append(opts[:len(opts):len(opts)], remote)...)
+	servers := grains{Option: toolbox.WithPluginOptions(), c: c}
+	return toolbox.Open(ctx, cfg, append(opts[:len(opts):len(opts)], servers)...)
 }
 
 // grains are the servers of a toolbox over c: each a grain, reached
-// through [Connect].
-type grains struct{ c *cluster.Cluster }
+// through [Connect]. They are a toolbox.Option (applying the embedded
+// empty WithPluginOptions changes nothing) that toolbox.Open reads as the
+// internal/core/toolboxremote.Servers its servers are reached through.
+type grains struct {
+	toolbox.Option
+	c *cluster.Cluster
+}
+
+var _ toolboxremote.Servers = grains{}
 
 func (g grains) ActorSystem() *actor.ActorSystem { return g.c.ActorSystem }
 

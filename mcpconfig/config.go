@@ -136,25 +136,29 @@ type Server struct {
 	// supports_parallel_tool_calls) says whether the server is safe for
 	// calls at once: false runs the calls of one turn to this server one
 	// after another, in the model's order. nil means the file gave none,
-	// which is parallel, as before; see [Server.SerialCalls].
+	// which is parallel, as before.
 	ParallelToolCalls *bool
 	// Approval ("approval", Codex's default_tools_approval_mode) says when
 	// a call of one of this server's tools asks the approval handler of
 	// plugin.WithApproval first; [Server.Tools] overrides it per
 	// tool. Gemini CLI's "trust": true gives [ApprovalAuto] when the entry
-	// sets no mode. "" means the file gave none; see [ApprovalMode].
+	// sets no mode (as it does for a Server built by hand with Trust and
+	// no mode). "" means the file gave none; see [ApprovalMode].
 	Approval ApprovalMode
 	// Tools holds per-tool settings ("tools": {"<tool>": {"approval": ...}},
 	// Codex's [mcp_servers.<name>.tools.<tool>]), by the server's own,
 	// unprefixed tool name; nil when the file has none.
 	Tools map[string]Tool
 	// IncludeTools and ExcludeTools are Gemini CLI's tool filters: exact
-	// names or globs where '*' matches any run of characters. See
-	// [Server.AllowsTool].
+	// names or globs where '*' matches any run of characters (every other
+	// character only itself). A tool (by its own, unprefixed name) is
+	// exposed when it matches one of IncludeTools, if there are any, and
+	// none of ExcludeTools, which wins.
 	IncludeTools []string
 	ExcludeTools []string
-	// Prefix is put before each tool's name (see [Server.ToolPrefix]);
-	// nil means the file has no "prefix", a pointer to "" means raw names.
+	// Prefix is put before each tool's name; nil means the file has no
+	// "prefix" (the toolbox then puts Name+"__"), a pointer to "" means raw
+	// names.
 	Prefix *string
 	// Trust is Gemini CLI's "trust": no confirmation for this server's
 	// tools. It is kept as written; what counts is [Server.Approval],
@@ -213,8 +217,8 @@ const (
 // approvalModes are the modes a file may write.
 var approvalModes = []ApprovalMode{ApprovalAuto, ApprovalPrompt, ApprovalWrites, ApprovalApprove}
 
-// Valid reports whether m is one of the four modes or [ApprovalUnset].
-func (m ApprovalMode) Valid() bool {
+// valid reports whether m is one of the four modes or [ApprovalUnset].
+func (m ApprovalMode) valid() bool {
 	return m == ApprovalUnset || slices.Contains(approvalModes, m)
 }
 
@@ -223,29 +227,6 @@ type Tool struct {
 	// Approval overrides the server's [Server.Approval] for this
 	// tool; [ApprovalUnset] leaves the server's.
 	Approval ApprovalMode
-}
-
-// ToolApproval returns the approval mode of the server's tool (its own,
-// unprefixed name): the tool's own mode when [Server.Tools] gives
-// one, else the server's [Server.Approval], else [ApprovalAuto] when
-// Trust is set, else [ApprovalUnset].
-func (s *Server) ToolApproval(tool string) ApprovalMode {
-	if m := s.Tools[tool].Approval; m != ApprovalUnset {
-		return m
-	}
-	if s.Approval != ApprovalUnset {
-		return s.Approval
-	}
-	if s.Trust {
-		return ApprovalAuto
-	}
-	return ApprovalUnset
-}
-
-// SerialCalls reports whether the server's calls of one turn must run one
-// after another: ParallelToolCalls is set to false.
-func (s *Server) SerialCalls() bool {
-	return s.ParallelToolCalls != nil && !*s.ParallelToolCalls
 }
 
 // Error is a problem in an mcp.json, located like a compiler's:
@@ -378,29 +359,6 @@ func (c *Config) Enabled() []string {
 		}
 	}
 	return names
-}
-
-// ToolPrefix returns what goes before each of the server's tool names:
-// *Prefix when the file sets one, else Name+"__". It is not sanitised;
-// toolbox.ExposedName does that.
-func (s *Server) ToolPrefix() string {
-	if s.Prefix != nil {
-		return *s.Prefix
-	}
-	return s.Name + "__"
-}
-
-// AllowsTool reports whether the server's tool (its own name, unprefixed)
-// passes the filters: it must match one of IncludeTools when that is not
-// empty, and none of ExcludeTools, which wins over IncludeTools.
-func (s *Server) AllowsTool(tool string) bool {
-	matches := func(patterns []string) bool {
-		return slices.ContainsFunc(patterns, func(p string) bool { return MatchGlob(p, tool) })
-	}
-	if len(s.IncludeTools) > 0 && !matches(s.IncludeTools) {
-		return false
-	}
-	return !matches(s.ExcludeTools)
 }
 
 // Transport returns the transport that reaches the server: [transport.Stdio]

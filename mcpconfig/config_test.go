@@ -354,40 +354,6 @@ func TestServerTransport(t *testing.T) {
 	})
 }
 
-func TestServerAllowsTool(t *testing.T) {
-	cases := []struct {
-		name             string
-		include, exclude []string
-		allowed, denied  []string
-	}{
-		{"no filters", nil, nil, []string{"a", "", "anything*"}, nil},
-		{"include exact", []string{"read", "write"}, nil, []string{"read", "write"}, []string{"reads", "rea", "delete"}},
-		{"include glob", []string{"search_*"}, nil, []string{"search_", "search_web"}, []string{"search", "web_search"}},
-		{"exclude", nil, []string{"delete_*", "drop"}, []string{"read", "drops"}, []string{"delete_all", "drop"}},
-		{"exclude wins", []string{"*"}, []string{"rm"}, []string{"ls"}, []string{"rm"}},
-		{"exclude wins over exact include", []string{"rm"}, []string{"r*"}, nil, []string{"rm", "ls"}},
-		{"? and [ are literal", []string{"a?", "[x]"}, nil, []string{"a?", "[x]"}, []string{"ab", "x"}},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			s := &Server{Name: "s", IncludeTools: c.include, ExcludeTools: c.exclude}
-			for _, tool := range c.allowed {
-				assert.True(t, s.AllowsTool(tool), "%q should be allowed", tool)
-			}
-			for _, tool := range c.denied {
-				assert.False(t, s.AllowsTool(tool), "%q should be denied", tool)
-			}
-		})
-	}
-}
-
-func TestServerToolPrefix(t *testing.T) {
-	assert.Equal(t, "github__", (&Server{Name: "github"}).ToolPrefix())
-	assert.Equal(t, "", (&Server{Name: "github", Prefix: ptr("")}).ToolPrefix())
-	assert.Equal(t, "gh_", (&Server{Name: "github", Prefix: ptr("gh_")}).ToolPrefix())
-	assert.Equal(t, "my.server__", (&Server{Name: "my.server"}).ToolPrefix(), "not sanitised here")
-}
-
 func TestExpand(t *testing.T) {
 	lookup := vars(map[string]string{"A": "a", "B": "b", "EMPTY": "", "SECRET": "hunter2"})
 	cases := []struct {

@@ -35,8 +35,7 @@
 //   - Options: [Option], [WithHost], [WithVariables], [WithWorkspaceFolder], [WithInputs],
 //     [WithStrict], [WithApprove].
 //   - Hosts: [Host] and its values, [HostOf], [Input].
-//   - A server: [Server], [Server.Transport], [Server.AllowsTool], [Server.ToolPrefix],
-//     [Server.ApprovalText], [MatchGlob], and the transport types [TypeStdio], [TypeHTTP],
-//     [TypeSSE], [TypeWS].
-//   - Approval: [ApprovalMode] and its values, [Tool], [Server.ToolApproval], [Config.Approve].
+//   - A server: [Server], [Server.Transport], [Server.ApprovalText], and the transport
+//     types [TypeStdio], [TypeHTTP], [TypeSSE], [TypeWS].
+//   - Approval: [ApprovalMode] and its values, [Tool], [Config.Approve].
 package mcpconfig

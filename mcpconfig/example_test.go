@@ -30,15 +30,15 @@ approval_mode = "auto"
 	}
 	s := cfg.Servers["docs"]
 	fmt.Println(s.Type, s.Command, s.Args)
-	fmt.Println("connect:", s.ConnectTimeout, "call:", s.Timeout, "required:", s.Required, "serial:", s.SerialCalls())
-	fmt.Println(s.ToolApproval("resolve-library-id"), s.ToolApproval("get-library-docs"))
+	fmt.Println("connect:", s.ConnectTimeout, "call:", s.Timeout, "required:", s.Required, "parallel:", *s.ParallelToolCalls)
+	fmt.Println(s.Tools["resolve-library-id"].Approval, s.Approval)
 
 	// One bad server is a problem of its own; the file's others still load.
 	cfg, err = mcpconfig.Parse([]byte("[mcp_servers.docs]\ncommand = \"npx\"\ntool_timeout_sec = \"1m\"\n"))
 	fmt.Println(err, cfg.Problems[0])
 	// Output:
 	// stdio npx [-y @upstash/context7-mcp]
-	// connect: 20s call: 1m0s required: true serial: true
+	// connect: 20s call: 1m0s required: true parallel: false
 	// auto writes
 	// <nil> 3:20: server "docs": tool_timeout_sec: must be a number of seconds
 }

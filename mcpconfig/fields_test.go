@@ -20,46 +20,32 @@ func TestConfigJSONRequiredParallelApproval(t *testing.T) {
 	a := cfg.Servers["a"]
 	assert.True(t, a.Required)
 	assert.Equal(t, boolPtr(false), a.ParallelToolCalls)
-	assert.True(t, a.SerialCalls())
 	assert.Equal(t, ApprovalWrites, a.Approval)
 	assert.Equal(t, map[string]Tool{"read": {Approval: ApprovalAuto}, "rm": {Approval: ApprovalApprove}, "plain": {}, "nul": {}}, a.Tools)
-	assert.Equal(t, ApprovalAuto, a.ToolApproval("read"))
-	assert.Equal(t, ApprovalApprove, a.ToolApproval("rm"))
-	assert.Equal(t, ApprovalWrites, a.ToolApproval("plain"), "a tool without a mode has the server's")
-	assert.Equal(t, ApprovalWrites, a.ToolApproval("unlisted"))
 
 	b := cfg.Servers["b"]
 	assert.False(t, b.Required)
 	assert.Equal(t, boolPtr(true), b.ParallelToolCalls)
-	assert.False(t, b.SerialCalls())
 	assert.Equal(t, ApprovalUnset, b.Approval)
 	assert.Nil(t, b.Tools)
 
 	c := cfg.Servers["c"]
 	assert.Nil(t, c.ParallelToolCalls, "absent")
-	assert.False(t, c.SerialCalls(), "absent is parallel, as before")
-	assert.Equal(t, ApprovalUnset, c.ToolApproval("x"))
+	assert.Equal(t, ApprovalUnset, c.Approval)
+	assert.Nil(t, c.Tools)
 
 	// Gemini CLI's trust is auto, unless the entry gives a mode.
 	assert.Equal(t, ApprovalAuto, cfg.Servers["t"].Approval)
-	assert.Equal(t, ApprovalAuto, cfg.Servers["t"].ToolApproval("x"))
 	assert.Equal(t, ApprovalApprove, cfg.Servers["ta"].Approval)
 	assert.True(t, cfg.Servers["ta"].Trust)
 }
 
-// A Server built by hand with Trust and no mode is auto too.
-func TestConfigToolApprovalTrustByHand(t *testing.T) {
-	s := &Server{Trust: true, Tools: map[string]Tool{"w": {Approval: ApprovalPrompt}}}
-	assert.Equal(t, ApprovalAuto, s.ToolApproval("x"))
-	assert.Equal(t, ApprovalPrompt, s.ToolApproval("w"))
-}
-
 func TestConfigApprovalModeValid(t *testing.T) {
 	for _, m := range []ApprovalMode{ApprovalUnset, ApprovalAuto, ApprovalPrompt, ApprovalWrites, ApprovalApprove} {
-		assert.True(t, m.Valid(), m)
+		assert.True(t, m.valid(), m)
 	}
 	for _, m := range []ApprovalMode{"Auto", "never", "on-request", " auto"} {
-		assert.False(t, m.Valid(), m)
+		assert.False(t, m.valid(), m)
 	}
 }
 

@@ -154,7 +154,6 @@ func TestEachHostsKeys(t *testing.T) {
 		assert.Equal(t, TypeHTTP, s.Type)
 		assert.Equal(t, "https://h/mcp", s.URL)
 		assert.Equal(t, []string{"drop"}, s.ExcludeTools)
-		assert.False(t, s.AllowsTool("drop"))
 	})
 	t.Run("Gemini httpUrl before type and command, url before command", func(t *testing.T) {
 		cfg, err := Load(hostFile(t, dir, "g/.gemini/settings.json", `{"mcpServers": {
@@ -179,10 +178,8 @@ func TestEachHostsKeys(t *testing.T) {
 			"tools": {"write": {"approval": "prompt"}}}}}`))
 		require.NoError(t, err)
 		s := cfg.Servers["a"]
-		assert.Equal(t, ApprovalAuto, s.ToolApproval("read"))
-		assert.Equal(t, ApprovalAuto, s.ToolApproval("list"))
-		assert.Equal(t, ApprovalPrompt, s.ToolApproval("write"))
-		assert.Equal(t, ApprovalUnset, s.ToolApproval("other"))
+		assert.Equal(t, map[string]Tool{"read": {Approval: ApprovalAuto}, "list": {Approval: ApprovalAuto}, "write": {Approval: ApprovalPrompt}}, s.Tools)
+		assert.Equal(t, ApprovalUnset, s.Approval)
 	})
 	t.Run("shapes of other hosts' keys are ignored", func(t *testing.T) {
 		cfg, err := Parse([]byte(`{"mcpServers": {"a": {"command": "x", "tools": [{"name": "t"}], "autoApprove": true, "description": 1}}}`))

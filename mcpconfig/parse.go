@@ -739,7 +739,7 @@ const approvalWant = `must be "auto", "prompt", "writes" or "approve"`
 // checkApproval makes s a mode, refusing "" and any other string.
 func checkApproval(s string) (ApprovalMode, string) {
 	m := ApprovalMode(s)
-	if m == ApprovalUnset || !m.Valid() {
+	if m == ApprovalUnset || !m.valid() {
 		return "", approvalWant
 	}
 	return m, ""

@@ -51,11 +51,6 @@ func TestParseCodexTOML(t *testing.T) {
 		Tools: map[string]Tool{"get_file": {Approval: ApprovalAuto}, "post_comment": {Approval: ApprovalApprove}},
 		Line:  22, Column: 14,
 	}, figma)
-	assert.True(t, figma.SerialCalls())
-	assert.Equal(t, ApprovalAuto, figma.ToolApproval("get_file"))
-	assert.Equal(t, ApprovalApprove, figma.ToolApproval("post_comment"))
-	assert.Equal(t, ApprovalWrites, figma.ToolApproval("anything_else"))
-	assert.False(t, figma.AllowsTool("delete_file"))
 
 	assert.Equal(t, &Server{
 		Name: "chrome_devtools", Type: TypeStdio, Command: "npx", Args: []string{"chrome-devtools-mcp@latest"},

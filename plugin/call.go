@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/host"
+	"github.com/cuca-go/mcpconnector/internal/core/instrument"
 	"github.com/cuca-go/mcpconnector/internal/core/tracelog"
 	"github.com/cuca-go/mcpconnector/messages"
 )
@@ -221,7 +222,7 @@ func (p *McpPlugin) send(ctx context.Context, f *Future, args json.RawMessage) e
 	msg := &messages.CallTool{ID: f.id, Name: name, Arguments: args,
 		Progress: p.onProgress != nil, IdleTimeout: p.idleTimeout}
 	if p.tel != nil {
-		msg.TraceContext = p.tel.Inject(ctx)
+		msg.TraceContext = instrument.Inject(ctx)
 	}
 	if d, ok := ctx.Deadline(); ok {
 		msg.Deadline, msg.Limit = d, "the caller's deadline"

@@ -30,7 +30,7 @@ func (r retryCutStreams) Open(logger *zap.Logger) (mcp.Transport, error) {
 }
 
 // ServerLabel is the wrapped transport's label.
-func (r retryCutStreams) ServerLabel() string { return transport.LabelOf(r.McpTransport) }
+func (r retryCutStreams) ServerLabel() string { return transportext.LabelOf(r.McpTransport) }
 
 // Unwrap returns the wrapped transport.
 func (r retryCutStreams) Unwrap() transport.McpTransport { return r.McpTransport }

@@ -24,12 +24,13 @@ import (
 	"go.uber.org/zap/exp/zapslog"
 
 	"github.com/cuca-go/mcpconnector/actors"
+	"github.com/cuca-go/mcpconnector/internal/core/transportext"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
 )
 
-// McpPluginName is the name every [McpPlugin] reports.
-const McpPluginName = "mcp-connector"
+// pluginName is the name every [McpPlugin] reports.
+const pluginName = "mcp-connector"
 
 // McpPlugin connects to one MCP server, discovers its tools once, and turns
 // each [host.ToolCall] that names one of them into that tool's [host.ToolResult].
@@ -188,7 +189,7 @@ func start(t transport.McpTransport, o *options) (*McpPlugin, error) {
 	if t == nil {
 		return nil, &Error{Kind: KindInternal, Op: "connect", Err: errors.New("nil transport")}
 	}
-	p := newFacade(t.String(), transport.LabelOf(t), o)
+	p := newFacade(t.String(), transportext.LabelOf(t), o)
 	notify := p.notify
 	if o.Supervisor.Connection.RetryIdempotent {
 		t = retryCutStreams{t, p} // see cutstream.go
@@ -337,8 +338,8 @@ func (p *McpPlugin) Reconnect(ctx context.Context) error {
 	return nil
 }
 
-// Name returns [McpPluginName].
-func (p *McpPlugin) Name() string { return McpPluginName }
+// Name returns "mcp-connector".
+func (p *McpPlugin) Name() string { return pluginName }
 
 // Server names the server this plugin is connected to, e.g. `stdio "srv"`.
 func (p *McpPlugin) Server() string { return p.server }

@@ -51,7 +51,7 @@ func TestConnectDiscoversToolsSortedByName(t *testing.T) {
 	for name, tr := range transports(t) {
 		t.Run(name, func(t *testing.T) {
 			p := connect(t, tr)
-			assert.Equal(t, plugin.McpPluginName, p.Name())
+			assert.Equal(t, "mcp-connector", p.Name())
 			assert.Equal(t, "mcp-connector", p.Name())
 			var names []string
 			for _, tool := range p.Tools() {

@@ -8,7 +8,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
-	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/internal/core/pluginopt"
 )
 
@@ -64,20 +63,16 @@ func WithSpawn(spawn func(props *actor.Props) (*actor.PID, error)) Option {
 }
 
 // WithClientInfo sets the client identity sent in every request's _meta.
-// The default is {Name: "mcpconnector", Version: actors.Version}.
+// The default is {Name: "mcpconnector", Version: "0.1.0"}, the module's version.
 func WithClientInfo(info *mcp.Implementation) Option {
 	return newOption("WithClientInfo", connection, func(o *options) {
 		o.Supervisor.Connection.ClientInfo = info
 	})
 }
 
-// DefaultConnectTimeout bounds a connection attempt (spawning,
-// server/discover, tools/list) when [WithConnectTimeout] does not.
-const DefaultConnectTimeout = actors.DefaultConnectTimeout
-
 // WithConnectTimeout bounds each connection attempt: spawning,
 // server/discover and tools/list. Zero or negative means
-// [DefaultConnectTimeout]. The ctx given to [Connect] bounds the first one
+// actors.DefaultConnectTimeout, 30s. The ctx given to [Connect] bounds the first one
 // too. On a facade over a connection that lives elsewhere (grid.Connect)
 // it bounds how long the facade waits for that connection's
 // first answer, which otherwise only the ctx bounds; a toolbox bounds its

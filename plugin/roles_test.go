@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/internal/core/link"
 	"github.com/cuca-go/mcpconnector/internal/core/pluginopt"
 	"github.com/cuca-go/mcpconnector/internal/fixture/quiet"
@@ -104,7 +105,7 @@ func TestPluginOptionsCarryTheConnectionOptions(t *testing.T) {
 // The connect timeout a toolbox reads from its plugin options is the last
 // one given, else the default; the approval function is the host's.
 func TestWhatAToolboxReadsOfItsPluginOptions(t *testing.T) {
-	assert.Equal(t, plugin.DefaultConnectTimeout, pluginopt.Of([]plugin.Option{}).ConnectTimeout())
+	assert.Equal(t, actors.DefaultConnectTimeout, pluginopt.Of([]plugin.Option{}).ConnectTimeout())
 	v := pluginopt.Of([]plugin.Option{plugin.WithConnectTimeout(time.Second), plugin.WithLogger(nil),
 		plugin.WithConnectTimeout(2 * time.Second)})
 	assert.Equal(t, 2*time.Second, v.ConnectTimeout())

@@ -6,7 +6,11 @@ import (
 	"github.com/cuca-go/mcpconnector/actors"
 )
 
-// State is the health of a plugin's connection.
+// State is the health of a plugin's connection. It is actors.State, the
+// same type under this package's name: the constants below are its values,
+// so that a plugin's user compares states without importing actors, whose
+// own names (actors.Ready, ...) are for a program that spawns the actors
+// itself.
 type State = actors.State
 
 // The states of a connection: connecting at first, then ready; reconnecting

@@ -26,6 +26,7 @@ import (
 
 	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/host"
+	"github.com/cuca-go/mcpconnector/internal/core/instrument"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"
@@ -182,12 +183,12 @@ func TestTelemetryRecordsOneClientSpanPerRequest(t *testing.T) {
 			op := tel.metric(t, "mcp.client.operation.duration")
 			dp := histogramPoint(t, op, map[string]string{"mcp.method.name": "tools/call", "gen_ai.tool.name": "add"})
 			assert.Equal(t, uint64(1), dp.Count)
-			assert.Equal(t, actors.DurationBuckets, dp.Bounds, "the conventions' buckets")
+			assert.Equal(t, instrument.DurationBuckets, dp.Bounds, "the conventions' buckets")
 			assert.Equal(t, "s", op.Unit)
 			assert.Equal(t, uint64(1), histogramPoint(t, op, map[string]string{"gen_ai.tool.name": "fail", "error.type": "tool_error"}).Count)
 			assert.Equal(t, uint64(1), histogramPoint(t, op, map[string]string{"mcp.method.name": "server/discover"}).Count)
 
-			inFlight := tel.metric(t, actors.MetricCallsInFlight)
+			inFlight := tel.metric(t, instrument.MetricCallsInFlight)
 			require.NotNil(t, inFlight)
 			for _, dp := range inFlight.Data.(metricdata.Sum[int64]).DataPoints {
 				assert.Zero(t, dp.Value, "no call is in flight once all are answered")
@@ -319,16 +320,16 @@ func TestTelemetryRecordsReconnection(t *testing.T) {
 	assert.NotEmpty(t, attrs(exit.Attributes())["error.type"])
 	assert.Equal(t, codes.Error, exit.Status().Code)
 
-	sess := histogramPoint(t, tel.metric(t, "mcp.client.session.duration"), map[string]string{"error.type": actors.ErrorTypeConnection})
+	sess := histogramPoint(t, tel.metric(t, "mcp.client.session.duration"), map[string]string{"error.type": instrument.ErrorTypeConnection})
 	assert.Equal(t, uint64(1), sess.Count, "the session that died ended with an error")
-	restartsMetric := tel.metric(t, actors.MetricRestarts)
+	restartsMetric := tel.metric(t, instrument.MetricRestarts)
 	require.NotNil(t, restartsMetric)
 	var total int64
 	for _, dp := range restartsMetric.Data.(metricdata.Sum[int64]).DataPoints {
 		total += dp.Value
 	}
 	assert.Equal(t, int64(1), total)
-	reconnect := histogramPoint(t, tel.metric(t, actors.MetricReconnectionDuration), map[string]string{"network.transport": "pipe"})
+	reconnect := histogramPoint(t, tel.metric(t, instrument.MetricReconnectionDuration), map[string]string{"network.transport": "pipe"})
 	assert.Equal(t, uint64(1), reconnect.Count)
 	assert.Positive(t, reconnect.Sum)
 }

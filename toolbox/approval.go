@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/cuca-go/mcpconnector/internal/core/serverrules"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
 )
@@ -31,12 +32,12 @@ func hasApprovalModes(s *mcpconfig.Server) bool {
 }
 
 // approval is the approval function of a server whose entry has approval
-// modes: per call, the tool's mode ([mcpconfig.Server.ToolApproval]) says
+// modes: per call, the tool's mode ([serverrules.ToolApproval]) says
 // whether host, the host's approval function, is asked. A tool with no
 // mode is handled as before modes: host decides when set.
 func (t *Toolbox) approval(sc *mcpconfig.Server, host func(context.Context, plugin.ApprovalRequest) error) func(context.Context, plugin.ApprovalRequest) error {
 	return func(ctx context.Context, req plugin.ApprovalRequest) error {
-		mode := sc.ToolApproval(req.Tool)
+		mode := serverrules.ToolApproval(sc, req.Tool)
 		switch mode {
 		case mcpconfig.ApprovalAuto:
 			return nil

@@ -111,7 +111,7 @@
 //   - Server policy: [WithServerPolicy], [ServerPolicy], [ServerMatch], [PolicyDecision], [ErrDeniedByPolicy].
 //   - Running: [Open], [Option], [Toolbox], [ErrRequiredServer], [ErrApprovalHandlerMissing],
 //     [ErrUntrusted], [HeadersHelperTimeout], [ErrHeadersHelper].
-//   - Names: [ExposedName], [MaxNameLength], [ErrNameCollision], [ErrUnknownTool].
+//   - Names: [ExposedName], [ErrNameCollision], [ErrUnknownTool].
 //   - Tool search: [WithToolSearch], [ToolSearch], [Toolbox.Search], [Toolbox.OnRequest], [DefinitionBytes].
 //   - Lazy servers and pins: [WithManifestDir], [DefaultManifestDir], [Toolbox.Start], [WithPinnedTools],
 //     [Toolbox.HeldTools], [HeldTool], [Toolbox.AcceptTools], [ErrToolChanged], [ErrUnknownServer].

@@ -55,14 +55,14 @@ func TestExposedNameLongNamesStayDistinct(t *testing.T) {
 			a, b := ExposedName("", pair[0]), ExposedName("", pair[1])
 			assert.NotEqual(t, a, b)
 			for _, n := range []string{a, b} {
-				assert.Len(t, n, MaxNameLength)
+				assert.Len(t, n, maxNameLength)
 				assert.Regexp(t, openAIName, n)
 			}
 		})
 	}
 	t.Run("200 characters", func(t *testing.T) {
 		got := ExposedName("srv__", strings.Repeat("t", 195))
-		assert.Len(t, got, MaxNameLength)
+		assert.Len(t, got, maxNameLength)
 		assert.Equal(t, "srv__"+strings.Repeat("t", 50)+"_", got[:56])
 		assert.Equal(t, got, ExposedName("srv__", strings.Repeat("t", 195)), "stable")
 	})

@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/internal/core/pluginopt"
+	"github.com/cuca-go/mcpconnector/internal/core/toolboxremote"
 	"github.com/cuca-go/mcpconnector/plugin"
 )
 
@@ -35,7 +36,7 @@ type options struct {
 	connectTimeout        time.Duration
 	coolDown, maxCoolDown time.Duration
 	approve               func(ctx context.Context, req plugin.ApprovalRequest) error
-	remote                Remote // servers reached through it, not started here
+	remote                toolboxremote.Servers // servers reached through it, not started here
 	search                *ToolSearch
 	manifestDir           string
 	pinned                bool
@@ -112,29 +113,6 @@ func (o *options) misplaced() error {
 			Err: fmt.Errorf("option %s of WithPluginOptions configures the connection, which the members hosting a cluster's grains own: give it to grid.WithPluginOptions there", name)}
 	}
 	return nil
-}
-
-// Remote is where a toolbox's servers live when their connections are
-// not the toolbox's to start: package grid's grains, each connected once
-// on one member of a cluster. See [WithRemote].
-type Remote interface {
-	// ActorSystem is the actor system the servers' facades use.
-	ActorSystem() *actor.ActorSystem
-	// Connect returns a facade over server's connection, activating it
-	// if needed, configured by opts (the toolbox's plugin options for
-	// that server). It returns once the connection has answered with its
-	// tools, or with its failure, or when ctx ends.
-	Connect(ctx context.Context, server string, opts ...plugin.Option) (*plugin.McpPlugin, error)
-}
-
-// WithRemote makes [Open] reach every server of its config through r
-// instead of starting it: the toolbox's names, routing, status, lazy
-// servers (whose connection the first call reaches), pinned tools and
-// tool search work as over servers it starts. Its actor system is r's
-// (plugin.WithActorSystem, if given, must be the same); the plugin options of
-// [WithPluginOptions] are r's facades'. grid.OpenToolbox passes one.
-func WithRemote(r Remote) Option {
-	return optionFunc(func(o *options) { o.remote = r })
 }
 
 // WithManifestDir keeps, in dir, one manifest per server: its last tool

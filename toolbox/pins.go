@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/internal/core/manifest"
+	"github.com/cuca-go/mcpconnector/internal/core/serverrules"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/plugin"
 )
@@ -66,10 +67,10 @@ func (t *Toolbox) holdOut(s *server, st *serverTools, pins map[string]manifest.D
 			kept = append(kept, tool)
 			continue
 		}
-		if !s.cfg.AllowsTool(tool.Name) {
+		if !serverrules.AllowsTool(s.cfg, tool.Name) {
 			continue
 		}
-		h := HeldTool{Server: s.cfg.Name, Tool: tool.Name, Name: ExposedName(s.cfg.ToolPrefix(), tool.Name), New: isNew, Changed: changed}
+		h := HeldTool{Server: s.cfg.Name, Tool: tool.Name, Name: ExposedName(serverrules.ToolPrefix(s.cfg), tool.Name), New: isNew, Changed: changed}
 		held[tool.Name] = h
 		if old, was := s.held[tool.Name]; !was || !slices.Equal(old.Changed, h.Changed) {
 			t.logger.Warn("mcp tool held out: "+h.why(), zap.String("mcp_server", s.cfg.Name), zap.String("tool", tool.Name),

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cuca-go/mcpconnector/internal/core/serverrules"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 )
 
@@ -47,8 +48,8 @@ func (m ServerMatch) empty() bool {
 	return m.Name == "" && len(m.Command) == 0 && m.URL == ""
 }
 
-// Matches reports whether the rule matches the server s.
-func (m ServerMatch) Matches(s *mcpconfig.Server) bool {
+// matches reports whether the rule matches the server s.
+func (m ServerMatch) matches(s *mcpconfig.Server) bool {
 	if m.empty() {
 		return false
 	}
@@ -58,7 +59,7 @@ func (m ServerMatch) Matches(s *mcpconfig.Server) bool {
 	if len(m.Command) > 0 && (s.Type != mcpconfig.TypeStdio || !slices.Equal(m.Command, append([]string{s.Command}, s.Args...))) {
 		return false
 	}
-	if m.URL != "" && (s.Type == mcpconfig.TypeStdio || s.URL == "" || !mcpconfig.MatchGlob(m.URL, s.URL)) {
+	if m.URL != "" && (s.Type == mcpconfig.TypeStdio || s.URL == "" || !serverrules.MatchGlob(m.URL, s.URL)) {
 		return false
 	}
 	return true
@@ -119,7 +120,7 @@ func (d PolicyDecision) String() string {
 // [ServerPolicy]).
 func (p ServerPolicy) Decide(s *mcpconfig.Server) PolicyDecision {
 	for i, m := range p.Deny {
-		if m.Matches(s) {
+		if m.matches(s) {
 			return PolicyDecision{Allowed: false, List: "deny", Index: i, Rule: cloneMatch(m)}
 		}
 	}
@@ -134,7 +135,7 @@ func (p ServerPolicy) Decide(s *mcpconfig.Server) PolicyDecision {
 	}
 	strict := slices.ContainsFunc(p.Allow, kind)
 	for i, m := range p.Allow {
-		if (!strict || kind(m)) && m.Matches(s) {
+		if (!strict || kind(m)) && m.matches(s) {
 			return PolicyDecision{Allowed: true, List: "allow", Index: i, Rule: cloneMatch(m)}
 		}
 	}

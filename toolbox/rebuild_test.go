@@ -460,7 +460,7 @@ func TestAllLazyRemoteToolboxChecksPluginOptionsAtOpen(t *testing.T) {
 	system := quietSystem()
 	defer system.Shutdown()
 	var attached atomic.Int32
-	remote := toolbox.WithRemote(testRemote{system: system,
+	remote := remoteOf(testRemote{system: system,
 		connect: func(context.Context, string, ...plugin.Option) (*plugin.McpPlugin, error) {
 			attached.Add(1)
 			return nil, fmt.Errorf("not in this test")
@@ -495,7 +495,7 @@ func TestActorSystemOfAToolboxOverGrainsFailsOpen(t *testing.T) {
 	cluster, mine := quietSystem(), quietSystem()
 	defer cluster.Shutdown()
 	defer mine.Shutdown()
-	remote := toolbox.WithRemote(testRemote{system: cluster,
+	remote := remoteOf(testRemote{system: cluster,
 		connect: func(context.Context, string, ...plugin.Option) (*plugin.McpPlugin, error) {
 			return nil, fmt.Errorf("not in this test")
 		}})
@@ -514,7 +514,7 @@ func TestConnectTimeoutBoundsOpenOverGrains(t *testing.T) {
 	cfg := config(t, map[string]entry{"alpha": stdioEntry(t)})
 	system := quietSystem()
 	defer system.Shutdown()
-	remote := toolbox.WithRemote(testRemote{system: system,
+	remote := remoteOf(testRemote{system: system,
 		connect: func(ctx context.Context, _ string, _ ...plugin.Option) (*plugin.McpPlugin, error) {
 			d, ok := ctx.Deadline()
 			if !ok || time.Until(d) > time.Second {
@@ -529,7 +529,17 @@ func TestConnectTimeoutBoundsOpenOverGrains(t *testing.T) {
 	assert.ErrorIs(t, st.LastError, context.DeadlineExceeded)
 }
 
-// testRemote is a toolbox.Remote whose Connect is connect.
+// remoteOf is r as grid.OpenToolbox gives its grains to toolbox.Open: a
+// toolbox option (an empty WithPluginOptions) that is also r, an
+// internal/core/toolboxremote.Servers.
+func remoteOf(r testRemote) toolbox.Option {
+	return struct {
+		toolbox.Option
+		testRemote
+	}{toolbox.WithPluginOptions(), r}
+}
+
+// testRemote is an internal/core/toolboxremote.Servers whose Connect is connect.
 type testRemote struct {
 	system  *actor.ActorSystem
 	connect func(ctx context.Context, server string, opts ...plugin.Option) (*plugin.McpPlugin, error)

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/host"
+	"github.com/cuca-go/mcpconnector/internal/core/serverrules"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/plugin"
 )
@@ -188,7 +189,7 @@ func exposes(lists map[*server]*serverTools, s *server, tool string) bool {
 	if lists[s] == nil {
 		return false
 	}
-	if !s.cfg.AllowsTool(tool) {
+	if !serverrules.AllowsTool(s.cfg, tool) {
 		return false
 	}
 	if _, ok := lists[s].defs[tool]; !ok {
@@ -238,10 +239,10 @@ func (t *Toolbox) serverRoutes(s *server, lists map[*server]*serverTools, prev, 
 	var mine []routed
 	byName := map[string]*route{}
 	for _, tool := range lists[s].tools {
-		if _, ok := lists[s].defs[tool.Name]; !ok || !s.cfg.AllowsTool(tool.Name) {
+		if _, ok := lists[s].defs[tool.Name]; !ok || !serverrules.AllowsTool(s.cfg, tool.Name) {
 			continue
 		}
-		exposed := ExposedName(s.cfg.ToolPrefix(), tool.Name)
+		exposed := ExposedName(serverrules.ToolPrefix(s.cfg), tool.Name)
 		r := &route{server: s, tool: tool.Name, name: exposed}
 		if t.search != nil && exposed == t.search.Name {
 			return nil, searchCollision(exposed, r)
@@ -455,7 +456,7 @@ func (t *Toolbox) startCalls(ctx context.Context, rt *routeTable, blocks []host.
 		c := pending{i: i, name: tc.Name, s: r.server}
 		if p, err := t.callable(ctx, rt, r); err != nil {
 			c.f = plugin.FailedFuture(err)
-		} else if r.server.cfg.SerialCalls() {
+		} else if serverrules.SerialCalls(r.server.cfg) {
 			// Sent by runSerial, after the server's earlier calls of the chunk.
 			c.p, c.call, serial = p, host.ToolCall{ID: tc.ID, Name: r.tool, Arguments: tc.Arguments}, true
 		} else {

@@ -6,13 +6,14 @@ import (
 	"sync"
 
 	"github.com/cuca-go/mcpconnector/host"
+	"github.com/cuca-go/mcpconnector/internal/core/serverrules"
 	"github.com/cuca-go/mcpconnector/internal/core/toolsearch"
 )
 
 // ToolSearch configures tool search ([WithToolSearch]). The zero value
 // gives the defaults.
 type ToolSearch struct {
-	// Name is the search tool's name, 1 to [MaxNameLength] of
+	// Name is the search tool's name, 1 to 64 of
 	// [A-Za-z0-9_-] ([Open] fails otherwise); "" means
 	// [DefaultToolSearchName].
 	Name string
@@ -35,9 +36,9 @@ const (
 	// DefaultToolSearchResults is how many tools a search loads unless
 	// [ToolSearch.Results] says otherwise.
 	DefaultToolSearchResults = 5
-	// MaxInstructionsBytes bounds what [Toolbox.OnRequest] passes on of
+	// maxInstructionsBytes bounds what [Toolbox.OnRequest] passes on of
 	// each server's instructions; longer ones are cut with a marker.
-	MaxInstructionsBytes = 2048
+	maxInstructionsBytes = 2048
 )
 
 // WithToolSearch defers tool definitions: instead of every tool of every
@@ -74,8 +75,8 @@ func (s *ToolSearch) validate() error {
 	if s == nil {
 		return nil
 	}
-	if len(s.Name) > MaxNameLength || ExposedName("", s.Name) != s.Name {
-		return fmt.Errorf("toolbox: tool search name %q: want 1 to %d of [A-Za-z0-9_-]", s.Name, MaxNameLength)
+	if len(s.Name) > maxNameLength || ExposedName("", s.Name) != s.Name {
+		return fmt.Errorf("toolbox: tool search name %q: want 1 to %d of [A-Za-z0-9_-]", s.Name, maxNameLength)
 	}
 	return nil
 }
@@ -95,7 +96,7 @@ func newSearchTable(rt *routeTable, cfg *ToolSearch, cache *toolsearch.WordCache
 	entries := make([]toolsearch.Entry, len(rt.tools))
 	for i, tl := range rt.tools {
 		sc := rt.byName[tl.Name].server.cfg
-		entries[i] = toolsearch.Entry{Def: rt.defs[i], Tool: tl.Tool, Server: tl.Server, Prefix: sc.ToolPrefix(), AlwaysLoad: sc.AlwaysLoad}
+		entries[i] = toolsearch.Entry{Def: rt.defs[i], Tool: tl.Tool, Server: tl.Server, Prefix: serverrules.ToolPrefix(sc), AlwaysLoad: sc.AlwaysLoad}
 	}
 	return toolsearch.NewTable(entries, toolsearch.Config{Name: cfg.Name, Results: cfg.Results, Threshold: cfg.Threshold,
 		Instructions: func(i int) string { return serverInstructions(rt.byName[rt.tools[i].Name].server) }}, cache)
@@ -141,8 +142,8 @@ func (t *Toolbox) answerSearch(rt *routeTable, tc host.ToolCall) host.ToolResult
 // together is within [ToolSearch.Threshold]) it adds every exposed tool and
 // no search tool. Unless [ToolSearch.NoInstructions], it also adds the
 // servers' instructions ([plugin.McpPlugin.Instructions]), each cut at
-// [MaxInstructionsBytes], as one system message after the leading system
-// messages, unless the request has it already. It always returns nil.
+// 2 KiB, as one system message after the leading system messages, unless
+// the request has it already. It always returns nil.
 func (t *Toolbox) OnRequest(_ context.Context, req *host.Request) error {
 	if t.search == nil || req == nil {
 		return nil
@@ -150,7 +151,7 @@ func (t *Toolbox) OnRequest(_ context.Context, req *host.Request) error {
 	t.touch()
 	t.routes.Load().searchState(t.search, &t.words).Publish(req)
 	if !t.search.NoInstructions {
-		t.instructions.AddTo(req, MaxInstructionsBytes, t.names, func(name string) string { return serverInstructions(t.servers[name]) })
+		t.instructions.AddTo(req, maxInstructionsBytes, t.names, func(name string) string { return serverInstructions(t.servers[name]) })
 	}
 	return nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/cuca-go/mcpconnector/internal/core/manifest"
 	"github.com/cuca-go/mcpconnector/internal/core/named"
 	"github.com/cuca-go/mcpconnector/internal/core/toolboxactor"
+	"github.com/cuca-go/mcpconnector/internal/core/toolboxremote"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"
@@ -34,8 +35,8 @@ var sharedSystem = sync.OnceValue(func() *actor.ActorSystem {
 	}))
 })
 
-// Name is the name a [Toolbox] reports as a [host.Plugin].
-const Name = "mcp-toolbox"
+// pluginName is the name a [Toolbox] reports as a [host.Plugin].
+const pluginName = "mcp-toolbox"
 
 // Toolbox is many MCP servers as one [host.Plugin]: every server's tools
 // under their exposed names (see [ExposedName]), each tool call routed to
@@ -175,6 +176,11 @@ func newToolbox(cfg *mcpconfig.Config, opts []Option) (*Toolbox, error) {
 	for _, opt := range opts {
 		if opt != nil {
 			opt.apply(&o)
+			if r, ok := opt.(toolboxremote.Servers); ok {
+				// grid.OpenToolbox's: every server is reached through r
+				// (internal/core/toolboxremote).
+				o.remote = r
+			}
 		}
 	}
 	o.readPluginOptions()
@@ -422,8 +428,8 @@ func (t *Toolbox) startLocal(name string, s *server, actorName string) (*plugin.
 	return plugin.Connect(context.Background(), named.Transport(name, tr), opts...)
 }
 
-// attach reaches the server's actor where it lives (Remote), activating
-// it if needed.
+// attach reaches the server's actor where it lives (a
+// toolboxremote.Servers), activating it if needed.
 func (t *Toolbox) attach(ctx context.Context, name string, s *server) (*plugin.McpPlugin, error) {
 	return t.opts.remote.Connect(ctx, name, s.opts...)
 }
@@ -495,8 +501,8 @@ func (t *Toolbox) serverChanged() {
 	}
 }
 
-// Name returns [Name].
-func (t *Toolbox) Name() string { return Name }
+// Name returns "mcp-toolbox".
+func (t *Toolbox) Name() string { return pluginName }
 
 // Servers returns the names of the enabled servers, sorted, with those of
 // the config's entries that did not parse (mcpconfig.Config.Problems), which

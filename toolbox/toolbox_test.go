@@ -116,7 +116,7 @@ func TestThreeServersSharingToolNamesAreRoutedByPrefix(t *testing.T) {
 func TestHookRoutesEachCallAndPassesTheRestThrough(t *testing.T) {
 	tb := open(t, config(t, map[string]entry{"alpha": stdioEntry(t), "gamma": httpEntry(t)}))
 	var _ host.Plugin = tb
-	assert.Equal(t, toolbox.Name, tb.Name())
+	assert.Equal(t, "mcp-toolbox", tb.Name())
 
 	chunk := &host.Chunk{Blocks: []host.Block{
 		host.Text{Text: "thinking aloud"},
@@ -290,7 +290,7 @@ func TestNamesAreSanitisedAndTruncated(t *testing.T) {
 		if tl.Server != "long" {
 			continue
 		}
-		assert.LessOrEqual(t, len(tl.Name), toolbox.MaxNameLength)
+		assert.LessOrEqual(t, len(tl.Name), 64, "OpenAI-compatible APIs' longest tool name")
 		assert.Regexp(t, `^[A-Za-z0-9_-]{1,64}$`, tl.Name)
 		_, dup := seen[tl.Name]
 		assert.False(t, dup, tl.Name)

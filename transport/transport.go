@@ -20,23 +20,6 @@ type McpTransport interface {
 	Open(logger *zap.Logger) (mcp.Transport, error)
 }
 
-// Labeled is implemented by transports that name their server for logs
-// otherwise than String() does, e.g. by the key of its mcp.json entry.
-type Labeled interface {
-	ServerLabel() string
-}
-
-// LabelOf names t's server as logs name it: its ServerLabel when it has
-// one, else String().
-func LabelOf(t McpTransport) string {
-	if l, ok := t.(Labeled); ok {
-		if s := l.ServerLabel(); s != "" {
-			return s
-		}
-	}
-	return t.String()
-}
-
 // ErrNotSupported is returned by [WebSocket.Open]: MCP 2026-07-28 defines no
 // WebSocket binding.
 var ErrNotSupported = errors.New("transport: not supported")

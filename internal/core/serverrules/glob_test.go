@@ -1,4 +1,4 @@
-package mcpconfig
+package serverrules
 
 import (
 	"testing"

@@ -1,7 +1,7 @@
-package mcpconfig
+package serverrules
 
 // MatchGlob reports whether name matches pattern, the glob language of
-// [Server.IncludeTools] and [Server.ExcludeTools] (and of toolbox's
+// mcpconfig.Server's IncludeTools and ExcludeTools (and of toolbox's
 // ServerMatch.URL): '*' matches any run of bytes, none included, and every
 // other byte only itself. path.Match is not used: its '?', '[' and '\\'
 // would turn ordinary tool names into patterns, and its '*' stops at '/'.
