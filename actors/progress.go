@@ -79,9 +79,19 @@ func (c *mcpConnection) onProgress(p *mcp.ProgressNotificationParams) {
 	if cl == nil {
 		return
 	}
+	c.progressed(cl, &messages.CallProgress{ID: cl.msg.ID, Progress: p.Progress, Total: p.Total, Message: p.Message})
+}
+
+// progressed counts a sign of life of cl's call (a progress notification,
+// a task's new status): its idle timeout starts again, and p, when there
+// is one, reaches a caller that asked for progress. Under pr.mu: the
+// call's answer waits for this progress to be sent, so the caller sees the
+// progress first.
+func (c *mcpConnection) progressed(cl *call, p *messages.CallProgress) {
 	pr := cl.prog
-	// Under pr.mu: the call's answer waits for this progress to be sent,
-	// so the caller sees the progress first.
+	if pr == nil {
+		return
+	}
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	if pr.done {
@@ -90,9 +100,7 @@ func (c *mcpConnection) onProgress(p *mcp.ProgressNotificationParams) {
 	if pr.idle != nil {
 		pr.idle.Reset(cl.msg.IdleTimeout)
 	}
-	if cl.msg.Progress && cl.sender != nil {
-		c.cfg.Deliver(c.system, cl.sender, &messages.CallProgress{
-			ID: cl.msg.ID, Progress: p.Progress, Total: p.Total, Message: p.Message,
-		})
+	if p != nil && cl.msg.Progress && cl.sender != nil {
+		c.cfg.Deliver(c.system, cl.sender, p)
 	}
 }

@@ -285,21 +285,11 @@ func (c *mcpConnection) taskSeen(cl *call, first *tasks.Task) func(*tasks.Task) 
 		}
 		last, status = t.StatusMessage, t.Status
 		n++
-		pr := cl.prog
-		if pr == nil {
-			return
+		var p *messages.CallProgress
+		if t.StatusMessage != "" {
+			p = &messages.CallProgress{ID: cl.msg.ID, Progress: float64(n), Message: t.StatusMessage}
 		}
-		pr.mu.Lock()
-		defer pr.mu.Unlock()
-		if pr.done {
-			return
-		}
-		if pr.idle != nil {
-			pr.idle.Reset(cl.msg.IdleTimeout)
-		}
-		if cl.msg.Progress && cl.sender != nil && t.StatusMessage != "" {
-			c.cfg.Deliver(c.system, cl.sender, &messages.CallProgress{ID: cl.msg.ID, Progress: float64(n), Message: t.StatusMessage})
-		}
+		c.progressed(cl, p)
 	}
 }
 
