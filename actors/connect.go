@@ -183,6 +183,7 @@ func clientOptions(cfg *ConnectionConfig, log *zap.Logger, hooks sessionHooks) *
 			}
 		}
 	}
+	listChangedHandlers(cfg, &opts)
 	return &opts
 }
 

@@ -59,6 +59,13 @@ type ConnectionConfig struct {
 	// OnReady. Without it the list changes only on reconnection or when
 	// asked with RefreshTools.
 	ToolRefresh bool
+	// OnListChanged, if set, subscribes to the server's resources and
+	// prompts list_changed (SEP-2575 subscriptions/listen, for the lists
+	// the server declares listChanged for) and is called with "resources"
+	// or "prompts" on each, from the goroutine that reads the session's
+	// notifications: it must return quickly and not wait for a request to
+	// the same server.
+	OnListChanged func(list string)
 	// OnStatus, if set, is told when the connection becomes ready or ends.
 	// It runs on the actor's goroutine and must not block.
 	OnStatus func(state State, f *messages.Failure)

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/messages"
@@ -162,5 +163,41 @@ func (s *mcpSupervisor) onWatch(ctx actor.Context, watch bool) {
 	}
 	if s.watchers.add(who) && who.Address != s.self.Address {
 		ctx.Watch(who)
+	}
+}
+
+// The lists of resources and prompts: the connection keeps no copy of them
+// (each request asks the server), so a change is only passed on, to
+// ConnectionConfig.OnListChanged. Subscribing also clears go-sdk's
+// per-session cache of the list (kept for a result's ttlMs), which a
+// list_changed invalidates.
+
+// The lists OnListChanged names.
+const (
+	listResources = "resources"
+	listPrompts   = "prompts"
+)
+
+// listChangedHandlers makes opts subscribe to resources/list_changed and
+// prompts/list_changed for cfg.OnListChanged, before the handlers of
+// cfg.ClientOptions, which still run.
+func listChangedHandlers(cfg *ConnectionConfig, opts *mcp.ClientOptions) {
+	h := cfg.OnListChanged
+	if h == nil {
+		return
+	}
+	theirResources := opts.ResourceListChangedHandler
+	opts.ResourceListChangedHandler = func(ctx context.Context, req *mcp.ResourceListChangedRequest) {
+		h(listResources)
+		if theirResources != nil {
+			theirResources(ctx, req)
+		}
+	}
+	theirPrompts := opts.PromptListChangedHandler
+	opts.PromptListChangedHandler = func(ctx context.Context, req *mcp.PromptListChangedRequest) {
+		h(listPrompts)
+		if theirPrompts != nil {
+			theirPrompts(ctx, req)
+		}
 	}
 }

@@ -17,14 +17,50 @@ import (
 // reconnecting, for at most WithReconnectWait; an open breaker fails it at
 // once), bounded by ctx's deadline or else WithDefaultCallTimeout, and
 // cancelled on the server when ctx ends. Lists are asked of the server on
-// each call, a page at a time, so they are never stale. Only a plugin from
-// Connect serves them: a facade over a cluster grain (grid.Connect)
-// answers with ErrNotSupported, since they have no wire form yet.
+// each call, a page at a time; WithListChangeHandler hears when they
+// change.
 
 // ErrResultTooLarge: a resource read whose contents (text bytes plus blob
 // bytes) are over [WithMaxResultBytes]. Of kind Internal; the contents are
 // not returned.
 var ErrResultTooLarge = errors.New("result over the cap")
+
+// ListChange names a list of the server's that changed
+// ([WithListChangeHandler]).
+type ListChange string
+
+// The lists a server may say changed.
+const (
+	// ResourcesChanged: the server's resources or resource templates
+	// (notifications/resources/list_changed).
+	ResourcesChanged ListChange = "resources"
+	// PromptsChanged: the server's prompts
+	// (notifications/prompts/list_changed).
+	PromptsChanged ListChange = "prompts"
+)
+
+// WithListChangeHandler subscribes to the server's resources/list_changed
+// and prompts/list_changed (SEP-2575 subscriptions/listen, for the lists
+// the server declares listChanged for) and calls h with the list that
+// changed, each time the server says so: a program that shows or caches
+// resources or prompts lists them again. The plugin keeps no copy of these
+// lists, so nothing else changes; the subscription also clears go-sdk's
+// copy of a list the server gave a ttlMs. A reconnection is no notice: the
+// status handlers say it ([WithStatusHandler], ready again), and the new
+// session's lists may differ. h runs on the goroutine that reads the
+// server's notifications: it must return quickly and must not wait for a
+// request to the same server (start one on a goroutine of its own). For a
+// cluster's grains give it to the kind (grid.WithPluginOptions): the
+// member hosting a grain subscribes and calls h there.
+func WithListChangeHandler(h func(ListChange)) Option {
+	return newOption("WithListChangeHandler", connection, func(o *options) {
+		if h == nil {
+			o.Supervisor.Connection.OnListChanged = nil
+			return
+		}
+		o.Supervisor.Connection.OnListChanged = func(list string) { h(ListChange(list)) }
+	})
+}
 
 // ListResources returns one page of the server's resources: cursor is ""
 // for the first page, else the NextCursor of the page before; the last
@@ -105,7 +141,16 @@ func askServer[T mcp.Result](ctx context.Context, p *McpPlugin, msg *messages.Se
 	switch m := reply.(type) {
 	case *messages.ServerReply:
 		if m.Failure != nil {
-			return zero, p.failure(m.Failure)
+			err := p.failure(m.Failure)
+			if d, ok := ctx.Deadline(); ok && errors.Is(err, context.DeadlineExceeded) && !time.Now().Before(d) {
+				// One deadline, one clock, as for a call: the request ended
+				// for ctx's deadline by the connection's timer, which may
+				// fire a moment before ctx's own; ctx says so by the time
+				// the request returns, with ctx's error.
+				<-ctx.Done()
+				return fail(KindInternal, callerLeft(ctx.Err()))
+			}
+			return zero, err
 		}
 		if res, ok := m.Result.(T); ok && m.Result != nil {
 			return res, nil

@@ -54,6 +54,22 @@ func resourceServer(started chan<- struct{}, cancelled <-chan struct{}) *mcp.Ser
 			}
 			return nil, ctx.Err()
 		})
+	slow := func(ctx context.Context) error {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(3 * time.Second): // never before a deadline of milliseconds
+		case <-cancelled:
+		}
+		return errors.New("slow: too late")
+	}
+	s.AddResource(&mcp.Resource{URI: "file:///slow.txt", Name: "slow"},
+		func(ctx context.Context, _ *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return nil, slow(ctx)
+		})
+	s.AddPrompt(&mcp.Prompt{Name: "slow"}, func(ctx context.Context, _ *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return nil, slow(ctx)
+	})
 	s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "file:///users/{id}.json", Name: "user"},
 		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "application/json", Text: `{"from":"` + req.Params.URI + `"}`}}}, nil
@@ -102,8 +118,8 @@ func TestResourcesListedPageByPage(t *testing.T) {
 		}
 		cursor = page.NextCursor
 	}
-	assert.Equal(t, 2, pages, "four resources, two to a page")
-	assert.ElementsMatch(t, []string{"file:///notes.txt", "file:///big.txt", "file:///bytes.bin", "file:///hang.txt"}, uris)
+	assert.Equal(t, 3, pages, "five resources, two to a page")
+	assert.ElementsMatch(t, []string{"file:///notes.txt", "file:///big.txt", "file:///bytes.bin", "file:///hang.txt", "file:///slow.txt"}, uris)
 
 	tpl, err := p.ListResourceTemplates(t.Context(), "")
 	require.NoError(t, err)
@@ -187,13 +203,7 @@ func TestReadResourceDeadline(t *testing.T) {
 
 func TestPrompts(t *testing.T) {
 	p, _, _ := connectResources(t)
-	list, err := p.ListPrompts(t.Context(), "")
-	require.NoError(t, err)
-	var names []string
-	for _, pr := range list.Prompts {
-		names = append(names, pr.Name)
-	}
-	assert.ElementsMatch(t, []string{"review", "plain"}, names)
+	assert.ElementsMatch(t, []string{"review", "plain", "slow"}, allPromptNames(t, p), "three prompts, two to a page")
 
 	got, err := p.GetPrompt(t.Context(), "review", map[string]string{"lang": "Go"})
 	require.NoError(t, err)
