@@ -21,9 +21,8 @@ const (
 // of the server's resources and prompts: a page of a list, a resource read,
 // a prompt got. Sent by the facade. Reply: [*ServerReply] with the same ID.
 // A supervisor holds it while reconnecting, as it holds a [CallTool], and
-// [CancelCall] with its ID cancels it. These requests are local to a
-// process for now: package grid does not carry them (they have no wire
-// form yet).
+// [CancelCall] with its ID cancels it. Its wire form and its reply's
+// carry it to a grain on another member of a cluster.
 type ServerRequest struct {
 	// ID identifies the request to [CancelCall] and in the reply; it is
 	// drawn from the same sequence as call IDs.

@@ -51,6 +51,10 @@ func ToWire(msg any) (proto.Message, bool) {
 		return &WireReconnect{}, true
 	case *HandedOver:
 		return &WireHandedOver{}, true
+	case *ServerRequest:
+		return m.wire(), true
+	case *ServerReply:
+		return m.wire(), true
 	}
 	return nil, false
 }
@@ -85,6 +89,10 @@ func FromWire(msg any) (any, bool) {
 		return &Reconnect{}, true
 	case *WireHandedOver:
 		return &HandedOver{}, true
+	case *WireServerRequest:
+		return w.plain(), true
+	case *WireServerReply:
+		return w.plain(), true
 	}
 	return nil, false
 }
@@ -242,3 +250,6 @@ func (*WireReconnect) IgnoreDeadLetterLogging() {}
 
 // IgnoreDeadLetterLogging: see [HandedOver.IgnoreDeadLetterLogging].
 func (*WireHandedOver) IgnoreDeadLetterLogging() {}
+
+// IgnoreDeadLetterLogging: see [Ready.IgnoreDeadLetterLogging].
+func (*WireServerReply) IgnoreDeadLetterLogging() {}

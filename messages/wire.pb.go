@@ -835,6 +835,178 @@ func (x *WireTokenError) GetDescription() string {
 	return ""
 }
 
+// A request of the server's resources, resource templates or prompts
+// (ServerRequest).
+type WireServerRequest struct {
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	Id               uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Method           string                 `protobuf:"bytes,2,opt,name=method,proto3" json:"method,omitempty"` // resources/list, resources/read, ...
+	Cursor           string                 `protobuf:"bytes,3,opt,name=cursor,proto3" json:"cursor,omitempty"`
+	Uri              string                 `protobuf:"bytes,4,opt,name=uri,proto3" json:"uri,omitempty"`
+	Name             string                 `protobuf:"bytes,5,opt,name=name,proto3" json:"name,omitempty"`
+	Arguments        map[string]string      `protobuf:"bytes,6,rep,name=arguments,proto3" json:"arguments,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	DeadlineUnixNano int64                  `protobuf:"varint,7,opt,name=deadline_unix_nano,json=deadlineUnixNano,proto3" json:"deadline_unix_nano,omitempty"` // 0: none
+	Limit            string                 `protobuf:"bytes,8,opt,name=limit,proto3" json:"limit,omitempty"`                                                  // what set the deadline
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *WireServerRequest) Reset() {
+	*x = WireServerRequest{}
+	mi := &file_wire_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WireServerRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WireServerRequest) ProtoMessage() {}
+
+func (x *WireServerRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_wire_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WireServerRequest.ProtoReflect.Descriptor instead.
+func (*WireServerRequest) Descriptor() ([]byte, []int) {
+	return file_wire_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *WireServerRequest) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *WireServerRequest) GetMethod() string {
+	if x != nil {
+		return x.Method
+	}
+	return ""
+}
+
+func (x *WireServerRequest) GetCursor() string {
+	if x != nil {
+		return x.Cursor
+	}
+	return ""
+}
+
+func (x *WireServerRequest) GetUri() string {
+	if x != nil {
+		return x.Uri
+	}
+	return ""
+}
+
+func (x *WireServerRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *WireServerRequest) GetArguments() map[string]string {
+	if x != nil {
+		return x.Arguments
+	}
+	return nil
+}
+
+func (x *WireServerRequest) GetDeadlineUnixNano() int64 {
+	if x != nil {
+		return x.DeadlineUnixNano
+	}
+	return 0
+}
+
+func (x *WireServerRequest) GetLimit() string {
+	if x != nil {
+		return x.Limit
+	}
+	return ""
+}
+
+// The answer to a WireServerRequest (ServerReply): result_json is go-sdk's
+// result of method as JSON, or empty with a failure.
+type WireServerReply struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Method        string                 `protobuf:"bytes,2,opt,name=method,proto3" json:"method,omitempty"`
+	ResultJson    []byte                 `protobuf:"bytes,3,opt,name=result_json,json=resultJson,proto3" json:"result_json,omitempty"`
+	Failure       *WireFailure           `protobuf:"bytes,4,opt,name=failure,proto3" json:"failure,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WireServerReply) Reset() {
+	*x = WireServerReply{}
+	mi := &file_wire_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WireServerReply) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WireServerReply) ProtoMessage() {}
+
+func (x *WireServerReply) ProtoReflect() protoreflect.Message {
+	mi := &file_wire_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WireServerReply.ProtoReflect.Descriptor instead.
+func (*WireServerReply) Descriptor() ([]byte, []int) {
+	return file_wire_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *WireServerReply) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *WireServerReply) GetMethod() string {
+	if x != nil {
+		return x.Method
+	}
+	return ""
+}
+
+func (x *WireServerReply) GetResultJson() []byte {
+	if x != nil {
+		return x.ResultJson
+	}
+	return nil
+}
+
+func (x *WireServerReply) GetFailure() *WireFailure {
+	if x != nil {
+		return x.Failure
+	}
+	return nil
+}
+
 var File_wire_proto protoreflect.FileDescriptor
 
 const file_wire_proto_rawDesc = "" +
@@ -898,7 +1070,25 @@ const file_wire_proto_rawDesc = "" +
 	"\vstatus_code\x18\x03 \x01(\x05R\n" +
 	"statusCode\x12\x12\n" +
 	"\x04code\x18\x04 \x01(\tR\x04code\x12 \n" +
-	"\vdescription\x18\x05 \x01(\tR\vdescriptionB*Z(github.com/cuca-go/mcpconnector/messagesb\x06proto3"
+	"\vdescription\x18\x05 \x01(\tR\vdescription\"\xd2\x02\n" +
+	"\x11WireServerRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x16\n" +
+	"\x06method\x18\x02 \x01(\tR\x06method\x12\x16\n" +
+	"\x06cursor\x18\x03 \x01(\tR\x06cursor\x12\x10\n" +
+	"\x03uri\x18\x04 \x01(\tR\x03uri\x12\x12\n" +
+	"\x04name\x18\x05 \x01(\tR\x04name\x12U\n" +
+	"\targuments\x18\x06 \x03(\v27.mcpconnector.messages.WireServerRequest.ArgumentsEntryR\targuments\x12,\n" +
+	"\x12deadline_unix_nano\x18\a \x01(\x03R\x10deadlineUnixNano\x12\x14\n" +
+	"\x05limit\x18\b \x01(\tR\x05limit\x1a<\n" +
+	"\x0eArgumentsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x98\x01\n" +
+	"\x0fWireServerReply\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x16\n" +
+	"\x06method\x18\x02 \x01(\tR\x06method\x12\x1f\n" +
+	"\vresult_json\x18\x03 \x01(\fR\n" +
+	"resultJson\x12<\n" +
+	"\afailure\x18\x04 \x01(\v2\".mcpconnector.messages.WireFailureR\afailureB*Z(github.com/cuca-go/mcpconnector/messagesb\x06proto3"
 
 var (
 	file_wire_proto_rawDescOnce sync.Once
@@ -912,7 +1102,7 @@ func file_wire_proto_rawDescGZIP() []byte {
 	return file_wire_proto_rawDescData
 }
 
-var file_wire_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_wire_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_wire_proto_goTypes = []any{
 	(*WireAwaitReady)(nil),    // 0: mcpconnector.messages.WireAwaitReady
 	(*WireReady)(nil),         // 1: mcpconnector.messages.WireReady
@@ -928,18 +1118,23 @@ var file_wire_proto_goTypes = []any{
 	(*WireFailure)(nil),       // 11: mcpconnector.messages.WireFailure
 	(*WireRPCError)(nil),      // 12: mcpconnector.messages.WireRPCError
 	(*WireTokenError)(nil),    // 13: mcpconnector.messages.WireTokenError
-	nil,                       // 14: mcpconnector.messages.WireCallTool.TraceContextEntry
+	(*WireServerRequest)(nil), // 14: mcpconnector.messages.WireServerRequest
+	(*WireServerReply)(nil),   // 15: mcpconnector.messages.WireServerReply
+	nil,                       // 16: mcpconnector.messages.WireCallTool.TraceContextEntry
+	nil,                       // 17: mcpconnector.messages.WireServerRequest.ArgumentsEntry
 }
 var file_wire_proto_depIdxs = []int32{
-	14, // 0: mcpconnector.messages.WireCallTool.trace_context:type_name -> mcpconnector.messages.WireCallTool.TraceContextEntry
+	16, // 0: mcpconnector.messages.WireCallTool.trace_context:type_name -> mcpconnector.messages.WireCallTool.TraceContextEntry
 	11, // 1: mcpconnector.messages.WireCallToolReply.failure:type_name -> mcpconnector.messages.WireFailure
 	12, // 2: mcpconnector.messages.WireFailure.rpc:type_name -> mcpconnector.messages.WireRPCError
 	13, // 3: mcpconnector.messages.WireFailure.token:type_name -> mcpconnector.messages.WireTokenError
-	4,  // [4:4] is the sub-list for method output_type
-	4,  // [4:4] is the sub-list for method input_type
-	4,  // [4:4] is the sub-list for extension type_name
-	4,  // [4:4] is the sub-list for extension extendee
-	0,  // [0:4] is the sub-list for field type_name
+	17, // 4: mcpconnector.messages.WireServerRequest.arguments:type_name -> mcpconnector.messages.WireServerRequest.ArgumentsEntry
+	11, // 5: mcpconnector.messages.WireServerReply.failure:type_name -> mcpconnector.messages.WireFailure
+	6,  // [6:6] is the sub-list for method output_type
+	6,  // [6:6] is the sub-list for method input_type
+	6,  // [6:6] is the sub-list for extension type_name
+	6,  // [6:6] is the sub-list for extension extendee
+	0,  // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_wire_proto_init() }
@@ -953,7 +1148,7 @@ func file_wire_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_wire_proto_rawDesc), len(file_wire_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   15,
+			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

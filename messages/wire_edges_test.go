@@ -37,6 +37,8 @@ func TestEveryMessageRoundTrips(t *testing.T) {
 		rpc,
 		token,
 		&messages.CallToolReply{ID: 3, Failure: token},
+		&messages.ServerRequest{ID: 6, Method: messages.MethodGetPrompt, Name: "review", Arguments: map[string]string{"lang": "Go"}},
+		&messages.ServerReply{ID: 7, Failure: rpc},
 	}
 	seen := map[reflect.Type]bool{}
 	for _, m := range equal {
@@ -65,7 +67,7 @@ func TestEveryMessageRoundTrips(t *testing.T) {
 	for _, m := range []proto.Message{&messages.WireAwaitReady{}, &messages.WireReady{}, &messages.WireCallTool{},
 		&messages.WireCallProgress{}, &messages.WireRefreshTools{}, &messages.WireWatchTools{}, &messages.WireUnwatchTools{},
 		&messages.WireReconnect{}, &messages.WireHandedOver{}, &messages.WireCallToolReply{}, &messages.WireCancelCall{},
-		&messages.WireFailure{}} {
+		&messages.WireFailure{}, &messages.WireServerRequest{}, &messages.WireServerReply{}} {
 		plain, ok := messages.FromWire(m)
 		require.True(t, ok, "%T reads back", m)
 		assert.True(t, seen[reflect.TypeOf(plain)], "%T (from %T) is round-tripped above", plain, m)
