@@ -121,13 +121,16 @@ func (*directConn) IgnoreDeadLetterLogging() {}
 
 // serve passes a message of the protocol on to the supervisor (a call, or
 // its cancellation, to the connection itself while it is ready), with its
-// sender.
+// sender. A request of the server's resources or prompts goes to the
+// supervisor, which holds it while reconnecting as it holds calls; while
+// draining it bounces, as a call does, to the grain's next home.
 func (g *grain) serve(ctx actor.Context, msg any) {
 	call, isCall := msg.(*messages.CallTool)
+	_, isRequest := msg.(*messages.ServerRequest)
 	switch {
 	case g.failure != nil:
 		g.fail(ctx, msg)
-	case isCall && g.draining:
+	case (isCall || isRequest) && g.draining:
 		g.bounce(ctx, ctx.Sender())
 	case isCall:
 		g.noteCaller(ctx)
@@ -155,6 +158,10 @@ func (g *grain) fail(ctx actor.Context, msg any) {
 		f := *g.failure
 		f.Op = messages.CallOp(m.Name)
 		wire.Send(ctx.ActorSystem(), ctx.Sender(), &messages.CallToolReply{ID: m.ID, Failure: &f})
+	case *messages.ServerRequest:
+		f := *g.failure
+		f.Op = m.Op()
+		wire.Send(ctx.ActorSystem(), ctx.Sender(), &messages.ServerReply{ID: m.ID, Failure: &f})
 	case *messages.CancelCall, *messages.WatchTools, *messages.UnwatchTools:
 	default:
 		wire.Send(ctx.ActorSystem(), ctx.Sender(), g.failure)

@@ -18,7 +18,8 @@ import (
 // once), bounded by ctx's deadline or else WithDefaultCallTimeout, and
 // cancelled on the server when ctx ends. Lists are asked of the server on
 // each call, a page at a time; WithListChangeHandler hears when they
-// change.
+// change. A facade over a cluster grain (grid.Connect) sends them through
+// its link, in their wire forms.
 
 // ErrResultTooLarge: a resource read whose contents (text bytes plus blob
 // bytes) are over [WithMaxResultBytes]. Of kind Internal; the contents are
@@ -110,33 +111,58 @@ func askServer[T mcp.Result](ctx context.Context, p *McpPlugin, msg *messages.Se
 	if p.closed.Load() {
 		return fail(KindInternal, errors.New("plugin is closed"))
 	}
-	l, ok := p.conn.(*localLink)
-	if !ok {
-		return fail(KindNotSupported, errors.New("resources and prompts are served by a plugin from Connect only, not across cluster members yet"))
-	}
 	msg.ID = p.nextID.Add(1)
 	if d, ok := ctx.Deadline(); ok {
 		msg.Deadline, msg.Limit = d, "the caller's deadline"
 	} else if p.callTimeout > 0 {
 		msg.Deadline, msg.Limit = time.Now().Add(p.callTimeout), p.callTimeoutLimit
 	}
-	f := &Future{p: p, id: msg.ID, name: msg.Op()}
-	p.router.expect(f)
-	l.system.Root.RequestWithCustomSender(l.pid, msg, p.router.pid)
 	var reply any
-	select {
-	case reply = <-f.ch:
-	case <-ctx.Done():
-		l.system.Root.Send(l.pid, &messages.CancelCall{ID: msg.ID})
-		p.router.forget(msg.ID)
-		return fail(KindInternal, callerLeft(ctx.Err()))
-	case <-p.done:
-		select {
-		case reply = <-f.ch:
-		default:
-			p.router.forget(msg.ID)
-			return fail(KindInternal, errors.New("plugin closed before the request was answered"))
+	switch l := p.conn.(type) {
+	case *localLink:
+		var err error
+		if reply, err = p.askLocal(ctx, l, msg); err != nil {
+			return zero, err
 		}
+	case serverRequester:
+		// A facade over an actor elsewhere (grid.Connect): the link asks.
+		// The wait ends with ctx, at the request's deadline (a member
+		// that died answers nothing), or when the plugin closes.
+		wctx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		if !msg.Deadline.IsZero() {
+			var stopTimer context.CancelFunc
+			wctx, stopTimer = context.WithDeadline(wctx, msg.Deadline)
+			defer stopTimer()
+		}
+		stop := make(chan struct{})
+		defer close(stop)
+		go func() {
+			select {
+			case <-p.done:
+				cancel(errPluginClosed)
+			case <-stop:
+			}
+		}()
+		r, err := l.ServerRequest(wctx, msg)
+		switch {
+		case err == nil:
+			reply = r
+		case ctx.Err() != nil:
+			return fail(KindInternal, callerLeft(ctx.Err()))
+		case errors.Is(context.Cause(wctx), errPluginClosed):
+			return fail(KindInternal, errors.New("plugin closed before the request was answered"))
+		case errors.Is(wctx.Err(), context.DeadlineExceeded):
+			if _, ok := ctx.Deadline(); ok {
+				<-ctx.Done() // the same deadline: one clock, ctx's (see below)
+				return fail(KindInternal, callerLeft(ctx.Err()))
+			}
+			return fail(KindInternal, fmt.Errorf("deadline exceeded: %s passed: %w", msg.Limit, context.DeadlineExceeded))
+		default:
+			return fail(KindInternal, err)
+		}
+	default:
+		return fail(KindNotSupported, errors.New("this facade's link carries no resource or prompt requests"))
 	}
 	switch m := reply.(type) {
 	case *messages.ServerReply:
@@ -160,4 +186,40 @@ func askServer[T mcp.Result](ctx context.Context, p *McpPlugin, msg *messages.Se
 		return fail(KindInternal, errors.New("the connection actor is gone"))
 	}
 	return fail(KindInternal, fmt.Errorf("%w: %T", errUnexpectedReply, reply))
+}
+
+// errPluginClosed ends a request's wait when the plugin closes.
+var errPluginClosed = errors.New("plugin closed")
+
+// serverRequester is a link that carries resource and prompt requests to
+// an actor elsewhere (internal/core/attach's, for grid.Connect).
+type serverRequester interface {
+	ServerRequest(ctx context.Context, msg *messages.ServerRequest) (*messages.ServerReply, error)
+}
+
+// askLocal sends msg to the actor the plugin spawned and returns its
+// reply; the error is the plugin's, when ctx ended or the plugin closed.
+func (p *McpPlugin) askLocal(ctx context.Context, l *localLink, msg *messages.ServerRequest) (any, error) {
+	fail := func(err error) (any, error) {
+		return nil, &Error{Kind: KindInternal, Server: p.server, Op: msg.Op(), Err: err}
+	}
+	f := &Future{p: p, id: msg.ID, name: msg.Op()}
+	p.router.expect(f)
+	l.system.Root.RequestWithCustomSender(l.pid, msg, p.router.pid)
+	select {
+	case reply := <-f.ch:
+		return reply, nil
+	case <-ctx.Done():
+		l.system.Root.Send(l.pid, &messages.CancelCall{ID: msg.ID})
+		p.router.forget(msg.ID)
+		return fail(callerLeft(ctx.Err()))
+	case <-p.done:
+		select {
+		case reply := <-f.ch:
+			return reply, nil
+		default:
+			p.router.forget(msg.ID)
+			return fail(errors.New("plugin closed before the request was answered"))
+		}
+	}
 }
