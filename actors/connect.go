@@ -221,6 +221,11 @@ func listTools(ctx context.Context, s *mcp.ClientSession, logger *zap.Logger) (t
 			return nil, listHints{}, fmt.Errorf("more than %d pages", maxToolPages)
 		}
 		res, err := s.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
+		if err != nil && page == 0 && noTools(s) && ctx.Err() == nil {
+			// A server of resources or prompts only, which declares no
+			// tools, may refuse tools/list: it has none.
+			return []*mcp.Tool{}, listHints{}, nil
+		}
 		if err != nil {
 			return nil, listHints{}, err
 		}

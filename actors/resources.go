@@ -293,3 +293,9 @@ func (s *mcpSupervisor) failRequests(f *messages.Failure) {
 	}
 	s.requests = nil
 }
+
+// noTools reports whether s's server declares no tools capability.
+func noTools(s *mcp.ClientSession) bool {
+	r := s.InitializeResult()
+	return r == nil || r.Capabilities == nil || r.Capabilities.Tools == nil
+}
