@@ -3,6 +3,7 @@
 # the pinned packages of package.json and package-lock.json beside this
 # file (the TypeScript MCP server SDK v2, @modelcontextprotocol/node, the
 # legacy-only @modelcontextprotocol/server-everything on the SDK v1, dbhub,
+# @takescake/1password-mcp (2026-07-28, with prompts and resources),
 # and the Node.js 22 they run on), into interop/.cache, with the machine's
 # own npm (without the optional packages: dbhub's drivers of other
 # databases than SQLite). With the argument gopls it installs gopls
