@@ -402,6 +402,9 @@ func (f *Future) ToolResult(ctx context.Context) host.ToolResult {
 		out.Content, out.IsError = capText(err.Error(), limit), true
 	} else {
 		out.Content, out.IsError = capText(RenderResult(res), limit), res != nil && res.IsError
+		if f.p != nil {
+			f.p.handToolUI(ctx, out) // WithToolUIHandler (apps.go)
+		}
 	}
 	return out
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"time"
+
+	"github.com/cuca-go/mcpconnector/host"
 )
 
 // The host controls: approval before a call, progress and an idle timeout
@@ -17,6 +19,7 @@ type controls struct {
 	onProgress     func(Progress)
 	idleTimeout    time.Duration
 	maxResultBytes int
+	onToolUI       func(context.Context, host.ToolResult, *ToolUI, error) // WithToolUIHandler (apps.go)
 }
 
 // ApprovalRequest is what [WithApproval]'s function decides on: one tool
