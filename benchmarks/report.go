@@ -253,6 +253,8 @@ func (r *Report) note(row *Row) string {
 		if row.Idle != nil {
 			return fmt.Sprintf("idle: %s and %.1f goroutines per connection", bytesStr(row.Idle.HeapPerConn), row.Idle.GoroutinesPerConn)
 		}
+	case ScenarioResourceRead: // resources.go
+		return r.resourceReadNote(row)
 	case ScenarioToolboxHook:
 		if p := r.find(row.Scenario, nameHook, 0); row.Subject == SubjectToolboxHook && p != nil {
 			return fmt.Sprintf("p50 %+.1f%%, p99 %+.1f%%, CPU %+.1f%%, %+.1f allocs vs plugin hook",

@@ -143,6 +143,7 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 		{ScenarioPassThrough, r.passThrough},
 		{ScenarioHookStdio, r.hookStdio},
 		{ScenarioHookHTTP, r.hookHTTP},
+		{ScenarioResourceRead, r.resourceRead}, // resources.go
 		{ScenarioInstant, func(ctx context.Context) error {
 			return r.throughput(ctx, ScenarioInstant, InstantCall, cfg.InstantFor)
 		}},

@@ -29,7 +29,7 @@ func TestQuickRun(t *testing.T) {
 		scenarios[r.Scenario]++
 	}
 	for _, sc := range []string{
-		benchmarks.ScenarioPassThrough, benchmarks.ScenarioHookStdio, benchmarks.ScenarioHookHTTP,
+		benchmarks.ScenarioPassThrough, benchmarks.ScenarioHookStdio, benchmarks.ScenarioHookHTTP, benchmarks.ScenarioResourceRead,
 		benchmarks.ScenarioInstant, benchmarks.ScenarioWait, benchmarks.ScenarioIdleStdio,
 		benchmarks.ScenarioIdleHTTP, benchmarks.ScenarioWide,
 		benchmarks.ScenarioToolboxPass, benchmarks.ScenarioToolboxHook, benchmarks.ScenarioToolboxOpen,
@@ -66,6 +66,7 @@ func TestQuickRun(t *testing.T) {
 	assert.Contains(t, md.String(), "| hook call, stdio | "+benchmarks.SubjectMCPGo+" |")
 	assert.Contains(t, md.String(), "| "+benchmarks.ScenarioTurn+" | "+benchmarks.SubjectTurn4+" |")
 	assert.Contains(t, md.String(), "| "+benchmarks.ScenarioLazyOpen+" | "+benchmarks.SubjectLazy+" |")
+	assert.Contains(t, md.String(), "| "+benchmarks.ScenarioResourceRead+" | "+benchmarks.SubjectPluginReadResource+" |")
 	assert.Contains(t, md.String(), "Targets (reported, not asserted)")
 	assert.True(t, strings.HasPrefix(svg.String(), "<svg"), svg.String())
 	assert.Len(t, rep.Targets(), targets)
