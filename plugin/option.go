@@ -15,11 +15,13 @@ import (
 //
 //   - the options of calls ([WithApproval], [WithProgress],
 //     [WithIdleTimeout], [WithMaxResultBytes], [WithDefaultCallTimeout],
-//     [WithCallTimeoutCap], [WithStatusHandler]) everywhere but a kind;
+//     [WithCallTimeoutCap], [WithStatusHandler], [WithToolUIHandler])
+//     everywhere but a kind;
 //   - the options of the connection and its supervision
 //     ([WithClientInfo], [WithClientOptions], [WithInputRequired], [WithTasks],
 //     [WithBackoff], [WithRestartBudget], [WithBreakerCoolDown],
-//     [WithReconnectWait], [WithRetryIdempotent]) everywhere but a facade,
+//     [WithReconnectWait], [WithRetryIdempotent], [WithListChangeHandler])
+//     everywhere but a facade,
 //     whose connection its kind configures;
 //   - [WithLogger], [WithActorSystem], [WithConnectTimeout],
 //     [WithToolRefresh] and the telemetry providers everywhere;
