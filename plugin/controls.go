@@ -17,6 +17,7 @@ type controls struct {
 	onProgress     func(Progress)
 	idleTimeout    time.Duration
 	maxResultBytes int
+	resourceTools  resourceTools // WithResourceTools (resourcetools.go)
 }
 
 // ApprovalRequest is what [WithApproval]'s function decides on: one tool
