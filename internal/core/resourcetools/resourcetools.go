@@ -31,7 +31,7 @@ const (
 		"name, MIME type and description, and the URI templates of resources read by filling in a template. " +
 		"Give server to list one server's; without it, every running server's are listed. " +
 		"Read one with " + ReadName + "."
-	readOne = "Reads a resource of the MCP server by its URI, as " + ListName + " or a resource link in a tool result gave it."
+	readOne  = "Reads a resource of the MCP server by its URI, as " + ListName + " or a resource link in a tool result gave it."
 	readMany = "Reads a resource of an MCP server by its server's name and its URI, as " + ListName +
 		" or a resource link in a tool result gave them."
 
