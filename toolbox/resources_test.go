@@ -275,7 +275,9 @@ func TestToolSearchFindsTheResourceTools(t *testing.T) {
 func TestAServerToolNamedLikeAResourceToolCollides(t *testing.T) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "clash", Version: "1"}, nil)
 	s.AddTool(&mcp.Tool{Name: "read_mcp_resource", InputSchema: json.RawMessage(`{"type":"object"}`)},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
 	srv := testserver.NewHTTPServer(s)
 	t.Cleanup(srv.Close)
 	cfg := config(t, map[string]entry{"raw": {"type": "http", "url": srv.URL, "prefix": ""}})
