@@ -22,13 +22,13 @@ import (
 // resources (internal/core/resourcetools has their definitions and
 // renderings).
 
-// The model-facing resource tools' names.
+// The model-facing resource tools' names (a toolbox's are the same).
 const (
 	// ListResourcesTool lists the server's resources and resource
 	// templates ([WithResourceTools]).
-	ListResourcesTool = resourcetools.ListName
+	ListResourcesTool = "list_mcp_resources"
 	// ReadResourceTool reads a resource by its URI ([WithResourceTools]).
-	ReadResourceTool = resourcetools.ReadName
+	ReadResourceTool = "read_mcp_resource"
 )
 
 // WithResourceTools gives the model two tools of the plugin's own, as

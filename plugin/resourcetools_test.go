@@ -158,3 +158,10 @@ func TestWithoutResourceToolsNothingChanges(t *testing.T) {
 	assert.Equal(t, host.ToolResult{ToolCallID: "s", Name: plugin.ReadResourceTool, Content: resourceserver.NotesText}, res)
 	assert.True(t, p.ResourceToolResult(t.Context(), host.ToolCall{Name: "other"}).IsError)
 }
+
+func TestResourceToolNamesAreTheToolsOnes(t *testing.T) {
+	p := connectResourceTools(t, plugin.WithResourceTools())
+	defs := p.ToolDefinitions()
+	assert.Equal(t, plugin.ListResourcesTool, defs[0].Name)
+	assert.Equal(t, plugin.ReadResourceTool, defs[1].Name)
+}
