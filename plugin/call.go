@@ -43,12 +43,12 @@ func (p *McpPlugin) OnStreamChunk(ctx context.Context, chunk *host.Chunk) error 
 	}
 	var buf [4]pending // most chunks call one tool; no allocation for up to four
 	calls := buf[:0]
-	var reads resourceCalls // WithResourceTools's (resourcetools.go)
+	var reads *resourceCalls // WithResourceTools's (resourcetools.go); nil until one
 	for i, b := range chunk.Blocks {
 		if tc, ok := b.(host.ToolCall); ok && s.tool(tc.Name) != nil {
 			calls = append(calls, pending{i, p.StartToolCall(ctx, tc)})
 		} else if ok && p.resourceTools.answers(tc.Name) {
-			reads.start(ctx, p, chunk.Blocks, i, tc)
+			reads = reads.start(ctx, p, chunk.Blocks, i, tc)
 		}
 	}
 	for _, c := range calls {
