@@ -426,7 +426,7 @@ func (t *Toolbox) OnStreamChunk(ctx context.Context, chunk *host.Chunk) error {
 	if first < 0 {
 		return nil
 	}
-	var buf [4]pending // most chunks call one tool; no allocation for up to four
+	var buf [4]pending       // most chunks call one tool; no allocation for up to four
 	var reads *resourceCalls // the resource tools' calls (resources.go); nil until one
 	calls, serial := t.startCalls(ctx, rt, chunk.Blocks, first, buf[:0], &reads)
 	t.finishCalls(ctx, chunk.Blocks, calls, serial)
