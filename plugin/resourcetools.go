@@ -32,10 +32,10 @@ const (
 )
 
 // WithResourceTools gives the model two tools of the plugin's own, as
-// Claude Code's ListMcpResourcesTool and ReadMcpResourceTool: list_mcp_resources
-// ({} : the server's resources and resource templates, as a JSON array)
-// and read_mcp_resource ({"uri": ...}: the resource's text; a blob is
-// described, not shown). [McpPlugin.ToolDefinitions] lists them beside
+// Claude Code's ListMcpResourcesTool and ReadMcpResourceTool:
+// list_mcp_resources (no arguments: the server's resources and resource
+// templates, as a JSON array) and read_mcp_resource ({"uri": ...}: the
+// resource's text; a blob is described, not shown). [McpPlugin.ToolDefinitions] lists them beside
 // the server's tools, and [McpPlugin.OnStreamChunk] answers their calls;
 // [McpPlugin.Tools], [McpPlugin.HasTool] and [McpPlugin.CallTool] know the
 // server's tools only, and a tool of the server under either name wins
