@@ -43,14 +43,18 @@ func (p *McpPlugin) OnStreamChunk(ctx context.Context, chunk *host.Chunk) error 
 	}
 	var buf [4]pending // most chunks call one tool; no allocation for up to four
 	calls := buf[:0]
+	var reads *resourceCalls // WithResourceTools's (resourcetools.go); nil until one
 	for i, b := range chunk.Blocks {
 		if tc, ok := b.(host.ToolCall); ok && s.tool(tc.Name) != nil {
 			calls = append(calls, pending{i, p.StartToolCall(ctx, tc)})
+		} else if ok && p.resourceTools.answers(tc.Name) {
+			reads = reads.start(ctx, p, chunk.Blocks, i, tc)
 		}
 	}
 	for _, c := range calls {
 		chunk.Blocks[c.i] = c.f.ToolResult(ctx)
 	}
+	reads.wait()
 	return nil
 }
 
@@ -401,7 +405,7 @@ func (f *Future) ToolResult(ctx context.Context) host.ToolResult {
 	if err != nil {
 		out.Content, out.IsError = capText(err.Error(), limit), true
 	} else {
-		out.Content, out.IsError = capText(RenderResult(res), limit), res != nil && res.IsError
+		out.Content, out.IsError = capText(renderResult(res, f.p.linkHint()), limit), res != nil && res.IsError
 		if f.p != nil {
 			f.p.handToolUI(ctx, out) // WithToolUIHandler (apps.go)
 		}

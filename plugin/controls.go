@@ -20,6 +20,7 @@ type controls struct {
 	idleTimeout    time.Duration
 	maxResultBytes int
 	onToolUI       func(context.Context, host.ToolResult, *ToolUI, error) // WithToolUIHandler (apps.go)
+	resourceTools  resourceTools                                          // WithResourceTools (resourcetools.go)
 }
 
 // ApprovalRequest is what [WithApproval]'s function decides on: one tool

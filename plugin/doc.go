@@ -31,6 +31,8 @@
 //   - Resources and prompts: [McpPlugin.ListResources],
 //     [McpPlugin.ListResourceTemplates], [McpPlugin.ReadResource],
 //     [McpPlugin.ListPrompts], [McpPlugin.GetPrompt], [PromptMessages].
+//   - Resource tools for the model, opt-in: [WithResourceTools],
+//     [ListResourcesTool], [ReadResourceTool], [McpPlugin.ResourceToolResult].
 //   - Routing blocks (for facades over plugins): [McpPlugin.StartToolCall],
 //     [Future.ToolResult].
 //   - Errors: [Error] and its kinds [ErrIO], [ErrNotSupported],

@@ -190,6 +190,7 @@ func start(t transport.McpTransport, o *options) (*McpPlugin, error) {
 		return nil, &Error{Kind: KindInternal, Op: "connect", Err: errors.New("nil transport")}
 	}
 	p := newFacade(t.String(), transportext.LabelOf(t), o)
+	p.resourceTools.nameServer(t)
 	notify := p.notify
 	if o.Supervisor.Connection.RetryIdempotent {
 		t = retryCutStreams{t, p} // see cutstream.go
@@ -356,7 +357,7 @@ func (p *McpPlugin) Instructions() string { return p.tools.Load().instructions }
 // ToolDefinitions returns the discovered tools, sorted by name, in the form a
 // [host.Request] publishes them to the model.
 func (p *McpPlugin) ToolDefinitions() []host.ToolDefinition {
-	return slices.Clone(p.snapshot().definitions())
+	return p.resourceTools.add(slices.Clone(p.snapshot().definitions()))
 }
 
 // ToolsTTL returns the cache hint of the current tool list: the smallest

@@ -16,10 +16,16 @@ const ToolErrorPrefix = "tool error: "
 //   - text blocks as they are, every block joined by a newline;
 //   - images and audio as "[image: image/png, 1.2 KiB]", never their data;
 //   - embedded resources as "[resource: URI (text/plain, 12 B)]";
-//   - resource links as "[resource link: URI (name, image/png, 3 KiB)]";
+//   - resource links as "[resource link: URI (name, image/png, 3 KiB)]"
+//     (with [WithResourceTools], the hook's results add the tool that
+//     reads them: "[resource link: URI (name); read it with read_mcp_resource]");
 //   - with no content blocks, structuredContent as compact JSON;
 //   - an isError result prefixed with [ToolErrorPrefix].
-func RenderResult(res *mcp.CallToolResult) string {
+func RenderResult(res *mcp.CallToolResult) string { return renderResult(res, "") }
+
+// renderResult is [RenderResult] with linkHint ("" for none) added to each
+// resource link: how the model reads it.
+func renderResult(res *mcp.CallToolResult, linkHint string) string {
 	if res == nil {
 		return ""
 	}
@@ -46,12 +52,16 @@ func RenderResult(res *mcp.CallToolResult) string {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		renderContent(&b, c)
+		renderContentHint(&b, c, linkHint)
 	}
 	return b.String()
 }
 
-func renderContent(b *strings.Builder, c mcp.Content) {
+func renderContent(b *strings.Builder, c mcp.Content) { renderContentHint(b, c, "") }
+
+// renderContentHint renders c, a resource link with linkHint after its
+// details.
+func renderContentHint(b *strings.Builder, c mcp.Content, linkHint string) {
 	switch c := c.(type) {
 	case *mcp.TextContent:
 		b.WriteString(c.Text)
@@ -84,6 +94,9 @@ func renderContent(b *strings.Builder, c mcp.Content) {
 		detail := c.URI
 		if len(parts) > 0 {
 			detail += " (" + strings.Join(parts, ", ") + ")"
+		}
+		if linkHint != "" {
+			detail += "; " + linkHint
 		}
 		placeholder(b, "resource link", detail)
 	case nil:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/cuca-go/mcpconnector/internal/core/resourcetools"
 	"github.com/cuca-go/mcpconnector/internal/core/serverrules"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -47,7 +48,7 @@ func (t *Toolbox) approval(sc *mcpconfig.Server, host func(context.Context, plug
 			}
 			return host(ctx, req)
 		case mcpconfig.ApprovalWrites:
-			if t.readOnly(sc.Name, req.Tool) {
+			if req.Tool == resourcetools.ReadName || t.readOnly(sc.Name, req.Tool) { // a resource read writes nothing
 				return nil
 			}
 		case mcpconfig.ApprovalPrompt, mcpconfig.ApprovalApprove:

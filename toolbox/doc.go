@@ -115,4 +115,7 @@
 //   - Tool search: [WithToolSearch], [ToolSearch], [Toolbox.Search], [Toolbox.OnRequest], [DefinitionBytes].
 //   - Lazy servers and pins: [WithManifestDir], [DefaultManifestDir], [Toolbox.Start], [WithPinnedTools],
 //     [Toolbox.HeldTools], [HeldTool], [Toolbox.AcceptTools], [ErrToolChanged], [ErrUnknownServer].
+//   - Resources and prompts: [Toolbox.ListResources], [Toolbox.ListResourceTemplates], [Toolbox.ReadResource],
+//     [Toolbox.ListPrompts], [Toolbox.GetPrompt], [Resource], [ResourceTemplate], [Prompt]; for the model,
+//     [WithResourceTools].
 package toolbox

@@ -41,6 +41,7 @@ type options struct {
 	manifestDir           string
 	pinned                bool
 	policy                *ServerPolicy
+	resourceTools         bool       // WithResourceTools
 	test                  *testHooks // the tests' rendezvous points
 }
 

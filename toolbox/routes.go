@@ -41,6 +41,10 @@ type routeTable struct {
 	hooks map[string]*route
 	// denied are the tools pinning holds out, by exposed name.
 	denied map[string]*route
+	// own are the toolbox's own tools (WithResourceTools), sorted by
+	// name; allDefs are defs with theirs, sorted (resources.go).
+	own     []Tool
+	allDefs []host.ToolDefinition
 	searchTableState
 }
 
@@ -53,7 +57,7 @@ type route struct {
 	deny   error  // a tool pinning holds out: every call fails with it
 }
 
-func (r *routeTable) definitions() []host.ToolDefinition { return r.defs }
+func (r *routeTable) definitions() []host.ToolDefinition { return r.allDefs }
 
 // openTable builds the first table; any collision fails Open. From its
 // start, a server's status change rebuilds the table too: a change while
@@ -247,6 +251,9 @@ func (t *Toolbox) serverRoutes(s *server, lists map[*server]*serverTools, prev, 
 		if t.search != nil && exposed == t.search.Name {
 			return nil, searchCollision(exposed, r)
 		}
+		if err := t.ownCollision(exposed, r); err != nil {
+			return nil, err
+		}
 		other, dup := byName[exposed]
 		if !dup {
 			other, dup = taken[exposed]
@@ -276,13 +283,14 @@ type routed struct {
 func (t *Toolbox) setHooks(rt *routeTable) {
 	maps.DeleteFunc(rt.denied, func(name string, _ *route) bool { return rt.byName[name] != nil })
 	rt.hooks = rt.byName
-	if t.search != nil || len(rt.denied) > 0 {
+	if t.search != nil || len(rt.denied) > 0 || t.opts.resourceTools {
 		rt.hooks = maps.Clone(rt.byName)
 		maps.Copy(rt.hooks, rt.denied)
 		if t.search != nil {
 			rt.hooks[t.search.Name] = searchRoute
 		}
 	}
+	t.addOwnRoutes(rt)
 }
 
 // commit swaps in b's table and records, logs and admits what it says of
@@ -418,9 +426,11 @@ func (t *Toolbox) OnStreamChunk(ctx context.Context, chunk *host.Chunk) error {
 	if first < 0 {
 		return nil
 	}
-	var buf [4]pending // most chunks call one tool; no allocation for up to four
-	calls, serial := t.startCalls(ctx, rt, chunk.Blocks, first, buf[:0])
+	var buf [4]pending       // most chunks call one tool; no allocation for up to four
+	var reads *resourceCalls // the resource tools' calls (resources.go); nil until one
+	calls, serial := t.startCalls(ctx, rt, chunk.Blocks, first, buf[:0], &reads)
 	t.finishCalls(ctx, chunk.Blocks, calls, serial)
+	reads.wait()
 	return nil
 }
 
@@ -428,7 +438,7 @@ func (t *Toolbox) OnStreamChunk(ctx context.Context, chunk *host.Chunk) error {
 // calls: a search call and a held-out tool's are answered in place, a lazy
 // server is started, and a serial server's calls are left for runSerial
 // (serial says there are some).
-func (t *Toolbox) startCalls(ctx context.Context, rt *routeTable, blocks []host.Block, first int, calls []pending) (_ []pending, serial bool) {
+func (t *Toolbox) startCalls(ctx context.Context, rt *routeTable, blocks []host.Block, first int, calls []pending, reads **resourceCalls) (_ []pending, serial bool) {
 	for i := first; i < len(blocks); i++ {
 		tc, ok := blocks[i].(host.ToolCall)
 		if !ok {
@@ -441,6 +451,9 @@ func (t *Toolbox) startCalls(ctx context.Context, rt *routeTable, blocks []host.
 		switch {
 		case r == searchRoute:
 			blocks[i] = t.answerSearch(rt, tc)
+			continue
+		case ownRoute(r):
+			*reads = (*reads).start(ctx, t, blocks, i, tc)
 			continue
 		case r.deny != nil:
 			blocks[i] = host.ToolResult{ToolCallID: tc.ID, Name: tc.Name, Content: r.deny.Error(), IsError: true}
@@ -552,7 +565,7 @@ func (t *Toolbox) startForChunk(ctx context.Context, blocks []host.Block, byName
 	need := map[*server]bool{r.server: true}
 	for _, b := range blocks {
 		if tc, ok := b.(host.ToolCall); ok {
-			if o := byName[tc.Name]; o != nil && o != searchRoute && o.deny == nil && o.server.lazy && o.server.plugin() == nil {
+			if o := byName[tc.Name]; o != nil && o.server != nil && o.deny == nil && o.server.lazy && o.server.plugin() == nil {
 				need[o.server] = true
 			}
 		}

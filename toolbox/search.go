@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/cuca-go/mcpconnector/host"
+	"github.com/cuca-go/mcpconnector/internal/core/resourcetools"
 	"github.com/cuca-go/mcpconnector/internal/core/serverrules"
 	"github.com/cuca-go/mcpconnector/internal/core/toolsearch"
 )
@@ -93,13 +94,21 @@ func (rt *routeTable) searchState(cfg *ToolSearch, cache *toolsearch.WordCache) 
 
 // newSearchTable gives the search engine rt's tools (package toolsearch).
 func newSearchTable(rt *routeTable, cfg *ToolSearch, cache *toolsearch.WordCache) *toolsearch.Table {
-	entries := make([]toolsearch.Entry, len(rt.tools))
+	entries := make([]toolsearch.Entry, len(rt.tools), len(rt.tools)+len(rt.own))
 	for i, tl := range rt.tools {
 		sc := rt.byName[tl.Name].server.cfg
 		entries[i] = toolsearch.Entry{Def: rt.defs[i], Tool: tl.Tool, Server: tl.Server, Prefix: serverrules.ToolPrefix(sc), AlwaysLoad: sc.AlwaysLoad}
 	}
+	for _, o := range rt.own { // the toolbox's own, after the servers'
+		entries = append(entries, toolsearch.Entry{Def: resourcetools.Definition(o.Tool), Tool: o.Tool})
+	}
 	return toolsearch.NewTable(entries, toolsearch.Config{Name: cfg.Name, Results: cfg.Results, Threshold: cfg.Threshold,
-		Instructions: func(i int) string { return serverInstructions(rt.byName[rt.tools[i].Name].server) }}, cache)
+		Instructions: func(i int) string {
+			if i >= len(rt.tools) {
+				return ""
+			}
+			return serverInstructions(rt.byName[rt.tools[i].Name].server)
+		}}, cache)
 }
 
 // DefinitionBytes is the size of def as JSON with the keys "name",
@@ -123,6 +132,10 @@ func (t *Toolbox) Search(query string) []Tool {
 	loaded, _ := rt.searchState(t.search, &t.words).Find(query)
 	out := make([]Tool, len(loaded))
 	for i, j := range loaded {
+		if j >= len(rt.tools) {
+			out[i] = rt.own[j-len(rt.tools)]
+			continue
+		}
 		out[i] = rt.tools[j]
 	}
 	return out

@@ -455,6 +455,9 @@ func (t *Toolbox) pluginOptions(sc *mcpconfig.Server, o *options) []plugin.Optio
 	if sc.MaxResultBytes > 0 {
 		opts = append(opts, plugin.WithMaxResultBytes(sc.MaxResultBytes))
 	}
+	if o.resourceTools {
+		opts = append(opts, plugin.WithResourceTools()) // resource links name the read tool
+	}
 	return opts
 }
 
