@@ -12,11 +12,13 @@ import (
 	"time"
 
 	"github.com/cuca-go/mcpconnector/benchmarks"
+	"github.com/cuca-go/mcpconnector/internal/fixture/taskserver"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 )
 
 func main() {
 	testserver.RunBenchIfChild()
+	taskserver.RunIfChild()
 
 	quick := flag.Bool("quick", false, "run every scenario briefly (a smoke test, not a measurement)")
 	out := flag.String("out", "", "directory for report.md and report.svg (default benchmarks/out in the repository)")
