@@ -226,7 +226,8 @@ func (c *mcpConnection) driveTask(ctx context.Context, s *mcp.ClientSession, con
 		return callFailure(msg, messages.FailureInternal, "server answered a task: "+err.Error())
 	}
 	ctx, tel := c.cfg.Telemetry.startTask(ctx, c.peer, msg.Name, t) // the task's span and duration (tasks_telemetry.go)
-	defer func() { tel.end(ctx, reply) }()                            // (tasks_telemetry.go)
+	defer func() { tel.end(ctx, reply) }()                          // (tasks_telemetry.go)
+	c.taskStarted(cl, t)                                            // tells a caller that asked (WantTask) the task's id (tasks_detach.go)
 	// The task is the server's now: a lost connection must not run the
 	// tool again.
 	cl.retry = false

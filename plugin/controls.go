@@ -17,6 +17,7 @@ type controls struct {
 	onProgress     func(Progress)
 	idleTimeout    time.Duration
 	maxResultBytes int
+	detach         *detacher // WithTasks's DetachAfter: hook calls may detach (detach.go)
 }
 
 // ApprovalRequest is what [WithApproval]'s function decides on: one tool
