@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cuca-go/mcpconnector/host"
+	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
 )
 
@@ -153,4 +154,10 @@ func (r *TaskResultTool) ExecuteLocalTool(ctx context.Context, call host.ToolCal
 	out := r.answer(ctx, call)
 	out.ToolCallID, out.Name = call.ID, call.Name
 	return out, true, nil
+}
+
+// taskOption is a server's "tasks" setting as its plugin's option.
+func taskOption(t *mcpconfig.Tasks) plugin.Option {
+	return plugin.WithTasks(plugin.TaskOptions{DefaultPollInterval: t.PollInterval, MinPollInterval: t.MinPollInterval,
+		MaxPollInterval: t.MaxPollInterval, Timeout: t.Timeout, DetachAfter: t.DetachAfter})
 }

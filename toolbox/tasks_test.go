@@ -86,3 +86,27 @@ func TestToolboxDetachedTaskAndTaskResultTool(t *testing.T) {
 	assert.NoError(t, err)
 	assert.Empty(t, res)
 }
+
+// The "tasks" key of a server's entry gives it WithTasks with its
+// settings; a server without it declares nothing and gets no task.
+func TestToolboxTasksConfigKey(t *testing.T) {
+	jobs := taskEntry(t)
+	jobs["tasks"] = map[string]any{"detachAfter": "20ms", "minPollInterval": "10ms"}
+	tb := open(t, config(t, map[string]entry{"jobs": jobs, "plain": taskEntry(t)}))
+	file := filepath.Join(t.TempDir(), "never")
+	args, err := json.Marshal(map[string]any{"until": file, "text": "x"})
+	require.NoError(t, err)
+
+	// Without the key the server makes no task: the tool answers at once.
+	chunk := chunkOf(host.ToolCall{ID: "p1", Name: "plain__work", Arguments: args})
+	require.NoError(t, tb.OnStreamChunk(t.Context(), chunk))
+	assert.Equal(t, host.ToolResult{ToolCallID: "p1", Name: "plain__work", Content: "x"}, chunk.Blocks[0])
+
+	// With it, the task is driven, and detaches after 20ms.
+	chunk = chunkOf(host.ToolCall{ID: "j1", Name: "jobs__work", Arguments: args})
+	require.NoError(t, tb.OnStreamChunk(t.Context(), chunk))
+	out := chunk.Blocks[0].(host.ToolResult)
+	assert.Contains(t, out.Content, "still running")
+	require.Len(t, tb.Plugin("jobs").DetachedTasks(), 1)
+	assert.Empty(t, tb.Plugin("plain").DetachedTasks())
+}

@@ -455,6 +455,9 @@ func (t *Toolbox) pluginOptions(sc *mcpconfig.Server, o *options) []plugin.Optio
 	if sc.MaxResultBytes > 0 {
 		opts = append(opts, plugin.WithMaxResultBytes(sc.MaxResultBytes))
 	}
+	if sc.Tasks != nil {
+		opts = append(opts, taskOption(sc.Tasks)) // tasks.go
+	}
 	return opts
 }
 
