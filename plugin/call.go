@@ -149,7 +149,7 @@ func (p *McpPlugin) call(ctx context.Context, callID, name string, args json.Raw
 	}
 	f := &Future{p: p, id: p.nextID.Add(1), name: name, callID: callID, callCtx: ctx}
 	if p.detach != nil && callID != "" {
-		ctx = p.detach.prepare(f) // a hook call that may return while its task runs on (detach.go)
+		p.detach.prepare(f) // a hook call that may return while its task runs on (detach.go)
 	}
 	if p.approve != nil {
 		f.gate = &approvalGate{}
@@ -222,6 +222,9 @@ func (p *McpPlugin) decide(ctx context.Context, req ApprovalRequest) (err error)
 // send registers f for its reply and sends its call through the link.
 func (p *McpPlugin) send(ctx context.Context, f *Future, args json.RawMessage) error {
 	name := f.name
+	if f.task != nil {
+		ctx = context.WithoutCancel(ctx) // a detachable call outlives its caller's ctx (detach.go)
+	}
 	msg := &messages.CallTool{ID: f.id, Name: name, Arguments: args,
 		Progress: p.onProgress != nil, IdleTimeout: p.idleTimeout, WantTask: f.task != nil} // WantTask: detach.go
 	if p.tel != nil {

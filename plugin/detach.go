@@ -55,15 +55,15 @@ type futureTask struct {
 	started time.Time
 }
 
-// prepare makes f a detachable call and returns the ctx to send it with:
-// the caller's values (trace context) without its end or deadline, which
-// would end the task after the hook has returned. The hook's wait still
-// gives the call up when the caller's ctx ends before the call detaches;
-// the task's own timeout bounds it ([TaskOptions.Timeout]).
-func (d *detacher) prepare(f *Future) context.Context {
+// prepare makes f a detachable call. It is sent without its caller's
+// ctx's end or deadline (send), which would end the task after the hook
+// has returned; the hook's wait still gives the call up when the caller's
+// ctx ends before the call detaches, and the task's own timeout bounds it
+// ([TaskOptions.Timeout]). An approval function still sees the caller's
+// ctx.
+func (d *detacher) prepare(f *Future) {
 	f.task = &futureTask{after: d.after, now: make(chan struct{})}
 	f.callCtx = context.WithoutCancel(f.callCtx)
-	return f.callCtx
 }
 
 // detachNow is closed when the call may detach; nil (never) for a call
