@@ -30,7 +30,8 @@ import (
 // a [host.ToolResult] of the same ID, carrying the rendered output or the error
 // text (cut at [WithMaxResultBytes], when given). Calls in one chunk run
 // concurrently, approval included; the hook returns when all have
-// answered. Other blocks pass through untouched, without an actor hop or an
+// answered (with [TaskOptions.DetachAfter], a call whose task runs longer
+// is answered by a block naming the task, which goes on). Other blocks pass through untouched, without an actor hop or an
 // allocation. It always returns nil.
 func (p *McpPlugin) OnStreamChunk(ctx context.Context, chunk *host.Chunk) error {
 	if chunk == nil {
