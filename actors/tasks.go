@@ -215,7 +215,7 @@ func isTask(res *mcp.CallToolResult) bool {
 
 // driveTask drives the task that answered cl's tools/call to its end and
 // returns the call's reply (nil when the caller gave up).
-func (c *mcpConnection) driveTask(ctx context.Context, s *mcp.ClientSession, conn *envelopeConn, cl *call, cancel context.CancelCauseFunc) *messages.CallToolReply {
+func (c *mcpConnection) driveTask(ctx context.Context, s *mcp.ClientSession, conn *envelopeConn, cl *call, cancel context.CancelCauseFunc) (reply *messages.CallToolReply) {
 	msg := cl.msg
 	raw := cl.task.Raw()
 	if raw == nil {
@@ -225,6 +225,9 @@ func (c *mcpConnection) driveTask(ctx context.Context, s *mcp.ClientSession, con
 	if err != nil {
 		return callFailure(msg, messages.FailureInternal, "server answered a task: "+err.Error())
 	}
+	ctx, tel := c.cfg.Telemetry.startTask(ctx, c.peer, msg.Name, t) // the task's span and duration (tasks_telemetry.go)
+	defer func() { tel.end(ctx, reply) }()                          // (tasks_telemetry.go)
+	c.taskStarted(cl, t)                                            // tells a caller that asked (WantTask) the task's id (tasks_detach.go)
 	// The task is the server's now: a lost connection must not run the
 	// tool again.
 	cl.retry = false
@@ -244,7 +247,7 @@ func (c *mcpConnection) driveTask(ctx context.Context, s *mcp.ClientSession, con
 		MinInterval:     c.cfg.Tasks.MinInterval,
 		MaxInterval:     c.cfg.Tasks.MaxInterval,
 		Answer:          c.answerer(),
-		Seen:            c.taskSeen(cl, t),
+		Seen:            tel.seen(c.taskSeen(cl, t)), // polls as span events (tasks_telemetry.go)
 	}
 	res, err := tasks.Drive(ctx, conn.request, cfg, t)
 	if err == nil {

@@ -5,11 +5,13 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/cuca-go/mcpconnector/internal/fixture/taskserver"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 )
 
 func TestMain(m *testing.M) {
 	testserver.RunBenchIfChild()
+	taskserver.RunIfChild()
 	goleak.VerifyTestMain(m,
 		// The grid scenario's cluster: protoactor-go's throttles and its
 		// test provider's TTL loop run on tickers nothing stops (as in

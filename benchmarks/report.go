@@ -185,6 +185,7 @@ func (r *Report) Targets() []Target {
 	}
 	out = append(out, r.lazyTargets()...)
 	out = append(out, r.outageTargets()...)
+	out = append(out, r.taskTargets()...)
 	out = append(out, r.toolSearchTargets()...)
 	return append(out, r.idleTargets()...)
 }
@@ -276,6 +277,8 @@ func (r *Report) note(row *Row) string {
 		}
 	case ScenarioTurn:
 		return r.turnNote(row)
+	case ScenarioTask:
+		return r.taskNote(row)
 	case ScenarioOutageHTTP, ScenarioOutageStdio:
 		return outageNote(row)
 	case ScenarioWide:

@@ -48,6 +48,10 @@ type Config struct {
 	// SearchRounds rounds of SearchPerRound searches and OnRequests, for
 	// [MeasureToolSearch].
 	SearchRounds, SearchPerRound int
+	// TaskRounds tasks are timed from their completion to their result,
+	// and TaskPollTasks tasks of TaskPollsPerTask polls measure a poll
+	// ([ScenarioTask]).
+	TaskRounds, TaskPollTasks int
 	// Outages are the lengths of the outage scenarios (each for dbhub over
 	// HTTP and for a failing stdio command); none runs when empty.
 	Outages []time.Duration
@@ -70,6 +74,7 @@ func FullConfig() Config {
 		WideRounds: 6, ToolboxOpenRounds: 8,
 		TurnRounds:   20,
 		SearchRounds: 10, SearchPerRound: 300,
+		TaskRounds: 100, TaskPollTasks: 10,
 		Outages: []time.Duration{10 * time.Second, 60 * time.Second},
 	}
 }
@@ -85,6 +90,7 @@ func QuickConfig() Config {
 		WideRounds: 1, ToolboxOpenRounds: 1,
 		TurnRounds:   1,
 		SearchRounds: 1, SearchPerRound: 5,
+		TaskRounds: 2, TaskPollTasks: 1,
 		Outages: []time.Duration{time.Second},
 	}
 }
@@ -157,6 +163,7 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 		{ScenarioGridHook, r.gridHook},
 		{ScenarioTurn, r.turn},
 		{ScenarioLazyOpen, r.lazy},
+		{ScenarioTask, r.tasks},
 		{ScenarioOutageHTTP, r.outageHTTP},
 		{ScenarioOutageStdio, r.outageStdio},
 	}

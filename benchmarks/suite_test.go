@@ -34,7 +34,7 @@ func TestQuickRun(t *testing.T) {
 		benchmarks.ScenarioIdleHTTP, benchmarks.ScenarioWide,
 		benchmarks.ScenarioToolboxPass, benchmarks.ScenarioToolboxHook, benchmarks.ScenarioToolboxOpen,
 		benchmarks.ScenarioTurn, benchmarks.ScenarioLazyOpen, benchmarks.ScenarioLazyFirst, benchmarks.ScenarioLazyIdle,
-		benchmarks.ScenarioOutageHTTP, benchmarks.ScenarioOutageStdio,
+		benchmarks.ScenarioOutageHTTP, benchmarks.ScenarioOutageStdio, benchmarks.ScenarioTask,
 	} {
 		assert.NotZero(t, scenarios[sc], sc)
 	}
@@ -47,7 +47,7 @@ func TestQuickRun(t *testing.T) {
 			assert.Greater(t, r.Outage.AfterKill, r.Outage.AfterReturn, "the kill came before the return")
 		}
 	}
-	targets := 20     // 13, the lazy servers' 3, direct tools/call's 3, an idle stdio connection against go-sdk's
+	targets := 22     // 13, the lazy servers' 3, direct tools/call's 3, an idle stdio connection against go-sdk's, the task's 2
 	if !raceEnabled { // the grid's rows need a cluster, which -race cannot run
 		for _, sc := range []string{benchmarks.ScenarioGridHook, benchmarks.ScenarioGridWait} {
 			assert.NotZero(t, scenarios[sc], sc)

@@ -183,6 +183,9 @@ type Server struct {
 	// end of the latest call through the hooks, and from the start of the
 	// latest Toolbox.CallTool.
 	StopWhenIdle time.Duration
+	// Tasks ("tasks") drives the server's tasks (SEP-2663) with its
+	// settings; nil when the file gives none or false.
+	Tasks *Tasks
 	// Line and Column (1-based, column in characters) locate the entry's
 	// name in the file, for errors about the server found after loading.
 	Line, Column int

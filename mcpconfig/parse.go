@@ -351,7 +351,7 @@ func (p *parser) server(e member) (*Server, *Error) {
 	}
 	s := &Server{Name: e.key, Disabled: r.disabled, Timeout: r.timeout, Trust: r.trust, MaxResultBytes: r.maxResultBytes, AlwaysLoad: r.alwaysLoad,
 		Lazy: r.lazy, StopWhenIdle: r.stopWhenIdle, Required: r.required, ParallelToolCalls: r.parallel, Approval: r.approval, Tools: r.tools,
-		Description: r.description}
+		Description: r.description, Tasks: r.tasks}
 	if s.Trust && s.Approval == ApprovalUnset {
 		s.Approval = ApprovalAuto // Gemini CLI's trust: no confirmation
 	}
@@ -486,7 +486,7 @@ var knownFields = map[string]bool{
 	"trust": true, "maxResultBytes": true, "alwaysLoad": true, "lazy": true, "stopWhenIdle": true,
 	"required": true, "parallelToolCalls": true, "approval": true, "tools": true,
 	"serverUrl": true, "headersHelper": true, "envFile": true, "disabledTools": true, "alwaysAllow": true,
-	"autoApprove": true, "description": true,
+	"autoApprove": true, "description": true, "tasks": true,
 }
 
 // lenientFields are keys other hosts define: a shape this package does not
@@ -515,6 +515,7 @@ type rawServer struct {
 	approval       ApprovalMode
 	tools          map[string]Tool
 	description    string
+	tasks          *Tasks // tasks.go
 }
 
 // decode stores the known field f; a non-empty msg is the error, at off and
@@ -556,6 +557,8 @@ func (r *rawServer) decode(f member) (off int, field, msg string) {
 		return r.decodeMaxResultBytes(f)
 	case "timeout":
 		return r.decodeTimeout(f)
+	case "tasks":
+		return r.decodeTasks(f)
 	}
 	return 0, "", ""
 }

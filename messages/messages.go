@@ -67,6 +67,10 @@ type CallTool struct {
 	// from another member keeps Deadline.
 	TaskDeadline time.Time
 	TaskLimit    string
+	// WantTask asks for a [*CallTask] when the server answers the call
+	// with a task (a plugin's detached hook calls). It does not cross the
+	// wire.
+	WantTask bool
 	// TraceContext is the caller's OpenTelemetry context as W3C fields
 	// (traceparent, tracestate, baggage), so that the connection's span of
 	// the call is the caller span's child across the actor hop, even from
@@ -84,6 +88,14 @@ type CallProgress struct {
 	// Total is zero when the server does not know it.
 	Total   float64
 	Message string
+}
+
+// CallTask tells the sender of a [CallTool] that set WantTask that the
+// server answered call ID with the task TaskID (SEP-2663), which the
+// connection now drives. No reply; it comes before the call's reply.
+type CallTask struct {
+	ID     uint64
+	TaskID string
 }
 
 // CallToolReply answers [CallTool]: exactly one of Result and Failure is set.
@@ -194,6 +206,9 @@ func (*CancelCall) IgnoreDeadLetterLogging() {}
 // IgnoreDeadLetterLogging: progress for a caller that gave up reaches
 // nobody, as expected.
 func (*CallProgress) IgnoreDeadLetterLogging() {}
+
+// IgnoreDeadLetterLogging: see [CallProgress.IgnoreDeadLetterLogging].
+func (*CallTask) IgnoreDeadLetterLogging() {}
 
 // IgnoreDeadLetterLogging: an unwatch after the connection stopped has
 // nothing left to end.

@@ -30,7 +30,8 @@ import (
 // a [host.ToolResult] of the same ID, carrying the rendered output or the error
 // text (cut at [WithMaxResultBytes], when given). Calls in one chunk run
 // concurrently, approval included; the hook returns when all have
-// answered. Other blocks pass through untouched, without an actor hop or an
+// answered (with [TaskOptions.DetachAfter], a call whose task runs longer
+// is answered by a block naming the task, which goes on). Other blocks pass through untouched, without an actor hop or an
 // allocation. It always returns nil.
 func (p *McpPlugin) OnStreamChunk(ctx context.Context, chunk *host.Chunk) error {
 	if chunk == nil {
@@ -152,6 +153,9 @@ func (p *McpPlugin) call(ctx context.Context, callID, name string, args json.Raw
 		return failedCall(callID, name, p.callError(KindInternal, name, errors.New("plugin is closed")))
 	}
 	f := &Future{p: p, id: p.nextID.Add(1), name: name, callID: callID, callCtx: ctx}
+	if p.detach != nil && callID != "" {
+		p.detach.prepare(f) // a hook call that may return while its task runs on (detach.go)
+	}
 	if p.approve != nil {
 		f.gate = &approvalGate{}
 		f.ch = make(chan any, 1)
@@ -223,8 +227,11 @@ func (p *McpPlugin) decide(ctx context.Context, req ApprovalRequest) (err error)
 // send registers f for its reply and sends its call through the link.
 func (p *McpPlugin) send(ctx context.Context, f *Future, args json.RawMessage) error {
 	name := f.name
+	if f.task != nil {
+		ctx = context.WithoutCancel(ctx) // a detachable call outlives its caller's ctx (detach.go)
+	}
 	msg := &messages.CallTool{ID: f.id, Name: name, Arguments: args,
-		Progress: p.onProgress != nil, IdleTimeout: p.idleTimeout}
+		Progress: p.onProgress != nil, IdleTimeout: p.idleTimeout, WantTask: f.task != nil} // WantTask: detach.go
 	if p.tel != nil {
 		msg.TraceContext = instrument.Inject(ctx)
 	}
@@ -264,6 +271,7 @@ type Future struct {
 	callCtx context.Context
 	ch      chan any      // the reply, from the plugin's callRouter
 	gate    *approvalGate // with WithApproval: whether the call was sent
+	task    *futureTask   // a hook call that may detach (detach.go); nil otherwise
 
 	mu   sync.Mutex
 	done bool
@@ -296,13 +304,27 @@ func FailedFuture(err error) *Future { return &Future{done: true, err: err} }
 // ending) waits for the reconnection instead of failing. Await may be
 // called again; it returns the same outcome.
 func (f *Future) Await(ctx context.Context) (*mcp.CallToolResult, error) {
+	res, err, _ := f.await(ctx, nil)
+	return res, err
+}
+
+// await is Await that also returns, detached and with nothing settled,
+// when stop is closed first (detach.go); a nil stop never is.
+func (f *Future) await(ctx context.Context, stop <-chan struct{}) (_ *mcp.CallToolResult, _ error, detached bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.done {
-		return f.res, f.err
+		return f.res, f.err, false
 	}
 	var msg any
 	select {
+	case <-stop:
+		select {
+		case msg = <-f.ch: // answered meanwhile: the answer wins
+			f.res, f.err = f.p.decodeReply(f.name, msg)
+		default:
+			return nil, nil, true
+		}
 	case msg = <-f.ch:
 		f.res, f.err = f.p.decodeReply(f.name, msg)
 		if f.err != nil && f.callerDeadlinePassed(f.err) {
@@ -322,7 +344,7 @@ func (f *Future) Await(ctx context.Context) (*mcp.CallToolResult, error) {
 		}
 	}
 	f.done = true
-	return f.res, f.err
+	return f.res, f.err, false
 }
 
 // callerDeadlinePassed reports whether err, the call's failure, is a
@@ -396,7 +418,10 @@ func (p *McpPlugin) decodeReply(tool string, msg any) (*mcp.CallToolResult, erro
 // Name are those of the call: the ToolCall's for [McpPlugin.StartToolCall],
 // empty and the tool's name for CallTool.
 func (f *Future) ToolResult(ctx context.Context) host.ToolResult {
-	res, err := f.Await(ctx)
+	res, err, detached := f.await(ctx, f.task.detachNow())
+	if detached {
+		return f.detached() // the task runs on (detach.go)
+	}
 	out := host.ToolResult{ToolCallID: f.callID, Name: f.name}
 	limit := 0
 	if f.p != nil {

@@ -21,6 +21,7 @@ type controls struct {
 	maxResultBytes int
 	onToolUI       func(context.Context, host.ToolResult, *ToolUI, error) // WithToolUIHandler (apps.go)
 	resourceTools  resourceTools                                          // WithResourceTools (resourcetools.go)
+	detach         *detacher                                              // WithTasks's DetachAfter: hook calls may detach (detach.go)
 }
 
 // ApprovalRequest is what [WithApproval]'s function decides on: one tool

@@ -73,6 +73,8 @@ func (r *callRouter) SendUserMessage(_ *actor.PID, message any) {
 		r.resolve(m.ID, m)
 	case *messages.CallProgress:
 		r.progress(m)
+	case *messages.CallTask:
+		r.task(m) // detach.go
 	case *actor.DeadLetterResponse:
 		r.mu.Lock()
 		all := r.pending

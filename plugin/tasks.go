@@ -23,6 +23,12 @@ type TaskOptions struct {
 	// server has answered with a task. Zero means [DefaultTaskTimeout];
 	// [WithCallTimeoutCap] still caps it, and a ctx deadline replaces it.
 	Timeout time.Duration
+	// DetachAfter, if positive, lets a hook call (OnStreamChunk, a
+	// toolbox's) whose task has run this long return a ToolResult naming
+	// the task and how long it has run, while the task goes on; its result
+	// is asked for later ([McpPlugin.DetachedResult], the tool of
+	// toolbox.TaskResultTool). Zero: the hook waits for the end.
+	DetachAfter time.Duration
 }
 
 // The defaults of [TaskOptions].
@@ -62,6 +68,7 @@ func WithTasks(o TaskOptions) Option {
 			MinInterval:     o.MinPollInterval,
 			MaxInterval:     o.MaxPollInterval,
 		}
+		opts.detach = newDetacher(o.DetachAfter) // nil unless DetachAfter > 0 (detach.go)
 		opts.taskTimeout = o.Timeout
 		if opts.taskTimeout <= 0 {
 			opts.taskTimeout = DefaultTaskTimeout

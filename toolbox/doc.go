@@ -32,9 +32,10 @@
 // as a future; [Toolbox.Plugin] gives one server's [plugin.McpPlugin].
 //
 // Plugin options given with [WithPluginOptions] apply to every server; an
-// entry's "timeout", "trust" (no approval for its calls) and
-// "maxResultBytes" (a cap on what the model reads of its results) are that
-// server's own. A server whose tool list changes while it runs
+// entry's "timeout", "trust" (no approval for its calls),
+// "maxResultBytes" (a cap on what the model reads of its results) and
+// "tasks" (its tasks driven, [plugin.WithTasks]) are that server's own. A
+// detached call's result is read back with [TaskResultTool]. A server whose tool list changes while it runs
 // ([plugin.WithToolRefresh]) has its names checked for collisions again.
 //
 // # Tool search

@@ -6,12 +6,14 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/cuca-go/mcpconnector/internal/fixture/countserver"
+	"github.com/cuca-go/mcpconnector/internal/fixture/taskserver"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 )
 
 func TestMain(m *testing.M) {
 	testserver.RunIfChild()
 	countserver.RunIfChild()
+	taskserver.RunIfChild()
 	runFlipServerIfChild()
 	goleak.VerifyTestMain(m,
 		// Closing a toolbox may send Stop to a server's actor that has

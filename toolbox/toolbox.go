@@ -458,6 +458,9 @@ func (t *Toolbox) pluginOptions(sc *mcpconfig.Server, o *options) []plugin.Optio
 	if o.resourceTools {
 		opts = append(opts, plugin.WithResourceTools()) // resource links name the read tool
 	}
+	if sc.Tasks != nil {
+		opts = append(opts, taskOption(sc.Tasks)) // tasks.go
+	}
 	return opts
 }
 

@@ -34,6 +34,23 @@ const (
 	MetricCallsInFlight        = "mcpconnector.calls.in_flight"
 	MetricRestarts             = "mcpconnector.restarts"
 	MetricReconnectionDuration = "mcpconnector.reconnection.duration"
+	// MetricTaskDuration is the time from a tool call's task answer
+	// (SEP-2663) to the task's end, in seconds.
+	MetricTaskDuration = "mcpconnector.task.duration"
+)
+
+// TaskDurationBuckets are the bucket boundaries, in seconds, of
+// MetricTaskDuration: a task may run from under a second to hours.
+var TaskDurationBuckets = []float64{0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600, 86400}
+
+// The span of a task and the event of each of its polls.
+const (
+	// SpanTask, followed by a space and the tool's name, names the span
+	// of one task, from the task answer to its end: "mcp task add".
+	SpanTask = "mcp task"
+	// EventTaskPoll is the span event of each description of the task
+	// after the first: a tasks/get answer or a notifications/tasks/status.
+	EventTaskPoll = "mcp.task.poll"
 )
 
 // Attribute keys of this module (no convention has them).
@@ -44,6 +61,14 @@ const (
 	// that a toolbox's stdio servers, which have no address, can be told
 	// apart.
 	AttrServer = attribute.Key("mcpconnector.server")
+	// AttrTaskID is a task's id, as its server gave it.
+	AttrTaskID = attribute.Key("mcpconnector.task.id")
+	// AttrTaskStatus is a task's status: working, input_required,
+	// completed, failed, cancelled.
+	AttrTaskStatus = attribute.Key("mcpconnector.task.status")
+	// AttrTaskPolls is how many descriptions of the task came after the
+	// first: polls answered, and status notifications.
+	AttrTaskPolls = attribute.Key("mcpconnector.task.polls")
 )
 
 // Values of error.type besides JSON-RPC error codes (recorded as their
@@ -53,6 +78,7 @@ const (
 	ErrorTypeTimeout    = "timeout"     // the call's deadline passed
 	ErrorTypeCancelled  = "cancelled"   // the caller gave up
 	ErrorTypeConnection = "session_end" // the session ended under the call, or ended with an error
+	ErrorTypeTaskLost   = "task_lost"   // the server no longer knew the call's task
 )
 
 // Propagator is how trace context travels with a call: as W3C trace
