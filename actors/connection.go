@@ -238,6 +238,9 @@ type call struct {
 	// task, set when the connection drives tasks, receives the call's
 	// answer when it is a task.
 	task *directcall.TaskAnswer
+	// taskState is the task's latest state while it is driven, for a
+	// resumption on the next connection.
+	taskState atomic.Pointer[messages.TaskState]
 }
 
 // callProgress is a call's progress token, its idle timer, and, under mu,
@@ -258,8 +261,12 @@ func (e *idleTimeout) Error() string {
 }
 
 // connectionEnded is the cause of the cancellation of a call in flight
-// when its connection ended with f.
-type connectionEnded struct{ f *messages.Failure }
+// when its connection ended with f; closing when the actor stopped or was
+// restarted, not for a failure of its session.
+type connectionEnded struct {
+	f       *messages.Failure
+	closing bool
+}
 
 func (e *connectionEnded) Error() string { return "the connection ended: " + e.f.Message }
 
@@ -595,6 +602,10 @@ func (c *mcpConnection) run(ctx context.Context, s *mcp.ClientSession, conn *env
 		if cl.prog != nil {
 			params.SetProgressToken(cl.prog.token)
 		}
+		if msg.Task != nil {
+			reply = c.resumeTask(ctx, s, conn, cl)
+			return
+		}
 		var res *mcp.CallToolResult
 		var err error
 		direct := c.callsDirect(dc)
@@ -784,7 +795,7 @@ func (c *mcpConnection) end(f *messages.Failure) {
 	}
 	// Each call's own goroutine answers it (or hands it back): cancelled
 	// with the connection's failure as the cause, it knows why.
-	ended := &connectionEnded{f}
+	ended := &connectionEnded{f: f, closing: c.closing}
 	for _, cl := range c.inflight {
 		if !cl.finished.Load() {
 			c.untrack(cl)

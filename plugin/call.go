@@ -220,7 +220,7 @@ func (p *McpPlugin) decide(ctx context.Context, req ApprovalRequest) (err error)
 func (p *McpPlugin) send(ctx context.Context, f *Future, args json.RawMessage) error {
 	name := f.name
 	msg := &messages.CallTool{ID: f.id, Name: name, Arguments: args,
-		Progress: p.onProgress != nil, IdleTimeout: p.idleTimeout}
+		Progress: p.onProgress != nil, IdleTimeout: p.idleTimeout, Task: f.resume}
 	if p.tel != nil {
 		msg.TraceContext = instrument.Inject(ctx)
 	}
@@ -237,6 +237,9 @@ func (p *McpPlugin) send(ctx context.Context, f *Future, args json.RawMessage) e
 	if p.taskTimeout > 0 {
 		d, ok := ctx.Deadline()
 		p.taskDeadline(msg, d, ok)
+		if msg.Task != nil { // a task resumed is bounded as a task from the start
+			msg.Deadline, msg.Limit = msg.TaskDeadline, msg.TaskLimit
+		}
 	}
 	if ce := p.logger.Check(zap.DebugLevel, "mcp tools/call"); ce != nil {
 		ce.Write(append(tracelog.Fields(ctx), zap.String("tool", name), zap.Uint64("id", f.id), zap.ByteString("arguments", args))...)
@@ -258,8 +261,9 @@ type Future struct {
 	name    string
 	callID  string // the model's host.ToolCall ID, if the call comes from one
 	callCtx context.Context
-	ch      chan any      // the reply, from the plugin's callRouter
-	gate    *approvalGate // with WithApproval: whether the call was sent
+	ch      chan any            // the reply, from the plugin's callRouter
+	gate    *approvalGate       // with WithApproval: whether the call was sent
+	resume  *messages.TaskState // the task a ResumeTask future resumes
 
 	mu   sync.Mutex
 	done bool

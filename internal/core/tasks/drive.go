@@ -53,6 +53,10 @@ type Config struct {
 	// Updates brings the task's notifications/tasks/status, if the
 	// connection receives them; polling goes on regardless.
 	Updates <-chan *Task
+	// Leave, if set, is asked with the cause of ctx's end: true leaves
+	// the task running on the server, not cancelled, for another
+	// connection or process to resume (the connection itself ended).
+	Leave func(cause error) bool
 	// now is the clock, for tests.
 	now func() time.Time
 }
@@ -76,7 +80,8 @@ var (
 
 // Drive polls t until it ends and returns its result, or the reason it
 // did not end well. When ctx ends first, it sends tasks/cancel once (under
-// its own [CancelTimeout]) and returns ctx's error. Any other error of the
+// its own [CancelTimeout]) and returns ctx's error, unless Config.Leave
+// leaves the task running. Any other error of the
 // sender (a broken connection) is returned as it is, the task not
 // cancelled, so that a new connection can resume from what Keep last kept.
 func Drive(ctx context.Context, send Sender, cfg Config, t *Task) (json.RawMessage, error) {
@@ -98,7 +103,7 @@ func Drive(ctx context.Context, send Sender, cfg Config, t *Task) (json.RawMessa
 		}
 		told, err := d.wait(ctx)
 		if err != nil {
-			d.cancel()
+			d.gaveUp(ctx)
 			return nil, err
 		}
 		if told {
@@ -149,6 +154,10 @@ func (d *driver) answer(ctx context.Context) error {
 		}
 		resp, err := d.cfg.Answer(ctx, key, req)
 		if err != nil {
+			if ctx.Err() != nil {
+				d.gaveUp(ctx)
+				return ctx.Err()
+			}
 			d.cancel()
 			return fmt.Errorf("task %s: answering input request %q: %w", d.t.ID, key, err)
 		}
@@ -161,7 +170,7 @@ func (d *driver) answer(ctx context.Context) error {
 	params["inputResponses"] = responses
 	if _, err := d.send(ctx, "tasks/update", d.t.ID, params); err != nil {
 		if ctx.Err() != nil {
-			d.cancel()
+			d.gaveUp(ctx)
 			return ctx.Err()
 		}
 		return fmt.Errorf("task %s: tasks/update: %w", d.t.ID, err)
@@ -225,7 +234,7 @@ func (d *driver) poll(ctx context.Context) error {
 	raw, err := d.send(ctx, "tasks/get", d.t.ID, d.params())
 	if err != nil {
 		if ctx.Err() != nil {
-			d.cancel()
+			d.gaveUp(ctx)
 			return ctx.Err()
 		}
 		var rpc *jsonrpc.Error
@@ -264,6 +273,15 @@ func (d *driver) keep(_ context.Context) error {
 		return fmt.Errorf("task %s: keeping it: %w", d.t.ID, err)
 	}
 	return nil
+}
+
+// gaveUp cancels the task after ctx ended, unless Leave leaves it
+// running.
+func (d *driver) gaveUp(ctx context.Context) {
+	if d.cfg.Leave != nil && d.cfg.Leave(context.Cause(ctx)) {
+		return
+	}
+	d.cancel()
 }
 
 // cancel sends tasks/cancel, once, on a context of its own: the caller's
