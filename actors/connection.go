@@ -214,6 +214,9 @@ type mcpConnection struct {
 type queuedCall struct {
 	sender *actor.PID
 	msg    *messages.CallTool
+	// cancelled: its caller gave up on the task it resumes (msg.Task),
+	// which is resumed only to be cancelled.
+	cancelled bool
 }
 
 // call is one tool call in flight. replied ensures that exactly one answer
@@ -483,6 +486,9 @@ func (c *mcpConnection) onDialDone(msg *dialDone) {
 	c.waiters = nil
 	for _, q := range c.queued {
 		c.onCallTool(q.sender, q.msg)
+		if q.cancelled {
+			c.onCancel(q.msg.ID)
+		}
 	}
 	c.queued = nil
 	if c.cfg.OnReady != nil {
@@ -527,7 +533,7 @@ func (c *mcpConnection) onCallTool(sender *actor.PID, msg *messages.CallTool) {
 	}
 	switch c.state {
 	case connecting:
-		c.queued = append(c.queued, queuedCall{sender, msg})
+		c.queued = append(c.queued, queuedCall{sender: sender, msg: msg})
 		return
 	case ended:
 		f := *c.failure
@@ -734,6 +740,10 @@ func (c *mcpConnection) onCancel(id uint64) {
 		return
 	}
 	for i, q := range c.queued {
+		if q.msg.ID == id && q.msg.Task != nil {
+			c.queued[i].cancelled = true // the task runs on the server: cancelled once connected
+			return
+		}
 		if q.msg.ID == id {
 			c.queued = append(c.queued[:i], c.queued[i+1:]...)
 			return
@@ -781,6 +791,11 @@ func (c *mcpConnection) end(f *messages.Failure) {
 		if c.supervised() {
 			// Never sent: the parent keeps it for the next session.
 			c.system.Root.RequestWithCustomSender(c.parent, q.msg, q.sender)
+			if q.cancelled {
+				c.system.Root.Send(c.parent, &messages.CancelCall{ID: q.msg.ID})
+			}
+		} else if q.cancelled {
+			continue
 		} else {
 			c.onCallTool(q.sender, q.msg)
 		}
