@@ -205,6 +205,10 @@ type mcpConnection struct {
 	finishers   []*actor.PID
 	awaitFinish atomic.Bool
 
+	// handMu orders a call handed back to the supervisor (to resume its
+	// task) before the cancellation of it that the connection passes on.
+	handMu sync.Mutex
+
 	cancelDial context.CancelFunc
 	dialMu     sync.Mutex // guards stopped against a dial that finishes late
 	stopped    bool
@@ -223,6 +227,9 @@ type queuedCall struct {
 // reaches the caller, whether from the call's goroutine or from a failure.
 type call struct {
 	retry    bool // may run again on the next session (RetryIdempotent)
+	// handedBack: the call went back to the supervisor, to resume its
+	// task on the next connection; under the connection's handMu.
+	handedBack bool
 	msg      *messages.CallTool
 	sender   *actor.PID
 	cancel   context.CancelCauseFunc
@@ -734,8 +741,18 @@ func (c *mcpConnection) onCancel(id uint64) {
 	if c.requests.cancel(id) {
 		return
 	}
+	if cl, ok := c.inflight[id]; ok && cl.task != nil {
+		c.handMu.Lock()
+		if cl.handedBack {
+			// Its task resumes on the next connection, which cancels it.
+			c.system.Root.Send(c.parent, &messages.CancelCall{ID: id})
+		}
+		c.handMu.Unlock()
+	}
 	if cl, ok := c.inflight[id]; ok && !cl.finished.Load() {
+		c.handMu.Lock()
 		cl.replied.Store(true) // the caller is gone; nobody to answer
+		c.handMu.Unlock()
 		cl.cancel(errCallerGaveUp)
 		return
 	}

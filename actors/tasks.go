@@ -329,9 +329,6 @@ func (c *mcpConnection) taskEnded(ctx context.Context, s *mcp.ClientSession, cl 
 		return failCall(msg, &messages.Failure{Kind: messages.FailureInternal, Cause: messages.CauseDeadline,
 			Message: fmt.Sprintf("task %s: %s", id, tt.Error())}), false
 	case ctx.Err() != nil && errors.As(cause, &ended):
-		if cl.replied.Load() {
-			return nil, false
-		}
 		if c.resumes() && !ended.closing {
 			// The connection ended under the task, which runs on.
 			c.resume(cl, err)
@@ -379,7 +376,15 @@ func (c *mcpConnection) resume(cl *call, err error) {
 		m.Deadline, m.Limit = m.TaskDeadline, m.TaskLimit
 	}
 	c.log.Info("mcp task resumes on the next connection", zap.String("task", m.Task.ID), zap.Error(err))
+	c.handMu.Lock()
+	defer c.handMu.Unlock()
+	cl.handedBack = true
 	c.system.Root.RequestWithCustomSender(c.parent, &m, cl.sender)
+	if cl.replied.Load() {
+		// Its caller gave up already: the next connection resumes the
+		// task only to cancel it.
+		c.system.Root.Send(c.parent, &messages.CancelCall{ID: m.ID})
+	}
 }
 
 // leaveTask is tasks.Config.Leave: a task whose connection ended is left
