@@ -256,6 +256,52 @@ func TestTheCallersEndCancelsTheTaskOnce(t *testing.T) {
 	})
 }
 
+func TestALeftTaskIsNotCancelled(t *testing.T) {
+	both(t, func(t *testing.T, c *rpc, dir string) {
+		gone := errors.New("the connection ended")
+		ctx, cancel := context.WithCancelCause(t.Context())
+		var causes []error
+		_, err := tasks.Drive(ctx, c.request, tasks.Config{
+			Seen:  func(*tasks.Task) { cancel(gone) },
+			Leave: func(cause error) bool { causes = append(causes, cause); return true },
+		}, c.start(t, map[string]any{"outcome": "never", "polls": 100}))
+		require.ErrorIs(t, err, context.Canceled)
+		assert.Equal(t, []error{gone}, causes, "Leave is asked with ctx's cause")
+		assert.Empty(t, requests(t, dir, "tasks/cancel"), "a task left runs on")
+	})
+}
+
+func TestAStateResumesTheTask(t *testing.T) {
+	dir := t.TempDir()
+	c := &rpc{url: served(t, dir).URL}
+	task := c.start(t, map[string]any{"polls": 3, "message": "step"})
+	var kept *tasks.Task
+	polls := 0
+	ctx, cancel := context.WithCancel(t.Context())
+	_, err := tasks.Drive(ctx, c.request, tasks.Config{
+		Keep:  func(t *tasks.Task) error { kept = t; return nil },
+		Seen:  func(*tasks.Task) { polls++; cancel() },
+		Leave: func(error) bool { return true },
+	}, task)
+	require.ErrorIs(t, err, context.Canceled)
+	require.Equal(t, 1, polls)
+	// The public state, as a store keeps it, round-trips through JSON.
+	b, err := json.Marshal(kept.State())
+	require.NoError(t, err)
+	var st struct{ RequestState string }
+	require.NoError(t, json.Unmarshal(b, &st))
+	assert.Equal(t, *kept.RequestState, st.RequestState)
+	from := tasks.FromState(kept.State())
+	assert.Equal(t, kept.RequestState, from.RequestState)
+	res, err := tasks.Drive(t.Context(), c.request, tasks.Config{}, from)
+	require.NoError(t, err)
+	got, _ := text(t, res)
+	assert.Equal(t, "done", got)
+	for _, g := range requests(t, dir, "tasks/get") {
+		assert.Empty(t, g.Refused, "the kept requestState is the latest")
+	}
+}
+
 func TestATaskPastItsTimeToLiveExpires(t *testing.T) {
 	c := &rpc{url: served(t, t.TempDir()).URL}
 	// A time to live of one second that must pass: the server keeps the
