@@ -63,8 +63,7 @@ type CallTool struct {
 	// TaskDeadline, if not zero, replaces Deadline once the server has
 	// answered the call with a task (SEP-2663, driven when the connection
 	// opts in): a task may run far longer than a quick call. It names
-	// TaskLimit when it passes. It does not cross the wire yet: a call
-	// from another member keeps Deadline.
+	// TaskLimit when it passes. Both cross the wire, as Task does.
 	TaskDeadline time.Time
 	TaskLimit    string
 	// Task, if set, is a task the server answered this call with already:
