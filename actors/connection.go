@@ -227,9 +227,6 @@ type queuedCall struct {
 // reaches the caller, whether from the call's goroutine or from a failure.
 type call struct {
 	retry    bool // may run again on the next session (RetryIdempotent)
-	// handedBack: the call went back to the supervisor, to resume its
-	// task on the next connection; under the connection's handMu.
-	handedBack bool
 	msg      *messages.CallTool
 	sender   *actor.PID
 	cancel   context.CancelCauseFunc
@@ -251,6 +248,9 @@ type call struct {
 	// taskState is the task's latest state while it is driven, for a
 	// resumption on the next connection.
 	taskState atomic.Pointer[messages.TaskState]
+	// handedBack: the call went back to the supervisor, to resume its
+	// task on the next connection; under the connection's handMu.
+	handedBack bool
 }
 
 // callProgress is a call's progress token, its idle timer, and, under mu,
