@@ -281,3 +281,23 @@ func TestTaskResumedByTheNextProcess(t *testing.T) {
 	_, err = next.ResumeTask(t.Context(), rec.Task.ID).Await(t.Context())
 	require.ErrorIs(t, err, plugin.ErrInternal, "an id the store does not keep")
 }
+
+func TestTaskTimeoutHoldsAcrossResume(t *testing.T) {
+	leakCheck(t)
+	s := taskServers(t)["http"](t)
+	e := newTaskEvents()
+	// The quick call's timeout has long passed when the task resumes: the
+	// task's own bound is the one that holds, on the next connection too.
+	p := connect(t, s.tr, append(e.options(), plugin.WithDefaultCallTimeout(100*time.Millisecond),
+		plugin.WithTasks(plugin.TaskOptions{Timeout: 2 * time.Second}))...)
+	f := p.CallTool(t.Context(), "work", map[string]any{"outcome": "never", "polls": 1000000, "message": "step"})
+	e.poll()
+	restartMidTask(t, s, e, s.dir)
+	_, err := f.Await(t.Context())
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Contains(t, err.Error(), "the task timeout of 2s (WithTasks)")
+	assert.NotContains(t, err.Error(), "WithDefaultCallTimeout")
+	require.NoError(t, p.Close())
+	assert.LessOrEqual(t, count(s.requests(t), "tasks/cancel"), 1, "tasks/cancel at most once")
+	assert.Equal(t, 1, workCalls(s.requests(t)))
+}
