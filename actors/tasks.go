@@ -279,7 +279,7 @@ func (c *mcpConnection) driveTask(ctx context.Context, s *mcp.ClientSession, con
 		Answer:          c.answerer(),
 		Seen:            c.taskSeen(cl, t),
 		Keep:            k.keep,
-		Leave:           leaveTask,
+		Leave:           k.leave,
 	}
 	res, err := tasks.Drive(ctx, conn.request, cfg, t)
 	reply, resume := c.taskEnded(ctx, s, cl, t.ID, res, err)
@@ -387,12 +387,18 @@ func (c *mcpConnection) resume(cl *call, err error) {
 	}
 }
 
-// leaveTask is tasks.Config.Leave: a task whose connection ended is left
-// to run on the server (over stdio the child is gone, and nothing could
-// cancel it), to be resumed from its latest state.
-func leaveTask(cause error) bool {
+// leave is tasks.Config.Leave: a task whose connection failed is left to
+// run on the server, to be resumed from its latest state (over stdio the
+// child is gone, and nothing could cancel it). One whose connection was
+// closed (the plugin closed, the program ending) is left only when a
+// store keeps it for a later ResumeTask; otherwise nothing could resume
+// it, and it is cancelled.
+func (k *taskKeeper) leave(cause error) bool {
 	var ended *connectionEnded
-	return errors.As(cause, &ended)
+	if !errors.As(cause, &ended) {
+		return false
+	}
+	return !ended.closing || k.store != nil
 }
 
 // taskKeeper keeps a call's task as it goes: the latest state for a
