@@ -168,7 +168,15 @@ func (d *driver) answer(ctx context.Context) error {
 	}
 	params := d.params()
 	params["inputResponses"] = responses
-	if _, err := d.send(ctx, "tasks/update", d.t.ID, params); err != nil {
+	raw, err := d.sendOut(ctx, "tasks/update", params)
+	if err == nil && ctx.Err() != nil {
+		if u, perr := ParseGot(raw); perr == nil && u.ID == d.t.ID && u.RequestState != nil {
+			d.t = u
+		}
+		d.gaveUp(ctx)
+		return ctx.Err()
+	}
+	if err != nil {
 		if ctx.Err() != nil {
 			d.gaveUp(ctx)
 			return ctx.Err()
@@ -230,8 +238,38 @@ func (d *driver) wait(ctx context.Context) (told bool, err error) {
 	}
 }
 
+// sendOut sends one request that changes the task's requestState
+// (tasks/get, tasks/update) and lets its answer arrive even when ctx ends
+// meanwhile, up to [CancelTimeout] later: a server that took the request
+// has moved on to a new requestState, which the tasks/cancel that follows
+// must echo, or a server that refuses a stale one refuses the cancel.
+func (d *driver) sendOut(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	sctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	defer stop()
+	unhook := context.AfterFunc(ctx, func() {
+		t := time.NewTimer(CancelTimeout)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			stop()
+		case <-sctx.Done():
+		}
+	})
+	defer unhook()
+	return d.send(sctx, method, d.t.ID, params)
+}
+
 func (d *driver) poll(ctx context.Context) error {
-	raw, err := d.send(ctx, "tasks/get", d.t.ID, d.params())
+	raw, err := d.sendOut(ctx, "tasks/get", d.params())
+	if err == nil && ctx.Err() != nil {
+		// Ended while the poll was answered: its requestState is the
+		// one the cancel echoes.
+		if u, perr := ParseGot(raw); perr == nil && u.ID == d.t.ID {
+			d.t = u
+		}
+		d.gaveUp(ctx)
+		return ctx.Err()
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			d.gaveUp(ctx)
