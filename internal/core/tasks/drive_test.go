@@ -256,6 +256,34 @@ func TestTheCallersEndCancelsTheTaskOnce(t *testing.T) {
 	})
 }
 
+func TestACancelAfterAPollInFlightEchoesItsRequestState(t *testing.T) {
+	both(t, func(t *testing.T, c *rpc, dir string) {
+		ctx, cancel := context.WithCancel(t.Context())
+		gets := 0
+		// The caller gives up while the second tasks/get is on its way: the
+		// server takes it and moves on to a new requestState, and a sender
+		// whose ctx has ended by then returns without the answer, as the
+		// connection's does.
+		send := func(sctx context.Context, method, id string, params any) (json.RawMessage, error) {
+			if method == "tasks/get" {
+				if gets++; gets == 2 {
+					cancel()
+				}
+			}
+			raw, err := c.request(context.WithoutCancel(sctx), method, id, params)
+			if sctx.Err() != nil {
+				return nil, sctx.Err()
+			}
+			return raw, err
+		}
+		_, err := tasks.Drive(ctx, send, tasks.Config{}, c.start(t, map[string]any{"outcome": "never"}))
+		require.ErrorIs(t, err, context.Canceled)
+		cancels := requests(t, dir, "tasks/cancel")
+		require.Len(t, cancels, 1)
+		assert.Empty(t, cancels[0].Refused, "the cancel echoes the requestState of the poll in flight")
+	})
+}
+
 func TestALeftTaskIsNotCancelled(t *testing.T) {
 	both(t, func(t *testing.T, c *rpc, dir string) {
 		gone := errors.New("the connection ended")
