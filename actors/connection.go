@@ -212,6 +212,10 @@ type mcpConnection struct {
 	finishers   []*actor.PID
 	awaitFinish atomic.Bool
 
+	// handMu orders a call handed back to the supervisor (to resume its
+	// task) before the cancellation of it that the connection passes on.
+	handMu sync.Mutex
+
 	cancelDial context.CancelFunc
 	dialMu     sync.Mutex // guards stopped against a dial that finishes late
 	stopped    bool
@@ -221,6 +225,9 @@ type mcpConnection struct {
 type queuedCall struct {
 	sender *actor.PID
 	msg    *messages.CallTool
+	// cancelled: its caller gave up on the task it resumes (msg.Task),
+	// which is resumed only to be cancelled.
+	cancelled bool
 }
 
 // call is one tool call in flight. replied ensures that exactly one answer
@@ -245,6 +252,12 @@ type call struct {
 	// task, set when the connection drives tasks, receives the call's
 	// answer when it is a task.
 	task *directcall.TaskAnswer
+	// taskState is the task's latest state while it is driven, for a
+	// resumption on the next connection.
+	taskState atomic.Pointer[messages.TaskState]
+	// handedBack: the call went back to the supervisor, to resume its
+	// task on the next connection; under the connection's handMu.
+	handedBack bool
 }
 
 // callProgress is a call's progress token, its idle timer, and, under mu,
@@ -265,8 +278,12 @@ func (e *idleTimeout) Error() string {
 }
 
 // connectionEnded is the cause of the cancellation of a call in flight
-// when its connection ended with f.
-type connectionEnded struct{ f *messages.Failure }
+// when its connection ended with f; closing when the actor stopped or was
+// restarted, not for a failure of its session.
+type connectionEnded struct {
+	f       *messages.Failure
+	closing bool
+}
 
 func (e *connectionEnded) Error() string { return "the connection ended: " + e.f.Message }
 
@@ -483,6 +500,9 @@ func (c *mcpConnection) onDialDone(msg *dialDone) {
 	c.waiters = nil
 	for _, q := range c.queued {
 		c.onCallTool(q.sender, q.msg)
+		if q.cancelled {
+			c.onCancel(q.msg.ID)
+		}
 	}
 	c.queued = nil
 	if c.cfg.OnReady != nil {
@@ -527,7 +547,7 @@ func (c *mcpConnection) onCallTool(sender *actor.PID, msg *messages.CallTool) {
 	}
 	switch c.state {
 	case connecting:
-		c.queued = append(c.queued, queuedCall{sender, msg})
+		c.queued = append(c.queued, queuedCall{sender: sender, msg: msg})
 		return
 	case ended:
 		f := *c.failure
@@ -601,6 +621,10 @@ func (c *mcpConnection) run(ctx context.Context, s *mcp.ClientSession, conn *env
 		}
 		if cl.prog != nil {
 			params.SetProgressToken(cl.prog.token)
+		}
+		if msg.Task != nil {
+			reply = c.resumeTask(ctx, s, conn, cl)
+			return
 		}
 		var res *mcp.CallToolResult
 		var err error
@@ -724,12 +748,26 @@ func (c *mcpConnection) onCancel(id uint64) {
 	if c.requests.cancel(id) {
 		return
 	}
+	if cl, ok := c.inflight[id]; ok && cl.task != nil {
+		c.handMu.Lock()
+		if cl.handedBack {
+			// Its task resumes on the next connection, which cancels it.
+			c.system.Root.Send(c.parent, &messages.CancelCall{ID: id})
+		}
+		c.handMu.Unlock()
+	}
 	if cl, ok := c.inflight[id]; ok && !cl.finished.Load() {
+		c.handMu.Lock()
 		cl.replied.Store(true) // the caller is gone; nobody to answer
+		c.handMu.Unlock()
 		cl.cancel(errCallerGaveUp)
 		return
 	}
 	for i, q := range c.queued {
+		if q.msg.ID == id && q.msg.Task != nil {
+			c.queued[i].cancelled = true // the task runs on the server: cancelled once connected
+			return
+		}
 		if q.msg.ID == id {
 			c.queued = append(c.queued[:i], c.queued[i+1:]...)
 			return
@@ -777,6 +815,11 @@ func (c *mcpConnection) end(f *messages.Failure) {
 		if c.supervised() {
 			// Never sent: the parent keeps it for the next session.
 			c.system.Root.RequestWithCustomSender(c.parent, q.msg, q.sender)
+			if q.cancelled {
+				c.system.Root.Send(c.parent, &messages.CancelCall{ID: q.msg.ID})
+			}
+		} else if q.cancelled {
+			continue
 		} else {
 			c.onCallTool(q.sender, q.msg)
 		}
@@ -791,7 +834,7 @@ func (c *mcpConnection) end(f *messages.Failure) {
 	}
 	// Each call's own goroutine answers it (or hands it back): cancelled
 	// with the connection's failure as the cause, it knows why.
-	ended := &connectionEnded{f}
+	ended := &connectionEnded{f: f, closing: c.closing}
 	for _, cl := range c.inflight {
 		if !cl.finished.Load() {
 			c.untrack(cl)

@@ -245,6 +245,9 @@ type waitingCall struct {
 	sender *actor.PID
 	msg    *messages.CallTool
 	timer  *time.Timer
+	// cancelled: its caller gave up on the task it resumes (msg.Task),
+	// which the next connection cancels.
+	cancelled bool
 }
 
 // Internal messages.
@@ -605,6 +608,9 @@ func (s *mcpSupervisor) onReady(r *messages.Ready) {
 	for _, w := range queue {
 		w.timer.Stop()
 		s.system.Root.RequestWithCustomSender(s.child, w.msg, w.sender)
+		if w.cancelled {
+			s.system.Root.Send(s.child, &messages.CancelCall{ID: w.msg.ID})
+		}
 	}
 	s.sendRequests()
 	if s.onDirect != nil {
@@ -678,6 +684,12 @@ func (s *mcpSupervisor) onCancel(ctx actor.Context, msg *messages.CancelCall) {
 		return
 	}
 	for i, w := range s.queue {
+		if w.msg.ID == msg.ID && w.msg.Task != nil && (ctx.Sender() == nil || w.sender.Equal(ctx.Sender())) {
+			// A task to resume runs on the server: the next connection
+			// resumes it only to cancel it (tasks/cancel, once).
+			w.cancelled = true
+			return
+		}
 		if w.msg.ID == msg.ID && w.sender.Equal(ctx.Sender()) {
 			w.timer.Stop()
 			s.queue = slices.Delete(s.queue, i, i+1)
@@ -720,6 +732,9 @@ func (s *mcpSupervisor) onWaitExpired(seq uint64) {
 	for i, w := range s.queue {
 		if w.seq == seq {
 			s.queue = slices.Delete(s.queue, i, i+1)
+			if w.cancelled {
+				return // its caller is gone
+			}
 			f := s.holdExpired(limitOf(w.msg))
 			f.Op = messages.CallOp(w.msg.Name)
 			s.reply(w.sender, &messages.CallToolReply{ID: w.msg.ID, Failure: f})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/internal/core/directcall"
 	"github.com/cuca-go/mcpconnector/internal/core/tasks"
@@ -35,6 +36,12 @@ type TaskSettings struct {
 	// none (default 1s); MinInterval and MaxInterval bound the server's
 	// suggestion (defaults 50ms and 30s). Each wait varies by ±10%.
 	DefaultInterval, MinInterval, MaxInterval time.Duration
+	// Store, if set, keeps each pending task of a connection that can
+	// resume it (Streamable HTTP): written before the first poll,
+	// replaced on every answer, deleted when the task ends. A program
+	// that restarts lists it and resumes the task with a
+	// [messages.CallTool] whose Task is the record's. Nil keeps nothing.
+	Store TaskStore
 }
 
 // DefaultTaskTimeout is a task's total time when the caller's ctx has no
@@ -57,6 +64,24 @@ func declaresTasks(cfg *ConnectionConfig) bool {
 			return true
 		}
 		// A wrapper that names the server (a toolbox's) unwraps to it.
+		w, ok := t.(interface{ Unwrap() transport.McpTransport })
+		if !ok {
+			return false
+		}
+		t = w.Unwrap()
+	}
+}
+
+// resumesTasks reports whether a task of cfg's connection outlives the
+// connection: over Streamable HTTP the task is the server's, and another
+// connection polls it; a stdio child that dies takes its tasks with it.
+func resumesTasks(cfg *ConnectionConfig) bool {
+	t := cfg.Transport
+	for {
+		switch t.(type) {
+		case transport.StreamableHTTP, *transport.StreamableHTTP:
+			return true
+		}
 		w, ok := t.(interface{ Unwrap() transport.McpTransport })
 		if !ok {
 			return false
@@ -213,17 +238,24 @@ func isTask(res *mcp.CallToolResult) bool {
 	return res != nil && len(res.Content) == 0 && res.StructuredContent == nil && resultType(res) == "task"
 }
 
-// driveTask drives the task that answered cl's tools/call to its end and
-// returns the call's reply (nil when the caller gave up).
+// driveTask drives the task that answered cl's tools/call to its end, or
+// the task cl's message resumes (messages.CallTool.Task), and returns the
+// call's reply (nil when the caller gave up, or when the call went back to
+// the supervisor to resume the task on the next connection).
 func (c *mcpConnection) driveTask(ctx context.Context, s *mcp.ClientSession, conn *envelopeConn, cl *call, cancel context.CancelCauseFunc) (reply *messages.CallToolReply) {
 	msg := cl.msg
-	raw := cl.task.Raw()
-	if raw == nil {
-		return callFailure(msg, messages.FailureInternal, `server answered resultType "task" (SEP-2663), but its task was not read`)
-	}
-	t, err := tasks.ParseCreated(raw)
-	if err != nil {
-		return callFailure(msg, messages.FailureInternal, "server answered a task: "+err.Error())
+	var t *tasks.Task
+	if msg.Task != nil {
+		t = tasks.FromState(msg.Task)
+	} else {
+		raw := cl.task.Raw()
+		if raw == nil {
+			return callFailure(msg, messages.FailureInternal, `server answered resultType "task" (SEP-2663), but its task was not read`)
+		}
+		var err error
+		if t, err = tasks.ParseCreated(raw); err != nil {
+			return callFailure(msg, messages.FailureInternal, "server answered a task: "+err.Error())
+		}
 	}
 	ctx, tel := c.cfg.Telemetry.startTask(ctx, c.peer, msg.Name, t) // the task's span and duration (tasks_telemetry.go)
 	defer func() { tel.end(ctx, reply) }()                          // (tasks_telemetry.go)
@@ -242,41 +274,183 @@ func (c *mcpConnection) driveTask(ctx context.Context, s *mcp.ClientSession, con
 		tt := time.AfterFunc(time.Until(msg.TaskDeadline), func() { cancel(&taskTimeout{limit}) })
 		defer tt.Stop()
 	}
+	k := c.taskKeeper(cl, t)
 	cfg := tasks.Config{
 		DefaultInterval: c.cfg.Tasks.DefaultInterval,
 		MinInterval:     c.cfg.Tasks.MinInterval,
 		MaxInterval:     c.cfg.Tasks.MaxInterval,
 		Answer:          c.answerer(),
 		Seen:            tel.seen(c.taskSeen(cl, t)), // polls as span events (tasks_telemetry.go)
+		Keep:            k.keep,
+		Leave:           k.leave,
 	}
 	res, err := tasks.Drive(ctx, conn.request, cfg, t)
+	reply, resume := c.taskEnded(ctx, s, cl, t.ID, res, err)
+	if resume {
+		tel.resumed() // the next connection's span goes on (tasks_telemetry.go)
+		return nil    // the record stays: the next connection goes on
+	}
+	var ended *connectionEnded
+	if !errors.As(context.Cause(ctx), &ended) || !ended.closing {
+		k.forget()
+	}
+	return reply
+}
+
+// resumeTask is the reply to a call that resumes a task
+// (messages.CallTool.Task): no tools/call, the task driven from its state.
+func (c *mcpConnection) resumeTask(ctx context.Context, s *mcp.ClientSession, conn *envelopeConn, cl *call) *messages.CallToolReply {
+	defer c.untrack(cl)
+	if cl.task == nil || conn == nil || conn.tasks == nil {
+		cl.cancel(errCallFailed)
+		return failCall(cl.msg, &messages.Failure{Kind: messages.FailureNotSupported,
+			Message: fmt.Sprintf("task %s cannot be resumed: this connection does not drive tasks (plugin.WithTasks, over the module's stdio or Streamable HTTP transport)", cl.msg.Task.ID)})
+	}
+	reply := c.driveTask(ctx, s, conn, cl, cl.cancel)
+	if reply == nil || reply.Failure != nil {
+		cl.cancel(errCallFailed)
+	}
+	return reply
+}
+
+// taskEnded is the reply to a call whose task's drive returned res or
+// err; resume when the call went back to the supervisor instead, to poll
+// the task from the next connection.
+func (c *mcpConnection) taskEnded(ctx context.Context, s *mcp.ClientSession, cl *call, id string, res json.RawMessage, err error) (reply *messages.CallToolReply, resume bool) {
+	msg := cl.msg
 	if err == nil {
 		r, derr := directcall.DecodeCallToolResult(res)
 		if derr != nil {
-			return callFailure(msg, messages.FailureInternal, fmt.Sprintf("task %s completed with a result that does not decode: %v", t.ID, derr))
+			return callFailure(msg, messages.FailureInternal, fmt.Sprintf("task %s completed with a result that does not decode: %v", id, derr)), false
 		}
-		return classify(msg, r)
+		return classify(msg, r), false
 	}
 	var tt *taskTimeout
-	switch cause := context.Cause(ctx); {
+	var ended *connectionEnded
+	cause := context.Cause(ctx)
+	switch {
 	case ctx.Err() != nil && errors.As(cause, &tt):
 		return failCall(msg, &messages.Failure{Kind: messages.FailureInternal, Cause: messages.CauseDeadline,
-			Message: fmt.Sprintf("task %s: %s", t.ID, tt.Error())})
+			Message: fmt.Sprintf("task %s: %s", id, tt.Error())}), false
+	case ctx.Err() != nil && errors.As(cause, &ended):
+		if c.resumes() && !ended.closing {
+			// The connection ended under the task, which runs on.
+			c.resume(cl, err)
+			return nil, true
+		}
+		why := "call in flight when the connection ended: " + ended.f.Message
+		if c.resumes() {
+			why += fmt.Sprintf("; task %s runs on on the server", id)
+		}
+		return lostCall(msg, why), false
 	case ctx.Err() != nil:
-		return c.callFailed(ctx, s, nil, cl, err)
+		return c.callFailed(ctx, s, nil, cl, err), false
 	case errors.Is(err, tasks.ErrNoInput):
 		return failCall(msg, &messages.Failure{Kind: messages.FailureNotSupported, Message: err.Error() +
-			": no input handler (plugin.WithInputRequired) answers it, so the task was cancelled", Err: err})
+			": no input handler (plugin.WithInputRequired) answers it, so the task was cancelled", Err: err}), false
 	case errors.Is(err, tasks.ErrLost):
-		return failCall(msg, &messages.Failure{Kind: messages.FailureInternal, Cause: messages.CauseTaskLost, Message: err.Error(), Err: err})
+		return failCall(msg, &messages.Failure{Kind: messages.FailureInternal, Cause: messages.CauseTaskLost, Message: err.Error(), Err: err}), false
 	case errors.Is(err, tasks.ErrFailed):
-		return failCall(msg, causeOf(&messages.Failure{Kind: messages.FailureInternal, Message: err.Error()}, err))
+		return failCall(msg, causeOf(&messages.Failure{Kind: messages.FailureInternal, Message: err.Error()}, err)), false
 	case errors.Is(err, mcp.ErrConnectionClosed) || brokenTransport(err):
+		if c.resumes() {
+			// An HTTP endpoint that went away does not end the session by
+			// itself; a failed poll does, and the task waits for the next.
+			c.system.Root.Send(c.self, &sessionEnded{session: s, err: err})
+			c.resume(cl, err)
+			return nil, true
+		}
 		return failCall(msg, &messages.Failure{Kind: messages.FailureInternal, Cause: messages.CauseConnectionLost,
-			Message: "the connection ended while the task ran: " + err.Error(), Err: kept(err)})
+			Message: "the connection ended while the task ran: " + err.Error(), Err: kept(err)}), false
 	}
-	return failCall(msg, &messages.Failure{Kind: messages.FailureInternal, Message: err.Error(), Err: kept(err)})
+	return failCall(msg, &messages.Failure{Kind: messages.FailureInternal, Message: err.Error(), Err: kept(err)}), false
 }
+
+// resumes reports whether a task this connection loses goes on from the
+// next one: over Streamable HTTP, under a supervisor.
+func (c *mcpConnection) resumes() bool { return c.supervised() && resumesTasks(&c.cfg) }
+
+// resume hands cl back to the supervisor, which queues it for the next
+// connection: a copy of its message that carries the task's latest state,
+// bounded by the task's deadline from now on.
+func (c *mcpConnection) resume(cl *call, err error) {
+	m := *cl.msg
+	m.Task = cl.taskState.Load()
+	if !m.TaskDeadline.IsZero() {
+		m.Deadline, m.Limit = m.TaskDeadline, m.TaskLimit
+	}
+	c.log.Info("mcp task resumes on the next connection", zap.String("task", m.Task.ID), zap.Error(err))
+	c.handMu.Lock()
+	defer c.handMu.Unlock()
+	cl.handedBack = true
+	c.system.Root.RequestWithCustomSender(c.parent, &m, cl.sender)
+	if cl.replied.Load() {
+		// Its caller gave up already: the next connection resumes the
+		// task only to cancel it.
+		c.system.Root.Send(c.parent, &messages.CancelCall{ID: m.ID})
+	}
+}
+
+// leave is tasks.Config.Leave: a task whose connection failed is left to
+// run on the server, to be resumed from its latest state (over stdio the
+// child is gone, and nothing could cancel it). One whose connection was
+// closed (the plugin closed, the program ending) is left only when a
+// store keeps it for a later ResumeTask; otherwise nothing could resume
+// it, and it is cancelled.
+func (k *taskKeeper) leave(cause error) bool {
+	var ended *connectionEnded
+	if !errors.As(cause, &ended) {
+		return false
+	}
+	return !ended.closing || k.store != nil
+}
+
+// taskKeeper keeps a call's task as it goes: the latest state for a
+// resumption on the next connection, and, with a store, its record.
+type taskKeeper struct {
+	c      *mcpConnection
+	cl     *call
+	store  TaskStore
+	server string
+	tool   string
+	id     string
+}
+
+func (c *mcpConnection) taskKeeper(cl *call, t *tasks.Task) *taskKeeper {
+	k := &taskKeeper{c: c, cl: cl, tool: cl.msg.Name, id: t.ID}
+	if resumesTasks(&c.cfg) {
+		k.store = c.cfg.Tasks.Store
+		k.server = transportext.LabelOf(c.cfg.Transport)
+	}
+	return k
+}
+
+// keep is tasks.Config.Keep.
+func (k *taskKeeper) keep(t *tasks.Task) error {
+	st := t.State()
+	k.cl.taskState.Store(st)
+	if k.store == nil {
+		return nil
+	}
+	ctx, stop := context.WithTimeout(context.Background(), storeTimeout)
+	defer stop()
+	return k.store.Put(ctx, TaskRecord{Server: k.server, Tool: k.tool, Task: *st})
+}
+
+// forget deletes the task's record: it has ended, or been cancelled.
+func (k *taskKeeper) forget() {
+	if k.store == nil {
+		return
+	}
+	ctx, stop := context.WithTimeout(context.Background(), storeTimeout)
+	defer stop()
+	if err := k.store.Delete(ctx, k.server, k.id); err != nil {
+		k.c.log.Warn("mcp task store: deleting a record failed", zap.String("task", k.id), zap.Error(err))
+	}
+}
+
+// storeTimeout bounds each write of a task store.
+const storeTimeout = 10 * time.Second
 
 // taskSeen passes each new status message of the task on as the call's
 // progress, and counts it as a sign of life for its idle timeout.

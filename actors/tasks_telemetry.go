@@ -52,6 +52,9 @@ type taskTrace struct {
 	status tasks.Status
 	polls  int
 	start  time.Time
+	// handed is set when the call went back to the supervisor to resume
+	// the task on the next connection, whose own span and duration follow.
+	handed bool
 }
 
 // startTask starts the span of task, which answered a call of tool; ctx
@@ -86,10 +89,24 @@ func (tr *taskTrace) seen(seen func(*tasks.Task)) func(*tasks.Task) {
 	}
 }
 
+// resumed notes that the task goes on from the next connection: the span
+// ends with an event saying so, and no duration is recorded for this part.
+func (tr *taskTrace) resumed() {
+	if tr != nil {
+		tr.handed = true
+	}
+}
+
 // end ends the span with the call's reply (nil when the caller gave up,
 // ctx ended) and records the task's duration.
 func (tr *taskTrace) end(ctx context.Context, reply *messages.CallToolReply) {
 	if tr == nil {
+		return
+	}
+	if tr.handed {
+		tr.span.SetAttributes(instrument.AttrTaskStatus.String(string(tr.status)), instrument.AttrTaskPolls.Int(tr.polls))
+		tr.span.AddEvent(instrument.EventTaskResumed, trace.WithAttributes(instrument.AttrTaskID.String(tr.id)))
+		tr.span.End()
 		return
 	}
 	attrs := append(tr.attrs[:len(tr.attrs):len(tr.attrs)], instrument.AttrTaskStatus.String(string(tr.status)))

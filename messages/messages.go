@@ -63,19 +63,49 @@ type CallTool struct {
 	// TaskDeadline, if not zero, replaces Deadline once the server has
 	// answered the call with a task (SEP-2663, driven when the connection
 	// opts in): a task may run far longer than a quick call. It names
-	// TaskLimit when it passes. It does not cross the wire yet: a call
-	// from another member keeps Deadline.
+	// TaskLimit when it passes. Both cross the wire, as Task does.
 	TaskDeadline time.Time
 	TaskLimit    string
 	// WantTask asks for a [*CallTask] when the server answers the call
 	// with a task (a plugin's detached hook calls). It does not cross the
 	// wire.
 	WantTask bool
+	// Task, if set, is a task the server answered this call with already:
+	// the connection does not send tools/call (the tool is not run again)
+	// but resumes polling the task from this state. A connection sets it
+	// on a call it hands back to its supervisor when it was lost while
+	// the task ran; a program sets it to resume a task it kept
+	// (plugin.McpPlugin.ResumeTask). Name is the tool the task runs.
+	Task *TaskState
 	// TraceContext is the caller's OpenTelemetry context as W3C fields
 	// (traceparent, tracestate, baggage), so that the connection's span of
 	// the call is the caller span's child across the actor hop, even from
 	// another member. Nil when the caller does not trace.
 	TraceContext map[string]string
+}
+
+// TaskState is a task (SEP-2663, io.modelcontextprotocol/tasks) as its
+// server last described it: what polling it needs to resume on another
+// connection or in another process. Its JSON form uses the SEP's names.
+type TaskState struct {
+	// ID is the task's id (taskId).
+	ID string `json:"taskId"`
+	// Status is the task's last status: working, input_required,
+	// completed, failed or cancelled.
+	Status string `json:"status"`
+	// StatusMessage is the server's last word on the task, if any.
+	StatusMessage string `json:"statusMessage,omitempty"`
+	// CreatedAt and LastUpdatedAt are the server's times of the task.
+	CreatedAt     time.Time `json:"createdAt"`
+	LastUpdatedAt time.Time `json:"lastUpdatedAt"`
+	// TTLSeconds is the task's time to live from CreatedAt; nil for none.
+	TTLSeconds *int64 `json:"ttlSeconds"`
+	// PollIntervalMilliseconds is the server's suggested wait between
+	// polls; nil for none.
+	PollIntervalMilliseconds *int64 `json:"pollIntervalMilliseconds,omitempty"`
+	// RequestState is the opaque value to echo on the next request about
+	// the task, exactly; nil when the last answer carried none.
+	RequestState *string `json:"requestState,omitempty"`
 }
 
 // CallProgress is a progress notification of the server for call ID,

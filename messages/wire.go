@@ -135,21 +135,59 @@ func (w *WireReady) plain() any {
 
 func (m *CallTool) wire() *WireCallTool {
 	w := &WireCallTool{Id: m.ID, Name: m.Name, Arguments: m.Arguments, Progress: m.Progress, IdleTimeoutNanos: int64(m.IdleTimeout),
-		TraceContext: m.TraceContext, Limit: m.Limit}
+		TraceContext: m.TraceContext, Limit: m.Limit, TaskLimit: m.TaskLimit, Task: m.Task.wire()}
 	if !m.Deadline.IsZero() {
 		w.DeadlineUnixNano = m.Deadline.UnixNano()
+	}
+	if !m.TaskDeadline.IsZero() {
+		w.TaskDeadlineUnixNano = m.TaskDeadline.UnixNano()
 	}
 	return w
 }
 
+// wire is the task's wire form; nil for none.
+func (t *TaskState) wire() *WireTaskState {
+	if t == nil {
+		return nil
+	}
+	w := &WireTaskState{Id: t.ID, Status: t.Status, StatusMessage: t.StatusMessage,
+		TtlSeconds: t.TTLSeconds, PollIntervalMilliseconds: t.PollIntervalMilliseconds, RequestState: t.RequestState}
+	if !t.CreatedAt.IsZero() {
+		w.CreatedAtUnixNano = t.CreatedAt.UnixNano()
+	}
+	if !t.LastUpdatedAt.IsZero() {
+		w.LastUpdatedAtUnixNano = t.LastUpdatedAt.UnixNano()
+	}
+	return w
+}
+
+// plain is the task w describes; nil for none.
+func (w *WireTaskState) plain() *TaskState {
+	if w == nil {
+		return nil
+	}
+	t := &TaskState{ID: w.Id, Status: w.Status, StatusMessage: w.StatusMessage,
+		TTLSeconds: w.TtlSeconds, PollIntervalMilliseconds: w.PollIntervalMilliseconds, RequestState: w.RequestState}
+	if w.CreatedAtUnixNano != 0 {
+		t.CreatedAt = time.Unix(0, w.CreatedAtUnixNano).UTC()
+	}
+	if w.LastUpdatedAtUnixNano != 0 {
+		t.LastUpdatedAt = time.Unix(0, w.LastUpdatedAtUnixNano).UTC()
+	}
+	return t
+}
+
 func (w *WireCallTool) plain() *CallTool {
 	m := &CallTool{ID: w.Id, Name: w.Name, Arguments: w.Arguments, Progress: w.Progress, IdleTimeout: time.Duration(w.IdleTimeoutNanos),
-		Limit: w.Limit}
+		Limit: w.Limit, TaskLimit: w.TaskLimit, Task: w.Task.plain()}
 	if len(w.TraceContext) > 0 {
 		m.TraceContext = w.TraceContext
 	}
 	if w.DeadlineUnixNano != 0 {
 		m.Deadline = time.Unix(0, w.DeadlineUnixNano)
+	}
+	if w.TaskDeadlineUnixNano != 0 {
+		m.TaskDeadline = time.Unix(0, w.TaskDeadlineUnixNano)
 	}
 	return m
 }

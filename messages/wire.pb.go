@@ -154,17 +154,20 @@ func (x *WireReady) GetToolsCacheScope() string {
 }
 
 type WireCallTool struct {
-	state            protoimpl.MessageState `protogen:"open.v1"`
-	Id               uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
-	Name             string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
-	Arguments        []byte                 `protobuf:"bytes,3,opt,name=arguments,proto3" json:"arguments,omitempty"`
-	DeadlineUnixNano int64                  `protobuf:"varint,4,opt,name=deadline_unix_nano,json=deadlineUnixNano,proto3" json:"deadline_unix_nano,omitempty"` // 0: none
-	Progress         bool                   `protobuf:"varint,5,opt,name=progress,proto3" json:"progress,omitempty"`
-	IdleTimeoutNanos int64                  `protobuf:"varint,6,opt,name=idle_timeout_nanos,json=idleTimeoutNanos,proto3" json:"idle_timeout_nanos,omitempty"`                                                            // 0: none
-	TraceContext     map[string]string      `protobuf:"bytes,7,rep,name=trace_context,json=traceContext,proto3" json:"trace_context,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"` // W3C traceparent, tracestate, baggage
-	Limit            string                 `protobuf:"bytes,8,opt,name=limit,proto3" json:"limit,omitempty"`                                                                                                             // what set the deadline; empty: the call's deadline
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	state                protoimpl.MessageState `protogen:"open.v1"`
+	Id                   uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Name                 string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Arguments            []byte                 `protobuf:"bytes,3,opt,name=arguments,proto3" json:"arguments,omitempty"`
+	DeadlineUnixNano     int64                  `protobuf:"varint,4,opt,name=deadline_unix_nano,json=deadlineUnixNano,proto3" json:"deadline_unix_nano,omitempty"` // 0: none
+	Progress             bool                   `protobuf:"varint,5,opt,name=progress,proto3" json:"progress,omitempty"`
+	IdleTimeoutNanos     int64                  `protobuf:"varint,6,opt,name=idle_timeout_nanos,json=idleTimeoutNanos,proto3" json:"idle_timeout_nanos,omitempty"`                                                            // 0: none
+	TraceContext         map[string]string      `protobuf:"bytes,7,rep,name=trace_context,json=traceContext,proto3" json:"trace_context,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"` // W3C traceparent, tracestate, baggage
+	Limit                string                 `protobuf:"bytes,8,opt,name=limit,proto3" json:"limit,omitempty"`                                                                                                             // what set the deadline; empty: the call's deadline
+	TaskDeadlineUnixNano int64                  `protobuf:"varint,9,opt,name=task_deadline_unix_nano,json=taskDeadlineUnixNano,proto3" json:"task_deadline_unix_nano,omitempty"`                                              // 0: none
+	TaskLimit            string                 `protobuf:"bytes,10,opt,name=task_limit,json=taskLimit,proto3" json:"task_limit,omitempty"`                                                                                   // what set the task deadline
+	Task                 *WireTaskState         `protobuf:"bytes,11,opt,name=task,proto3" json:"task,omitempty"`                                                                                                              // a task to resume, or none
+	unknownFields        protoimpl.UnknownFields
+	sizeCache            protoimpl.SizeCache
 }
 
 func (x *WireCallTool) Reset() {
@@ -251,6 +254,27 @@ func (x *WireCallTool) GetLimit() string {
 		return x.Limit
 	}
 	return ""
+}
+
+func (x *WireCallTool) GetTaskDeadlineUnixNano() int64 {
+	if x != nil {
+		return x.TaskDeadlineUnixNano
+	}
+	return 0
+}
+
+func (x *WireCallTool) GetTaskLimit() string {
+	if x != nil {
+		return x.TaskLimit
+	}
+	return ""
+}
+
+func (x *WireCallTool) GetTask() *WireTaskState {
+	if x != nil {
+		return x.Task
+	}
+	return nil
 }
 
 type WireCallProgress struct {
@@ -1007,6 +1031,107 @@ func (x *WireServerReply) GetFailure() *WireFailure {
 	return nil
 }
 
+// A task (SEP-2663) to resume (messages.TaskState).
+type WireTaskState struct {
+	state                    protoimpl.MessageState `protogen:"open.v1"`
+	Id                       string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Status                   string                 `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
+	StatusMessage            string                 `protobuf:"bytes,3,opt,name=status_message,json=statusMessage,proto3" json:"status_message,omitempty"`
+	CreatedAtUnixNano        int64                  `protobuf:"varint,4,opt,name=created_at_unix_nano,json=createdAtUnixNano,proto3" json:"created_at_unix_nano,omitempty"`               // 0: none
+	LastUpdatedAtUnixNano    int64                  `protobuf:"varint,5,opt,name=last_updated_at_unix_nano,json=lastUpdatedAtUnixNano,proto3" json:"last_updated_at_unix_nano,omitempty"` // 0: none
+	TtlSeconds               *int64                 `protobuf:"varint,6,opt,name=ttl_seconds,json=ttlSeconds,proto3,oneof" json:"ttl_seconds,omitempty"`
+	PollIntervalMilliseconds *int64                 `protobuf:"varint,7,opt,name=poll_interval_milliseconds,json=pollIntervalMilliseconds,proto3,oneof" json:"poll_interval_milliseconds,omitempty"`
+	RequestState             *string                `protobuf:"bytes,8,opt,name=request_state,json=requestState,proto3,oneof" json:"request_state,omitempty"`
+	unknownFields            protoimpl.UnknownFields
+	sizeCache                protoimpl.SizeCache
+}
+
+func (x *WireTaskState) Reset() {
+	*x = WireTaskState{}
+	mi := &file_wire_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WireTaskState) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WireTaskState) ProtoMessage() {}
+
+func (x *WireTaskState) ProtoReflect() protoreflect.Message {
+	mi := &file_wire_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WireTaskState.ProtoReflect.Descriptor instead.
+func (*WireTaskState) Descriptor() ([]byte, []int) {
+	return file_wire_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *WireTaskState) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *WireTaskState) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *WireTaskState) GetStatusMessage() string {
+	if x != nil {
+		return x.StatusMessage
+	}
+	return ""
+}
+
+func (x *WireTaskState) GetCreatedAtUnixNano() int64 {
+	if x != nil {
+		return x.CreatedAtUnixNano
+	}
+	return 0
+}
+
+func (x *WireTaskState) GetLastUpdatedAtUnixNano() int64 {
+	if x != nil {
+		return x.LastUpdatedAtUnixNano
+	}
+	return 0
+}
+
+func (x *WireTaskState) GetTtlSeconds() int64 {
+	if x != nil && x.TtlSeconds != nil {
+		return *x.TtlSeconds
+	}
+	return 0
+}
+
+func (x *WireTaskState) GetPollIntervalMilliseconds() int64 {
+	if x != nil && x.PollIntervalMilliseconds != nil {
+		return *x.PollIntervalMilliseconds
+	}
+	return 0
+}
+
+func (x *WireTaskState) GetRequestState() string {
+	if x != nil && x.RequestState != nil {
+		return *x.RequestState
+	}
+	return ""
+}
+
 var File_wire_proto protoreflect.FileDescriptor
 
 const file_wire_proto_rawDesc = "" +
@@ -1021,7 +1146,7 @@ const file_wire_proto_rawDesc = "" +
 	"\x10protocol_version\x18\x03 \x01(\tR\x0fprotocolVersion\x12&\n" +
 	"\x0ftools_ttl_nanos\x18\x04 \x01(\x03R\rtoolsTtlNanos\x12\"\n" +
 	"\finstructions\x18\x05 \x01(\tR\finstructions\x12*\n" +
-	"\x11tools_cache_scope\x18\x06 \x01(\tR\x0ftoolsCacheScope\"\xfb\x02\n" +
+	"\x11tools_cache_scope\x18\x06 \x01(\tR\x0ftoolsCacheScope\"\x8b\x04\n" +
 	"\fWireCallTool\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1c\n" +
@@ -1030,7 +1155,12 @@ const file_wire_proto_rawDesc = "" +
 	"\bprogress\x18\x05 \x01(\bR\bprogress\x12,\n" +
 	"\x12idle_timeout_nanos\x18\x06 \x01(\x03R\x10idleTimeoutNanos\x12Z\n" +
 	"\rtrace_context\x18\a \x03(\v25.mcpconnector.messages.WireCallTool.TraceContextEntryR\ftraceContext\x12\x14\n" +
-	"\x05limit\x18\b \x01(\tR\x05limit\x1a?\n" +
+	"\x05limit\x18\b \x01(\tR\x05limit\x125\n" +
+	"\x17task_deadline_unix_nano\x18\t \x01(\x03R\x14taskDeadlineUnixNano\x12\x1d\n" +
+	"\n" +
+	"task_limit\x18\n" +
+	" \x01(\tR\ttaskLimit\x128\n" +
+	"\x04task\x18\v \x01(\v2$.mcpconnector.messages.WireTaskStateR\x04task\x1a?\n" +
 	"\x11TraceContextEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"n\n" +
@@ -1088,7 +1218,20 @@ const file_wire_proto_rawDesc = "" +
 	"\x06method\x18\x02 \x01(\tR\x06method\x12\x1f\n" +
 	"\vresult_json\x18\x03 \x01(\fR\n" +
 	"resultJson\x12<\n" +
-	"\afailure\x18\x04 \x01(\v2\".mcpconnector.messages.WireFailureR\afailureB*Z(github.com/cuca-go/mcpconnector/messagesb\x06proto3"
+	"\afailure\x18\x04 \x01(\v2\".mcpconnector.messages.WireFailureR\afailure\"\x9d\x03\n" +
+	"\rWireTaskState\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
+	"\x06status\x18\x02 \x01(\tR\x06status\x12%\n" +
+	"\x0estatus_message\x18\x03 \x01(\tR\rstatusMessage\x12/\n" +
+	"\x14created_at_unix_nano\x18\x04 \x01(\x03R\x11createdAtUnixNano\x128\n" +
+	"\x19last_updated_at_unix_nano\x18\x05 \x01(\x03R\x15lastUpdatedAtUnixNano\x12$\n" +
+	"\vttl_seconds\x18\x06 \x01(\x03H\x00R\n" +
+	"ttlSeconds\x88\x01\x01\x12A\n" +
+	"\x1apoll_interval_milliseconds\x18\a \x01(\x03H\x01R\x18pollIntervalMilliseconds\x88\x01\x01\x12(\n" +
+	"\rrequest_state\x18\b \x01(\tH\x02R\frequestState\x88\x01\x01B\x0e\n" +
+	"\f_ttl_secondsB\x1d\n" +
+	"\x1b_poll_interval_millisecondsB\x10\n" +
+	"\x0e_request_stateB*Z(github.com/cuca-go/mcpconnector/messagesb\x06proto3"
 
 var (
 	file_wire_proto_rawDescOnce sync.Once
@@ -1102,7 +1245,7 @@ func file_wire_proto_rawDescGZIP() []byte {
 	return file_wire_proto_rawDescData
 }
 
-var file_wire_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
+var file_wire_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_wire_proto_goTypes = []any{
 	(*WireAwaitReady)(nil),    // 0: mcpconnector.messages.WireAwaitReady
 	(*WireReady)(nil),         // 1: mcpconnector.messages.WireReady
@@ -1120,21 +1263,23 @@ var file_wire_proto_goTypes = []any{
 	(*WireTokenError)(nil),    // 13: mcpconnector.messages.WireTokenError
 	(*WireServerRequest)(nil), // 14: mcpconnector.messages.WireServerRequest
 	(*WireServerReply)(nil),   // 15: mcpconnector.messages.WireServerReply
-	nil,                       // 16: mcpconnector.messages.WireCallTool.TraceContextEntry
-	nil,                       // 17: mcpconnector.messages.WireServerRequest.ArgumentsEntry
+	(*WireTaskState)(nil),     // 16: mcpconnector.messages.WireTaskState
+	nil,                       // 17: mcpconnector.messages.WireCallTool.TraceContextEntry
+	nil,                       // 18: mcpconnector.messages.WireServerRequest.ArgumentsEntry
 }
 var file_wire_proto_depIdxs = []int32{
-	16, // 0: mcpconnector.messages.WireCallTool.trace_context:type_name -> mcpconnector.messages.WireCallTool.TraceContextEntry
-	11, // 1: mcpconnector.messages.WireCallToolReply.failure:type_name -> mcpconnector.messages.WireFailure
-	12, // 2: mcpconnector.messages.WireFailure.rpc:type_name -> mcpconnector.messages.WireRPCError
-	13, // 3: mcpconnector.messages.WireFailure.token:type_name -> mcpconnector.messages.WireTokenError
-	17, // 4: mcpconnector.messages.WireServerRequest.arguments:type_name -> mcpconnector.messages.WireServerRequest.ArgumentsEntry
-	11, // 5: mcpconnector.messages.WireServerReply.failure:type_name -> mcpconnector.messages.WireFailure
-	6,  // [6:6] is the sub-list for method output_type
-	6,  // [6:6] is the sub-list for method input_type
-	6,  // [6:6] is the sub-list for extension type_name
-	6,  // [6:6] is the sub-list for extension extendee
-	0,  // [0:6] is the sub-list for field type_name
+	17, // 0: mcpconnector.messages.WireCallTool.trace_context:type_name -> mcpconnector.messages.WireCallTool.TraceContextEntry
+	16, // 1: mcpconnector.messages.WireCallTool.task:type_name -> mcpconnector.messages.WireTaskState
+	11, // 2: mcpconnector.messages.WireCallToolReply.failure:type_name -> mcpconnector.messages.WireFailure
+	12, // 3: mcpconnector.messages.WireFailure.rpc:type_name -> mcpconnector.messages.WireRPCError
+	13, // 4: mcpconnector.messages.WireFailure.token:type_name -> mcpconnector.messages.WireTokenError
+	18, // 5: mcpconnector.messages.WireServerRequest.arguments:type_name -> mcpconnector.messages.WireServerRequest.ArgumentsEntry
+	11, // 6: mcpconnector.messages.WireServerReply.failure:type_name -> mcpconnector.messages.WireFailure
+	7,  // [7:7] is the sub-list for method output_type
+	7,  // [7:7] is the sub-list for method input_type
+	7,  // [7:7] is the sub-list for extension type_name
+	7,  // [7:7] is the sub-list for extension extendee
+	0,  // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_wire_proto_init() }
@@ -1142,13 +1287,14 @@ func file_wire_proto_init() {
 	if File_wire_proto != nil {
 		return
 	}
+	file_wire_proto_msgTypes[16].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_wire_proto_rawDesc), len(file_wire_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   18,
+			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

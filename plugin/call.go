@@ -231,7 +231,7 @@ func (p *McpPlugin) send(ctx context.Context, f *Future, args json.RawMessage) e
 		ctx = context.WithoutCancel(ctx) // a detachable call outlives its caller's ctx (detach.go)
 	}
 	msg := &messages.CallTool{ID: f.id, Name: name, Arguments: args,
-		Progress: p.onProgress != nil, IdleTimeout: p.idleTimeout, WantTask: f.task != nil} // WantTask: detach.go
+		Progress: p.onProgress != nil, IdleTimeout: p.idleTimeout, WantTask: f.task != nil, Task: f.resume} // WantTask: detach.go
 	if p.tel != nil {
 		msg.TraceContext = instrument.Inject(ctx)
 	}
@@ -248,6 +248,9 @@ func (p *McpPlugin) send(ctx context.Context, f *Future, args json.RawMessage) e
 	if p.taskTimeout > 0 {
 		d, ok := ctx.Deadline()
 		p.taskDeadline(msg, d, ok)
+		if msg.Task != nil { // a task resumed is bounded as a task from the start
+			msg.Deadline, msg.Limit = msg.TaskDeadline, msg.TaskLimit
+		}
 	}
 	if ce := p.logger.Check(zap.DebugLevel, "mcp tools/call"); ce != nil {
 		ce.Write(append(tracelog.Fields(ctx), zap.String("tool", name), zap.Uint64("id", f.id), zap.ByteString("arguments", args))...)
@@ -269,9 +272,10 @@ type Future struct {
 	name    string
 	callID  string // the model's host.ToolCall ID, if the call comes from one
 	callCtx context.Context
-	ch      chan any      // the reply, from the plugin's callRouter
-	gate    *approvalGate // with WithApproval: whether the call was sent
-	task    *futureTask   // a hook call that may detach (detach.go); nil otherwise
+	ch      chan any            // the reply, from the plugin's callRouter
+	gate    *approvalGate       // with WithApproval: whether the call was sent
+	task    *futureTask         // a hook call that may detach (detach.go); nil otherwise
+	resume  *messages.TaskState // the task a ResumeTask future resumes
 
 	mu   sync.Mutex
 	done bool

@@ -48,6 +48,8 @@ type McpPlugin struct {
 	// The limits as a failure names them, written once.
 	callTimeoutLimit, toolTimeoutLimit string
 	taskTimeout                        time.Duration // WithTasks's, for calls answered with a task; 0: no tasks
+	taskStore                          TaskStore     // WithTasks's; nil: none
+	label                              string        // the server's label, which names it in task records
 
 	unsupervised bool // WithoutSupervision: nothing reconnects
 
@@ -252,6 +254,7 @@ func newFacade(server, label string, o *options) *McpPlugin {
 	}
 	p := &McpPlugin{server: server, logger: logger, system: o.System, done: make(chan struct{}),
 		callTimeout: DefaultCallTimeout, toolTimeout: o.toolTimeout, controls: o.controls, taskTimeout: o.taskTimeout,
+		label: label, taskStore: o.taskStore,
 		toolRefresh: o.Supervisor.Connection.ToolRefresh,
 		tel:         o.Supervisor.Connection.Telemetry}
 	if o.callTimeoutSet {

@@ -22,6 +22,8 @@ type options struct {
 	controls
 	// taskTimeout is WithTasks's task timeout; zero without WithTasks.
 	taskTimeout time.Duration
+	// taskStore is WithTasks's store; nil without one.
+	taskStore TaskStore
 }
 
 // WithLogger sends the plugin's logs, the stdio child's stderr and

@@ -1,6 +1,9 @@
 package plugin
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/cuca-go/mcpconnector/actors"
@@ -29,7 +32,27 @@ type TaskOptions struct {
 	// is asked for later ([McpPlugin.DetachedResult], the tool of
 	// toolbox.TaskResultTool). Zero: the hook waits for the end.
 	DetachAfter time.Duration
+	// Store, if set, keeps every pending task over Streamable HTTP (its id,
+	// tool and latest requestState), written before the call's first poll
+	// and deleted when the task ends, so that a program that restarts
+	// lists them ([McpPlugin.PendingTasks]) and waits on them again
+	// ([McpPlugin.ResumeTask]). [DirTaskStore] keeps them on local disk.
+	// Nil keeps nothing: a task then lives as long as its call.
+	Store TaskStore
 }
+
+// TaskStore keeps the pending tasks of tool calls; one store may be
+// shared by many plugins and servers, whose records name their server.
+// It is actors.TaskStore under this package's name.
+type TaskStore = actors.TaskStore
+
+// TaskRecord is a pending task as a [TaskStore] keeps it: its server (the
+// transport's label), its tool and its latest state.
+type TaskRecord = actors.TaskRecord
+
+// DirTaskStore is the [TaskStore] on local disk: one file per task in its
+// Dir, replaced whole (written, synced, renamed) on every answer.
+type DirTaskStore = actors.DirTaskStore
 
 // The defaults of [TaskOptions].
 const (
@@ -57,10 +80,16 @@ const (
 // a task the server no longer knows fails with [ErrTaskLost]. See
 // docs/tasks.md.
 //
+// Over Streamable HTTP a task outlives its connection: when the
+// connection is lost while the task runs (the server restarted, the
+// network cut), the supervisor's next connection resumes polling the same
+// task from its latest requestState, and the tool is not called again.
+// Over stdio a child that dies takes its tasks with it: the call fails at
+// once with [ErrConnectionLost]. With [TaskOptions.Store] a task outlives
+// the process too.
+//
 // Only this module's stdio and Streamable HTTP transports declare the
-// extension: with another transport nothing changes. The task is not yet
-// resumed on a new connection: a connection lost under a task fails its
-// call with [ErrConnectionLost], and the tool is not called again.
+// extension: with another transport nothing changes.
 func WithTasks(o TaskOptions) Option {
 	return newOption("WithTasks", connection, func(opts *options) {
 		opts.Supervisor.Connection.Tasks = &actors.TaskSettings{
@@ -69,6 +98,8 @@ func WithTasks(o TaskOptions) Option {
 			MaxInterval:     o.MaxPollInterval,
 		}
 		opts.detach = newDetacher(o.DetachAfter) // nil unless DetachAfter > 0 (detach.go)
+		opts.Supervisor.Connection.Tasks.Store = o.Store
+		opts.taskStore = o.Store
 		opts.taskTimeout = o.Timeout
 		if opts.taskTimeout <= 0 {
 			opts.taskTimeout = DefaultTaskTimeout
@@ -99,4 +130,60 @@ func (p *McpPlugin) taskDeadline(msg *messages.CallTool, ctxDeadline time.Time, 
 			msg.TaskDeadline, msg.TaskLimit = d, p.toolTimeoutLimit
 		}
 	}
+}
+
+// PendingTasks lists the tasks of this plugin's server that its
+// [TaskOptions.Store] keeps: tasks whose calls have not ended, in this
+// process or in one before it. Nil without a store.
+func (p *McpPlugin) PendingTasks(ctx context.Context) ([]TaskRecord, error) {
+	if p.taskStore == nil {
+		return nil, nil
+	}
+	all, err := p.taskStore.List(ctx)
+	if err != nil {
+		return nil, p.callError(KindIO, "", fmt.Errorf("listing the task store: %w", err))
+	}
+	var out []TaskRecord
+	for _, r := range all {
+		if r.Server == p.label {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// errNoTask: ResumeTask was given an id its store does not keep.
+var errNoTask = errors.New("no pending task of that id in the task store")
+
+// ResumeTask waits again on the pending task id of this plugin's server,
+// as its [TaskOptions.Store] keeps it (see [McpPlugin.PendingTasks]): the
+// connection polls the task from its latest requestState, without calling
+// the tool again, and the future gives its result as [McpPlugin.CallTool]'s
+// would. The call is bounded as a task's ([TaskOptions.Timeout], or ctx's
+// deadline); ctx ending cancels the task on the server. A server that no
+// longer knows the task fails it with [ErrTaskLost]. An id the store does
+// not keep fails at once, of kind [KindInternal].
+func (p *McpPlugin) ResumeTask(ctx context.Context, id string) *Future {
+	if p.taskStore == nil || p.taskTimeout <= 0 {
+		return failedCall("", "", p.callError(KindNotSupported, "", errors.New("ResumeTask needs WithTasks with a TaskOptions.Store")))
+	}
+	recs, err := p.PendingTasks(ctx)
+	if err != nil {
+		return failedCall("", "", err)
+	}
+	for _, r := range recs {
+		if r.Task.ID != id {
+			continue
+		}
+		if p.closed.Load() {
+			return failedCall("", r.Tool, p.callError(KindInternal, r.Tool, errors.New("plugin is closed")))
+		}
+		st := r.Task
+		f := &Future{p: p, id: p.nextID.Add(1), name: r.Tool, callCtx: ctx, resume: &st}
+		if err := p.send(ctx, f, nil); err != nil {
+			return failedCall("", r.Tool, err)
+		}
+		return f
+	}
+	return failedCall("", "", p.callError(KindInternal, "", fmt.Errorf("task %s: %w", id, errNoTask)))
 }

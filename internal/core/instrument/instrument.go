@@ -51,6 +51,9 @@ const (
 	// EventTaskPoll is the span event of each description of the task
 	// after the first: a tasks/get answer or a notifications/tasks/status.
 	EventTaskPoll = "mcp.task.poll"
+	// EventTaskResumed ends the span of a task whose connection was lost:
+	// the next connection polls it on under a span of its own.
+	EventTaskResumed = "mcp.task.resumed"
 )
 
 // Attribute keys of this module (no convention has them).

@@ -53,6 +53,10 @@ type Config struct {
 	// Updates brings the task's notifications/tasks/status, if the
 	// connection receives them; polling goes on regardless.
 	Updates <-chan *Task
+	// Leave, if set, is asked with the cause of ctx's end: true leaves
+	// the task running on the server, not cancelled, for another
+	// connection or process to resume (the connection itself ended).
+	Leave func(cause error) bool
 	// now is the clock, for tests.
 	now func() time.Time
 }
@@ -76,7 +80,8 @@ var (
 
 // Drive polls t until it ends and returns its result, or the reason it
 // did not end well. When ctx ends first, it sends tasks/cancel once (under
-// its own [CancelTimeout]) and returns ctx's error. Any other error of the
+// its own [CancelTimeout]) and returns ctx's error, unless Config.Leave
+// leaves the task running. Any other error of the
 // sender (a broken connection) is returned as it is, the task not
 // cancelled, so that a new connection can resume from what Keep last kept.
 func Drive(ctx context.Context, send Sender, cfg Config, t *Task) (json.RawMessage, error) {
@@ -98,7 +103,7 @@ func Drive(ctx context.Context, send Sender, cfg Config, t *Task) (json.RawMessa
 		}
 		told, err := d.wait(ctx)
 		if err != nil {
-			d.cancel()
+			d.gaveUp(ctx)
 			return nil, err
 		}
 		if told {
@@ -149,6 +154,10 @@ func (d *driver) answer(ctx context.Context) error {
 		}
 		resp, err := d.cfg.Answer(ctx, key, req)
 		if err != nil {
+			if ctx.Err() != nil {
+				d.gaveUp(ctx)
+				return ctx.Err()
+			}
 			d.cancel()
 			return fmt.Errorf("task %s: answering input request %q: %w", d.t.ID, key, err)
 		}
@@ -159,9 +168,17 @@ func (d *driver) answer(ctx context.Context) error {
 	}
 	params := d.params()
 	params["inputResponses"] = responses
-	if _, err := d.send(ctx, "tasks/update", d.t.ID, params); err != nil {
+	raw, err := d.sendOut(ctx, "tasks/update", params)
+	if err == nil && ctx.Err() != nil {
+		if u, perr := ParseGot(raw); perr == nil && u.ID == d.t.ID && u.RequestState != nil {
+			d.t = u
+		}
+		d.gaveUp(ctx)
+		return ctx.Err()
+	}
+	if err != nil {
 		if ctx.Err() != nil {
-			d.cancel()
+			d.gaveUp(ctx)
 			return ctx.Err()
 		}
 		return fmt.Errorf("task %s: tasks/update: %w", d.t.ID, err)
@@ -221,11 +238,41 @@ func (d *driver) wait(ctx context.Context) (told bool, err error) {
 	}
 }
 
+// sendOut sends one request that changes the task's requestState
+// (tasks/get, tasks/update) and lets its answer arrive even when ctx ends
+// meanwhile, up to [CancelTimeout] later: a server that took the request
+// has moved on to a new requestState, which the tasks/cancel that follows
+// must echo, or a server that refuses a stale one refuses the cancel.
+func (d *driver) sendOut(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	sctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	defer stop()
+	unhook := context.AfterFunc(ctx, func() {
+		t := time.NewTimer(CancelTimeout)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			stop()
+		case <-sctx.Done():
+		}
+	})
+	defer unhook()
+	return d.send(sctx, method, d.t.ID, params)
+}
+
 func (d *driver) poll(ctx context.Context) error {
-	raw, err := d.send(ctx, "tasks/get", d.t.ID, d.params())
+	raw, err := d.sendOut(ctx, "tasks/get", d.params())
+	if err == nil && ctx.Err() != nil {
+		// Ended while the poll was answered: its requestState is the
+		// one the cancel echoes.
+		if u, perr := ParseGot(raw); perr == nil && u.ID == d.t.ID {
+			d.t = u
+		}
+		d.gaveUp(ctx)
+		return ctx.Err()
+	}
 	if err != nil {
 		if ctx.Err() != nil {
-			d.cancel()
+			d.gaveUp(ctx)
 			return ctx.Err()
 		}
 		var rpc *jsonrpc.Error
@@ -264,6 +311,15 @@ func (d *driver) keep(_ context.Context) error {
 		return fmt.Errorf("task %s: keeping it: %w", d.t.ID, err)
 	}
 	return nil
+}
+
+// gaveUp cancels the task after ctx ended, unless Leave leaves it
+// running.
+func (d *driver) gaveUp(ctx context.Context) {
+	if d.cfg.Leave != nil && d.cfg.Leave(context.Cause(ctx)) {
+		return
+	}
+	d.cancel()
 }
 
 // cancel sends tasks/cancel, once, on a context of its own: the caller's

@@ -256,6 +256,80 @@ func TestTheCallersEndCancelsTheTaskOnce(t *testing.T) {
 	})
 }
 
+func TestACancelAfterAPollInFlightEchoesItsRequestState(t *testing.T) {
+	both(t, func(t *testing.T, c *rpc, dir string) {
+		ctx, cancel := context.WithCancel(t.Context())
+		gets := 0
+		// The caller gives up while the second tasks/get is on its way: the
+		// server takes it and moves on to a new requestState, and a sender
+		// whose ctx has ended by then returns without the answer, as the
+		// connection's does.
+		send := func(sctx context.Context, method, id string, params any) (json.RawMessage, error) {
+			if method == "tasks/get" {
+				if gets++; gets == 2 {
+					cancel()
+				}
+			}
+			raw, err := c.request(context.WithoutCancel(sctx), method, id, params)
+			if sctx.Err() != nil {
+				return nil, sctx.Err()
+			}
+			return raw, err
+		}
+		_, err := tasks.Drive(ctx, send, tasks.Config{}, c.start(t, map[string]any{"outcome": "never"}))
+		require.ErrorIs(t, err, context.Canceled)
+		cancels := requests(t, dir, "tasks/cancel")
+		require.Len(t, cancels, 1)
+		assert.Empty(t, cancels[0].Refused, "the cancel echoes the requestState of the poll in flight")
+	})
+}
+
+func TestALeftTaskIsNotCancelled(t *testing.T) {
+	both(t, func(t *testing.T, c *rpc, dir string) {
+		gone := errors.New("the connection ended")
+		ctx, cancel := context.WithCancelCause(t.Context())
+		var causes []error
+		_, err := tasks.Drive(ctx, c.request, tasks.Config{
+			Seen:  func(*tasks.Task) { cancel(gone) },
+			Leave: func(cause error) bool { causes = append(causes, cause); return true },
+		}, c.start(t, map[string]any{"outcome": "never", "polls": 100}))
+		require.ErrorIs(t, err, context.Canceled)
+		assert.Equal(t, []error{gone}, causes, "Leave is asked with ctx's cause")
+		assert.Empty(t, requests(t, dir, "tasks/cancel"), "a task left runs on")
+	})
+}
+
+func TestAStateResumesTheTask(t *testing.T) {
+	dir := t.TempDir()
+	c := &rpc{url: served(t, dir).URL}
+	task := c.start(t, map[string]any{"polls": 3, "message": "step"})
+	var kept *tasks.Task
+	polls := 0
+	ctx, cancel := context.WithCancel(t.Context())
+	_, err := tasks.Drive(ctx, c.request, tasks.Config{
+		Keep:  func(t *tasks.Task) error { kept = t; return nil },
+		Seen:  func(*tasks.Task) { polls++; cancel() },
+		Leave: func(error) bool { return true },
+	}, task)
+	require.ErrorIs(t, err, context.Canceled)
+	require.Equal(t, 1, polls)
+	// The public state, as a store keeps it, round-trips through JSON.
+	b, err := json.Marshal(kept.State())
+	require.NoError(t, err)
+	var st struct{ RequestState string }
+	require.NoError(t, json.Unmarshal(b, &st))
+	assert.Equal(t, *kept.RequestState, st.RequestState)
+	from := tasks.FromState(kept.State())
+	assert.Equal(t, kept.RequestState, from.RequestState)
+	res, err := tasks.Drive(t.Context(), c.request, tasks.Config{}, from)
+	require.NoError(t, err)
+	got, _ := text(t, res)
+	assert.Equal(t, "done", got)
+	for _, g := range requests(t, dir, "tasks/get") {
+		assert.Empty(t, g.Refused, "the kept requestState is the latest")
+	}
+}
+
 func TestATaskPastItsTimeToLiveExpires(t *testing.T) {
 	c := &rpc{url: served(t, t.TempDir()).URL}
 	// A time to live of one second that must pass: the server keeps the
@@ -346,33 +420,6 @@ func TestParseRefusesWhatTheSEPDoesNotAllow(t *testing.T) {
 	assert.Nil(t, created.Result, "a CreateTaskResult's result is never used")
 	_, err = tasks.ParseCreated(json.RawMessage(`{"resultType":"complete","taskId":"a","status":"working"}`))
 	require.ErrorIs(t, err, tasks.ErrInvalid)
-}
-
-func TestDirStoreKeepsOneRecordPerTask(t *testing.T) {
-	s := tasks.DirStore{Dir: filepath.Join(t.TempDir(), "pending")}
-	ctx := t.Context()
-	list, err := s.List(ctx)
-	require.NoError(t, err)
-	assert.Empty(t, list)
-	state := func(v string) *string { return &v }
-	require.NoError(t, s.Put(ctx, tasks.Record{Server: "a", Tool: "work", Task: tasks.Task{ID: "1", Status: tasks.Working, RequestState: state("s1")}}))
-	require.NoError(t, s.Put(ctx, tasks.Record{Server: "a", Tool: "work", Task: tasks.Task{ID: "1", Status: tasks.Working, RequestState: state("s2")}}))
-	require.NoError(t, s.Put(ctx, tasks.Record{Server: "b", Tool: "work", Task: tasks.Task{ID: "1", Status: tasks.Working}}))
-	list, err = s.List(ctx)
-	require.NoError(t, err)
-	require.Len(t, list, 2)
-	byServer := map[string]tasks.Record{}
-	for _, r := range list {
-		byServer[r.Server] = r
-	}
-	assert.Equal(t, "s2", *byServer["a"].Task.RequestState)
-	assert.Nil(t, byServer["b"].Task.RequestState)
-	require.NoError(t, s.Delete(ctx, "a", "1"))
-	require.NoError(t, s.Delete(ctx, "a", "1"), "deleting twice is no error")
-	list, err = s.List(ctx)
-	require.NoError(t, err)
-	assert.Len(t, list, 1)
-	require.Error(t, s.Put(ctx, tasks.Record{Server: "a"}))
 }
 
 func ExampleDrive() {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/cuca-go/mcpconnector/messages"
 )
 
 // Extension is the identifier a client declares in each request's
@@ -117,4 +119,25 @@ func parse(raw json.RawMessage) (*Task, string, error) {
 		return nil, "", fmt.Errorf("%w: task %s has status %q", ErrInvalid, w.ID, w.Status)
 	}
 	return &w.Task, w.ResultType, nil
+}
+
+// State is t in its public form, to resume it from: its result, error and
+// input requests are left out.
+func (t *Task) State() *messages.TaskState {
+	return &messages.TaskState{ID: t.ID, Status: string(t.Status), StatusMessage: t.StatusMessage,
+		CreatedAt: t.CreatedAt, LastUpdatedAt: t.LastUpdatedAt, TTLSeconds: t.TTLSeconds,
+		PollIntervalMilliseconds: t.PollIntervalMilliseconds, RequestState: t.RequestState}
+}
+
+// FromState is the task s describes, to resume polling it. A state of no
+// known status (or a terminal one: a kept state is never terminal) counts
+// as working, so that the next poll says.
+func FromState(s *messages.TaskState) *Task {
+	st := Status(s.Status)
+	if !st.valid() || st.Terminal() || st == InputRequired {
+		st = Working // an input request is asked again by the next poll
+	}
+	return &Task{ID: s.ID, Status: st, StatusMessage: s.StatusMessage, CreatedAt: s.CreatedAt,
+		LastUpdatedAt: s.LastUpdatedAt, TTLSeconds: s.TTLSeconds,
+		PollIntervalMilliseconds: s.PollIntervalMilliseconds, RequestState: s.RequestState}
 }

@@ -1,4 +1,4 @@
-package tasks
+package actors
 
 import (
 	"context"
@@ -10,51 +10,56 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/cuca-go/mcpconnector/messages"
 )
 
-// Record is a pending task as a [Store] keeps it: enough to resume polling
-// it from another connection, process or member.
-type Record struct {
-	// Server names the server the task runs on, as its caller names it.
+// TaskRecord is a pending task (SEP-2663) as a [TaskStore] keeps it:
+// enough to resume polling it from another connection or process.
+type TaskRecord struct {
+	// Server names the server the task runs on: its transport's label
+	// (transport.StreamableHTTP.Label, else its URL with secrets
+	// redacted), so that one store serves many servers.
 	Server string `json:"server"`
 	// Tool is the tool whose call became the task.
 	Tool string `json:"tool"`
 	// Task is the task's latest description; its RequestState is the one
 	// to echo next.
-	Task Task `json:"task"`
+	Task messages.TaskState `json:"task"`
 }
 
-// Store keeps the pending tasks. Its methods may be called from several
-// goroutines at once.
-type Store interface {
+// TaskStore keeps the pending tasks of tool calls, so that a program that
+// restarts can resume waiting on them. Its methods may be called from
+// several goroutines at once, and by several connections sharing it.
+type TaskStore interface {
 	// Put keeps r, replacing the record of the same server and task id.
-	Put(ctx context.Context, r Record) error
+	Put(ctx context.Context, r TaskRecord) error
 	// Delete forgets the record of server's task id; forgetting one that
 	// is not kept is no error.
 	Delete(ctx context.Context, server, id string) error
-	// List returns every record kept.
-	List(ctx context.Context) ([]Record, error)
+	// List returns every record kept, of every server.
+	List(ctx context.Context) ([]TaskRecord, error)
 }
 
-// DirStore is a [Store] on local disk: one file per task in Dir, replaced
-// whole on each Put (written, synced, renamed), so that a crash leaves
-// either the old record or the new one.
-type DirStore struct {
-	// Dir is the directory; Put creates it.
+// DirTaskStore is a [TaskStore] on local disk: one file per task in Dir,
+// replaced whole on each Put (written, synced, renamed), so that a crash
+// leaves either the old record or the new one.
+type DirTaskStore struct {
+	// Dir is the directory; Put creates it (mode 0700).
 	Dir string
 }
 
 const recordExt = ".task.json"
 
-func (s DirStore) file(server, id string) string {
+func (s DirTaskStore) file(server, id string) string {
 	sum := sha256.Sum256([]byte(server + "\x00" + id))
 	return filepath.Join(s.Dir, hex.EncodeToString(sum[:16])+recordExt)
 }
 
 // Put writes r's file.
-func (s DirStore) Put(_ context.Context, r Record) error {
+func (s DirTaskStore) Put(_ context.Context, r TaskRecord) error {
 	if r.Task.ID == "" {
-		return errors.New("tasks: a record needs a task id")
+		return errors.New("task store: a record needs a task id")
 	}
 	b, err := json.Marshal(r)
 	if err != nil {
@@ -84,7 +89,7 @@ func (s DirStore) Put(_ context.Context, r Record) error {
 }
 
 // Delete removes the record's file.
-func (s DirStore) Delete(_ context.Context, server, id string) error {
+func (s DirTaskStore) Delete(_ context.Context, server, id string) error {
 	err := os.Remove(s.file(server, id))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -93,7 +98,7 @@ func (s DirStore) Delete(_ context.Context, server, id string) error {
 }
 
 // List reads every record's file; a missing Dir holds none.
-func (s DirStore) List(_ context.Context) ([]Record, error) {
+func (s DirTaskStore) List(_ context.Context) ([]TaskRecord, error) {
 	entries, err := os.ReadDir(s.Dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -101,7 +106,7 @@ func (s DirStore) List(_ context.Context) ([]Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []Record
+	var out []TaskRecord
 	for _, e := range entries {
 		if !strings.HasSuffix(e.Name(), recordExt) {
 			continue
@@ -113,9 +118,9 @@ func (s DirStore) List(_ context.Context) ([]Record, error) {
 		if err != nil {
 			return nil, err
 		}
-		var r Record
+		var r TaskRecord
 		if err := json.Unmarshal(b, &r); err != nil {
-			return nil, fmt.Errorf("tasks: %s: %w", e.Name(), err)
+			return nil, fmt.Errorf("task store: %s: %w", e.Name(), err)
 		}
 		out = append(out, r)
 	}
