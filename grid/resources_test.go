@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuca-go/mcpconnector/grid"
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
@@ -159,6 +160,9 @@ func TestGrainServesResourcesAndPrompts(t *testing.T) {
 	prompts, err := p.ListPrompts(t.Context(), "")
 	require.NoError(t, err)
 	assert.Len(t, prompts.Prompts, 2, "the next list has it, across the wire too")
+
+	_, err = grid.Connect(t.Context(), others[0], "docs", plugin.WithListChangeHandler(func(plugin.ListChange) {}))
+	assert.ErrorIs(t, err, plugin.ErrValidation, "a facade hears no list changes: the option is the kind's")
 }
 
 // A server without resources or prompts, across the wire: empty lists.

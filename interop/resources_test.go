@@ -3,8 +3,10 @@ package interop
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -44,6 +46,20 @@ var resBlob = []byte{0, 1, 2, 0x7f, 0x80, 0xfe, 0xff}
 type resourceServer struct {
 	handler http.Handler
 	grow    func()
+	// stdio serves the server on this process's stdio, with a tool "grow"
+	// that calls grow, for a child process.
+	stdio func() error
+}
+
+// The resource servers as stdio children ("<binary> interop-server <name>").
+const (
+	goSDKResources = "go-sdk-resources"
+	mcpGoResources = "mcp-go-resources"
+)
+
+func init() {
+	stdioServers[goSDKResources] = func(string) error { return goSDKResourceServer().stdio() }
+	stdioServers[mcpGoResources] = func(string) error { return mcpGoResourceServer().stdio() }
 }
 
 func goSDKResourceServer() resourceServer {
@@ -70,14 +86,23 @@ func goSDKResourceServer() resourceServer {
 				{Role: "assistant", Content: &mcp.TextContent{Text: "Hello!"}},
 			}}, nil
 		})
+	grow := func() {
+		s.AddResource(&mcp.Resource{URI: resLaterURI, Name: "later"}, text(resLaterURI, "text/plain", "later"))
+		s.AddPrompt(&mcp.Prompt{Name: "later"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "later"}}}}, nil
+		})
+	}
 	return resourceServer{
 		handler: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
 			&mcp.StreamableHTTPOptions{Stateless: true, PropagateRequestCancellation: true}),
-		grow: func() {
-			s.AddResource(&mcp.Resource{URI: resLaterURI, Name: "later"}, text(resLaterURI, "text/plain", "later"))
-			s.AddPrompt(&mcp.Prompt{Name: "later"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-				return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "later"}}}}, nil
-			})
+		grow: grow,
+		stdio: func() error {
+			s.AddTool(&mcp.Tool{Name: "grow", InputSchema: json.RawMessage(`{"type":"object"}`)},
+				func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					grow()
+					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "grown"}}}, nil
+				})
+			return s.Run(context.Background(), &mcp.StdioTransport{})
 		},
 	}
 }
@@ -108,13 +133,21 @@ func mcpGoResourceServer() resourceServer {
 				mgmcp.NewPromptMessage(mgmcp.RoleAssistant, mgmcp.NewTextContent("Hello!")),
 			}), nil
 		})
+	grow := func() {
+		s.AddResource(mgmcp.NewResource(resLaterURI, "later"), text(resLaterURI, "text/plain", "later"))
+		s.AddPrompt(mgmcp.NewPrompt("later"), func(context.Context, mgmcp.GetPromptRequest) (*mgmcp.GetPromptResult, error) {
+			return mgmcp.NewGetPromptResult("", []mgmcp.PromptMessage{mgmcp.NewPromptMessage(mgmcp.RoleUser, mgmcp.NewTextContent("later"))}), nil
+		})
+	}
 	return resourceServer{
 		handler: mgserver.NewStreamableHTTPServer(s),
-		grow: func() {
-			s.AddResource(mgmcp.NewResource(resLaterURI, "later"), text(resLaterURI, "text/plain", "later"))
-			s.AddPrompt(mgmcp.NewPrompt("later"), func(context.Context, mgmcp.GetPromptRequest) (*mgmcp.GetPromptResult, error) {
-				return mgmcp.NewGetPromptResult("", []mgmcp.PromptMessage{mgmcp.NewPromptMessage(mgmcp.RoleUser, mgmcp.NewTextContent("later"))}), nil
+		grow:    grow,
+		stdio: func() error {
+			s.AddTool(mgmcp.NewTool("grow"), func(context.Context, mgmcp.CallToolRequest) (*mgmcp.CallToolResult, error) {
+				grow()
+				return mgmcp.NewToolResultText("grown"), nil
 			})
+			return mgserver.NewStdioServer(s).Listen(context.Background(), os.Stdin, os.Stdout)
 		},
 	}
 }
@@ -229,6 +262,42 @@ func TestToolsOnlyServersListNoResourcesOrPrompts(t *testing.T) {
 			pr, err := p.ListPrompts(t.Context(), "")
 			require.NoError(t, err)
 			assert.Empty(t, pr.Prompts)
+		})
+	}
+}
+
+// Over stdio, in a child process: a tool call makes the server add a
+// resource and a prompt, and the notices arrive on the child's stdout.
+func TestResourceListChangesOverStdio(t *testing.T) {
+	for _, name := range []string{goSDKResources, mcpGoResources} {
+		t.Run(name, func(t *testing.T) {
+			exe, err := os.Executable()
+			require.NoError(t, err)
+			tr := transport.NewStdio(exe, childArg, name, "-")
+			tr.Env = append(tr.Env, "GORACE=atexit_sleep_ms=0")
+			changes := make(chan plugin.ListChange, 16)
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a race-enabled child's start on a busy machine
+			defer cancel()
+			p, err := plugin.Connect(ctx, tr, plugin.WithListChangeHandler(func(c plugin.ListChange) { changes <- c }))
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = p.Close() })
+			uris, _ := listAllResources(ctx, t, p)
+			require.NotContains(t, uris, resLaterURI)
+
+			res, err := p.CallTool(ctx, "grow", nil).Await(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, "grown", plugin.RenderResult(res))
+			heard := map[plugin.ListChange]bool{}
+			for !heard[plugin.ResourcesChanged] || !heard[plugin.PromptsChanged] {
+				select {
+				case c := <-changes:
+					heard[c] = true
+				case <-ctx.Done():
+					t.Fatalf("the list-change handler heard %v", heard)
+				}
+			}
+			uris, _ = listAllResources(ctx, t, p)
+			assert.Contains(t, uris, resLaterURI)
 		})
 	}
 }

@@ -97,7 +97,9 @@ func (p *McpPlugin) ToolUI(ctx context.Context, tool string) (*ToolUI, error) {
 // show them together. A view that cannot be read is given as nil with the
 // error. Results of tools without a view, and hosts without the option,
 // read nothing. h runs on the caller's goroutine and should return
-// quickly; the result itself is unchanged.
+// quickly; the result itself is unchanged. Given to a toolbox's servers
+// (toolbox.WithPluginOptions), each server's plugin calls h with its own
+// name of the tool; the block the toolbox leaves carries the exposed name.
 func WithToolUIHandler(h func(ctx context.Context, result host.ToolResult, ui *ToolUI, err error)) Option {
 	return newOption("WithToolUIHandler", call, func(o *options) {
 		o.onToolUI = h

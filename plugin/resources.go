@@ -52,7 +52,8 @@ const (
 // server's notifications: it must return quickly and must not wait for a
 // request to the same server (start one on a goroutine of its own). For a
 // cluster's grains give it to the kind (grid.WithPluginOptions): the
-// member hosting a grain subscribes and calls h there.
+// member hosting a grain subscribes and calls h there; a facade
+// (grid.Connect) fails with [ErrValidation] for it.
 func WithListChangeHandler(h func(ListChange)) Option {
 	return newOption("WithListChangeHandler", connection, func(o *options) {
 		if h == nil {
