@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -270,6 +271,23 @@ func (t *Toolbox) addOwnRoutes(rt *routeTable) {
 	slices.SortFunc(rt.allDefs, func(a, b host.ToolDefinition) int { return cmp.Compare(a.Name, b.Name) })
 	rt.hooks[resourcetools.ListName] = listRoute
 	rt.hooks[resourcetools.ReadName] = readRoute
+}
+
+// nameLinks returns out, a tool result of server s, with its resource
+// links naming s, as those of a server the toolbox starts do (its plugin's
+// transport carries the server's name). Over a cluster's grains a server's
+// plugin is a facade that knows its grain, not the toolbox's name for it,
+// so its links say "read it with read_mcp_resource" alone; the toolbox's
+// read tool takes the server, so this adds it.
+func (t *Toolbox) nameLinks(s *server, out host.ToolResult) host.ToolResult {
+	if t.opts.remote == nil || !t.opts.resourceTools || s == nil {
+		return out
+	}
+	bare := "; " + resourcetools.LinkHint("") + "]"
+	if strings.Contains(out.Content, bare) {
+		out.Content = strings.ReplaceAll(out.Content, bare, "; "+resourcetools.LinkHint(s.cfg.Name)+"]")
+	}
+	return out
 }
 
 // ownRoute reports whether r is one of the toolbox's own tools' routes.

@@ -499,7 +499,7 @@ func (t *Toolbox) finishCalls(ctx context.Context, blocks []host.Block, calls []
 	wg.Wait()
 	for k := range calls {
 		c := &calls[k]
-		out := c.out
+		out := t.nameLinks(c.s, c.out) // resources.go
 		out.ToolCallID = blocks[c.i].(host.ToolCall).ID
 		out.Name = c.name
 		blocks[c.i] = out
