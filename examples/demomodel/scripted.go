@@ -31,7 +31,15 @@ const ScriptedModelName = "scripted"
 //     turn, offered the add tool the search loaded, it calls that;
 //   - given the tool's answer, in a tool message or quoted in the prompt as
 //     `answered "N"`, it replies "The sum of X and Y is N." — built from
-//     that answer, never computed itself.
+//     that answer, never computed itself;
+//   - asked about the latest note ("What does the latest note say?"), it
+//     calls the offered tool whose name ends in [NoteToolSuffix]; when
+//     the last tool result holds a resource link with its hint
+//     ("[resource link: URI (name); read it with read_mcp_resource,
+//     server "S"]") and the read tool is offered, it follows the link:
+//     it calls that tool with {"server":S,"uri":URI} (no server when the
+//     hint names none); given the read's answer, it replies
+//     "The latest note says: TEXT".
 //
 // The zero value follows the script; the fields bend it for tests.
 type Scripted struct {
@@ -50,17 +58,37 @@ const SearchToolName = "tool_search"
 // searchLoaded starts a tool search's answer that loaded tools.
 const searchLoaded = "Loaded "
 
+// NoteToolSuffix ends the name of the tool the script calls when asked
+// about the latest note: "latest_note", or "notes__latest_note" as a
+// toolbox exposes it.
+const NoteToolSuffix = "latest_note"
+
+// ReadToolName is the tool that reads a resource, which the script calls
+// to follow a resource link: the read tool of plugin.WithResourceTools and
+// toolbox.WithResourceTools.
+const ReadToolName = "read_mcp_resource"
+
 var (
 	sumQuestion  = regexp.MustCompile(`(-?\d+(?:\.\d+)?)\s*\+\s*(-?\d+(?:\.\d+)?)`)
 	quotedAnswer = regexp.MustCompile(`answered "([^"]*)"`)
+	noteQuestion = regexp.MustCompile(`(?i)\blatest note\b`)
+	// linkHint is a resource link in a tool result as a plugin or toolbox
+	// with resource tools renders it: its URI, the read tool, and the
+	// server when calls name one.
+	linkHint = regexp.MustCompile(`\[resource link: (\S+) [^\]]*; read it with (\w+)(?:, server "([^"]*)")?\]`)
 )
 
 // chatRequest is the part of a chat-completions request the script reads.
 type chatRequest struct {
 	Stream   bool `json:"stream"`
 	Messages []struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
+		Role      string          `json:"role"`
+		Content   json.RawMessage `json:"content"`
+		ToolCalls []struct {
+			Function struct {
+				Name string `json:"name"`
+			} `json:"function"`
+		} `json:"tool_calls"`
 	} `json:"messages"`
 	Tools []struct {
 		Function struct {
@@ -100,6 +128,7 @@ func (m *Scripted) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var question, answer string
+	var lastCall, lastTool string // the last tool the model called, and the last tool result
 	for _, msg := range req.Messages {
 		text := contentText(msg.Content)
 		switch msg.Role {
@@ -108,11 +137,20 @@ func (m *Scripted) chat(w http.ResponseWriter, r *http.Request) {
 			if a := quotedAnswer.FindStringSubmatch(text); a != nil {
 				answer = a[1]
 			}
+		case "assistant":
+			for _, tc := range msg.ToolCalls {
+				lastCall = tc.Function.Name
+			}
 		case "tool":
+			lastTool = text
 			if !strings.HasPrefix(text, searchLoaded) {
 				answer = text
 			}
 		}
+	}
+	if noteQuestion.MatchString(question) && sumQuestion.FindStringSubmatch(question) == nil {
+		m.note(w, req.toolNames(), lastCall, lastTool)
+		return
 	}
 	// A toolbox publishes add under an exposed name such as "local__add".
 	offered, search := "", false
@@ -149,6 +187,53 @@ func (m *Scripted) chat(w http.ResponseWriter, r *http.Request) {
 		s.delta(map[string]any{}, "tool_calls")
 	default:
 		s.content("I am a scripted model: I can only add two numbers with the add tool.")
+		s.delta(map[string]any{}, "stop")
+	}
+	s.done()
+}
+
+// toolNames are the names of the tools the request offers.
+func (r *chatRequest) toolNames() []string {
+	names := make([]string, len(r.Tools))
+	for i, t := range r.Tools {
+		names[i] = t.Function.Name
+	}
+	return names
+}
+
+// note answers a question about the latest note: the note tool first,
+// then the read tool on the link its result holds, then the note's text.
+func (m *Scripted) note(w http.ResponseWriter, offered []string, lastCall, lastTool string) {
+	noteTool, canRead := "", false
+	for _, n := range offered {
+		if noteTool == "" && strings.HasSuffix(n, NoteToolSuffix) {
+			noteTool = n
+		}
+		canRead = canRead || n == ReadToolName
+	}
+	link := linkHint.FindStringSubmatch(lastTool)
+	s := newSSE(w)
+	s.delta(map[string]any{"role": "assistant", "content": ""}, "")
+	switch {
+	case lastCall == ReadToolName && lastTool != "":
+		s.reasoning("I read the resource the link pointed to; its text is the note.")
+		s.content("The latest note says: " + strings.TrimSpace(lastTool))
+		s.delta(map[string]any{}, "stop")
+	case link != nil && link[2] == ReadToolName && canRead:
+		s.reasoning("The tool answered with a link, not the note: I will read the resource it links to.")
+		args := map[string]string{"uri": link[1]}
+		if link[3] != "" {
+			args["server"] = link[3]
+		}
+		b, _ := json.Marshal(args)
+		s.toolCall("call_scripted_read", ReadToolName, []string{string(b)})
+		s.delta(map[string]any{}, "tool_calls")
+	case noteTool != "" && lastCall == "":
+		s.reasoning("I have a tool that finds the latest note, so I will call it.")
+		s.toolCall("call_scripted_note", noteTool, []string{`{}`})
+		s.delta(map[string]any{}, "tool_calls")
+	default:
+		s.content("I am a scripted model: I can find the latest note with its tool and follow the link it gives.")
 		s.delta(map[string]any{}, "stop")
 	}
 	s.done()

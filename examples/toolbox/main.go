@@ -54,6 +54,10 @@ type config struct {
 	// toolSearch opens the toolbox with tool search (-tool-search): the
 	// demo's first request carries only the search tool.
 	toolSearch bool
+	// resources adds the notes server to the toolbox and gives the model
+	// the resource tools (-resources): the demo's model follows the
+	// resource link of the notes server's tool instead of adding.
+	resources bool
 	// manifestDir keeps the servers' tool lists (-manifests); lazy makes
 	// every server lazy (-lazy); pin pins their tools (-pin); changed makes
 	// the bundled stdio server change its add tool's description (-changed).
@@ -90,6 +94,11 @@ With -tool-search the toolbox defers its tools behind one search tool:
 the demo's first request carries only that tool, the model searches, and
 the tools it found join the second request, where it calls add.
 
+With -resources the toolbox gets a third server, notes, and gives the
+model list_mcp_resources and read_mcp_resource: the demo's model calls the
+notes server's latest_note, whose result is a link to a resource, reads
+the resource the link names, and answers from it.
+
 -manifests DIR keeps the servers' tool lists; -lazy starts a server whose
 list is kept only when a tool of it is called; -pin holds out tools that
 change after their first run (-changed makes the bundled stdio server
@@ -120,6 +129,7 @@ func parseArgs(args []string, stdout, stderr io.Writer, cfg *config) error {
 	fs.StringVar(&cfg.call, "call", "", "call this tool (its exposed name, e.g. github__search_issues) and print what the model would read, instead of the demo")
 	fs.StringVar(&cfg.args, "args", "", "the arguments of -call, a JSON object (default none)")
 	fs.BoolVar(&cfg.toolSearch, "tool-search", false, "defer the tools behind one search tool: the demo's model searches first, then calls what it found")
+	fs.BoolVar(&cfg.resources, "resources", false, "add the notes server and the model's resource tools: the demo's model follows a resource link")
 	fs.StringVar(&cfg.manifestDir, "manifests", "", "keep each server's tool list in this directory (default: the user's cache directory when -lazy or -pin is given)")
 	fs.BoolVar(&cfg.lazy, "lazy", false, "make every server lazy: once its tools are in a manifest, it starts only when a tool of it is called")
 	fs.BoolVar(&cfg.pin, "pin", false, "pin the servers' tools on first use and hold out any tool that changes later")
@@ -227,6 +237,9 @@ func run(ctx context.Context, out io.Writer, cfg config) error {
 	if err != nil {
 		return err
 	}
+	if cfg.resources {
+		addNotesServer(servers) // resources.go
+	}
 	if cfg.accept != "" {
 		if s := servers.Servers[cfg.accept]; s == nil || s.Disabled {
 			return fmt.Errorf("-accept: %s has no enabled server %q", source, cfg.accept)
@@ -257,6 +270,9 @@ func run(ctx context.Context, out io.Writer, cfg config) error {
 		plugin.WithTracerProvider(tel.TracerProvider), plugin.WithMeterProvider(tel.MeterProvider))}
 	if cfg.toolSearch {
 		opts = append(opts, toolbox.WithToolSearch(toolbox.ToolSearch{}))
+	}
+	if cfg.resources {
+		opts = append(opts, toolbox.WithResourceTools())
 	}
 	opts = append(opts, lifecycleOptions(cfg, servers)...)
 	tb, err := toolbox.Open(ctx, servers, opts...)
@@ -291,6 +307,9 @@ func run(ctx context.Context, out io.Writer, cfg config) error {
 
 	if cfg.lazy {
 		defer printAfter(out, servers, tb)
+	}
+	if cfg.resources {
+		return resourceStory(ctx, out, endpoint, cfg.apiKey, tb)
 	}
 	if cfg.toolSearch {
 		return searchStory(ctx, out, endpoint, cfg.apiKey, tb)

@@ -340,6 +340,7 @@ func TestParseArgs(t *testing.T) {
 		{"-config and the same file", []string{"-config", "my.json", "my.json"}, config{mcpJSON: "my.json"}, nil},
 		{"-demo on a user's file", []string{"-demo", "my.json"}, config{mcpJSON: "my.json", demo: true}, nil},
 		{"-tool-search", []string{"-tool-search"}, config{demo: true, toolSearch: true}, nil},
+		{"-resources", []string{"-resources"}, config{demo: true, resources: true}, nil},
 		{"-strict", []string{"-strict", "-config=my.json"}, config{mcpJSON: "my.json", strict: true}, nil},
 		{"-call", []string{"-call", "s__t", "-args", `{"x":1}`}, config{call: "s__t", args: `{"x":1}`}, nil},
 		{"-h", []string{"-h"}, config{}, flag.ErrHelp},
@@ -488,6 +489,10 @@ func TestBinary(t *testing.T) {
 			assert.Contains(t, out, searchStoryOutput)
 			assert.Empty(t, stderr)
 		}},
+		{"-resources", []string{"-resources"}, 0, func(t *testing.T, out, stderr string) {
+			assert.True(t, strings.HasSuffix(out, resourceStoryOutput), out)
+			assert.Empty(t, stderr)
+		}},
 		{"-lazy, first run: no manifest yet, so every server starts", []string{"-lazy", "-pin", "-manifests", manifests}, 0, func(t *testing.T, out, stderr string) {
 			assert.Contains(t, out, "\n\n"+bundledServers+"\n")
 			wantStory(t, out, "local")
@@ -524,7 +529,7 @@ func TestBinary(t *testing.T) {
 		}},
 		{"-h", []string{"-h"}, 0, func(t *testing.T, out, stderr string) {
 			assert.True(t, strings.HasPrefix(out, "Usage: toolbox [flags] [mcp.json]\n"), out)
-			for _, f := range []string{"-config", "-call", "-args", "-strict", "-demo", "-tool-search", "-lazy", "-pin", "-changed", "-manifests"} {
+			for _, f := range []string{"-config", "-call", "-args", "-strict", "-demo", "-tool-search", "-resources", "-lazy", "-pin", "-changed", "-manifests"} {
 				assert.Contains(t, out, "\n  "+f)
 			}
 			assert.Empty(t, stderr)

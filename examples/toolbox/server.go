@@ -22,12 +22,17 @@ const (
 	// httpURLVar is the endpoint of the Streamable HTTP add server that
 	// this process serves on loopback.
 	httpURLVar = "MCP_DEMO_HTTP_URL"
+	// notesURLVar is the endpoint of the Streamable HTTP notes server
+	// (demoserver.NewNotesServer) that this process serves beside it, for
+	// -resources.
+	notesURLVar = "MCP_DEMO_NOTES_URL"
 )
 
 // startDemoServers makes the demo servers reachable before mcp.json is read:
-// it serves add over stateless Streamable HTTP on a loopback port and puts
-// that URL and this executable in the environment, for ${MCP_DEMO_HTTP_URL}
-// and ${MCP_DEMO_SELF}. The stdio server starts only when the toolbox runs
+// it serves add (and, for -resources, the notes server) over stateless
+// Streamable HTTP on a loopback port and puts those URLs and this
+// executable in the environment, for ${MCP_DEMO_HTTP_URL},
+// ${MCP_DEMO_NOTES_URL} and ${MCP_DEMO_SELF}. The stdio server starts only when the toolbox runs
 // it. stop shuts the HTTP server down; call it after closing the toolbox.
 func startDemoServers() (stop func(), err error) {
 	exe, err := os.Executable()
@@ -40,9 +45,12 @@ func startDemoServers() (stop func(), err error) {
 	}
 	// MCP 2026-07-28 is stateless: every request stands alone, so no
 	// session outlives a request and Shutdown has nothing to wait for.
-	add := demoserver.NewAddServer()
-	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return add },
-		&mcp.StreamableHTTPOptions{Stateless: true})
+	add, notes := demoserver.NewAddServer(), demoserver.NewNotesServer()
+	handler := http.NewServeMux()
+	handler.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return add },
+		&mcp.StreamableHTTPOptions{Stateless: true}))
+	handler.Handle("/notes", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return notes },
+		&mcp.StreamableHTTPOptions{Stateless: true}))
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan struct{})
 	go func() {
@@ -59,7 +67,8 @@ func startDemoServers() (stop func(), err error) {
 		}
 		<-served
 	}
-	for k, v := range map[string]string{selfVar: exe, httpURLVar: "http://" + ln.Addr().String() + "/mcp"} {
+	base := "http://" + ln.Addr().String()
+	for k, v := range map[string]string{selfVar: exe, httpURLVar: base + "/mcp", notesURLVar: base + "/notes"} {
 		if err := os.Setenv(k, v); err != nil {
 			stop()
 			return nil, fmt.Errorf("set %s: %w", k, err)
