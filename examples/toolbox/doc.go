@@ -12,6 +12,7 @@
 //	go run ./examples/toolbox mcp.json                 # the same, positional
 //	go run ./examples/toolbox -config mcp.json -call github__search_issues -args '{"q":"leak"}'
 //	go run ./examples/toolbox -tool-search             # the demo with tool search
+//	go run ./examples/toolbox -resources               # the model follows a resource link
 //	go build -o tb ./examples/toolbox && ./tb -lazy    # twice: the second run starts no child until the call
 //	./tb -pin && ./tb -pin -changed                    # a pinned tool that changes is held out
 //	./tb -pin -changed -call local__add -args '{"a":1,"b":2}'  # says it is held out, what changed, how to accept
@@ -62,6 +63,18 @@
 // model searches for "add two numbers", the example prints the search's
 // answer (the tools it loaded), and on the second turn the request carries
 // the search tool plus the tools found, and the model calls add.
+//
+// With -resources the toolbox gets a third server, notes (a go-sdk server
+// this process serves over loopback HTTP, [demoserver.NewNotesServer]), and
+// is opened with [toolbox.WithResourceTools], which gives the model
+// list_mcp_resources and read_mcp_resource. The demo then asks "What does
+// the latest note say?" over three turns, each request carrying the ones
+// before: the model calls notes__latest_note, whose result is a
+// resource_link that the toolbox renders with the tool and server that read
+// it ("[resource link: note:///sums (sums, text/plain); read it with
+// read_mcp_resource, server "notes"]"); the model follows it with
+// read_mcp_resource, which the toolbox answers itself with the resource's
+// text; and the model replies from what it read.
 //
 // # Lazy servers and pinned tools
 //
