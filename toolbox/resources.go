@@ -278,7 +278,8 @@ func (t *Toolbox) addOwnRoutes(rt *routeTable) {
 // transport carries the server's name). Over a cluster's grains a server's
 // plugin is a facade that knows its grain, not the toolbox's name for it,
 // so its links say "read it with read_mcp_resource" alone; the toolbox's
-// read tool takes the server, so this adds it.
+// read tool takes the server, so this adds it (after the server's result
+// cap: each link's hint grows by the server's name).
 func (t *Toolbox) nameLinks(s *server, out host.ToolResult) host.ToolResult {
 	if t.opts.remote == nil || !t.opts.resourceTools || s == nil {
 		return out
