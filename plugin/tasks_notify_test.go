@@ -1,9 +1,11 @@
 package plugin_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -71,4 +73,31 @@ func TestTaskNotificationsBesidePolls(t *testing.T) {
 			assert.Zero(t, count(reqs, "tasks/cancel"))
 		})
 	}
+}
+
+// A notification that the task asks for input is answered at once, not at
+// the next poll: the tasks/update goes out with no tasks/get sent.
+func TestTaskInputOnItsNotification(t *testing.T) {
+	leakCheck(t)
+	s := notifyingStdio(t)
+	asked := make(chan struct{}, 1)
+	p := connect(t, s.tr, plugin.WithTasks(plugin.TaskOptions{MaxPollInterval: time.Hour}), plugin.WithInputRequired(plugin.InputHandlers{
+		Elicit: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked <- struct{}{}
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
+		},
+	}))
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	f := p.CallTool(ctx, "work", map[string]any{"interval": 600000, "ask": true})
+	require.Eventually(t, func() bool { return count(s.requests(t), "tools/call") == 1 }, 30*time.Second, 5*time.Millisecond, "the task is made")
+	assert.Equal(t, "finished 1", callText(t, p, "finish", nil))
+	<-asked
+	require.Eventually(t, func() bool { return count(s.requests(t), "tasks/update") == 1 }, 30*time.Second, 5*time.Millisecond, "the answer is sent")
+	assert.Zero(t, count(s.requests(t), "tasks/get"), "no poll was due, none was sent")
+	cancel() // the task would wait for its next poll to show the answer taken
+	_, err := f.Await(t.Context())
+	require.ErrorIs(t, err, context.Canceled)
+	s.waitCancel(t)
+	s.oneCancel(t)
 }
