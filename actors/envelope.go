@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/internal/core/directcall"
 	"github.com/cuca-go/mcpconnector/internal/core/intern"
@@ -60,7 +61,7 @@ func (t envelopeTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 	}
 	t.conn.Connection, t.conn.traced, t.conn.progress = conn, t.traced, t.progress
 	if t.tasks {
-		t.conn.tasks = newTaskRequests()
+		t.conn.tasks = newTaskRequests(t.conn.log)
 	}
 	return t.conn, nil
 }
@@ -77,6 +78,9 @@ type envelopeConn struct {
 	envelope atomic.Pointer[map[string]json.RawMessage]
 	// tasks, when the connection drives tasks, are its task requests.
 	tasks *taskRequests
+	// log is the connection's logger (ConnectionConfig.Logger), nil for
+	// none.
+	log *zap.Logger
 
 	closeMu sync.Mutex
 	closed  bool
@@ -119,8 +123,11 @@ func (c *envelopeConn) afterClose(f func()) {
 // to progress, on this goroutine: go-sdk would deliver it on a goroutine
 // of its own, where the result that the server sent after it can overtake
 // it. Read in the order the server sent them, every progress of a call
-// reaches its caller before the call's result does. Other messages cost a
-// type switch.
+// reaches its caller before the call's result does. On a connection that
+// drives tasks, the answers of task requests and the server's
+// notifications/tasks/status are taken out here, for the tasks' drivers
+// (taskRequests), and never reach go-sdk. Other messages cost a type
+// switch.
 func (c *envelopeConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
 	for c.tasks != nil {
@@ -128,13 +135,32 @@ func (c *envelopeConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			if ctx.Err() == nil {
 				c.tasks.end(err)
 			}
-			break
+			return msg, err
 		}
-		if r, ok := msg.(*jsonrpc.Response); !ok || !c.tasks.deliver(r) {
-			break
+		switch m := msg.(type) {
+		case *jsonrpc.Response:
+			if !c.tasks.deliver(m) {
+				return c.progressed(msg, err)
+			}
+		case *jsonrpc.Request:
+			if m.Method != methodTaskStatus || m.IsCall() {
+				return c.progressed(msg, err)
+			}
+			c.tasks.notified(m.Params)
+		default:
+			return c.progressed(msg, err)
 		}
-		msg, err = c.Connection.Read(ctx) // a task request's answer is not go-sdk's
+		// A task request's answer, and a task's status notification, are
+		// not go-sdk's (it knows no such notification, and would refuse
+		// it).
+		msg, err = c.Connection.Read(ctx)
 	}
+	return c.progressed(msg, err)
+}
+
+// progressed hands msg to progress when it is a notifications/progress,
+// and returns msg and err.
+func (c *envelopeConn) progressed(msg jsonrpc.Message, err error) (jsonrpc.Message, error) {
 	if c.progress != nil {
 		if req, ok := msg.(*jsonrpc.Request); ok && req.Method == methodProgress && !req.IsCall() {
 			var p mcp.ProgressNotificationParams
@@ -146,7 +172,10 @@ func (c *envelopeConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	return msg, err
 }
 
-const methodProgress = "notifications/progress"
+const (
+	methodProgress   = "notifications/progress"
+	methodTaskStatus = "notifications/tasks/status"
+)
 
 // Write sends msg, a notification with the envelope added. A call's
 // write is noted in its sendState, when its ctx has one.

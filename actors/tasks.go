@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -111,14 +112,112 @@ const taskIDBase = 1 << 50
 type taskRequests struct {
 	mu      sync.Mutex
 	next    int64
-	waiting map[int64]chan *jsonrpc.Response
+	waiting map[int64]taskRequest
 	calls   map[jsonrpc.ID]*directcall.TaskAnswer
+	// updates are the notifications/tasks/status waiting for the drivers
+	// of the tasks, by task id: a task's channel is made when the answer
+	// that created it is read, so that a notification read right after
+	// it is kept for its driver.
+	updates map[string]chan *tasks.Task
 	ended   error
 	done    chan struct{}
+	log     *zap.Logger
 }
 
-func newTaskRequests() *taskRequests {
-	return &taskRequests{waiting: map[int64]chan *jsonrpc.Response{}, calls: map[jsonrpc.ID]*directcall.TaskAnswer{}, done: make(chan struct{})}
+// taskRequest is a task request waiting for its answer.
+type taskRequest struct {
+	ch     chan *jsonrpc.Response
+	taskID string
+	get    bool // tasks/get: its answer supersedes the notifications read before it
+}
+
+// taskUpdates is how many notifications of a task wait for its driver; a
+// notification that finds them full is dropped (the next poll catches up).
+const taskUpdates = 4
+
+func newTaskRequests(log *zap.Logger) *taskRequests {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	return &taskRequests{waiting: map[int64]taskRequest{}, calls: map[jsonrpc.ID]*directcall.TaskAnswer{},
+		updates: map[string]chan *tasks.Task{}, done: make(chan struct{}), log: log}
+}
+
+// follow is the channel of task id's notifications, for its driver;
+// unfollow forgets it.
+func (r *taskRequests) follow(id string) (updates <-chan *tasks.Task, unfollow func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ch := r.updates[id]
+	if ch == nil {
+		ch = make(chan *tasks.Task, taskUpdates)
+		r.updates[id] = ch
+	}
+	return ch, func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.updates[id] == ch {
+			delete(r.updates, id)
+		}
+	}
+}
+
+// created notes the task that answered a tools/call, if raw is one, so
+// that its notifications are kept from now on.
+func (r *taskRequests) created(raw json.RawMessage) {
+	if !bytes.Contains(raw, []byte(`"task"`)) {
+		return // not a task answer: no need to read it
+	}
+	var t struct {
+		ResultType string `json:"resultType"`
+		TaskID     string `json:"taskId"`
+	}
+	if json.Unmarshal(raw, &t) != nil || t.ResultType != "task" || t.TaskID == "" {
+		return
+	}
+	r.mu.Lock()
+	if r.updates[t.TaskID] == nil {
+		r.updates[t.TaskID] = make(chan *tasks.Task, taskUpdates)
+	}
+	r.mu.Unlock()
+}
+
+// notified takes the params of a notifications/tasks/status read from the
+// connection to the driver of its task, without waiting: one of a task
+// no driver follows, or that does not parse, is dropped, and so is one
+// that finds its driver's channel full.
+func (r *taskRequests) notified(params json.RawMessage) {
+	t, err := tasks.ParseGot(params)
+	if err != nil {
+		r.log.Debug("mcp task status notification dropped", zap.Error(err))
+		return
+	}
+	r.mu.Lock()
+	ch := r.updates[t.ID]
+	r.mu.Unlock()
+	if ch == nil {
+		return
+	}
+	select {
+	case ch <- t:
+	default:
+	}
+}
+
+// superseded drops the notifications of task id that wait for its
+// driver: they were read before the answer of its tasks/get, which
+// says more.
+func (r *taskRequests) superseded(id string) {
+	r.mu.Lock()
+	ch := r.updates[id]
+	r.mu.Unlock()
+	for ch != nil {
+		select {
+		case <-ch:
+		default:
+			return
+		}
+	}
 }
 
 // expect notes tools/call id, whose answer a, if a task, keeps.
@@ -137,6 +236,7 @@ func (r *taskRequests) deliver(resp *jsonrpc.Response) bool {
 		r.mu.Unlock()
 		if resp.Error == nil {
 			a.Take(resp.Result)
+			r.created(resp.Result)
 		}
 		return false
 	}
@@ -145,11 +245,14 @@ func (r *taskRequests) deliver(resp *jsonrpc.Response) bool {
 		r.mu.Unlock()
 		return false
 	}
-	ch := r.waiting[n]
+	w, ok := r.waiting[n]
 	delete(r.waiting, n)
 	r.mu.Unlock()
-	if ch != nil {
-		ch <- resp
+	if ok {
+		if w.get {
+			r.superseded(w.taskID)
+		}
+		w.ch <- resp
 	}
 	return true
 }
@@ -200,7 +303,7 @@ func (c *envelopeConn) request(ctx context.Context, method, taskID string, param
 	}
 	r.next++
 	n := -taskIDBase - r.next
-	r.waiting[n] = ch
+	r.waiting[n] = taskRequest{ch: ch, taskID: taskID, get: method == "tasks/get"}
 	r.mu.Unlock()
 	forget := func() {
 		r.mu.Lock()
@@ -275,6 +378,8 @@ func (c *mcpConnection) driveTask(ctx context.Context, s *mcp.ClientSession, con
 		defer tt.Stop()
 	}
 	k := c.taskKeeper(cl, t)
+	updates, unfollow := conn.tasks.follow(t.ID) // the server's notifications/tasks/status, if it sends them
+	defer unfollow()
 	cfg := tasks.Config{
 		DefaultInterval: c.cfg.Tasks.DefaultInterval,
 		MinInterval:     c.cfg.Tasks.MinInterval,
@@ -283,6 +388,7 @@ func (c *mcpConnection) driveTask(ctx context.Context, s *mcp.ClientSession, con
 		Seen:            tel.seen(c.taskSeen(cl, t)), // polls as span events (tasks_telemetry.go)
 		Keep:            k.keep,
 		Leave:           k.leave,
+		Updates:         updates,
 	}
 	res, err := tasks.Drive(ctx, conn.request, cfg, t)
 	reply, resume := c.taskEnded(ctx, s, cl, t.ID, res, err)

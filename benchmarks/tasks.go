@@ -27,6 +27,11 @@ const (
 	// server (the file it waits for created) to the caller's result, the
 	// server suggesting polls every [TaskCompletionInterval].
 	SubjectTaskCompletion = "task completion to result, 100 ms polls"
+	// SubjectTaskNotified is the time from a task's completion on a
+	// server that notifies it (notifications/tasks/status) to the
+	// caller's result, the server suggesting polls every
+	// [TaskCompletionInterval]: the notification's delivery, not a poll.
+	SubjectTaskNotified = "task completion to result, notified, 100 ms polls"
 	// SubjectTaskPoll is one tasks/get of a task polled
 	// [TaskPollsPerTask] times every [TaskPollInterval]: its CPU and
 	// allocations are the client's per poll; its latency is the task's
@@ -81,6 +86,10 @@ func (r *runner) tasks(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	notified, err := r.taskNotified(ctx)
+	if err != nil {
+		return err
+	}
 	poll, err := TaskPolls(ctx, p, r.cfg.TaskPollTasks)
 	if err != nil {
 		return err
@@ -91,7 +100,7 @@ func (r *runner) tasks(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.add(ScenarioTask, append([]Result{completion, poll}, res...)...)
+	r.add(ScenarioTask, append([]Result{completion, notified, poll}, res...)...)
 	return nil
 }
 
@@ -164,5 +173,82 @@ func TaskPolls(ctx context.Context, p *plugin.McpPlugin, tasks int) (Result, err
 	}
 	out := Result{Subject: SubjectTaskPoll, Latency: Summarize(samples)}
 	out.AllocsPerOp, out.BytesPerOp, out.CPUPerOp = mem.perOp(float64(tasks * polls))
+	return out, nil
+}
+
+// taskNotified runs [TaskNotified] on a task server of its own that
+// sends notifications/tasks/status.
+func (r *runner) taskNotified(ctx context.Context) (Result, error) {
+	dir, err := os.MkdirTemp("", "mcpconnector-bench-tasks-notify-")
+	if err != nil {
+		return Result{}, err
+	}
+	defer os.RemoveAll(dir)
+	exe, args, err := taskserver.CommandLine(dir, taskserver.FlagNotify)
+	if err != nil {
+		return Result{}, err
+	}
+	progressed := make(chan struct{}, 1)
+	p, err := plugin.Connect(ctx, transport.NewStdio(exe, args...),
+		plugin.WithTasks(plugin.TaskOptions{}),
+		plugin.WithProgress(func(plugin.Progress) {
+			select {
+			case progressed <- struct{}{}:
+			default:
+			}
+		}))
+	if err != nil {
+		return Result{}, err
+	}
+	defer p.Close()
+	return TaskNotified(ctx, p, dir, progressed, r.cfg.TaskRounds)
+}
+
+// TaskNotified measures rounds tasks of p's "work" tool, on a server that
+// notifies status changes, each waiting on a file that is never made:
+// only the server's "finish" tool ends it, and only its notification
+// tells the client before the next poll. Once the task has been polled
+// (progressed receives its first status message), after a random part of
+// one interval, finish is called; the time from then to the caller's
+// result is the sample (finish's request, the server's durable write of
+// the task and the notification's delivery). The client's CPU and
+// allocations are per task, finish's call included.
+func TaskNotified(ctx context.Context, p *plugin.McpPlugin, dir string, progressed <-chan struct{}, rounds int) (Result, error) {
+	samples := make([]time.Duration, 0, rounds)
+	var mem memDelta
+	never := filepath.Join(dir, "never")
+	for i := range rounds {
+		select {
+		case <-progressed:
+		default:
+		}
+		args := map[string]any{"polls": 1, "until": never, "interval": TaskCompletionInterval.Milliseconds(),
+			"message": "waiting", "text": "done"}
+		mem.start()
+		fut := p.CallTool(ctx, "work", args)
+		select {
+		case <-progressed:
+		case <-ctx.Done():
+			return Result{}, ctx.Err()
+		}
+		time.Sleep(rand.N(TaskCompletionInterval))
+		t0 := time.Now()
+		finish := p.CallTool(ctx, "finish", nil)
+		res, err := fut.Await(ctx)
+		d := time.Since(t0)
+		if _, ferr := finish.Await(ctx); ferr != nil && err == nil {
+			err = ferr
+		}
+		mem.stop()
+		if err != nil {
+			return Result{}, fmt.Errorf("task %d: %w", i, err)
+		}
+		if got := plugin.RenderResult(res); got != "done" {
+			return Result{}, fmt.Errorf("task %d: result %q, want \"done\"", i, got)
+		}
+		samples = append(samples, d)
+	}
+	out := Result{Subject: SubjectTaskNotified, Latency: Summarize(samples)}
+	out.AllocsPerOp, out.BytesPerOp, out.CPUPerOp = mem.perOp(float64(rounds))
 	return out, nil
 }

@@ -21,6 +21,13 @@ func (r *Report) taskTargets() []Target {
 			Met:  c.Latency.Max <= taskDue,
 		})
 	}
+	if c := r.find(ScenarioTask, SubjectTaskNotified, 0); c != nil {
+		out = append(out, Target{
+			Goal: fmt.Sprintf("%s: a notified task's result well under one poll interval (p99 at most 10%%, %s) after its completion", ScenarioTask, Dur(TaskCompletionInterval/10)),
+			Got:  fmt.Sprintf("max %s, p99 %s, p50 %s over %d tasks", Dur(c.Latency.Max), Dur(c.Latency.P99), Dur(c.Latency.P50), c.Latency.N),
+			Met:  c.Latency.P99 <= TaskCompletionInterval/10,
+		})
+	}
 	if poll, quick := r.find(ScenarioTask, SubjectTaskPoll, 0), r.find(ScenarioTask, SubjectTaskQuick, 0); poll != nil && quick != nil {
 		out = append(out, Target{
 			Goal: ScenarioTask + ": the client's CPU per poll, beside a quick call's",
@@ -37,6 +44,8 @@ func (r *Report) taskNote(row *Row) string {
 	switch row.Subject {
 	case SubjectTaskCompletion:
 		return fmt.Sprintf("max %.0f%% of one interval + 10%% (%s); CPU and allocs per task", 100*float64(row.Latency.Max)/float64(taskDue), Dur(taskDue))
+	case SubjectTaskNotified:
+		return fmt.Sprintf("the server notifies the completion; p50 %.1f%% of one interval (%s); CPU and allocs per task", 100*float64(row.Latency.P50)/float64(TaskCompletionInterval), Dur(TaskCompletionInterval))
 	case SubjectTaskPoll:
 		if q := r.find(ScenarioTask, SubjectTaskQuick, 0); q != nil {
 			return fmt.Sprintf("latency: wall time per poll, %s interval included; CPU %.2fx, %+.1f allocs vs a quick call",

@@ -26,14 +26,16 @@ func TestTaskScenario(t *testing.T) {
 		assert.Equal(t, benchmarks.ScenarioTask, r.Scenario)
 		subjects = append(subjects, r.Subject)
 	}
-	assert.Equal(t, []string{benchmarks.SubjectTaskCompletion, benchmarks.SubjectTaskPoll, benchmarks.SubjectTaskQuick}, subjects)
+	assert.Equal(t, []string{benchmarks.SubjectTaskCompletion, benchmarks.SubjectTaskNotified, benchmarks.SubjectTaskPoll, benchmarks.SubjectTaskQuick}, subjects)
 	assert.Equal(t, cfg.TaskRounds, rows[0].Latency.N)
-	assert.NotZero(t, rows[1].CPUPerOp, "the client spends CPU on a poll")
+	assert.Equal(t, cfg.TaskRounds, rows[1].Latency.N)
+	assert.NotZero(t, rows[2].CPUPerOp, "the client spends CPU on a poll")
 
 	rep := &benchmarks.Report{Rows: rows, Machine: benchmarks.Machine(), Date: time.Now(), Command: "test"}
 	var md bytes.Buffer
 	rep.Markdown(&md)
 	assert.Contains(t, md.String(), "| "+benchmarks.ScenarioTask+" | "+benchmarks.SubjectTaskPoll+" |")
 	assert.Contains(t, md.String(), "after its completion")
-	assert.Len(t, rep.Targets(), 2)
+	assert.Contains(t, md.String(), "a notified task's result")
+	assert.Len(t, rep.Targets(), 3)
 }

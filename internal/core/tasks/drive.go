@@ -50,8 +50,16 @@ type Config struct {
 	// any poll, so that polling can resume from the latest requestState;
 	// an error ends the drive (the task is cancelled).
 	Keep func(*Task) error
-	// Updates brings the task's notifications/tasks/status, if the
-	// connection receives them; polling goes on regardless.
+	// Updates brings the task's notifications/tasks/status (their params
+	// as [ParseGot] reads them), if the connection receives them; polling
+	// goes on regardless. One read after the last answer of tasks/get is
+	// taken while the drive waits for its next poll: a terminal or
+	// input_required one is acted on at once; one of another task, or
+	// older (lastUpdatedAt) than what the task is known to be, is
+	// ignored. A notification without requestState or
+	// pollIntervalMilliseconds keeps the latest ones. The sender of
+	// Updates must leave out those read before the answer of a tasks/get
+	// it sent (the answer supersedes them).
 	Updates <-chan *Task
 	// Leave, if set, is asked with the cause of ctx's end: true leaves
 	// the task running on the server, not cancelled, for another
@@ -225,8 +233,16 @@ func (d *driver) wait(ctx context.Context) (told bool, err error) {
 				d.cfg.Updates = nil
 				continue
 			}
-			if u == nil || u.ID != d.t.ID {
-				continue
+			if u == nil || u.ID != d.t.ID || (!u.LastUpdatedAt.IsZero() && u.LastUpdatedAt.Before(d.t.LastUpdatedAt)) {
+				continue // another task's, or older than what the task is known to be
+			}
+			if u.RequestState == nil {
+				// The SEP: a notification updates the requestState with
+				// any value it provides; none leaves the latest in use.
+				u.RequestState = d.t.RequestState
+			}
+			if u.PollIntervalMilliseconds == nil {
+				u.PollIntervalMilliseconds = d.t.PollIntervalMilliseconds
 			}
 			if err := d.take(ctx, u); err != nil {
 				return false, err

@@ -391,6 +391,39 @@ func TestANotificationEndsTheWait(t *testing.T) {
 	assert.Equal(t, "pushed", got)
 }
 
+func TestNotificationsOfAnotherTaskOrOlderChangeNothing(t *testing.T) {
+	dir := t.TempDir()
+	c := &rpc{url: served(t, dir).URL}
+	task := c.start(t, nil) // completes with "done" at its second poll
+	pushed := json.RawMessage(`{"content":[{"type":"text","text":"pushed"}]}`)
+	updates := make(chan *tasks.Task, 2)
+	updates <- &tasks.Task{ID: "another", Status: tasks.Completed, Result: pushed}
+	updates <- &tasks.Task{ID: task.ID, Status: tasks.Completed, Result: pushed, LastUpdatedAt: task.LastUpdatedAt.Add(-time.Second)}
+	close(updates)
+	res, err := tasks.Drive(t.Context(), c.request, tasks.Config{Updates: updates}, task)
+	require.NoError(t, err)
+	got, _ := text(t, res)
+	assert.Equal(t, "done", got)
+	assert.Len(t, requests(t, dir, "tasks/get"), 2)
+}
+
+func TestANotificationWithoutRequestStateKeepsTheLatest(t *testing.T) {
+	dir := t.TempDir()
+	c := &rpc{url: served(t, dir).URL}
+	task := c.start(t, nil)
+	updates := make(chan *tasks.Task, 1)
+	updates <- &tasks.Task{ID: task.ID, Status: tasks.Working, StatusMessage: "pushed"}
+	var seen []string
+	res, err := tasks.Drive(t.Context(), c.request, tasks.Config{Updates: updates, Seen: func(u *tasks.Task) { seen = append(seen, u.StatusMessage) }}, task)
+	require.NoError(t, err)
+	got, _ := text(t, res)
+	assert.Equal(t, "done", got)
+	assert.Contains(t, seen, "pushed")
+	for _, g := range requests(t, dir, "tasks/get") {
+		assert.Empty(t, g.Refused) // the server refuses a stale or missing requestState
+	}
+}
+
 func TestKeepingFailsTheDriveAndCancelsTheTask(t *testing.T) {
 	dir := t.TempDir()
 	c := &rpc{url: served(t, dir).URL}
