@@ -16,6 +16,7 @@ import (
 
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/core/instrument"
+	"github.com/cuca-go/mcpconnector/internal/core/resourcetools"
 	"github.com/cuca-go/mcpconnector/internal/core/tracelog"
 	"github.com/cuca-go/mcpconnector/messages"
 )
@@ -44,18 +45,18 @@ func (p *McpPlugin) OnStreamChunk(ctx context.Context, chunk *host.Chunk) error 
 	}
 	var buf [4]pending // most chunks call one tool; no allocation for up to four
 	calls := buf[:0]
-	var reads *resourceCalls // WithResourceTools's (resourcetools.go); nil until one
+	var reads *resourcetools.Calls // WithResourceTools's (resourcetools.go); nil until one
 	for i, b := range chunk.Blocks {
 		if tc, ok := b.(host.ToolCall); ok && s.tool(tc.Name) != nil {
 			calls = append(calls, pending{i, p.StartToolCall(ctx, tc)})
 		} else if ok && p.resourceTools.answers(tc.Name) {
-			reads = reads.start(ctx, p, chunk.Blocks, i, tc)
+			reads = reads.Start(ctx, p.ResourceToolResult, chunk.Blocks, i, tc)
 		}
 	}
 	for _, c := range calls {
 		chunk.Blocks[c.i] = c.f.ToolResult(ctx)
 	}
-	reads.wait()
+	reads.Wait()
 	return nil
 }
 
@@ -469,5 +470,5 @@ func capText(s string, n int) string {
 
 // cutMarker says that cut bytes were left out.
 func cutMarker(cut int) string {
-	return fmt.Sprintf("\n[… %s more cut]", sizeOf(int64(cut)))
+	return fmt.Sprintf("\n[… %s more cut]", resourcetools.SizeOf(int64(cut)))
 }

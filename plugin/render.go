@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cuca-go/mcpconnector/internal/core/resourcetools"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -66,9 +67,9 @@ func renderContentHint(b *strings.Builder, c mcp.Content, linkHint string) {
 	case *mcp.TextContent:
 		b.WriteString(c.Text)
 	case *mcp.ImageContent:
-		placeholder(b, "image", mimeOr(c.MIMEType), sizeOf(int64(len(c.Data))))
+		placeholder(b, "image", resourcetools.MIMEOr(c.MIMEType), resourcetools.SizeOf(int64(len(c.Data))))
 	case *mcp.AudioContent:
-		placeholder(b, "audio", mimeOr(c.MIMEType), sizeOf(int64(len(c.Data))))
+		placeholder(b, "audio", resourcetools.MIMEOr(c.MIMEType), resourcetools.SizeOf(int64(len(c.Data))))
 	case *mcp.EmbeddedResource:
 		r := c.Resource
 		if r == nil {
@@ -79,7 +80,7 @@ func renderContentHint(b *strings.Builder, c mcp.Content, linkHint string) {
 		if r.Blob != nil {
 			n = int64(len(r.Blob))
 		}
-		placeholder(b, "resource", r.URI+" ("+mimeOr(r.MIMEType)+", "+sizeOf(n)+")")
+		placeholder(b, "resource", r.URI+" ("+resourcetools.MIMEOr(r.MIMEType)+", "+resourcetools.SizeOf(n)+")")
 	case *mcp.ResourceLink:
 		parts := []string{}
 		if c.Name != "" {
@@ -89,7 +90,7 @@ func renderContentHint(b *strings.Builder, c mcp.Content, linkHint string) {
 			parts = append(parts, c.MIMEType)
 		}
 		if c.Size != nil {
-			parts = append(parts, sizeOf(*c.Size))
+			parts = append(parts, resourcetools.SizeOf(*c.Size))
 		}
 		detail := c.URI
 		if len(parts) > 0 {
@@ -117,25 +118,4 @@ func placeholder(b *strings.Builder, kind string, details ...string) {
 		b.WriteString(d)
 	}
 	b.WriteByte(']')
-}
-
-func mimeOr(m string) string {
-	if m == "" {
-		return "unknown type"
-	}
-	return m
-}
-
-// sizeOf formats n bytes compactly: "12 B", "1.2 KiB", "3.4 MiB".
-func sizeOf(n int64) string {
-	switch {
-	case n < 1024:
-		return fmt.Sprintf("%d B", n)
-	case n < 1024*1024:
-		return fmt.Sprintf("%.1f KiB", float64(n)/1024)
-	case n < 1024*1024*1024:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1024*1024))
-	default:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1024*1024*1024))
-	}
 }

@@ -59,10 +59,3 @@ func TestRenderResult(t *testing.T) {
 		})
 	}
 }
-
-func TestSizeOf(t *testing.T) {
-	assert.Equal(t, "0 B", sizeOf(0))
-	assert.Equal(t, "1023 B", sizeOf(1023))
-	assert.Equal(t, "1.0 KiB", sizeOf(1024))
-	assert.Equal(t, "1.5 GiB", sizeOf(3*1024*1024*1024/2))
-}

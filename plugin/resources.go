@@ -9,6 +9,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cuca-go/mcpconnector/internal/core/resourcetools"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 
@@ -97,7 +98,7 @@ func (p *McpPlugin) ReadResource(ctx context.Context, uri string) (*mcp.ReadReso
 	}
 	if n > p.maxResultBytes {
 		return nil, &Error{Kind: KindInternal, Server: p.server, Op: msg.Op(),
-			Err: fmt.Errorf("%w: %s of contents, the cap is %s (WithMaxResultBytes)", ErrResultTooLarge, sizeOf(int64(n)), sizeOf(int64(p.maxResultBytes)))}
+			Err: fmt.Errorf("%w: %s of contents, the cap is %s (WithMaxResultBytes)", ErrResultTooLarge, resourcetools.SizeOf(int64(n)), resourcetools.SizeOf(int64(p.maxResultBytes)))}
 	}
 	return res, nil
 }

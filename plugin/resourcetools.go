@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -95,28 +94,6 @@ func (r *resourceTools) add(defs []host.ToolDefinition) []host.ToolDefinition {
 	}
 	slices.SortFunc(defs, func(a, b host.ToolDefinition) int { return strings.Compare(a.Name, b.Name) })
 	return defs
-}
-
-// resourceCalls are the hook's calls of the resource tools in one chunk,
-// each answered on a goroutine of its own while the tool calls run. A nil
-// one has none: a chunk without them allocates nothing for them.
-type resourceCalls struct{ wg sync.WaitGroup }
-
-// start answers tc, the block at blocks[i], in place, and returns r (made
-// if nil).
-func (r *resourceCalls) start(ctx context.Context, p *McpPlugin, blocks []host.Block, i int, tc host.ToolCall) *resourceCalls {
-	if r == nil {
-		r = &resourceCalls{}
-	}
-	r.wg.Go(func() { blocks[i] = p.ResourceToolResult(ctx, tc) })
-	return r
-}
-
-// wait waits for every call started; nil has none.
-func (r *resourceCalls) wait() {
-	if r != nil {
-		r.wg.Wait()
-	}
 }
 
 // ResourceToolResult answers a model's call of list_mcp_resources or

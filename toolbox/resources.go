@@ -294,27 +294,6 @@ func (t *Toolbox) nameLinks(s *server, out host.ToolResult) host.ToolResult {
 // ownRoute reports whether r is one of the toolbox's own tools' routes.
 func ownRoute(r *route) bool { return r == listRoute || r == readRoute }
 
-// resourceCalls are a chunk's calls of the resource tools, each answered
-// in place on a goroutine of its own while the servers' tool calls run. A
-// nil one has none: a chunk without them allocates nothing for them.
-type resourceCalls struct{ wg sync.WaitGroup }
-
-// start answers tc, the block at blocks[i], and returns r (made if nil).
-func (r *resourceCalls) start(ctx context.Context, t *Toolbox, blocks []host.Block, i int, tc host.ToolCall) *resourceCalls {
-	if r == nil {
-		r = &resourceCalls{}
-	}
-	r.wg.Go(func() { blocks[i] = t.answerResourceTool(ctx, tc) })
-	return r
-}
-
-// wait waits for every call started; nil has none.
-func (r *resourceCalls) wait() {
-	if r != nil {
-		r.wg.Wait()
-	}
-}
-
 // answerResourceTool answers a call of one of the resource tools.
 func (t *Toolbox) answerResourceTool(ctx context.Context, tc host.ToolCall) host.ToolResult {
 	out := host.ToolResult{ToolCallID: tc.ID, Name: tc.Name}

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/host"
+	"github.com/cuca-go/mcpconnector/internal/core/resourcetools"
 	"github.com/cuca-go/mcpconnector/internal/core/serverrules"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -426,11 +427,11 @@ func (t *Toolbox) OnStreamChunk(ctx context.Context, chunk *host.Chunk) error {
 	if first < 0 {
 		return nil
 	}
-	var buf [4]pending       // most chunks call one tool; no allocation for up to four
-	var reads *resourceCalls // the resource tools' calls (resources.go); nil until one
+	var buf [4]pending             // most chunks call one tool; no allocation for up to four
+	var reads *resourcetools.Calls // the resource tools' calls (resources.go); nil until one
 	calls, serial := t.startCalls(ctx, rt, chunk.Blocks, first, buf[:0], &reads)
 	t.finishCalls(ctx, chunk.Blocks, calls, serial)
-	reads.wait()
+	reads.Wait()
 	return nil
 }
 
@@ -438,7 +439,7 @@ func (t *Toolbox) OnStreamChunk(ctx context.Context, chunk *host.Chunk) error {
 // calls: a search call and a held-out tool's are answered in place, a lazy
 // server is started, and a serial server's calls are left for runSerial
 // (serial says there are some).
-func (t *Toolbox) startCalls(ctx context.Context, rt *routeTable, blocks []host.Block, first int, calls []pending, reads **resourceCalls) (_ []pending, serial bool) {
+func (t *Toolbox) startCalls(ctx context.Context, rt *routeTable, blocks []host.Block, first int, calls []pending, reads **resourcetools.Calls) (_ []pending, serial bool) {
 	for i := first; i < len(blocks); i++ {
 		tc, ok := blocks[i].(host.ToolCall)
 		if !ok {
@@ -453,7 +454,7 @@ func (t *Toolbox) startCalls(ctx context.Context, rt *routeTable, blocks []host.
 			blocks[i] = t.answerSearch(rt, tc)
 			continue
 		case ownRoute(r):
-			*reads = (*reads).start(ctx, t, blocks, i, tc)
+			*reads = (*reads).Start(ctx, t.answerResourceTool, blocks, i, tc)
 			continue
 		case r.deny != nil:
 			blocks[i] = host.ToolResult{ToolCallID: tc.ID, Name: tc.Name, Content: r.deny.Error(), IsError: true}

@@ -1,9 +1,11 @@
 package resourcetools
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -218,10 +220,10 @@ func RenderRead(res *mcp.ReadResourceResult) string {
 			continue
 		}
 		if c.Blob != nil {
-			fmt.Fprintf(&b, "[resource: %s (%s, %s): binary, not shown]", c.URI, mimeOr(c.MIMEType), SizeOf(int64(len(c.Blob))))
+			fmt.Fprintf(&b, "[resource: %s (%s, %s): binary, not shown]", c.URI, MIMEOr(c.MIMEType), SizeOf(int64(len(c.Blob))))
 			continue
 		}
-		fmt.Fprintf(&b, "[resource: %s (%s)]\n%s", c.URI, mimeOr(c.MIMEType), c.Text)
+		fmt.Fprintf(&b, "[resource: %s (%s)]\n%s", c.URI, MIMEOr(c.MIMEType), c.Text)
 	}
 	return b.String()
 }
@@ -236,7 +238,8 @@ func LinkHint(server string) string {
 	return fmt.Sprintf("read it with %s, server %q", ReadName, server)
 }
 
-func mimeOr(m string) string {
+// MIMEOr is m, or "unknown type" when the server gave none.
+func MIMEOr(m string) string {
 	if m == "" {
 		return "unknown type"
 	}
@@ -280,4 +283,27 @@ func All[T any](page func(cursor string) ([]T, string, error)) ([]T, error) {
 		cursor = next
 	}
 	return out, fmt.Errorf("the list has more than %d pages", MaxPages)
+}
+
+// Calls are a hook's calls of the resource tools in one chunk, each
+// answered in place on a goroutine of its own while the chunk's tool calls
+// run. A nil *Calls has none: a chunk without them allocates nothing for
+// them.
+type Calls struct{ wg sync.WaitGroup }
+
+// Start answers tc, the block at blocks[i], in place with answer, and
+// returns c (made if nil).
+func (c *Calls) Start(ctx context.Context, answer func(context.Context, host.ToolCall) host.ToolResult, blocks []host.Block, i int, tc host.ToolCall) *Calls {
+	if c == nil {
+		c = &Calls{}
+	}
+	c.wg.Go(func() { blocks[i] = answer(ctx, tc) })
+	return c
+}
+
+// Wait waits for every call started; nil has none.
+func (c *Calls) Wait() {
+	if c != nil {
+		c.wg.Wait()
+	}
 }

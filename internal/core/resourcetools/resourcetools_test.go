@@ -110,3 +110,15 @@ func TestAllReadsEveryPageAndStopsAnEndlessList(t *testing.T) {
 	_, err = All(func(string) ([]int, string, error) { return nil, "", boom })
 	assert.ErrorIs(t, err, boom)
 }
+
+func TestSizeOf(t *testing.T) {
+	assert.Equal(t, "0 B", SizeOf(0))
+	assert.Equal(t, "1023 B", SizeOf(1023))
+	assert.Equal(t, "1.0 KiB", SizeOf(1024))
+	assert.Equal(t, "1.5 GiB", SizeOf(3*1024*1024*1024/2))
+}
+
+func TestMIMEOr(t *testing.T) {
+	assert.Equal(t, "unknown type", MIMEOr(""))
+	assert.Equal(t, "text/plain", MIMEOr("text/plain"))
+}
