@@ -91,7 +91,7 @@ const (
 // Only this module's stdio and Streamable HTTP transports declare the
 // extension: with another transport nothing changes.
 func WithTasks(o TaskOptions) Option {
-	return newOption("WithTasks", connection, func(opts *options) {
+	return newOption("WithTasks", common, func(opts *options) {
 		opts.Supervisor.Connection.Tasks = &actors.TaskSettings{
 			DefaultInterval: o.DefaultPollInterval,
 			MinInterval:     o.MinPollInterval,

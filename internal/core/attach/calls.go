@@ -31,9 +31,22 @@ func (l *Link) SendUserMessage(pid *actor.PID, message any) {
 		}
 	case *messages.CallToolReply:
 		l.calls.Lock()
+		c, ok := l.pending[m.ID]
+		if ok && c.resumable(m) {
+			l.calls.Unlock()
+			l.goOwned(func() { l.resumeTask(m.ID, c.to) })
+			return
+		}
 		l.take(m.ID)
 		l.calls.Unlock()
 		l.owner.Resolve(m)
+	case *messages.CallTask:
+		l.calls.Lock()
+		if c, ok := l.pending[m.ID]; ok {
+			c.task = m.TaskID
+			l.pending[m.ID] = c
+		}
+		l.calls.Unlock()
 	case *messages.CallProgress:
 		l.owner.Progress(m)
 	case *messages.Ready:
@@ -124,6 +137,11 @@ func (l *Link) lost(who *actor.PID) {
 		for _, id := range ids {
 			l.calls.Lock()
 			c, ok := l.pending[id]
+			if ok && c.to.Equal(who) && c.task != "" {
+				l.calls.Unlock()
+				l.goOwned(func() { l.resumeTask(id, who) }) // the task runs on without the member
+				continue
+			}
 			if ok && c.to.Equal(who) {
 				l.take(id)
 			}
@@ -215,5 +233,42 @@ func (l *Link) resend(id uint64) {
 	l.calls.Unlock()
 	if ok {
 		wire.Request(l.system, pid, c.msg, l.sender(c.req))
+	}
+}
+
+// resumable reports whether reply r, to call c, is the loss of the
+// connection under the call's task: the task runs on on the server (or was
+// given up by a connection that had no store to leave it to), and the
+// actor's next home may resume it.
+func (c sentCall) resumable(r *messages.CallToolReply) bool {
+	return c.task != "" && c.msg.Task == nil && r.Failure != nil && r.Failure.Cause == messages.CauseConnectionLost
+}
+
+// resumeTask sends call id, whose connection at from was lost while its
+// task ran, to the actor's next home, to resume the task without calling
+// the tool again: the call carries the task's id (messages.CallTool.Task
+// with no status), and the grain there takes the task's latest state from
+// the task store the members share. The call is then bounded by its task's
+// deadline. Resumed once: a resumed call that loses its connection again
+// fails.
+func (l *Link) resumeTask(id uint64, from *actor.PID) {
+	l.calls.Lock()
+	c, ok := l.pending[id]
+	if ok && c.msg.Task == nil && c.task != "" {
+		m := *c.msg
+		m.Task = &messages.TaskState{ID: c.task}
+		if !m.TaskDeadline.IsZero() {
+			m.Deadline, m.Limit = m.TaskDeadline, m.TaskLimit
+		}
+		c.msg, c.to = &m, from
+		l.pending[id] = c
+	} else {
+		ok = false
+	}
+	l.calls.Unlock()
+	if ok {
+		l.cfg.Logger.Info("mcp task's connection lost; resuming the task at the connection's next home",
+			zap.String("task", c.task), zap.String("address", from.Address))
+		l.resend(id)
 	}
 }
