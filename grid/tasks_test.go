@@ -6,6 +6,7 @@ package grid_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuca-go/mcpconnector/grid"
+	"github.com/cuca-go/mcpconnector/internal/fixture/gridmember"
 	"github.com/cuca-go/mcpconnector/internal/fixture/taskserver"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -150,6 +152,100 @@ func TestTaskOutlivesItsGrainsMember(t *testing.T) {
 	pid := others[0].Get("jobs", grid.KindName)
 	require.NotNil(t, pid)
 	assert.Equal(t, others[0].ActorSystem.Address(), pid.Address, "the grain moved")
+	recs, err := store.List(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, recs, "the task's record is gone with the task")
+}
+
+// The member hosting a grain is killed while its call's task runs: after
+// the loss grace, the call goes to the grain's next home with the task's
+// id, and the grain there resumes the task from the task store the members
+// share (a directory here, standing in for the cluster's store); the tool
+// is not called again, and the caller gets the result.
+func TestTaskOutlivesItsGrainsMemberKilled(t *testing.T) {
+	dir := t.TempDir()
+	h, err := taskserver.StartHTTP(dir)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = h.Stop() })
+	storeDir := t.TempDir()
+	store := plugin.DirTaskStore{Dir: storeDir}
+	// Eight servers on the one task server, so that a child hosts one.
+	servers := map[string]any{}
+	var names []string
+	for i := range 8 {
+		name := fmt.Sprintf("jobs%d", i)
+		names = append(names, name)
+		servers[name] = map[string]any{"type": "http", "url": h.URL}
+	}
+	b, err := json.Marshal(map[string]any{"mcpServers": servers})
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	require.NoError(t, os.WriteFile(path, b, 0o600))
+
+	ports, err := gridmember.FreePorts(3)
+	require.NoError(t, err)
+	clusterName := fmt.Sprintf("grid-tasks-%d", time.Now().UnixNano())
+	spec := func(i int, member string) gridmember.Spec {
+		return gridmember.Spec{Cluster: clusterName, Port: ports[i], Ports: ports, Config: path, Name: member}
+	}
+	a, err := gridmember.Start(spec(0, "A"), plugin.WithTasks(plugin.TaskOptions{Store: store}))
+	require.NoError(t, err)
+	t.Cleanup(func() { a.Shutdown(true) })
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	var children []*gridmember.Process
+	for i, member := range []string{"B", "C"} {
+		p, err := gridmember.Spawn(exe, spec(i+1, member), gridmember.TaskStoreEnv+"="+storeDir)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = p.Leave() })
+		children = append(children, p)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	require.NoError(t, gridmember.WaitMembers(ctx, a, 3))
+	var server string
+	var hosting *gridmember.Process
+	for _, s := range names {
+		pid := a.Get(s, grid.KindName)
+		require.NotNil(t, pid)
+		for _, p := range children {
+			if p.Address == pid.Address {
+				server, hosting = s, p
+			}
+		}
+		if hosting != nil {
+			break
+		}
+	}
+	require.NotNil(t, hosting, "every grain is on member A")
+
+	p := connect(t, a, server, plugin.WithTasks(plugin.TaskOptions{}))
+	until := filepath.Join(t.TempDir(), "until")
+	// Polls 3 s apart, the member killed right after the first poll's
+	// answer is kept (see TestTaskOutlivesItsGrainsMember).
+	f := p.CallTool(ctx, "work", map[string]any{"until": until, "interval": 3000})
+	var first string
+	require.Eventually(t, func() bool {
+		recs, err := store.List(ctx)
+		if err != nil || len(recs) != 1 || recs[0].Task.RequestState == nil {
+			return false
+		}
+		if first == "" {
+			first = *recs[0].Task.RequestState
+			return false
+		}
+		return *recs[0].Task.RequestState != first
+	}, 20*time.Second, 5*time.Millisecond, "the task runs, and the store keeps its state after its first poll")
+
+	require.NoError(t, hosting.Kill())
+	require.NoError(t, os.WriteFile(until, nil, 0o600))
+	res, err := f.Await(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "done", plugin.RenderResult(res))
+	assert.Equal(t, 1, toolCalls(t, dir, "work"), "the tool ran once")
+	pid := a.Get(server, grid.KindName)
+	require.NotNil(t, pid)
+	assert.NotEqual(t, hosting.Address, pid.Address, "the grain lives on a live member")
 	recs, err := store.List(ctx)
 	require.NoError(t, err)
 	assert.Empty(t, recs, "the task's record is gone with the task")
