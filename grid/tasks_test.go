@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuca-go/mcpconnector/grid"
+	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/gridmember"
 	"github.com/cuca-go/mcpconnector/internal/fixture/taskserver"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
@@ -249,4 +250,34 @@ func TestTaskOutlivesItsGrainsMemberKilled(t *testing.T) {
 	recs, err := store.List(ctx)
 	require.NoError(t, err)
 	assert.Empty(t, recs, "the task's record is gone with the task")
+}
+
+// A facade's hook call detaches (plugin.TaskOptions.DetachAfter) as a
+// local plugin's does: the task's id crosses the wire (messages.CallTask),
+// the hook returns a block naming it, and the result is taken later.
+func TestDetachedCallThroughAGrain(t *testing.T) {
+	cfg, dir := taskServer(t)
+	members := startKindMembers(t, 2, cfg, grid.WithPluginOptions(plugin.WithTasks(plugin.TaskOptions{})))
+	_, others := hostOf(t, members, "jobs")
+	p := connect(t, others[0], "jobs", plugin.WithTasks(plugin.TaskOptions{DetachAfter: 20 * time.Millisecond}))
+
+	until := filepath.Join(t.TempDir(), "until")
+	args, err := json.Marshal(map[string]any{"until": until, "text": "late"})
+	require.NoError(t, err)
+	chunk := &host.Chunk{Blocks: []host.Block{host.ToolCall{ID: "c1", Name: "work", Arguments: args}}}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	require.NoError(t, p.OnStreamChunk(ctx, chunk))
+	out, ok := chunk.Blocks[0].(host.ToolResult)
+	require.True(t, ok, "the call is replaced: %#v", chunk.Blocks[0])
+	detached := p.DetachedTasks()
+	require.Len(t, detached, 1)
+	assert.Contains(t, out.Content, detached[0].TaskID, "the block names the task")
+	assert.Contains(t, out.Content, "still running")
+
+	require.NoError(t, os.WriteFile(until, nil, 0o600))
+	res, done := p.DetachedResult(ctx, detached[0].TaskID)
+	require.True(t, done)
+	assert.Equal(t, host.ToolResult{ToolCallID: "c1", Name: "work", Content: "late"}, res)
+	assert.Equal(t, 1, toolCalls(t, dir, "work"))
 }

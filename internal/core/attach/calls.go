@@ -47,6 +47,7 @@ func (l *Link) SendUserMessage(pid *actor.PID, message any) {
 			l.pending[m.ID] = c
 		}
 		l.calls.Unlock()
+		l.owner.Task(m) // a detachable call's task (plugin's detach.go)
 	case *messages.CallProgress:
 		l.owner.Progress(m)
 	case *messages.Ready:

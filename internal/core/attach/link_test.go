@@ -36,6 +36,7 @@ func newOwner() *owner {
 
 func (o *owner) Resolve(r *messages.CallToolReply) { o.resolved <- r }
 func (o *owner) Progress(*messages.CallProgress)   {}
+func (o *owner) Task(*messages.CallTask)           {}
 func (o *owner) StoreTools(m *messages.Ready)      { o.tools <- m }
 func (o *owner) Lost(cause error)                  { o.lost <- cause }
 func (o *owner) Relocated()                        {}
