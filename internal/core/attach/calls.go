@@ -138,7 +138,7 @@ func (l *Link) lost(who *actor.PID) {
 		for _, id := range ids {
 			l.calls.Lock()
 			c, ok := l.pending[id]
-			if ok && c.to.Equal(who) && c.task != "" {
+			if ok && c.to.Equal(who) && c.task != "" && c.msg.Task == nil {
 				l.calls.Unlock()
 				l.goOwned(func() { l.resumeTask(id, who) }) // the task runs on without the member
 				continue
