@@ -276,7 +276,7 @@ func (g *grain) taskState(ctx actor.Context, call *messages.CallTool) *messages.
 	if ctx.Sender() != nil {
 		wire.Send(ctx.ActorSystem(), ctx.Sender(), &messages.CallToolReply{ID: call.ID, Failure: &messages.Failure{
 			Kind: messages.FailureInternal, Op: messages.CallOp(call.Name), Cause: messages.CauseConnectionLost,
-			Message: fmt.Sprintf("the connection running task %s was lost, and the task cannot be resumed on another member: %s", call.Task.ID, why)}})
+			Message: fmt.Sprintf("the connection running task %s was lost, and the task cannot be resumed: %s", call.Task.ID, why)}})
 	}
 	return nil
 }

@@ -34,7 +34,7 @@ func (l *Link) SendUserMessage(pid *actor.PID, message any) {
 		c, ok := l.pending[m.ID]
 		if ok && c.resumable(m) {
 			l.calls.Unlock()
-			l.goOwned(func() { l.resumeTask(m.ID, c.to) })
+			l.goOwned(func() { l.resumeTask(m.ID, c.to, true) })
 			return
 		}
 		l.take(m.ID)
@@ -140,7 +140,7 @@ func (l *Link) lost(who *actor.PID) {
 			c, ok := l.pending[id]
 			if ok && c.to.Equal(who) && c.task != "" && c.msg.Task == nil {
 				l.calls.Unlock()
-				l.goOwned(func() { l.resumeTask(id, who) }) // the task runs on without the member
+				l.goOwned(func() { l.resumeTask(id, who, false) }) // the task runs on without the member
 				continue
 			}
 			if ok && c.to.Equal(who) {
@@ -217,7 +217,11 @@ func (l *Link) resend(id uint64) {
 	ctx, cancel := context.WithDeadline(l.ctx, deadline)
 	defer cancel()
 	// The home the call bounced off is gone: the next one.
-	pid, err := l.currentOtherThan(ctx, c.to)
+	old := c.to
+	if c.anyHome {
+		old = nil
+	}
+	pid, err := l.currentOtherThan(ctx, old)
 	if err != nil {
 		fail(err.Error())
 		return
@@ -228,7 +232,7 @@ func (l *Link) resend(id uint64) {
 		delete(l.byReq, c.req)
 		c.req = l.newReq()
 		l.byReq[c.req] = id
-		c.to, c.sends, c.resending = pid, c.sends+1, false
+		c.to, c.sends, c.resending, c.anyHome = pid, c.sends+1, false, false
 		l.pending[id] = c
 	}
 	l.calls.Unlock()
@@ -251,8 +255,11 @@ func (c sentCall) resumable(r *messages.CallToolReply) bool {
 // with no status), and the grain there takes the task's latest state from
 // the task store the members share. The call is then bounded by its task's
 // deadline. Resumed once: a resumed call that loses its connection again
-// fails.
-func (l *Link) resumeTask(id uint64, from *actor.PID) {
+// fails. anyHome lets the call go back to from, when the lookup still
+// names it: a connection that ended under its task without its actor
+// (a stdio child that died) is answered there, as a task it cannot resume;
+// an actor that is stopping bounces the call to its next home.
+func (l *Link) resumeTask(id uint64, from *actor.PID, anyHome bool) {
 	l.calls.Lock()
 	c, ok := l.pending[id]
 	if ok && c.msg.Task == nil && c.task != "" {
@@ -261,7 +268,7 @@ func (l *Link) resumeTask(id uint64, from *actor.PID) {
 		if !m.TaskDeadline.IsZero() {
 			m.Deadline, m.Limit = m.TaskDeadline, m.TaskLimit
 		}
-		c.msg, c.to = &m, from
+		c.msg, c.to, c.anyHome = &m, from, anyHome
 		l.pending[id] = c
 	} else {
 		ok = false

@@ -116,6 +116,10 @@ type sentCall struct {
 	// (messages.CallTask), once known: a call whose connection is lost
 	// then goes to the actor's next home to resume the task, not to fail.
 	task string
+	// anyHome: the call's next send may go to the home it left, if the
+	// lookup still names it (a resumed task's call, whose connection may
+	// have ended without its actor: a stdio child that died).
+	anyHome bool
 }
 
 // New returns a link that has located nothing yet; [Link.Start] locates

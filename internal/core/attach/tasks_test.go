@@ -121,3 +121,26 @@ func next(t *testing.T, ch <-chan *messages.CallTool) *messages.CallTool {
 		return nil
 	}
 }
+
+// A connection lost under its task while its actor lives on (a stdio
+// child that died) sends the call back to the same actor, which answers
+// it as a task it cannot resume: the call fails, once, and does not wait
+// for another home.
+func TestALostTaskOfALiveActorFails(t *testing.T) {
+	system := actor.NewActorSystem(quiet.Actors())
+	calls := make(chan *messages.CallTool, 2)
+	pid := system.Root.Spawn(tasked(calls, true))
+	defer func() { _ = system.Root.StopFuture(pid).Wait() }()
+	l, o := twoHomes(t, system, pid, pid, time.Minute)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, l.Send(ctx, &messages.CallTool{ID: 6, Name: "work"}))
+	assert.Nil(t, next(t, calls).Task)
+	m := next(t, calls)
+	require.NotNil(t, m.Task, "sent back to resume its task")
+	r := o.receive(t)
+	assert.Equal(t, uint64(6), r.ID)
+	require.NotNil(t, r.Failure)
+	assert.Equal(t, messages.CauseConnectionLost, r.Failure.Cause)
+}
