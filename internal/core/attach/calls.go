@@ -57,7 +57,7 @@ func (l *Link) SendUserMessage(pid *actor.PID, message any) {
 		id, ok := l.byReq[pid.RequestId]
 		l.calls.Unlock()
 		if ok {
-			l.goOwned(func() { l.resend(id) })
+			l.goOwned(func() { l.resend(id, "") })
 		}
 	}
 }
@@ -180,7 +180,7 @@ func (l *Link) handedOver(from *actor.PID) {
 	}
 	l.calls.Unlock()
 	for _, id := range ids {
-		l.goOwned(func() { l.resend(id) })
+		l.goOwned(func() { l.resend(id, from.Address) })
 	}
 }
 
@@ -188,12 +188,14 @@ func (l *Link) handedOver(from *actor.PID) {
 // unanswered by an actor that handed over) and so never reached the
 // actor's connection, to the actor's current home, under a new RequestId:
 // a late bounce of the old send is then no reason to send it again. Close
-// ends its search for the actor's next home.
-func (l *Link) resend(id uint64) {
+// ends its search for the actor's next home. With from set (a hand-over's
+// address), a call that is no longer at from (sent elsewhere meanwhile)
+// stays where it is.
+func (l *Link) resend(id uint64, from string) {
 	l.calls.Lock()
 	c, ok := l.pending[id]
-	if ok && c.resending {
-		ok = false // being sent already
+	if ok && (c.resending || (from != "" && c.to.Address != from)) {
+		ok = false // being sent already, or sent elsewhere since
 	} else if ok {
 		c.resending = true
 		l.pending[id] = c
@@ -277,6 +279,6 @@ func (l *Link) resumeTask(id uint64, from *actor.PID, anyHome bool) {
 	if ok {
 		l.cfg.Logger.Info("mcp task's connection lost; resuming the task at the connection's next home",
 			zap.String("task", c.task), zap.String("address", from.Address))
-		l.resend(id)
+		l.resend(id, "")
 	}
 }
