@@ -32,6 +32,12 @@ func (l *Link) SendUserMessage(pid *actor.PID, message any) {
 	case *messages.CallToolReply:
 		l.calls.Lock()
 		c, ok := l.pending[m.ID]
+		if ok && pid.RequestId != 0 && pid.RequestId != c.req && lostConnection(m) {
+			// The loss of a send the call was resent from: the resent
+			// call answers.
+			l.calls.Unlock()
+			return
+		}
 		if ok && c.resumable(m) {
 			l.calls.Unlock()
 			l.goOwned(func() { l.resumeTask(m.ID, c.to, true) })
@@ -196,6 +202,13 @@ func (l *Link) resend(id uint64, from string) {
 	c, ok := l.pending[id]
 	if ok && (c.resending || (from != "" && c.to.Address != from)) {
 		ok = false // being sent already, or sent elsewhere since
+	} else if ok && from != "" && c.task != "" && c.msg.Task == nil {
+		// A hand-over left a call whose task runs: resumed, never sent as
+		// a new tools/call (the connection's loss reply may come first or
+		// later; resumeTask and the stale-reply check make it one resend).
+		l.calls.Unlock()
+		l.resumeTask(id, c.to, false)
+		return
 	} else if ok {
 		c.resending = true
 		l.pending[id] = c
@@ -248,7 +261,12 @@ func (l *Link) resend(id uint64, from string) {
 // given up by a connection that had no store to leave it to), and the
 // actor's next home may resume it.
 func (c sentCall) resumable(r *messages.CallToolReply) bool {
-	return c.task != "" && c.msg.Task == nil && r.Failure != nil && r.Failure.Cause == messages.CauseConnectionLost
+	return c.task != "" && c.msg.Task == nil && lostConnection(r)
+}
+
+// lostConnection reports whether r is the loss of its call's connection.
+func lostConnection(r *messages.CallToolReply) bool {
+	return r.Failure != nil && r.Failure.Cause == messages.CauseConnectionLost
 }
 
 // resumeTask sends call id, whose connection at from was lost while its
