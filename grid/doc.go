@@ -43,4 +43,8 @@
 //     can fail after the loss grace.
 //   - A caller's cancelled ctx cancels the call on the hosting member's
 //     server.
+//   - A call answered with a task (plugin.WithTasks) whose member leaves
+//     or dies goes to the grain's next home, which resumes the task from
+//     the task store the members share (plugin.TaskOptions.Store), without
+//     calling the tool again; without one it fails as above.
 package grid

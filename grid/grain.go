@@ -1,6 +1,8 @@
 package grid
 
 import (
+	"context"
+	"fmt"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -10,6 +12,7 @@ import (
 	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/internal/core/hostmsg"
 	"github.com/cuca-go/mcpconnector/internal/core/logfield"
+	"github.com/cuca-go/mcpconnector/internal/core/transportext"
 	"github.com/cuca-go/mcpconnector/internal/core/wire"
 	"github.com/cuca-go/mcpconnector/messages"
 )
@@ -34,6 +37,12 @@ type grain struct {
 	sup     *actor.PID
 	conn    *actor.PID        // the connection while it is ready (hostmsg.WatchDirect, sent here as directConn)
 	failure *messages.Failure // the server has no supervisor: every call fails with it
+	// store is the task store of the kind's plugin.WithTasks, if any, and
+	// label the server's name in its records: a call that resumes a task
+	// by its id alone (a facade's, whose member lost the task's
+	// connection) takes the task's latest state from there.
+	store actors.TaskStore
+	label string
 
 	draining   bool
 	drainTimer *time.Timer
@@ -105,6 +114,10 @@ func (g *grain) start(ctx actor.Context, server string) {
 		return
 	}
 	cfg.Connection.Deliver = wire.Send
+	if cfg.Connection.Tasks != nil {
+		g.store = cfg.Connection.Tasks.Store
+	}
+	g.label = transportext.LabelOf(cfg.Connection.Transport)
 	if cfg.Connection.Logger != nil {
 		g.logger = logfield.Server(cfg.Connection.Logger, server)
 	}
@@ -133,6 +146,11 @@ func (g *grain) serve(ctx actor.Context, msg any) {
 	case (isCall || isRequest) && g.draining:
 		g.bounce(ctx, ctx.Sender())
 	case isCall:
+		if call.Task != nil && call.Task.Status == "" {
+			if call = g.taskState(ctx, call); call == nil {
+				return
+			}
+		}
 		g.noteCaller(ctx)
 		to := g.sup
 		if g.conn != nil {
@@ -222,4 +240,43 @@ func (g *grain) handOver(ctx actor.Context) {
 		wire.Request(ctx.ActorSystem(), pid, &messages.HandedOver{}, ctx.Self())
 	}
 	g.callers = nil
+}
+
+// taskStoreTimeout bounds the reading of the task store for a call that
+// resumes a task.
+const taskStoreTimeout = 10 * time.Second
+
+// taskState is call, which names the task it resumes by its id alone (a
+// facade sends it so when the member that ran the task's connection left
+// or died), with the task's latest state from the task store the members
+// share, so that the connection polls it where the last one stopped and
+// the tool is not called again. Without a store, or when the store holds
+// no such task of this server (it ended, or it never was kept), the call
+// fails, answered here, and taskState returns nil.
+func (g *grain) taskState(ctx actor.Context, call *messages.CallTool) *messages.CallTool {
+	why := "no task store (plugin.TaskOptions.Store) shared by the members keeps it"
+	if g.store != nil {
+		sctx, cancel := context.WithTimeout(context.Background(), taskStoreTimeout)
+		recs, err := g.store.List(sctx)
+		cancel()
+		if err == nil {
+			for _, r := range recs {
+				if r.Server == g.label && r.Task.ID == call.Task.ID {
+					m := *call
+					st := r.Task
+					m.Task = &st
+					return &m
+				}
+			}
+			why = "the task store shared by the members no longer keeps it"
+		} else {
+			why = "the task store shared by the members could not be read: " + err.Error()
+		}
+	}
+	if ctx.Sender() != nil {
+		wire.Send(ctx.ActorSystem(), ctx.Sender(), &messages.CallToolReply{ID: call.ID, Failure: &messages.Failure{
+			Kind: messages.FailureInternal, Op: messages.CallOp(call.Name), Cause: messages.CauseConnectionLost,
+			Message: fmt.Sprintf("the connection running task %s was lost, and the task cannot be resumed: %s", call.Task.ID, why)}})
+	}
+	return nil
 }

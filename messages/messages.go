@@ -67,8 +67,9 @@ type CallTool struct {
 	TaskDeadline time.Time
 	TaskLimit    string
 	// WantTask asks for a [*CallTask] when the server answers the call
-	// with a task (a plugin's detached hook calls). It does not cross the
-	// wire.
+	// with a task (a plugin's detached hook calls, and a grid facade's
+	// link, which follows its calls' tasks from member to member). It
+	// crosses the wire, and so does the CallTask.
 	WantTask bool
 	// Task, if set, is a task the server answered this call with already:
 	// the connection does not send tools/call (the tool is not run again)

@@ -31,6 +31,8 @@ func ToWire(msg any) (proto.Message, bool) {
 		return m.wire(), true
 	case *CallToolReply:
 		return m.wire(), true
+	case *CallTask:
+		return &WireCallTask{Id: m.ID, TaskId: m.TaskID}, true
 	case *CallProgress:
 		return &WireCallProgress{Id: m.ID, Progress: m.Progress, Total: m.Total, Message: m.Message}, true
 	case *CancelCall:
@@ -69,6 +71,8 @@ func FromWire(msg any) (any, bool) {
 		return w.plain(), true
 	case *WireCallToolReply:
 		return w.plain(), true
+	case *WireCallTask:
+		return &CallTask{ID: w.Id, TaskID: w.TaskId}, true
 	case *WireCallProgress:
 		return &CallProgress{ID: w.Id, Progress: w.Progress, Total: w.Total, Message: w.Message}, true
 	case *WireCancelCall:
@@ -135,7 +139,7 @@ func (w *WireReady) plain() any {
 
 func (m *CallTool) wire() *WireCallTool {
 	w := &WireCallTool{Id: m.ID, Name: m.Name, Arguments: m.Arguments, Progress: m.Progress, IdleTimeoutNanos: int64(m.IdleTimeout),
-		TraceContext: m.TraceContext, Limit: m.Limit, TaskLimit: m.TaskLimit, Task: m.Task.wire()}
+		TraceContext: m.TraceContext, Limit: m.Limit, TaskLimit: m.TaskLimit, Task: m.Task.wire(), WantTask: m.WantTask}
 	if !m.Deadline.IsZero() {
 		w.DeadlineUnixNano = m.Deadline.UnixNano()
 	}
@@ -179,7 +183,7 @@ func (w *WireTaskState) plain() *TaskState {
 
 func (w *WireCallTool) plain() *CallTool {
 	m := &CallTool{ID: w.Id, Name: w.Name, Arguments: w.Arguments, Progress: w.Progress, IdleTimeout: time.Duration(w.IdleTimeoutNanos),
-		Limit: w.Limit, TaskLimit: w.TaskLimit, Task: w.Task.plain()}
+		Limit: w.Limit, TaskLimit: w.TaskLimit, Task: w.Task.plain(), WantTask: w.WantTask}
 	if len(w.TraceContext) > 0 {
 		m.TraceContext = w.TraceContext
 	}
@@ -273,6 +277,9 @@ func (*WireCancelCall) IgnoreDeadLetterLogging() {}
 
 // IgnoreDeadLetterLogging: see [CallProgress.IgnoreDeadLetterLogging].
 func (*WireCallProgress) IgnoreDeadLetterLogging() {}
+
+// IgnoreDeadLetterLogging: see [CallTask.IgnoreDeadLetterLogging].
+func (*WireCallTask) IgnoreDeadLetterLogging() {}
 
 // IgnoreDeadLetterLogging: see [UnwatchTools.IgnoreDeadLetterLogging].
 func (*WireUnwatchTools) IgnoreDeadLetterLogging() {}

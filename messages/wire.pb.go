@@ -166,6 +166,7 @@ type WireCallTool struct {
 	TaskDeadlineUnixNano int64                  `protobuf:"varint,9,opt,name=task_deadline_unix_nano,json=taskDeadlineUnixNano,proto3" json:"task_deadline_unix_nano,omitempty"`                                              // 0: none
 	TaskLimit            string                 `protobuf:"bytes,10,opt,name=task_limit,json=taskLimit,proto3" json:"task_limit,omitempty"`                                                                                   // what set the task deadline
 	Task                 *WireTaskState         `protobuf:"bytes,11,opt,name=task,proto3" json:"task,omitempty"`                                                                                                              // a task to resume, or none
+	WantTask             bool                   `protobuf:"varint,12,opt,name=want_task,json=wantTask,proto3" json:"want_task,omitempty"`                                                                                     // answer a task with a WireCallTask
 	unknownFields        protoimpl.UnknownFields
 	sizeCache            protoimpl.SizeCache
 }
@@ -277,6 +278,65 @@ func (x *WireCallTool) GetTask() *WireTaskState {
 	return nil
 }
 
+func (x *WireCallTool) GetWantTask() bool {
+	if x != nil {
+		return x.WantTask
+	}
+	return false
+}
+
+type WireCallTask struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	TaskId        string                 `protobuf:"bytes,2,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WireCallTask) Reset() {
+	*x = WireCallTask{}
+	mi := &file_wire_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WireCallTask) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WireCallTask) ProtoMessage() {}
+
+func (x *WireCallTask) ProtoReflect() protoreflect.Message {
+	mi := &file_wire_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WireCallTask.ProtoReflect.Descriptor instead.
+func (*WireCallTask) Descriptor() ([]byte, []int) {
+	return file_wire_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *WireCallTask) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *WireCallTask) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
+}
+
 type WireCallProgress struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Id            uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -289,7 +349,7 @@ type WireCallProgress struct {
 
 func (x *WireCallProgress) Reset() {
 	*x = WireCallProgress{}
-	mi := &file_wire_proto_msgTypes[3]
+	mi := &file_wire_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -301,7 +361,7 @@ func (x *WireCallProgress) String() string {
 func (*WireCallProgress) ProtoMessage() {}
 
 func (x *WireCallProgress) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[3]
+	mi := &file_wire_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -314,7 +374,7 @@ func (x *WireCallProgress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireCallProgress.ProtoReflect.Descriptor instead.
 func (*WireCallProgress) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{3}
+	return file_wire_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *WireCallProgress) GetId() uint64 {
@@ -353,7 +413,7 @@ type WireRefreshTools struct {
 
 func (x *WireRefreshTools) Reset() {
 	*x = WireRefreshTools{}
-	mi := &file_wire_proto_msgTypes[4]
+	mi := &file_wire_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -365,7 +425,7 @@ func (x *WireRefreshTools) String() string {
 func (*WireRefreshTools) ProtoMessage() {}
 
 func (x *WireRefreshTools) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[4]
+	mi := &file_wire_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -378,7 +438,7 @@ func (x *WireRefreshTools) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireRefreshTools.ProtoReflect.Descriptor instead.
 func (*WireRefreshTools) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{4}
+	return file_wire_proto_rawDescGZIP(), []int{5}
 }
 
 type WireWatchTools struct {
@@ -389,7 +449,7 @@ type WireWatchTools struct {
 
 func (x *WireWatchTools) Reset() {
 	*x = WireWatchTools{}
-	mi := &file_wire_proto_msgTypes[5]
+	mi := &file_wire_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -401,7 +461,7 @@ func (x *WireWatchTools) String() string {
 func (*WireWatchTools) ProtoMessage() {}
 
 func (x *WireWatchTools) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[5]
+	mi := &file_wire_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -414,7 +474,7 @@ func (x *WireWatchTools) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireWatchTools.ProtoReflect.Descriptor instead.
 func (*WireWatchTools) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{5}
+	return file_wire_proto_rawDescGZIP(), []int{6}
 }
 
 type WireUnwatchTools struct {
@@ -425,7 +485,7 @@ type WireUnwatchTools struct {
 
 func (x *WireUnwatchTools) Reset() {
 	*x = WireUnwatchTools{}
-	mi := &file_wire_proto_msgTypes[6]
+	mi := &file_wire_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -437,7 +497,7 @@ func (x *WireUnwatchTools) String() string {
 func (*WireUnwatchTools) ProtoMessage() {}
 
 func (x *WireUnwatchTools) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[6]
+	mi := &file_wire_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -450,7 +510,7 @@ func (x *WireUnwatchTools) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireUnwatchTools.ProtoReflect.Descriptor instead.
 func (*WireUnwatchTools) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{6}
+	return file_wire_proto_rawDescGZIP(), []int{7}
 }
 
 type WireReconnect struct {
@@ -461,7 +521,7 @@ type WireReconnect struct {
 
 func (x *WireReconnect) Reset() {
 	*x = WireReconnect{}
-	mi := &file_wire_proto_msgTypes[7]
+	mi := &file_wire_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -473,7 +533,7 @@ func (x *WireReconnect) String() string {
 func (*WireReconnect) ProtoMessage() {}
 
 func (x *WireReconnect) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[7]
+	mi := &file_wire_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -486,7 +546,7 @@ func (x *WireReconnect) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireReconnect.ProtoReflect.Descriptor instead.
 func (*WireReconnect) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{7}
+	return file_wire_proto_rawDescGZIP(), []int{8}
 }
 
 type WireHandedOver struct {
@@ -497,7 +557,7 @@ type WireHandedOver struct {
 
 func (x *WireHandedOver) Reset() {
 	*x = WireHandedOver{}
-	mi := &file_wire_proto_msgTypes[8]
+	mi := &file_wire_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -509,7 +569,7 @@ func (x *WireHandedOver) String() string {
 func (*WireHandedOver) ProtoMessage() {}
 
 func (x *WireHandedOver) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[8]
+	mi := &file_wire_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -522,7 +582,7 @@ func (x *WireHandedOver) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireHandedOver.ProtoReflect.Descriptor instead.
 func (*WireHandedOver) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{8}
+	return file_wire_proto_rawDescGZIP(), []int{9}
 }
 
 type WireCallToolReply struct {
@@ -536,7 +596,7 @@ type WireCallToolReply struct {
 
 func (x *WireCallToolReply) Reset() {
 	*x = WireCallToolReply{}
-	mi := &file_wire_proto_msgTypes[9]
+	mi := &file_wire_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -548,7 +608,7 @@ func (x *WireCallToolReply) String() string {
 func (*WireCallToolReply) ProtoMessage() {}
 
 func (x *WireCallToolReply) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[9]
+	mi := &file_wire_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -561,7 +621,7 @@ func (x *WireCallToolReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireCallToolReply.ProtoReflect.Descriptor instead.
 func (*WireCallToolReply) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{9}
+	return file_wire_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *WireCallToolReply) GetId() uint64 {
@@ -594,7 +654,7 @@ type WireCancelCall struct {
 
 func (x *WireCancelCall) Reset() {
 	*x = WireCancelCall{}
-	mi := &file_wire_proto_msgTypes[10]
+	mi := &file_wire_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -606,7 +666,7 @@ func (x *WireCancelCall) String() string {
 func (*WireCancelCall) ProtoMessage() {}
 
 func (x *WireCancelCall) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[10]
+	mi := &file_wire_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -619,7 +679,7 @@ func (x *WireCancelCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireCancelCall.ProtoReflect.Descriptor instead.
 func (*WireCancelCall) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{10}
+	return file_wire_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *WireCancelCall) GetId() uint64 {
@@ -644,7 +704,7 @@ type WireFailure struct {
 
 func (x *WireFailure) Reset() {
 	*x = WireFailure{}
-	mi := &file_wire_proto_msgTypes[11]
+	mi := &file_wire_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -656,7 +716,7 @@ func (x *WireFailure) String() string {
 func (*WireFailure) ProtoMessage() {}
 
 func (x *WireFailure) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[11]
+	mi := &file_wire_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -669,7 +729,7 @@ func (x *WireFailure) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireFailure.ProtoReflect.Descriptor instead.
 func (*WireFailure) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{11}
+	return file_wire_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *WireFailure) GetKind() string {
@@ -733,7 +793,7 @@ type WireRPCError struct {
 
 func (x *WireRPCError) Reset() {
 	*x = WireRPCError{}
-	mi := &file_wire_proto_msgTypes[12]
+	mi := &file_wire_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -745,7 +805,7 @@ func (x *WireRPCError) String() string {
 func (*WireRPCError) ProtoMessage() {}
 
 func (x *WireRPCError) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[12]
+	mi := &file_wire_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -758,7 +818,7 @@ func (x *WireRPCError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireRPCError.ProtoReflect.Descriptor instead.
 func (*WireRPCError) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{12}
+	return file_wire_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *WireRPCError) GetCode() int64 {
@@ -796,7 +856,7 @@ type WireTokenError struct {
 
 func (x *WireTokenError) Reset() {
 	*x = WireTokenError{}
-	mi := &file_wire_proto_msgTypes[13]
+	mi := &file_wire_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -808,7 +868,7 @@ func (x *WireTokenError) String() string {
 func (*WireTokenError) ProtoMessage() {}
 
 func (x *WireTokenError) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[13]
+	mi := &file_wire_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -821,7 +881,7 @@ func (x *WireTokenError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireTokenError.ProtoReflect.Descriptor instead.
 func (*WireTokenError) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{13}
+	return file_wire_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *WireTokenError) GetEndpoint() string {
@@ -877,7 +937,7 @@ type WireServerRequest struct {
 
 func (x *WireServerRequest) Reset() {
 	*x = WireServerRequest{}
-	mi := &file_wire_proto_msgTypes[14]
+	mi := &file_wire_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -889,7 +949,7 @@ func (x *WireServerRequest) String() string {
 func (*WireServerRequest) ProtoMessage() {}
 
 func (x *WireServerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[14]
+	mi := &file_wire_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -902,7 +962,7 @@ func (x *WireServerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireServerRequest.ProtoReflect.Descriptor instead.
 func (*WireServerRequest) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{14}
+	return file_wire_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *WireServerRequest) GetId() uint64 {
@@ -975,7 +1035,7 @@ type WireServerReply struct {
 
 func (x *WireServerReply) Reset() {
 	*x = WireServerReply{}
-	mi := &file_wire_proto_msgTypes[15]
+	mi := &file_wire_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -987,7 +1047,7 @@ func (x *WireServerReply) String() string {
 func (*WireServerReply) ProtoMessage() {}
 
 func (x *WireServerReply) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[15]
+	mi := &file_wire_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1000,7 +1060,7 @@ func (x *WireServerReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireServerReply.ProtoReflect.Descriptor instead.
 func (*WireServerReply) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{15}
+	return file_wire_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *WireServerReply) GetId() uint64 {
@@ -1048,7 +1108,7 @@ type WireTaskState struct {
 
 func (x *WireTaskState) Reset() {
 	*x = WireTaskState{}
-	mi := &file_wire_proto_msgTypes[16]
+	mi := &file_wire_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1060,7 +1120,7 @@ func (x *WireTaskState) String() string {
 func (*WireTaskState) ProtoMessage() {}
 
 func (x *WireTaskState) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[16]
+	mi := &file_wire_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1073,7 +1133,7 @@ func (x *WireTaskState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireTaskState.ProtoReflect.Descriptor instead.
 func (*WireTaskState) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{16}
+	return file_wire_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *WireTaskState) GetId() string {
@@ -1146,7 +1206,7 @@ const file_wire_proto_rawDesc = "" +
 	"\x10protocol_version\x18\x03 \x01(\tR\x0fprotocolVersion\x12&\n" +
 	"\x0ftools_ttl_nanos\x18\x04 \x01(\x03R\rtoolsTtlNanos\x12\"\n" +
 	"\finstructions\x18\x05 \x01(\tR\finstructions\x12*\n" +
-	"\x11tools_cache_scope\x18\x06 \x01(\tR\x0ftoolsCacheScope\"\x8b\x04\n" +
+	"\x11tools_cache_scope\x18\x06 \x01(\tR\x0ftoolsCacheScope\"\xa8\x04\n" +
 	"\fWireCallTool\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1c\n" +
@@ -1160,10 +1220,14 @@ const file_wire_proto_rawDesc = "" +
 	"\n" +
 	"task_limit\x18\n" +
 	" \x01(\tR\ttaskLimit\x128\n" +
-	"\x04task\x18\v \x01(\v2$.mcpconnector.messages.WireTaskStateR\x04task\x1a?\n" +
+	"\x04task\x18\v \x01(\v2$.mcpconnector.messages.WireTaskStateR\x04task\x12\x1b\n" +
+	"\twant_task\x18\f \x01(\bR\bwantTask\x1a?\n" +
 	"\x11TraceContextEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"n\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"7\n" +
+	"\fWireCallTask\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x17\n" +
+	"\atask_id\x18\x02 \x01(\tR\x06taskId\"n\n" +
 	"\x10WireCallProgress\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x1a\n" +
 	"\bprogress\x18\x02 \x01(\x01R\bprogress\x12\x14\n" +
@@ -1245,36 +1309,37 @@ func file_wire_proto_rawDescGZIP() []byte {
 	return file_wire_proto_rawDescData
 }
 
-var file_wire_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_wire_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_wire_proto_goTypes = []any{
 	(*WireAwaitReady)(nil),    // 0: mcpconnector.messages.WireAwaitReady
 	(*WireReady)(nil),         // 1: mcpconnector.messages.WireReady
 	(*WireCallTool)(nil),      // 2: mcpconnector.messages.WireCallTool
-	(*WireCallProgress)(nil),  // 3: mcpconnector.messages.WireCallProgress
-	(*WireRefreshTools)(nil),  // 4: mcpconnector.messages.WireRefreshTools
-	(*WireWatchTools)(nil),    // 5: mcpconnector.messages.WireWatchTools
-	(*WireUnwatchTools)(nil),  // 6: mcpconnector.messages.WireUnwatchTools
-	(*WireReconnect)(nil),     // 7: mcpconnector.messages.WireReconnect
-	(*WireHandedOver)(nil),    // 8: mcpconnector.messages.WireHandedOver
-	(*WireCallToolReply)(nil), // 9: mcpconnector.messages.WireCallToolReply
-	(*WireCancelCall)(nil),    // 10: mcpconnector.messages.WireCancelCall
-	(*WireFailure)(nil),       // 11: mcpconnector.messages.WireFailure
-	(*WireRPCError)(nil),      // 12: mcpconnector.messages.WireRPCError
-	(*WireTokenError)(nil),    // 13: mcpconnector.messages.WireTokenError
-	(*WireServerRequest)(nil), // 14: mcpconnector.messages.WireServerRequest
-	(*WireServerReply)(nil),   // 15: mcpconnector.messages.WireServerReply
-	(*WireTaskState)(nil),     // 16: mcpconnector.messages.WireTaskState
-	nil,                       // 17: mcpconnector.messages.WireCallTool.TraceContextEntry
-	nil,                       // 18: mcpconnector.messages.WireServerRequest.ArgumentsEntry
+	(*WireCallTask)(nil),      // 3: mcpconnector.messages.WireCallTask
+	(*WireCallProgress)(nil),  // 4: mcpconnector.messages.WireCallProgress
+	(*WireRefreshTools)(nil),  // 5: mcpconnector.messages.WireRefreshTools
+	(*WireWatchTools)(nil),    // 6: mcpconnector.messages.WireWatchTools
+	(*WireUnwatchTools)(nil),  // 7: mcpconnector.messages.WireUnwatchTools
+	(*WireReconnect)(nil),     // 8: mcpconnector.messages.WireReconnect
+	(*WireHandedOver)(nil),    // 9: mcpconnector.messages.WireHandedOver
+	(*WireCallToolReply)(nil), // 10: mcpconnector.messages.WireCallToolReply
+	(*WireCancelCall)(nil),    // 11: mcpconnector.messages.WireCancelCall
+	(*WireFailure)(nil),       // 12: mcpconnector.messages.WireFailure
+	(*WireRPCError)(nil),      // 13: mcpconnector.messages.WireRPCError
+	(*WireTokenError)(nil),    // 14: mcpconnector.messages.WireTokenError
+	(*WireServerRequest)(nil), // 15: mcpconnector.messages.WireServerRequest
+	(*WireServerReply)(nil),   // 16: mcpconnector.messages.WireServerReply
+	(*WireTaskState)(nil),     // 17: mcpconnector.messages.WireTaskState
+	nil,                       // 18: mcpconnector.messages.WireCallTool.TraceContextEntry
+	nil,                       // 19: mcpconnector.messages.WireServerRequest.ArgumentsEntry
 }
 var file_wire_proto_depIdxs = []int32{
-	17, // 0: mcpconnector.messages.WireCallTool.trace_context:type_name -> mcpconnector.messages.WireCallTool.TraceContextEntry
-	16, // 1: mcpconnector.messages.WireCallTool.task:type_name -> mcpconnector.messages.WireTaskState
-	11, // 2: mcpconnector.messages.WireCallToolReply.failure:type_name -> mcpconnector.messages.WireFailure
-	12, // 3: mcpconnector.messages.WireFailure.rpc:type_name -> mcpconnector.messages.WireRPCError
-	13, // 4: mcpconnector.messages.WireFailure.token:type_name -> mcpconnector.messages.WireTokenError
-	18, // 5: mcpconnector.messages.WireServerRequest.arguments:type_name -> mcpconnector.messages.WireServerRequest.ArgumentsEntry
-	11, // 6: mcpconnector.messages.WireServerReply.failure:type_name -> mcpconnector.messages.WireFailure
+	18, // 0: mcpconnector.messages.WireCallTool.trace_context:type_name -> mcpconnector.messages.WireCallTool.TraceContextEntry
+	17, // 1: mcpconnector.messages.WireCallTool.task:type_name -> mcpconnector.messages.WireTaskState
+	12, // 2: mcpconnector.messages.WireCallToolReply.failure:type_name -> mcpconnector.messages.WireFailure
+	13, // 3: mcpconnector.messages.WireFailure.rpc:type_name -> mcpconnector.messages.WireRPCError
+	14, // 4: mcpconnector.messages.WireFailure.token:type_name -> mcpconnector.messages.WireTokenError
+	19, // 5: mcpconnector.messages.WireServerRequest.arguments:type_name -> mcpconnector.messages.WireServerRequest.ArgumentsEntry
+	12, // 6: mcpconnector.messages.WireServerReply.failure:type_name -> mcpconnector.messages.WireFailure
 	7,  // [7:7] is the sub-list for method output_type
 	7,  // [7:7] is the sub-list for method input_type
 	7,  // [7:7] is the sub-list for extension type_name
@@ -1287,14 +1352,14 @@ func file_wire_proto_init() {
 	if File_wire_proto != nil {
 		return
 	}
-	file_wire_proto_msgTypes[16].OneofWrappers = []any{}
+	file_wire_proto_msgTypes[17].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_wire_proto_rawDesc), len(file_wire_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   19,
+			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

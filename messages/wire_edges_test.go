@@ -32,8 +32,9 @@ func TestEveryMessageRoundTrips(t *testing.T) {
 		&messages.HandedOver{},
 		&messages.CancelCall{ID: 1<<63 + 5},
 		&messages.CallProgress{ID: 4, Progress: 0.5, Total: 2, Message: "half"},
+		&messages.CallTask{ID: 11, TaskID: "t-9"},
 		&messages.CallTool{ID: 8, Name: "add", Arguments: json.RawMessage(`{"a":1}`), Deadline: time.Unix(0, 1700000000123456789),
-			Progress: true, IdleTimeout: time.Second, Limit: "the call timeout of 5s", TraceContext: map[string]string{"traceparent": "00-x"}},
+			Progress: true, IdleTimeout: time.Second, Limit: "the call timeout of 5s", TraceContext: map[string]string{"traceparent": "00-x"}, WantTask: true},
 		rpc,
 		token,
 		&messages.CallToolReply{ID: 3, Failure: token},
@@ -65,7 +66,7 @@ func TestEveryMessageRoundTrips(t *testing.T) {
 	// Every wire form in wire.proto is a message above: none is left out.
 	wires := 0
 	for _, m := range []proto.Message{&messages.WireAwaitReady{}, &messages.WireReady{}, &messages.WireCallTool{},
-		&messages.WireCallProgress{}, &messages.WireRefreshTools{}, &messages.WireWatchTools{}, &messages.WireUnwatchTools{},
+		&messages.WireCallProgress{}, &messages.WireCallTask{}, &messages.WireRefreshTools{}, &messages.WireWatchTools{}, &messages.WireUnwatchTools{},
 		&messages.WireReconnect{}, &messages.WireHandedOver{}, &messages.WireCallToolReply{}, &messages.WireCancelCall{},
 		&messages.WireFailure{}, &messages.WireServerRequest{}, &messages.WireServerReply{}} {
 		plain, ok := messages.FromWire(m)

@@ -90,6 +90,7 @@ type linkEvents McpPlugin
 
 func (e *linkEvents) Resolve(r *messages.CallToolReply) { e.router.resolve(r.ID, r) }
 func (e *linkEvents) Progress(m *messages.CallProgress) { e.router.progress(m) }
+func (e *linkEvents) Task(m *messages.CallTask)         { e.router.task(m) }
 func (e *linkEvents) StoreTools(m *messages.Ready)      { (*McpPlugin)(e).storeTools(m) }
 func (e *linkEvents) Relocated()                        { (*McpPlugin)(e).setState(StateReady, nil) }
 func (e *linkEvents) Lost(cause error)                  { (*McpPlugin)(e).setState(StateReconnecting, cause) }

@@ -18,13 +18,15 @@ import (
 //     [WithCallTimeoutCap], [WithStatusHandler], [WithToolUIHandler])
 //     everywhere but a kind;
 //   - the options of the connection and its supervision
-//     ([WithClientInfo], [WithClientOptions], [WithInputRequired], [WithTasks],
+//     ([WithClientInfo], [WithClientOptions], [WithInputRequired],
 //     [WithBackoff], [WithRestartBudget], [WithBreakerCoolDown],
 //     [WithReconnectWait], [WithRetryIdempotent], [WithListChangeHandler])
 //     everywhere but a facade,
 //     whose connection its kind configures;
 //   - [WithLogger], [WithActorSystem], [WithConnectTimeout],
-//     [WithToolRefresh] and the telemetry providers everywhere;
+//     [WithToolRefresh], [WithTasks] (a kind's drives the tasks, a
+//     facade's bounds and detaches its calls) and the telemetry providers
+//     everywhere;
 //   - [WithSpawn], [WithoutSupervision] and [WithRetryConnect] in Connect
 //     only (a toolbox sets them for its servers itself);
 //   - [WithLossGrace] on a facade only (and a toolbox's over grains).

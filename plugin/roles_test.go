@@ -54,7 +54,7 @@ func TestOptionsSayWhereTheyTakeEffect(t *testing.T) {
 		{"WithClientInfo", plugin.WithClientInfo(nil), connection},
 		{"WithClientOptions", plugin.WithClientOptions(nil), connection},
 		{"WithInputRequired", plugin.WithInputRequired(plugin.InputHandlers{}), connection},
-		{"WithTasks", plugin.WithTasks(plugin.TaskOptions{}), connection},
+		{"WithTasks", plugin.WithTasks(plugin.TaskOptions{}), common},
 		{"WithBackoff", plugin.WithBackoff(time.Millisecond, time.Second), connection},
 		{"WithRestartBudget", plugin.WithRestartBudget(1, time.Second), connection},
 		{"WithBreakerCoolDown", plugin.WithBreakerCoolDown(time.Second, time.Second), connection},

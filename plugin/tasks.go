@@ -90,8 +90,14 @@ const (
 //
 // Only this module's stdio and Streamable HTTP transports declare the
 // extension: with another transport nothing changes.
+//
+// In a cluster, the kind's WithTasks (grid.WithPluginOptions) drives the
+// tasks on the member hosting a grain; a facade's (grid.Connect) sets its
+// calls' task timeout, DetachAfter and a Store for PendingTasks and
+// ResumeTask. A Store every member's kind shares lets a grain's tasks
+// outlive its member (docs/tasks.md, "In a grid").
 func WithTasks(o TaskOptions) Option {
-	return newOption("WithTasks", connection, func(opts *options) {
+	return newOption("WithTasks", common, func(opts *options) {
 		opts.Supervisor.Connection.Tasks = &actors.TaskSettings{
 			DefaultInterval: o.DefaultPollInterval,
 			MinInterval:     o.MinPollInterval,

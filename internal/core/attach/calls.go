@@ -31,9 +31,29 @@ func (l *Link) SendUserMessage(pid *actor.PID, message any) {
 		}
 	case *messages.CallToolReply:
 		l.calls.Lock()
+		c, ok := l.pending[m.ID]
+		if ok && pid.RequestId != 0 && pid.RequestId != c.req && lostConnection(m) {
+			// The loss of a send the call was resent from: the resent
+			// call answers.
+			l.calls.Unlock()
+			return
+		}
+		if ok && c.resumable(m) {
+			l.calls.Unlock()
+			l.goOwned(func() { l.resumeTask(m.ID, c.to, true) })
+			return
+		}
 		l.take(m.ID)
 		l.calls.Unlock()
 		l.owner.Resolve(m)
+	case *messages.CallTask:
+		l.calls.Lock()
+		if c, ok := l.pending[m.ID]; ok {
+			c.task = m.TaskID
+			l.pending[m.ID] = c
+		}
+		l.calls.Unlock()
+		l.owner.Task(m) // a detachable call's task (plugin's detach.go)
 	case *messages.CallProgress:
 		l.owner.Progress(m)
 	case *messages.Ready:
@@ -43,7 +63,7 @@ func (l *Link) SendUserMessage(pid *actor.PID, message any) {
 		id, ok := l.byReq[pid.RequestId]
 		l.calls.Unlock()
 		if ok {
-			l.goOwned(func() { l.resend(id) })
+			l.goOwned(func() { l.resend(id, "") })
 		}
 	}
 }
@@ -124,6 +144,11 @@ func (l *Link) lost(who *actor.PID) {
 		for _, id := range ids {
 			l.calls.Lock()
 			c, ok := l.pending[id]
+			if ok && c.to.Equal(who) && c.task != "" && c.msg.Task == nil {
+				l.calls.Unlock()
+				l.goOwned(func() { l.resumeTask(id, who, false) }) // the task runs on without the member
+				continue
+			}
 			if ok && c.to.Equal(who) {
 				l.take(id)
 			}
@@ -161,7 +186,7 @@ func (l *Link) handedOver(from *actor.PID) {
 	}
 	l.calls.Unlock()
 	for _, id := range ids {
-		l.goOwned(func() { l.resend(id) })
+		l.goOwned(func() { l.resend(id, from.Address) })
 	}
 }
 
@@ -169,12 +194,21 @@ func (l *Link) handedOver(from *actor.PID) {
 // unanswered by an actor that handed over) and so never reached the
 // actor's connection, to the actor's current home, under a new RequestId:
 // a late bounce of the old send is then no reason to send it again. Close
-// ends its search for the actor's next home.
-func (l *Link) resend(id uint64) {
+// ends its search for the actor's next home. With from set (a hand-over's
+// address), a call that is no longer at from (sent elsewhere meanwhile)
+// stays where it is.
+func (l *Link) resend(id uint64, from string) {
 	l.calls.Lock()
 	c, ok := l.pending[id]
-	if ok && c.resending {
-		ok = false // being sent already
+	if ok && (c.resending || (from != "" && c.to.Address != from)) {
+		ok = false // being sent already, or sent elsewhere since
+	} else if ok && from != "" && c.task != "" && c.msg.Task == nil {
+		// A hand-over left a call whose task runs: resumed, never sent as
+		// a new tools/call (the connection's loss reply may come first or
+		// later; resumeTask and the stale-reply check make it one resend).
+		l.calls.Unlock()
+		l.resumeTask(id, c.to, false)
+		return
 	} else if ok {
 		c.resending = true
 		l.pending[id] = c
@@ -198,7 +232,11 @@ func (l *Link) resend(id uint64) {
 	ctx, cancel := context.WithDeadline(l.ctx, deadline)
 	defer cancel()
 	// The home the call bounced off is gone: the next one.
-	pid, err := l.currentOtherThan(ctx, c.to)
+	old := c.to
+	if c.anyHome {
+		old = nil
+	}
+	pid, err := l.currentOtherThan(ctx, old)
 	if err != nil {
 		fail(err.Error())
 		return
@@ -209,11 +247,56 @@ func (l *Link) resend(id uint64) {
 		delete(l.byReq, c.req)
 		c.req = l.newReq()
 		l.byReq[c.req] = id
-		c.to, c.sends, c.resending = pid, c.sends+1, false
+		c.to, c.sends, c.resending, c.anyHome = pid, c.sends+1, false, false
 		l.pending[id] = c
 	}
 	l.calls.Unlock()
 	if ok {
 		wire.Request(l.system, pid, c.msg, l.sender(c.req))
+	}
+}
+
+// resumable reports whether reply r, to call c, is the loss of the
+// connection under the call's task: the task runs on on the server (or was
+// given up by a connection that had no store to leave it to), and the
+// actor's next home may resume it.
+func (c sentCall) resumable(r *messages.CallToolReply) bool {
+	return c.task != "" && c.msg.Task == nil && lostConnection(r)
+}
+
+// lostConnection reports whether r is the loss of its call's connection.
+func lostConnection(r *messages.CallToolReply) bool {
+	return r.Failure != nil && r.Failure.Cause == messages.CauseConnectionLost
+}
+
+// resumeTask sends call id, whose connection at from was lost while its
+// task ran, to the actor's next home, to resume the task without calling
+// the tool again: the call carries the task's id (messages.CallTool.Task
+// with no status), and the grain there takes the task's latest state from
+// the task store the members share. The call is then bounded by its task's
+// deadline. Resumed once: a resumed call that loses its connection again
+// fails. anyHome lets the call go back to from, when the lookup still
+// names it: a connection that ended under its task without its actor
+// (a stdio child that died) is answered there, as a task it cannot resume;
+// an actor that is stopping bounces the call to its next home.
+func (l *Link) resumeTask(id uint64, from *actor.PID, anyHome bool) {
+	l.calls.Lock()
+	c, ok := l.pending[id]
+	if ok && c.msg.Task == nil && c.task != "" {
+		m := *c.msg
+		m.Task = &messages.TaskState{ID: c.task}
+		if !m.TaskDeadline.IsZero() {
+			m.Deadline, m.Limit = m.TaskDeadline, m.TaskLimit
+		}
+		c.msg, c.to, c.anyHome = &m, from, anyHome
+		l.pending[id] = c
+	} else {
+		ok = false
+	}
+	l.calls.Unlock()
+	if ok {
+		l.cfg.Logger.Info("mcp task's connection lost; resuming the task at the connection's next home",
+			zap.String("task", c.task), zap.String("address", from.Address))
+		l.resend(id, "")
 	}
 }

@@ -112,6 +112,14 @@ type sentCall struct {
 	// resending: a goroutine is sending the call to the actor's next home;
 	// another reason to resend it (a bounce, a hand-over) is the same one.
 	resending bool
+	// task is the id of the task the server answered the call with
+	// (messages.CallTask), once known: a call whose connection is lost
+	// then goes to the actor's next home to resume the task, not to fail.
+	task string
+	// anyHome: the call's next send may go to the home it left, if the
+	// lookup still names it (a resumed task's call, whose connection may
+	// have ended without its actor: a stdio child that died).
+	anyHome bool
 }
 
 // New returns a link that has located nothing yet; [Link.Start] locates
@@ -163,12 +171,16 @@ func (l *Link) Send(ctx context.Context, msg *messages.CallTool) error {
 	if err != nil {
 		return err
 	}
+	// The link asks for the call's task id (messages.CallTask), to follow
+	// the task if the member running it goes.
+	m := *msg
+	m.WantTask = true
 	l.calls.Lock()
 	req := l.newReq()
-	l.pending[msg.ID] = sentCall{msg: msg, to: to, req: req, sends: 1}
+	l.pending[msg.ID] = sentCall{msg: &m, to: to, req: req, sends: 1}
 	l.byReq[req] = msg.ID
 	l.calls.Unlock()
-	wire.Request(l.system, to, msg, l.sender(req))
+	wire.Request(l.system, to, &m, l.sender(req))
 	return nil
 }
 

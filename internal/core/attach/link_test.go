@@ -2,6 +2,7 @@ package attach_test
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,6 +29,7 @@ type owner struct {
 	resolved chan *messages.CallToolReply
 	tools    chan *messages.Ready
 	lost     chan error
+	tasks    atomic.Int32 // CallTasks passed on
 }
 
 func newOwner() *owner {
@@ -36,6 +38,7 @@ func newOwner() *owner {
 
 func (o *owner) Resolve(r *messages.CallToolReply) { o.resolved <- r }
 func (o *owner) Progress(*messages.CallProgress)   {}
+func (o *owner) Task(*messages.CallTask)           { o.tasks.Add(1) }
 func (o *owner) StoreTools(m *messages.Ready)      { o.tools <- m }
 func (o *owner) Lost(cause error)                  { o.lost <- cause }
 func (o *owner) Relocated()                        {}

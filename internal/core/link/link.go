@@ -56,6 +56,9 @@ type Events interface {
 	Resolve(r *messages.CallToolReply)
 	// Progress passes on a progress notification of a call.
 	Progress(m *messages.CallProgress)
+	// Task passes on the id of the task the server answered a call with
+	// (for a call sent with WantTask; the facade ignores it for others).
+	Task(m *messages.CallTask)
 	// StoreTools keeps the tool list of m.
 	StoreTools(m *messages.Ready)
 	// Lost says the actor was lost (the facade is reconnecting, cause
