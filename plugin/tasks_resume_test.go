@@ -286,16 +286,19 @@ func TestTaskTimeoutHoldsAcrossResume(t *testing.T) {
 	leakCheck(t)
 	s := taskServers(t)["http"](t)
 	e := newTaskEvents()
-	// The quick call's timeout has long passed when the task resumes: the
-	// task's own bound is the one that holds, on the next connection too.
-	p := connect(t, s.tr, append(e.options(), plugin.WithDefaultCallTimeout(100*time.Millisecond),
-		plugin.WithTasks(plugin.TaskOptions{Timeout: 2 * time.Second}))...)
+	// The task never ends: had the quick call's timeout held after the
+	// resumption, it would have ended the call at 5s, naming it; the task's
+	// own bound (10s) is the one that holds, on the next connection too.
+	// The quick call's 5s also leaves a busy machine time to answer the
+	// tools/call itself.
+	p := connect(t, s.tr, append(e.options(), plugin.WithDefaultCallTimeout(5*time.Second),
+		plugin.WithTasks(plugin.TaskOptions{Timeout: 10 * time.Second}))...)
 	f := p.CallTool(t.Context(), "work", map[string]any{"outcome": "never", "polls": 1000000, "message": "step"})
 	e.poll()
 	restartMidTask(t, s, e, s.dir)
 	_, err := f.Await(t.Context())
 	require.ErrorIs(t, err, context.DeadlineExceeded)
-	assert.Contains(t, err.Error(), "the task timeout of 2s (WithTasks)")
+	assert.Contains(t, err.Error(), "the task timeout of 10s (WithTasks)")
 	assert.NotContains(t, err.Error(), "WithDefaultCallTimeout")
 	require.NoError(t, p.Close())
 	assert.LessOrEqual(t, count(s.requests(t), "tasks/cancel"), 1, "tasks/cancel at most once")
