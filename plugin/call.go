@@ -160,6 +160,7 @@ func (p *McpPlugin) call(ctx context.Context, callID, name string, args json.Raw
 	if p.approve != nil {
 		f.gate = &approvalGate{}
 		f.ch = make(chan any, 1)
+		p.approving.Add(1) // in flight while decided on (InFlight)
 		go p.approveAndSend(ctx, f, args)
 		return f
 	}
@@ -196,6 +197,9 @@ func (p *McpPlugin) approveAndSend(ctx context.Context, f *Future, args json.Raw
 	g := f.gate
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if g.abandoned || ctx.Err() != nil || err != nil || p.closed.Load() {
+		p.approving.Add(-1) // decided, never sent: no longer under way
+	}
 	if g.abandoned {
 		return // Await has returned the caller's error already
 	}
@@ -257,6 +261,9 @@ func (p *McpPlugin) send(ctx context.Context, f *Future, args json.RawMessage) e
 		ce.Write(append(tracelog.Fields(ctx), zap.String("tool", name), zap.Uint64("id", f.id), zap.ByteString("arguments", args))...)
 	}
 	p.router.expect(f)
+	if f.gate != nil {
+		p.approving.Add(-1) // the router counts it now (InFlight), before any reply can come
+	}
 	if err := p.conn.Send(ctx, msg); err != nil {
 		p.router.forget(f.id)
 		return p.callError(KindInternal, name, err)

@@ -59,6 +59,8 @@ type McpPlugin struct {
 	tools  atomic.Pointer[toolSnapshot]
 	status atomic.Pointer[Status]
 	nextID atomic.Uint64
+	// approving counts the calls WithApproval is deciding on (InFlight).
+	approving atomic.Int64
 	// A change of the tool list seen while not ready (a reconnection),
 	// for the status that says ready again.
 	pendingChange atomic.Pointer[toolChange]
@@ -388,6 +390,12 @@ func (p *McpPlugin) ToolSet() ([]*mcp.Tool, []host.ToolDefinition) {
 func (p *McpPlugin) HasTool(name string) bool {
 	return p.snapshot().tool(name) != nil
 }
+
+// InFlight reports how many of the plugin's requests (tool calls, those
+// waiting for [WithApproval]'s decision included, resource reads, prompt
+// gets) are under way now: neither answered nor given up nor failed. A
+// program that drains before [McpPlugin.Close] waits for it to be zero.
+func (p *McpPlugin) InFlight() int { return int(p.approving.Load()) + p.router.inFlight() }
 
 // Close stops the connection actor, which ends the session (a stdio child
 // gets its stdin closed, then SIGTERM, then SIGKILL) and waits for it. Calls

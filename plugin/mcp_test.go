@@ -335,3 +335,29 @@ func TestToolSetReadsOneSnapshot(t *testing.T) {
 	}
 	require.Equal(t, p.ToolDefinitions(), defs)
 }
+
+func TestInFlightCountsRequestsUntilTheyEnd(t *testing.T) {
+	asked, decide := make(chan struct{}), make(chan struct{})
+	p := connect(t, testserver.Stdio(t), plugin.WithApproval(func(_ context.Context, req plugin.ApprovalRequest) error {
+		if req.Tool == "add" {
+			close(asked)
+			<-decide
+		}
+		return nil
+	}))
+	assert.Equal(t, 0, p.InFlight())
+	ctx, cancel := context.WithCancel(context.Background())
+	slow := p.CallTool(ctx, "slow", map[string]any{"ms": 60000})
+	add := p.CallTool(context.Background(), "add", map[string]any{"a": 1, "b": 2})
+	<-asked
+	assert.Equal(t, 2, p.InFlight(), "one sent, one awaiting its approval")
+	close(decide)
+	res, err := add.Await(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, "3", plugin.RenderResult(res))
+	assert.Equal(t, 1, p.InFlight(), "the answered call no longer counts")
+	cancel()
+	_, err = slow.Await(context.Background())
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, 0, p.InFlight(), "nor does a call given up")
+}

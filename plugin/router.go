@@ -50,6 +50,13 @@ func (r *callRouter) forget(id uint64) {
 	r.mu.Unlock()
 }
 
+// inFlight is how many calls wait for their reply.
+func (r *callRouter) inFlight() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.pending)
+}
+
 // resolve answers call id with msg, if it is still waiting.
 func (r *callRouter) resolve(id uint64, msg any) {
 	r.mu.Lock()

@@ -67,7 +67,8 @@
 // is [plugin.StateNotStarted]; the first call of one of them (or
 // [Toolbox.Start]) starts it, once however many calls arrive together, and
 // its real list replaces the manifest's. "stopWhenIdle": "10m" stops it
-// again after that long without calls. In a clustered toolbox
+// again after that long without requests, never while one is under way
+// (a call, its approval, a resource read). In a clustered toolbox
 // (grid.OpenToolbox) a lazy server's grain is activated by the first call.
 //
 // [WithPinnedTools] trusts each server's first tool list and holds out, from

@@ -22,8 +22,8 @@ type lazyState struct {
 	starts   int           // how many times it was started, to name its actor
 	idle     *time.Timer   // the stopWhenIdle timer, nil if none
 
-	lastUse  atomic.Int64 // unix nanoseconds of the latest call's start
-	inflight atomic.Int64 // hook calls under way
+	lastUse  atomic.Int64 // unix nanoseconds of the latest request's start or end
+	inflight atomic.Int64 // requests held by busy
 
 	// Under Toolbox.mu: the breaker of a lazy start that failed. Until
 	// retryAt a call fails at once with startErr; then one start is tried.
@@ -325,24 +325,34 @@ func (t *Toolbox) callable(ctx context.Context, rt *routeTable, r *route) (*plug
 		Err: fmt.Errorf("%w: server %q no longer has tool %q (its list changed since the call was routed)", ErrUnknownTool, s.cfg.Name, r.tool)}
 }
 
-// used records a call's start on a lazy server with stopWhenIdle and arms
-// its timer. Calls through the hook also count while under way; a call
-// through CallTool counts when it starts (its Future is the caller's), so
-// stopWhenIdle should be longer than such a call.
-func (t *Toolbox) used(s *server) {
+// busy marks a request to the lazy server s under way, until the
+// returned func is called (once): stopWhenIdle never stops a server while
+// one is, and the request's start and end count as uses. A server that is
+// not lazy, or has no stopWhenIdle, is never stopped for idleness: busy
+// returns a no-op. Under startMu, as idleCheck's decision: a request
+// either holds the server before idleCheck looks, or finds it stopped
+// (and starts it).
+func (t *Toolbox) busy(s *server) (done func()) {
 	if !s.lazy || s.cfg.StopWhenIdle <= 0 {
-		return
+		return func() {}
 	}
-	s.lastUse.Store(time.Now().UnixNano())
 	s.startMu.Lock()
-	defer s.startMu.Unlock()
+	s.inflight.Add(1)
+	s.lastUse.Store(time.Now().UnixNano())
 	if s.idle == nil && !t.closed.Load() {
 		s.idle = time.AfterFunc(s.cfg.StopWhenIdle, func() { t.idleCheck(s) })
 	}
+	s.startMu.Unlock()
+	return func() {
+		s.lastUse.Store(time.Now().UnixNano())
+		s.inflight.Add(-1)
+	}
 }
 
-// idleCheck stops s if no call started for stopWhenIdle and none is under
-// way; otherwise it looks again when the idle time would end.
+// idleCheck stops s if no request started for stopWhenIdle and none is
+// under way (held by busy, or waiting for its answer in s's plugin:
+// [plugin.McpPlugin.InFlight]); otherwise it looks again when the idle
+// time would end.
 func (t *Toolbox) idleCheck(s *server) {
 	s.startMu.Lock()
 	if t.closed.Load() || s.idle == nil {
@@ -350,14 +360,15 @@ func (t *Toolbox) idleCheck(s *server) {
 		return
 	}
 	since := time.Since(time.Unix(0, s.lastUse.Load()))
-	if since < s.cfg.StopWhenIdle || s.inflight.Load() > 0 || s.starting != nil {
+	p := s.plugin()
+	if since < s.cfg.StopWhenIdle || s.inflight.Load() > 0 || s.starting != nil || (p != nil && p.InFlight() > 0) {
 		wait := max(s.cfg.StopWhenIdle-since, time.Millisecond)
 		s.idle.Reset(wait)
 		s.startMu.Unlock()
 		return
 	}
 	s.idle = nil
-	p := s.p.Swap(nil)
+	p = s.p.Swap(nil)
 	s.startMu.Unlock()
 	if p == nil {
 		return

@@ -172,6 +172,59 @@ func TestStopWhenIdleStopsALazyServerAndTheNextCallStartsIt(t *testing.T) {
 	assert.Equal(t, 3, countserver.Starts(t, log))
 }
 
+// A call through CallTool that outlasts stopWhenIdle, on the server or
+// waiting for its approval, holds the server: it is not stopped under the
+// call, and the call's answer comes from the server it was sent to.
+func TestStopWhenIdleWaitsForACallUnderWay(t *testing.T) {
+	dir := t.TempDir()
+	idle := entry{"lazy": true, "stopWhenIdle": "20ms"}
+	for k, v := range stdioEntry(t) {
+		idle[k] = v
+	}
+	cfg := config(t, map[string]entry{"s": idle})
+	require.NoError(t, open(t, cfg, toolbox.WithManifestDir(dir)).Close())
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+
+	t.Run("on the server", func(t *testing.T) {
+		tb := open(t, cfg, toolbox.WithManifestDir(dir))
+		met := t.TempDir()
+		first := tb.CallTool(ctx, "s__meet", map[string]any{"dir": met, "n": 2})
+		// The call has reached the server: its file is there.
+		require.Eventually(t, func() bool { entries, _ := os.ReadDir(met); return len(entries) == 1 }, 30*time.Second, time.Millisecond)
+		// Many idle times pass (a busy machine may give the timer fewer
+		// chances; it never makes this fail).
+		time.Sleep(300 * time.Millisecond)
+		require.Equal(t, plugin.StateReady, tb.Status()["s"].State, "not stopped under the call")
+		second := tb.CallTool(ctx, "s__meet", map[string]any{"dir": met, "n": 2})
+		for _, f := range []*plugin.Future{first, second} {
+			res, err := f.Await(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, "together", plugin.RenderResult(res))
+		}
+		require.Eventually(t, func() bool { return tb.Status()["s"].State == plugin.StateNotStarted }, 30*time.Second, 5*time.Millisecond,
+			"stopped once idle")
+	})
+
+	t.Run("awaiting approval", func(t *testing.T) {
+		asked, decide := make(chan struct{}), make(chan struct{})
+		approve := plugin.WithApproval(func(context.Context, plugin.ApprovalRequest) error {
+			close(asked)
+			<-decide
+			return nil
+		})
+		tb := open(t, cfg, toolbox.WithManifestDir(dir), toolbox.WithPluginOptions(approve))
+		f := tb.CallTool(ctx, "s__add", map[string]any{"a": 1, "b": 2})
+		<-asked
+		time.Sleep(300 * time.Millisecond)
+		require.Equal(t, plugin.StateReady, tb.Status()["s"].State, "not stopped while the call awaits its approval")
+		close(decide)
+		res, err := f.Await(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, "3", plugin.RenderResult(res))
+	})
+}
+
 func TestPinnedToolsHoldOutAChangedTool(t *testing.T) {
 	dir, log := t.TempDir(), filepath.Join(t.TempDir(), "starts")
 	pinned := []toolbox.Option{toolbox.WithManifestDir(dir), toolbox.WithPinnedTools()}

@@ -116,10 +116,11 @@ func (t *Toolbox) ListPrompts(ctx context.Context, server string) ([]Prompt, err
 // read asks no approval (the model's read tool does; see
 // [WithResourceTools]).
 func (t *Toolbox) ReadResource(ctx context.Context, server, uri string) (*mcp.ReadResourceResult, error) {
-	p, err := t.serverPlugin(ctx, server)
+	p, release, err := t.serverPlugin(ctx, server)
 	if err != nil {
 		return nil, err
 	}
+	defer release()
 	return p.ReadResource(ctx, uri)
 }
 
@@ -127,63 +128,90 @@ func (t *Toolbox) ReadResource(ctx context.Context, server, uri string) (*mcp.Re
 // with args, as [plugin.McpPlugin.GetPrompt] does; [plugin.PromptMessages]
 // turns it into a conversation.
 func (t *Toolbox) GetPrompt(ctx context.Context, server, name string, args map[string]string) (*mcp.GetPromptResult, error) {
-	p, err := t.serverPlugin(ctx, server)
+	p, release, err := t.serverPlugin(ctx, server)
 	if err != nil {
 		return nil, err
 	}
+	defer release()
 	return p.GetPrompt(ctx, name, args)
 }
 
 // serverPlugin is the ready plugin of the server name, starting a lazy
-// one, or why there is none.
-func (t *Toolbox) serverPlugin(ctx context.Context, name string) (*plugin.McpPlugin, error) {
+// one, or why there is none. The caller calls release once its request
+// has ended: until then stopWhenIdle does not stop the server.
+func (t *Toolbox) serverPlugin(ctx context.Context, name string) (_ *plugin.McpPlugin, release func(), err error) {
 	s := t.servers[name]
 	if s == nil {
-		return nil, fmt.Errorf("%w: %q", ErrUnknownServer, name)
+		return nil, nil, fmt.Errorf("%w: %q", ErrUnknownServer, name)
 	}
 	t.mu.Lock()
 	startErr := s.startErr
 	t.mu.Unlock()
 	if startErr != nil && !s.lazy {
-		return nil, startErr
+		return nil, nil, startErr
 	}
 	if s.lazy {
-		t.used(s)
-		return t.startedAndReady(ctx, s)
+		release = t.busy(s)
+		p, err := t.startedAndReady(ctx, s)
+		if err != nil {
+			release()
+			return nil, nil, err
+		}
+		return p, release, nil
 	}
-	if p := s.plugin(); p != nil {
-		return p, nil
+	p := s.plugin()
+	if p == nil {
+		if p, err = t.ensureStarted(ctx, s); err != nil {
+			return nil, nil, err
+		}
 	}
-	return t.ensureStarted(ctx, s)
+	return p, func() {}, nil
 }
 
 // listEach lists with list the server name, or with "" every ready
 // server in parallel, in the order of t.names.
 func listEach[T any](ctx context.Context, t *Toolbox, name string, list func(context.Context, string, *plugin.McpPlugin) ([]T, error)) ([]T, error) {
 	if name != "" {
-		p, err := t.serverPlugin(ctx, name)
+		p, release, err := t.serverPlugin(ctx, name)
 		if err != nil {
 			return nil, err
 		}
+		defer release()
 		return list(ctx, name, p)
 	}
-	names := t.readyServers()
-	got := make([][]T, len(names))
-	errs := make([]error, len(names))
+	ready := t.readyServers()
+	got := make([][]T, len(ready))
+	errs := make([]error, len(ready))
 	var wg sync.WaitGroup
-	for i, n := range names {
-		wg.Go(func() { got[i], errs[i] = list(ctx, n, t.servers[n].plugin()) })
+	for i, r := range ready {
+		wg.Go(func() {
+			defer r.release()
+			got[i], errs[i] = list(ctx, r.name, r.p)
+		})
 	}
 	wg.Wait()
 	return slices.Concat(got...), errors.Join(errs...)
 }
 
-// readyServers are the names of the servers whose plugin is ready, sorted.
-func (t *Toolbox) readyServers() []string {
-	var out []string
+// readyServer is a server whose plugin was ready, held busy (a lazy one)
+// until release.
+type readyServer struct {
+	name    string
+	p       *plugin.McpPlugin
+	release func()
+}
+
+// readyServers are the servers whose plugin is ready, in the order of
+// t.names, each held busy until its release is called.
+func (t *Toolbox) readyServers() []readyServer {
+	var out []readyServer
 	for _, n := range t.names {
-		if p := t.servers[n].plugin(); p != nil && p.Status().State == plugin.StateReady {
-			out = append(out, n)
+		s := t.servers[n]
+		release := t.busy(s)
+		if p := s.plugin(); p != nil && p.Status().State == plugin.StateReady {
+			out = append(out, readyServer{name: n, p: p, release: release})
+		} else {
+			release()
 		}
 	}
 	return out
@@ -317,11 +345,12 @@ func (t *Toolbox) answerResourceTool(ctx context.Context, tc host.ToolCall) host
 		out.Content, out.IsError = t.listForModel(ctx, args.Server)
 		return out
 	}
-	p, err := t.serverPlugin(ctx, args.Server)
+	p, release, err := t.serverPlugin(ctx, args.Server)
 	if err != nil {
 		out.Content, out.IsError = err.Error(), true
 		return out
 	}
+	defer release()
 	res := p.ResourceToolResult(ctx, tc)
 	res.ToolCallID, res.Name = tc.ID, tc.Name
 	return res
@@ -334,7 +363,12 @@ func (t *Toolbox) listForModel(ctx context.Context, server string) (string, bool
 	names := []string{server}
 	var notes []resourcetools.Listing
 	if server == "" {
-		names = t.readyServers()
+		ready := t.readyServers()
+		names = names[:0]
+		for _, r := range ready {
+			names = append(names, r.name)
+			defer r.release()
+		}
 		for _, n := range t.names {
 			if s := t.servers[n]; s.lazy && s.plugin() == nil {
 				notes = append(notes, resourcetools.Listing{Server: n, Note: "not started (lazy): list it by name to start it"})

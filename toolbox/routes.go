@@ -8,7 +8,6 @@ import (
 	"maps"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
@@ -397,7 +396,9 @@ func (t *Toolbox) CallTool(ctx context.Context, name string, args any) *plugin.F
 		}
 		return plugin.FailedFuture(&plugin.Error{Kind: plugin.KindInternal, Op: messages.CallOp(name), Err: ErrUnknownTool})
 	}
-	t.used(r.server)
+	// Busy until the call is sent; then the plugin counts it until it
+	// ends (InFlight), and stopWhenIdle waits for both.
+	defer t.busy(r.server)()
 	p, err := t.callable(ctx, rt, r)
 	if err != nil {
 		return plugin.FailedFuture(err)
@@ -460,14 +461,10 @@ func (t *Toolbox) startCalls(ctx context.Context, rt *routeTable, blocks []host.
 			blocks[i] = host.ToolResult{ToolCallID: tc.ID, Name: tc.Name, Content: r.deny.Error(), IsError: true}
 			continue
 		}
-		if r.server.lazy {
-			t.used(r.server)
-			r.server.inflight.Add(1)
-			if r.server.plugin() == nil {
-				t.startForChunk(ctx, blocks[i:], rt.hooks, r)
-			}
+		c := pending{i: i, name: tc.Name, s: r.server, release: t.busy(r.server)}
+		if r.server.lazy && r.server.plugin() == nil {
+			t.startForChunk(ctx, blocks[i:], rt.hooks, r)
 		}
-		c := pending{i: i, name: tc.Name, s: r.server}
 		if p, err := t.callable(ctx, rt, r); err != nil {
 			c.f = plugin.FailedFuture(err)
 		} else if serverrules.SerialCalls(r.server.cfg) {
@@ -504,10 +501,7 @@ func (t *Toolbox) finishCalls(ctx context.Context, blocks []host.Block, calls []
 		out.ToolCallID = blocks[c.i].(host.ToolCall).ID
 		out.Name = c.name
 		blocks[c.i] = out
-		if c.s.lazy {
-			c.s.lastUse.Store(time.Now().UnixNano())
-			c.s.inflight.Add(-1)
-		}
+		c.release()
 	}
 }
 
@@ -516,13 +510,14 @@ func (t *Toolbox) finishCalls(ctx context.Context, blocks []host.Block, calls []
 // calls one at a time waits with its plugin and call until runSerial
 // sends it.
 type pending struct {
-	i    int
-	name string
-	f    *plugin.Future
-	s    *server
-	p    *plugin.McpPlugin
-	call host.ToolCall
-	out  host.ToolResult
+	i       int
+	name    string
+	f       *plugin.Future
+	s       *server
+	release func() // ends the call's hold on a lazy server (busy)
+	p       *plugin.McpPlugin
+	call    host.ToolCall
+	out     host.ToolResult
 }
 
 // runSerial runs, for each server not safe for parallel calls, its calls
