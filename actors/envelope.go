@@ -125,7 +125,7 @@ func (c *envelopeConn) afterClose(f func()) {
 // it. Read in the order the server sent them, every progress of a call
 // reaches its caller before the call's result does. On a connection that
 // drives tasks, the answers of task requests and the server's
-// notifications/tasks/status are taken out here, for the tasks' drivers
+// notifications/tasks (or the draft's notifications/tasks/status) are taken out here, for the tasks' drivers
 // (taskRequests), and never reach go-sdk. Other messages cost a type
 // switch.
 func (c *envelopeConn) Read(ctx context.Context) (jsonrpc.Message, error) {
@@ -143,7 +143,7 @@ func (c *envelopeConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 				return c.progressed(msg, err)
 			}
 		case *jsonrpc.Request:
-			if m.Method != methodTaskStatus || m.IsCall() {
+			if (m.Method != methodTasks && m.Method != methodTaskStatus) || m.IsCall() {
 				return c.progressed(msg, err)
 			}
 			c.tasks.notified(m.Params)
@@ -173,7 +173,10 @@ func (c *envelopeConn) progressed(msg jsonrpc.Message, err error) (jsonrpc.Messa
 }
 
 const (
-	methodProgress   = "notifications/progress"
+	methodProgress = "notifications/progress"
+	// A task's status notification: notifications/tasks as the tasks
+	// extension was accepted, notifications/tasks/status in its draft.
+	methodTasks      = "notifications/tasks"
 	methodTaskStatus = "notifications/tasks/status"
 )
 

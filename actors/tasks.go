@@ -114,7 +114,7 @@ type taskRequests struct {
 	next    int64
 	waiting map[int64]taskRequest
 	calls   map[jsonrpc.ID]*directcall.TaskAnswer
-	// updates are the notifications/tasks/status waiting for the drivers
+	// updates are the notifications/tasks waiting for the drivers
 	// of the tasks, by task id: a task's channel is made when the answer
 	// that created it is read, so that a notification read right after
 	// it is kept for its driver.
@@ -182,7 +182,7 @@ func (r *taskRequests) created(raw json.RawMessage) {
 	r.mu.Unlock()
 }
 
-// notified takes the params of a notifications/tasks/status read from the
+// notified takes the params of a notifications/tasks (or the draft's notifications/tasks/status) read from the
 // connection to the driver of its task, without waiting: one of a task
 // no driver follows, or that does not parse, is dropped, and so is one
 // that finds its driver's channel full.
@@ -378,7 +378,7 @@ func (c *mcpConnection) driveTask(ctx context.Context, s *mcp.ClientSession, con
 		defer tt.Stop()
 	}
 	k := c.taskKeeper(cl, t)
-	updates, unfollow := conn.tasks.follow(t.ID) // the server's notifications/tasks/status, if it sends them
+	updates, unfollow := conn.tasks.follow(t.ID) // the server's notifications/tasks, if it sends them
 	defer unfollow()
 	cfg := tasks.Config{
 		DefaultInterval: c.cfg.Tasks.DefaultInterval,

@@ -46,7 +46,7 @@ const (
 const (
 	// TaskCompletionInterval is the poll interval the server suggests in
 	// the completion measurement; the caller's result is due at most one
-	// interval plus the jitter (10%) after the task completes.
+	// interval plus 10% after the task completes.
 	TaskCompletionInterval = 100 * time.Millisecond
 	// TaskPollInterval is the interval of the poll measurement: short, so
 	// that many polls take little time (the plugin's lower bound set to

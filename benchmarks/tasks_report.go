@@ -6,7 +6,7 @@ import (
 )
 
 // taskDue is when a task's result is due after its completion: one poll
-// interval plus the jitter.
+// interval plus 10%.
 const taskDue = TaskCompletionInterval + TaskCompletionInterval/10
 
 // taskTargets: a task's result reaches the caller at most one poll

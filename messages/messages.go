@@ -99,10 +99,11 @@ type TaskState struct {
 	// CreatedAt and LastUpdatedAt are the server's times of the task.
 	CreatedAt     time.Time `json:"createdAt"`
 	LastUpdatedAt time.Time `json:"lastUpdatedAt"`
-	// TTLSeconds is the task's time to live from CreatedAt; nil for none.
+	// TTLSeconds is the task's time to live from CreatedAt, in whole
+	// seconds (a server's ttlMs rounded up); nil for none.
 	TTLSeconds *int64 `json:"ttlSeconds"`
 	// PollIntervalMilliseconds is the server's suggested wait between
-	// polls; nil for none.
+	// polls (its pollIntervalMs); nil for none.
 	PollIntervalMilliseconds *int64 `json:"pollIntervalMilliseconds,omitempty"`
 	// RequestState is the opaque value to echo on the next request about
 	// the task, exactly; nil when the last answer carried none.

@@ -18,8 +18,9 @@ type TaskOptions struct {
 	// server suggests none; zero means [DefaultTaskPollInterval].
 	DefaultPollInterval time.Duration
 	// MinPollInterval and MaxPollInterval bound the server's suggested
-	// pollIntervalMilliseconds; zero means [MinTaskPollInterval] and
-	// [MaxTaskPollInterval]. Each wait varies by up to 10% either way.
+	// pollIntervalMs; zero means [MinTaskPollInterval] and
+	// [MaxTaskPollInterval]. A task's first wait is lengthened by up to
+	// 10% (jitter); each later one is the interval exactly.
 	MinPollInterval, MaxPollInterval time.Duration
 	// Timeout bounds a task's call, from its start, when the call's ctx
 	// has no deadline: it replaces [WithDefaultCallTimeout] once the

@@ -49,7 +49,7 @@ const (
 	// of one task, from the task answer to its end: "mcp task add".
 	SpanTask = "mcp task"
 	// EventTaskPoll is the span event of each description of the task
-	// after the first: a tasks/get answer or a notifications/tasks/status.
+	// after the first: a tasks/get answer or a notifications/tasks.
 	EventTaskPoll = "mcp.task.poll"
 	// EventTaskResumed ends the span of a task whose connection was lost:
 	// the next connection polls it on under a span of its own.

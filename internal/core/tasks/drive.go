@@ -27,8 +27,12 @@ const (
 	DefaultInterval = time.Second
 	MinInterval     = 50 * time.Millisecond
 	MaxInterval     = 30 * time.Second
-	// Jitter is the fraction of an interval by which a wait varies
-	// either way, so that many callers do not poll in step.
+	// Jitter is the largest fraction of an interval that a task's first
+	// wait adds, so that callers whose tasks start together do not poll in
+	// step; the later waits keep that offset, each one the interval
+	// exactly, so a task is never polled sooner than its server suggests
+	// (the SEP's clients SHOULD honour it) and its result comes at most
+	// one interval after it ended.
 	Jitter = 0.1
 	// CancelTimeout bounds the tasks/cancel sent once the caller has gone.
 	CancelTimeout = 5 * time.Second
@@ -50,14 +54,14 @@ type Config struct {
 	// any poll, so that polling can resume from the latest requestState;
 	// an error ends the drive (the task is cancelled).
 	Keep func(*Task) error
-	// Updates brings the task's notifications/tasks/status (their params
+	// Updates brings the task's notifications/tasks (their params
 	// as [ParseGot] reads them), if the connection receives them; polling
 	// goes on regardless. One read after the last answer of tasks/get is
 	// taken while the drive waits for its next poll: a terminal or
 	// input_required one is acted on at once; one of another task, or
 	// older (lastUpdatedAt) than what the task is known to be, is
 	// ignored. A notification without requestState or
-	// pollIntervalMilliseconds keeps the latest ones. The sender of
+	// pollIntervalMs keeps the latest ones. The sender of
 	// Updates must leave out those read before the answer of a tasks/get
 	// it sent (the answer supersedes them).
 	Updates <-chan *Task
@@ -128,6 +132,7 @@ type driver struct {
 	cfg      Config
 	t        *Task
 	answered map[string]bool
+	jittered bool // the first wait, which alone is jittered, is done
 }
 
 // settle handles a terminal or input_required task: done when the drive
@@ -206,7 +211,7 @@ func (d *driver) params() map[string]any {
 }
 
 // interval is the next wait: the server's suggestion (or the default)
-// within the bounds, varied by [Jitter].
+// within the bounds, the first one lengthened by up to [Jitter].
 func (d *driver) interval() time.Duration {
 	iv := or(d.cfg.DefaultInterval, DefaultInterval)
 	if ms := d.t.PollIntervalMilliseconds; ms != nil {
@@ -214,7 +219,11 @@ func (d *driver) interval() time.Duration {
 	}
 	iv = max(iv, or(d.cfg.MinInterval, MinInterval))
 	iv = min(iv, or(d.cfg.MaxInterval, MaxInterval))
-	return time.Duration(float64(iv) * (1 - Jitter + 2*Jitter*rand.Float64()))
+	if d.jittered {
+		return iv
+	}
+	d.jittered = true
+	return time.Duration(float64(iv) * (1 + Jitter*rand.Float64()))
 }
 
 // wait waits for the next poll, taking in the notifications that arrive

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -39,9 +40,13 @@ type Task struct {
 	StatusMessage string    `json:"statusMessage,omitempty"`
 	CreatedAt     time.Time `json:"createdAt"`
 	LastUpdatedAt time.Time `json:"lastUpdatedAt"`
-	// TTLSeconds is nil for a task without a time to live.
+	// TTLSeconds is nil for a task without a time to live. A server that
+	// speaks the accepted extension sends ttlMs, read into it in whole
+	// seconds, rounded up; one that speaks its draft, ttlSeconds.
 	TTLSeconds *int64 `json:"ttlSeconds"`
-	// PollIntervalMilliseconds is nil when the server suggests none.
+	// PollIntervalMilliseconds is nil when the server suggests none: the
+	// accepted extension's pollIntervalMs, the draft's
+	// pollIntervalMilliseconds.
 	PollIntervalMilliseconds *int64 `json:"pollIntervalMilliseconds,omitempty"`
 	// RequestState is nil when the last answer carried none: then the next
 	// request carries none either.
@@ -84,7 +89,8 @@ func ParseCreated(raw json.RawMessage) (*Task, error) {
 }
 
 // ParseGot reads an answer to tasks/get (resultType "complete", or none)
-// or the params of notifications/tasks/status.
+// or the params of notifications/tasks (the draft's
+// notifications/tasks/status).
 func ParseGot(raw json.RawMessage) (*Task, error) {
 	t, rt, err := parse(raw)
 	if err != nil {
@@ -108,9 +114,23 @@ func parse(raw json.RawMessage) (*Task, string, error) {
 	var w struct {
 		Task
 		ResultType string `json:"resultType"`
+		// The accepted extension's names (ext-tasks' schema) of what the
+		// draft called ttlSeconds and pollIntervalMilliseconds.
+		TTLMs          *float64 `json:"ttlMs"`
+		PollIntervalMs *float64 `json:"pollIntervalMs"`
 	}
 	if err := json.Unmarshal(raw, &w); err != nil {
 		return nil, "", fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	if w.TTLSeconds == nil && w.TTLMs != nil && *w.TTLMs >= 0 {
+		// Whole seconds, rounded up: the task is never given up on before
+		// the server may forget it.
+		s := int64(math.Ceil(*w.TTLMs / 1000))
+		w.TTLSeconds = &s
+	}
+	if w.PollIntervalMilliseconds == nil && w.PollIntervalMs != nil && *w.PollIntervalMs >= 0 {
+		ms := int64(*w.PollIntervalMs)
+		w.PollIntervalMilliseconds = &ms
 	}
 	if w.ID == "" {
 		return nil, "", fmt.Errorf("%w: no taskId", ErrInvalid)
