@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cuca-go/mcpconnector/internal/core/tasks"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
 )
@@ -58,6 +59,32 @@ func brokenTransport(err error) bool {
 	var nerr net.Error
 	return errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) ||
 		errors.As(err, &uerr) || errors.As(err, &nerr)
+}
+
+// codeMissingCapability is the server's error of a request it serves only
+// to a client that declares a capability this one did not
+// (MISSING_REQUIRED_CLIENT_CAPABILITY of the tasks extension, as
+// accepted).
+const codeMissingCapability = -32021
+
+// needsTasks reports whether err is the server's refusal of a call it
+// serves only as a task, to a client that did not declare the tasks
+// extension: codeMissingCapability, its data naming the extension.
+func needsTasks(err error) bool {
+	re, ok := errors.AsType[*jsonrpc.Error](err)
+	if !ok || re.Code != codeMissingCapability {
+		return false
+	}
+	var data struct {
+		Required struct {
+			Extensions map[string]json.RawMessage `json:"extensions"`
+		} `json:"requiredCapabilities"`
+	}
+	if json.Unmarshal(re.Data, &data) != nil {
+		return false
+	}
+	_, ok = data.Required.Extensions[tasks.Extension]
+	return ok
 }
 
 // go-sdk's own JSON-RPC codes for a connection that is ending or a

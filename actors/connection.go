@@ -720,7 +720,12 @@ func (c *mcpConnection) callFailed(ctx context.Context, s *mcp.ClientSession, ta
 	if !ok {
 		text = unwrapped("tools/call", err.Error())
 	}
-	return failCall(msg, causeOf(&messages.Failure{Kind: messages.FailureInternal, Message: text}, err))
+	f := causeOf(&messages.Failure{Kind: messages.FailureInternal, Message: text}, err)
+	if needsTasks(err) {
+		f.Kind = messages.FailureNotSupported
+		f.Message = text + `: the server runs this tool only as a task (the tasks extension, SEP-2663), which the client drives with plugin.WithTasks`
+	}
+	return failCall(msg, f)
 }
 
 // lostWords is why a call's exchange failed: the endpoint out of reach,

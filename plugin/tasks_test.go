@@ -361,6 +361,17 @@ func TestTasksOff(t *testing.T) {
 				assert.False(t, r.Declared, "%s declares nothing", r.Method)
 			}
 			assert.Zero(t, count(reqs, "tasks/get"))
+
+			// A tool served only as a task: the server's refusal says the
+			// client lacks the extension, and the error says how to get it.
+			_, err = callWork(t.Context(), p, map[string]any{"only": true})
+			require.ErrorIs(t, err, plugin.ErrNotSupported)
+			rpc, ok := errors.AsType[*jsonrpc.Error](err)
+			require.True(t, ok, "the server's error: %v", err)
+			assert.EqualValues(t, taskserver.MissingCapabilityCode, rpc.Code)
+			assert.Contains(t, err.Error(), "plugin.WithTasks")
+			reqs = s.requests(t)
+			assert.Equal(t, "Missing required client capability", reqs[len(reqs)-1].Refused)
 		})
 	}
 	t.Run("foreign transport", func(t *testing.T) {
