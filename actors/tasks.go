@@ -168,16 +168,13 @@ func (r *taskRequests) created(raw json.RawMessage) {
 	if !bytes.Contains(raw, []byte(`"task"`)) {
 		return // not a task answer: no need to read it
 	}
-	var t struct {
-		ResultType string `json:"resultType"`
-		TaskID     string `json:"taskId"`
-	}
-	if json.Unmarshal(raw, &t) != nil || t.ResultType != "task" || t.TaskID == "" {
+	id := taskIDOf(raw) // tasks_abandon.go
+	if id == "" {
 		return
 	}
 	r.mu.Lock()
-	if r.updates[t.TaskID] == nil {
-		r.updates[t.TaskID] = make(chan *tasks.Task, taskUpdates)
+	if r.updates[id] == nil {
+		r.updates[id] = make(chan *tasks.Task, taskUpdates)
 	}
 	r.mu.Unlock()
 }
@@ -357,6 +354,7 @@ func (c *mcpConnection) driveTask(ctx context.Context, s *mcp.ClientSession, con
 		}
 		var err error
 		if t, err = tasks.ParseCreated(raw); err != nil {
+			c.abandonTask(conn, cl.task) // a task it may be: cancelled (tasks_abandon.go)
 			return callFailure(msg, messages.FailureInternal, "server answered a task: "+err.Error())
 		}
 	}

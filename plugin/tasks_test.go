@@ -402,3 +402,27 @@ func (f foreignHTTP) String() string { return "foreign " + f.url }
 func (f foreignHTTP) Open(*zap.Logger) (mcp.Transport, error) {
 	return &mcp.StreamableClientTransport{Endpoint: f.url}, nil
 }
+
+// A task answer the client cannot drive (a status the SEP does not know)
+// fails the call, and the task it names is cancelled before the caller
+// hears of it: the server does not run it for nobody.
+func TestTaskAnswerNotDrivenIsCancelled(t *testing.T) {
+	for name, start := range taskServers(t) {
+		t.Run(name, func(t *testing.T) {
+			leakCheck(t)
+			s := start(t)
+			p := connect(t, s.tr, plugin.WithTasks(plugin.TaskOptions{}))
+			_, err := p.CallTool(t.Context(), "malformed", nil).Await(t.Context())
+			require.ErrorIs(t, err, plugin.ErrInternal)
+			assert.Contains(t, err.Error(), "server answered a task")
+			var cancels []taskserver.Request
+			for _, r := range s.requests(t) {
+				if r.Method == "tasks/cancel" {
+					cancels = append(cancels, r)
+				}
+			}
+			require.Len(t, cancels, 1, "cancelled once, before the call failed")
+			assert.Equal(t, taskserver.MalformedTaskID, cancels[0].TaskID)
+		})
+	}
+}
