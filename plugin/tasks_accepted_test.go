@@ -83,23 +83,34 @@ func TestTaskOfTheAcceptedExtension(t *testing.T) {
 	}
 }
 
-// A task of an accepted-dialect server that notifies (notifications/tasks)
-// ends with its notification, with no poll: the server's pollIntervalMs
-// of ten minutes is honoured while the plugin's default would poll every
-// 50 ms.
+// A task of an accepted-dialect server that notifies ends with its
+// notifications/tasks, which the client asked for on a subscriptions/listen
+// stream of the task's (the only place such a server sends them), with no
+// poll: the server's pollIntervalMs of ten minutes is honoured while the
+// plugin's default would poll every 50 ms. Once the call is over its
+// stream is closed.
 func TestTaskOfTheAcceptedExtensionNotified(t *testing.T) {
-	leakCheck(t)
-	s := acceptedServers(taskserver.FlagNotify)["stdio"](t)
-	p := connect(t, s.tr, plugin.WithTasks(plugin.TaskOptions{DefaultPollInterval: 50 * time.Millisecond, MaxPollInterval: time.Hour}))
-	// Bounded, so that a notification missed fails the test, not hangs it.
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	f := p.CallTool(ctx, "work", map[string]any{"interval": 600000, "text": "notified"})
-	require.Eventually(t, func() bool { return count(s.requests(t), "tools/call") == 1 }, 30*time.Second, 5*time.Millisecond, "the task is made")
-	assert.Equal(t, "finished 1", callText(t, p, "finish", nil))
-	res, err := f.Await(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, "notified", plugin.RenderResult(res))
-	reqs := s.checkAccepted(t)
-	assert.Zero(t, count(reqs, "tasks/get"), "no poll was due, none was sent")
+	for name, start := range acceptedServers(taskserver.FlagNotify) {
+		t.Run(name, func(t *testing.T) {
+			leakCheck(t)
+			s := start(t)
+			p := connect(t, s.tr, plugin.WithTasks(plugin.TaskOptions{DefaultPollInterval: 50 * time.Millisecond, MaxPollInterval: time.Hour}))
+			// Bounded, so that a notification missed fails the test, not hangs it.
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			f := p.CallTool(ctx, "work", map[string]any{"interval": 600000, "text": "notified"})
+			require.Eventually(t, func() bool { return count(s.requests(t), "subscriptions/listen") == 1 }, 30*time.Second, 5*time.Millisecond,
+				"the task is made, and its notifications asked for")
+			assert.Equal(t, "finished 1", callText(t, p, "finish", nil))
+			res, err := f.Await(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, "notified", plugin.RenderResult(res))
+			reqs := s.checkAccepted(t)
+			assert.Zero(t, count(reqs, "tasks/get"), "no poll was due, none was sent")
+			assert.Len(t, taskIDs(reqs), 1, "the stream listens for the one task")
+			if s.http != nil {
+				require.Eventually(t, func() bool { return s.http.Listening() == 0 }, 30*time.Second, 5*time.Millisecond, "the stream is closed")
+			}
+		})
+	}
 }
