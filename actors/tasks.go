@@ -378,8 +378,8 @@ func (c *mcpConnection) driveTask(ctx context.Context, s *mcp.ClientSession, con
 	k := c.taskKeeper(cl, t)
 	updates, unfollow := conn.tasks.follow(t.ID) // the server's notifications/tasks, if it sends them
 	defer unfollow()
-	if !t.Status.Terminal() {
-		defer conn.listenTask(ctx, t.ID)() // asks for them (tasks_listen.go)
+	if !t.Status.Terminal() && !t.Draft {
+		defer conn.listenTask(ctx, t.ID)() // asks for them; a draft server sends them unasked (tasks_listen.go)
 	}
 	cfg := tasks.Config{
 		DefaultInterval: c.cfg.Tasks.DefaultInterval,

@@ -126,6 +126,7 @@ func TestTaskCompletes(t *testing.T) {
 			assert.Equal(t, 2, count(reqs, "tools/call"), "work once, quick once")
 			assert.GreaterOrEqual(t, count(reqs, "tasks/get"), 4)
 			assert.Zero(t, count(reqs, "tasks/cancel"), "a task that completed is not cancelled")
+			assert.Zero(t, count(reqs, "subscriptions/listen"), "a server of the draft is not asked for notifications: it sends them unasked")
 		})
 	}
 }

@@ -58,6 +58,11 @@ type Task struct {
 	Result json.RawMessage `json:"result,omitempty"`
 	// Error is a failed task's JSON-RPC error.
 	Error *jsonrpc.Error `json:"error,omitempty"`
+	// Draft: the server named the task's fields as the extension's draft
+	// did (ttlSeconds, pollIntervalMilliseconds, requestState), not as it
+	// was accepted (ttlMs, pollIntervalMs). A draft server sends its
+	// notifications unasked and knows no subscriptions/listen for tasks.
+	Draft bool `json:"-"`
 }
 
 // Expiry is when the task's time to live ends (zero for none): after it the
@@ -122,6 +127,8 @@ func parse(raw json.RawMessage) (*Task, string, error) {
 	if err := json.Unmarshal(raw, &w); err != nil {
 		return nil, "", fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
+	w.Draft = w.TTLMs == nil && w.PollIntervalMs == nil &&
+		(w.TTLSeconds != nil || w.PollIntervalMilliseconds != nil || w.RequestState != nil)
 	if w.TTLSeconds == nil && w.TTLMs != nil && *w.TTLMs >= 0 {
 		// Whole seconds, rounded up: the task is never given up on before
 		// the server may forget it.
@@ -159,5 +166,6 @@ func FromState(s *messages.TaskState) *Task {
 	}
 	return &Task{ID: s.ID, Status: st, StatusMessage: s.StatusMessage, CreatedAt: s.CreatedAt,
 		LastUpdatedAt: s.LastUpdatedAt, TTLSeconds: s.TTLSeconds,
-		PollIntervalMilliseconds: s.PollIntervalMilliseconds, RequestState: s.RequestState}
+		PollIntervalMilliseconds: s.PollIntervalMilliseconds, RequestState: s.RequestState,
+		Draft: s.RequestState != nil} // only the draft has a requestState
 }
