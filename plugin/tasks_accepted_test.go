@@ -10,33 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuca-go/mcpconnector/internal/fixture/taskserver"
-	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
-	"github.com/cuca-go/mcpconnector/transport"
 )
-
-// acceptedServers are the task server speaking the extension as accepted
-// (taskserver.FlagAccepted: ttlMs, pollIntervalMs, no requestState,
-// notifications/tasks), over stdio and Streamable HTTP, with flags.
-func acceptedServers(flags ...string) map[string]func(t *testing.T) taskServer {
-	flags = append(flags, taskserver.FlagAccepted)
-	return map[string]func(t *testing.T) taskServer{
-		"stdio": func(t *testing.T) taskServer {
-			dir := t.TempDir()
-			cmd, args := taskserver.Command(t, dir, flags...)
-			s := transport.NewStdio(cmd, args...)
-			s.Env = append(s.Env, testserver.FastExitEnv)
-			return taskServer{tr: s, dir: dir}
-		},
-		"http": func(t *testing.T) taskServer {
-			dir := t.TempDir()
-			h, err := taskserver.StartHTTP(dir, flags...)
-			require.NoError(t, err)
-			t.Cleanup(func() { _ = h.Stop() })
-			return taskServer{tr: transport.StreamableHTTP{URL: h.URL}, dir: dir, http: h}
-		},
-	}
-}
 
 // checkAccepted checks the log of an accepted-dialect server: every
 // request declared the extension, none was refused, no tasks/* request
@@ -62,7 +37,7 @@ func (s taskServer) checkAccepted(t *testing.T) []taskserver.Request {
 // A server that speaks the extension as accepted is driven as one that
 // speaks its draft: polled to the end, its ttlMs read (0: expired at once).
 func TestTaskOfTheAcceptedExtension(t *testing.T) {
-	for name, start := range acceptedServers() {
+	for name, start := range taskServers(t, taskserver.FlagAccepted) {
 		t.Run(name, func(t *testing.T) {
 			leakCheck(t)
 			s := start(t)
@@ -90,7 +65,7 @@ func TestTaskOfTheAcceptedExtension(t *testing.T) {
 // plugin's default would poll every 50 ms. Once the call is over its
 // stream is closed.
 func TestTaskOfTheAcceptedExtensionNotified(t *testing.T) {
-	for name, start := range acceptedServers(taskserver.FlagNotify) {
+	for name, start := range taskServers(t, taskserver.FlagAccepted, taskserver.FlagNotify) {
 		t.Run(name, func(t *testing.T) {
 			leakCheck(t)
 			s := start(t)

@@ -34,18 +34,20 @@ type taskServer struct {
 	http *taskserver.HTTP // nil over stdio
 }
 
-func taskServers(t *testing.T) map[string]func(t *testing.T) taskServer {
+// taskServers are the task server over stdio and Streamable HTTP, with
+// flags (taskserver.FlagNotify, taskserver.FlagAccepted).
+func taskServers(_ *testing.T, flags ...string) map[string]func(t *testing.T) taskServer {
 	return map[string]func(t *testing.T) taskServer{
 		"stdio": func(t *testing.T) taskServer {
 			dir := t.TempDir()
-			cmd, args := taskserver.Command(t, dir)
+			cmd, args := taskserver.Command(t, dir, flags...)
 			s := transport.NewStdio(cmd, args...)
 			s.Env = append(s.Env, testserver.FastExitEnv)
 			return taskServer{tr: s, dir: dir}
 		},
 		"http": func(t *testing.T) taskServer {
 			dir := t.TempDir()
-			h, err := taskserver.StartHTTP(dir)
+			h, err := taskserver.StartHTTP(dir, flags...)
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = h.Stop() })
 			return taskServer{tr: transport.StreamableHTTP{URL: h.URL}, dir: dir, http: h}
