@@ -32,6 +32,11 @@ const (
 	// caller's result, the server suggesting polls every
 	// [TaskCompletionInterval]: the notification's delivery, not a poll.
 	SubjectTaskNotified = "task completion to result, notified, 100 ms polls"
+	// SubjectTaskListened is [SubjectTaskNotified] on a server that speaks
+	// the extension as accepted (taskserver.FlagAccepted): the client asks
+	// for the task's notifications/tasks on a subscriptions/listen stream,
+	// the only place such a server sends them.
+	SubjectTaskListened = "task completion to result, notified on a listen stream (accepted), 100 ms polls"
 	// SubjectTaskPoll is one tasks/get of a task polled
 	// [TaskPollsPerTask] times every [TaskPollInterval]: its CPU and
 	// allocations are the client's per poll; its latency is the task's
@@ -86,7 +91,11 @@ func (r *runner) tasks(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	notified, err := r.taskNotified(ctx)
+	notified, err := r.taskNotified(ctx, SubjectTaskNotified, taskserver.FlagNotify)
+	if err != nil {
+		return err
+	}
+	listened, err := r.taskNotified(ctx, SubjectTaskListened, taskserver.FlagNotify, taskserver.FlagAccepted)
 	if err != nil {
 		return err
 	}
@@ -100,7 +109,7 @@ func (r *runner) tasks(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.add(ScenarioTask, append([]Result{completion, notified, poll}, res...)...)
+	r.add(ScenarioTask, append([]Result{completion, notified, listened, poll}, res...)...)
 	return nil
 }
 
@@ -176,15 +185,15 @@ func TaskPolls(ctx context.Context, p *plugin.McpPlugin, tasks int) (Result, err
 	return out, nil
 }
 
-// taskNotified runs [TaskNotified] on a task server of its own that
-// sends notifications/tasks/status.
-func (r *runner) taskNotified(ctx context.Context) (Result, error) {
+// taskNotified runs [TaskNotified] on a task server of its own with flags
+// (taskserver.FlagNotify: it sends notifications), as subject.
+func (r *runner) taskNotified(ctx context.Context, subject string, flags ...string) (Result, error) {
 	dir, err := os.MkdirTemp("", "mcpconnector-bench-tasks-notify-")
 	if err != nil {
 		return Result{}, err
 	}
 	defer os.RemoveAll(dir)
-	exe, args, err := taskserver.CommandLine(dir, taskserver.FlagNotify)
+	exe, args, err := taskserver.CommandLine(dir, flags...)
 	if err != nil {
 		return Result{}, err
 	}
@@ -201,7 +210,9 @@ func (r *runner) taskNotified(ctx context.Context) (Result, error) {
 		return Result{}, err
 	}
 	defer p.Close()
-	return TaskNotified(ctx, p, dir, progressed, r.cfg.TaskRounds)
+	out, err := TaskNotified(ctx, p, dir, progressed, r.cfg.TaskRounds)
+	out.Subject = subject
+	return out, err
 }
 
 // TaskNotified measures rounds tasks of p's "work" tool, on a server that

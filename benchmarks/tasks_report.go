@@ -44,7 +44,7 @@ func (r *Report) taskNote(row *Row) string {
 	switch row.Subject {
 	case SubjectTaskCompletion:
 		return fmt.Sprintf("max %.0f%% of one interval + 10%% (%s); CPU and allocs per task", 100*float64(row.Latency.Max)/float64(taskDue), Dur(taskDue))
-	case SubjectTaskNotified:
+	case SubjectTaskNotified, SubjectTaskListened:
 		return fmt.Sprintf("the server notifies the completion; p50 %.1f%% of one interval (%s); CPU and allocs per task", 100*float64(row.Latency.P50)/float64(TaskCompletionInterval), Dur(TaskCompletionInterval))
 	case SubjectTaskPoll:
 		if q := r.find(ScenarioTask, SubjectTaskQuick, 0); q != nil {

@@ -26,10 +26,12 @@ func TestTaskScenario(t *testing.T) {
 		assert.Equal(t, benchmarks.ScenarioTask, r.Scenario)
 		subjects = append(subjects, r.Subject)
 	}
-	assert.Equal(t, []string{benchmarks.SubjectTaskCompletion, benchmarks.SubjectTaskNotified, benchmarks.SubjectTaskPoll, benchmarks.SubjectTaskQuick}, subjects)
+	assert.Equal(t, []string{benchmarks.SubjectTaskCompletion, benchmarks.SubjectTaskNotified, benchmarks.SubjectTaskListened,
+		benchmarks.SubjectTaskPoll, benchmarks.SubjectTaskQuick}, subjects)
 	assert.Equal(t, cfg.TaskRounds, rows[0].Latency.N)
 	assert.Equal(t, cfg.TaskRounds, rows[1].Latency.N)
-	assert.NotZero(t, rows[2].CPUPerOp, "the client spends CPU on a poll")
+	assert.Equal(t, cfg.TaskRounds, rows[2].Latency.N)
+	assert.NotZero(t, rows[3].CPUPerOp, "the client spends CPU on a poll")
 
 	rep := &benchmarks.Report{Rows: rows, Machine: benchmarks.Machine(), Date: time.Now(), Command: "test"}
 	var md bytes.Buffer
