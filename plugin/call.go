@@ -260,9 +260,10 @@ func (p *McpPlugin) send(ctx context.Context, f *Future, args json.RawMessage) e
 	if ce := p.logger.Check(zap.DebugLevel, "mcp tools/call"); ce != nil {
 		ce.Write(append(tracelog.Fields(ctx), zap.String("tool", name), zap.Uint64("id", f.id), zap.ByteString("arguments", args))...)
 	}
-	p.router.expect(f)
 	if f.gate != nil {
-		p.approving.Add(-1) // the router counts it now (InFlight), before any reply can come
+		p.router.expectApproved(f, &p.approving) // counted by the router from now on (InFlight)
+	} else {
+		p.router.expect(f)
 	}
 	if err := p.conn.Send(ctx, msg); err != nil {
 		p.router.forget(f.id)

@@ -395,7 +395,7 @@ func (p *McpPlugin) HasTool(name string) bool {
 // waiting for [WithApproval]'s decision included, resource reads, prompt
 // gets) are under way now: neither answered nor given up nor failed. A
 // program that drains before [McpPlugin.Close] waits for it to be zero.
-func (p *McpPlugin) InFlight() int { return int(p.approving.Load()) + p.router.inFlight() }
+func (p *McpPlugin) InFlight() int { return p.router.inFlight(&p.approving) }
 
 // Close stops the connection actor, which ends the session (a stdio child
 // gets its stdin closed, then SIGTERM, then SIGKILL) and waits for it. Calls

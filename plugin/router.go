@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -50,11 +51,25 @@ func (r *callRouter) forget(id uint64) {
 	r.mu.Unlock()
 }
 
-// inFlight is how many calls wait for their reply.
-func (r *callRouter) inFlight() int {
+// expectApproved is expect for a call that approval has let through:
+// under the router's lock, so that InFlight never counts it twice, the
+// call leaves approving as it is registered.
+func (r *callRouter) expectApproved(f *Future, approving *atomic.Int64) {
+	if f.ch == nil {
+		f.ch = make(chan any, 1)
+	}
+	r.mu.Lock()
+	r.pending[f.id] = pendingCall{ch: f.ch, f: f}
+	approving.Add(-1)
+	r.mu.Unlock()
+}
+
+// inFlight is how many calls wait for their reply, and approving's
+// count of calls being decided on, read together.
+func (r *callRouter) inFlight(approving *atomic.Int64) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return len(r.pending)
+	return int(approving.Load()) + len(r.pending)
 }
 
 // resolve answers call id with msg, if it is still waiting.
