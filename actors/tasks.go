@@ -276,6 +276,42 @@ func (r *taskRequests) end(err error) {
 	}
 }
 
+// withEnvelope is params, with the envelope (_meta) the connection's
+// requests carry, as JSON.
+func (c *envelopeConn) withEnvelope(params map[string]any) (json.RawMessage, error) {
+	if env := c.envelope.Load(); env != nil {
+		params["_meta"] = *env
+	}
+	return json.Marshal(params)
+}
+
+// open registers a request of ours about task taskID (get: a tasks/get,
+// whose answer supersedes the notifications read before it) and returns
+// its number, below -taskIDBase, and the channel its answer arrives on;
+// the connection's end, if it has ended.
+func (r *taskRequests) open(taskID string, get bool) (int64, chan *jsonrpc.Response, error) {
+	ch := make(chan *jsonrpc.Response, 1)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ended != nil {
+		return 0, nil, r.ended
+	}
+	r.next++
+	n := -taskIDBase - r.next
+	r.waiting[n] = taskRequest{ch: ch, taskID: taskID, get: get}
+	return n, ch, nil
+}
+
+// close forgets request n and reports whether it was still waiting for
+// its answer, and whether the connection has ended.
+func (r *taskRequests) close(n int64) (waiting, ended bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, waiting = r.waiting[n]
+	delete(r.waiting, n)
+	return waiting, r.ended != nil
+}
+
 // request sends one task request of method on c's connection and waits
 // for its answer: a tasks.Sender.
 func (c *envelopeConn) request(ctx context.Context, method, taskID string, params any) (json.RawMessage, error) {
@@ -284,29 +320,15 @@ func (c *envelopeConn) request(ctx context.Context, method, taskID string, param
 	if !ok {
 		return nil, fmt.Errorf("%s: params of type %T", method, params)
 	}
-	if env := c.envelope.Load(); env != nil {
-		p["_meta"] = *env
-	}
-	raw, err := json.Marshal(p)
+	raw, err := c.withEnvelope(p)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}
-	ch := make(chan *jsonrpc.Response, 1)
-	r.mu.Lock()
-	if r.ended != nil {
-		err := r.ended
-		r.mu.Unlock()
+	n, ch, err := r.open(taskID, method == "tasks/get")
+	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", mcp.ErrConnectionClosed, method, err)
 	}
-	r.next++
-	n := -taskIDBase - r.next
-	r.waiting[n] = taskRequest{ch: ch, taskID: taskID, get: method == "tasks/get"}
-	r.mu.Unlock()
-	forget := func() {
-		r.mu.Lock()
-		delete(r.waiting, n)
-		r.mu.Unlock()
-	}
+	forget := func() { r.close(n) }
 	id, _ := jsonrpc.MakeID(float64(n))
 	if err := c.Connection.Write(transportext.WithMcpName(ctx, taskID), &jsonrpc.Request{ID: id, Method: method, Params: raw}); err != nil {
 		forget()

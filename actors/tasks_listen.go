@@ -23,25 +23,16 @@ const listenTimeout = 5 * time.Second
 // polling goes on, and its answer is dropped.
 func (c *envelopeConn) listenTask(ctx context.Context, id string) (stop func()) {
 	r := c.tasks
-	p := map[string]any{"notifications": map[string]any{"taskIds": []string{id}}}
-	if env := c.envelope.Load(); env != nil {
-		p["_meta"] = *env
-	}
-	raw, err := json.Marshal(p)
+	raw, err := c.withEnvelope(map[string]any{"notifications": map[string]any{"taskIds": []string{id}}})
 	if err != nil {
 		return func() {}
 	}
-	r.mu.Lock()
-	if r.ended != nil {
-		r.mu.Unlock()
-		return func() {}
-	}
-	r.next++
-	n := -taskIDBase - r.next
 	// Its answer (the server ended the stream, or refused it) is taken and
 	// dropped: the channel holds the one answer there is.
-	r.waiting[n] = taskRequest{ch: make(chan *jsonrpc.Response, 1), taskID: id}
-	r.mu.Unlock()
+	n, _, err := r.open(id, false)
+	if err != nil {
+		return func() {}
+	}
 	reqID, _ := jsonrpc.MakeID(float64(n))
 	// Over Streamable HTTP the write returns once the stream is open, and
 	// the stream lasts as long as lctx: it runs on a goroutine, so that a
@@ -54,12 +45,7 @@ func (c *envelopeConn) listenTask(ctx context.Context, id string) (stop func()) 
 	return func() {
 		cancel()
 		wg.Wait()
-		r.mu.Lock()
-		_, open := r.waiting[n]
-		delete(r.waiting, n)
-		ended := r.ended != nil
-		r.mu.Unlock()
-		if !open || ended {
+		if open, ended := r.close(n); !open || ended {
 			return // the server ended it, or the connection is gone
 		}
 		cctx, done := context.WithTimeout(context.WithoutCancel(ctx), listenTimeout)

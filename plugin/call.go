@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -260,11 +261,11 @@ func (p *McpPlugin) send(ctx context.Context, f *Future, args json.RawMessage) e
 	if ce := p.logger.Check(zap.DebugLevel, "mcp tools/call"); ce != nil {
 		ce.Write(append(tracelog.Fields(ctx), zap.String("tool", name), zap.Uint64("id", f.id), zap.ByteString("arguments", args))...)
 	}
+	var approving *atomic.Int64
 	if f.gate != nil {
-		p.router.expectApproved(f, &p.approving) // counted by the router from now on (InFlight)
-	} else {
-		p.router.expect(f)
+		approving = &p.approving // counted by the router from now on (InFlight)
 	}
+	p.router.expect(f, approving)
 	if err := p.conn.Send(ctx, msg); err != nil {
 		p.router.forget(f.id)
 		return p.callError(KindInternal, name, err)

@@ -206,7 +206,7 @@ func (p *McpPlugin) askLocal(ctx context.Context, l *localLink, msg *messages.Se
 		return nil, &Error{Kind: KindInternal, Server: p.server, Op: msg.Op(), Err: err}
 	}
 	f := &Future{p: p, id: msg.ID, name: msg.Op()}
-	p.router.expect(f)
+	p.router.expect(f, nil)
 	l.system.Root.RequestWithCustomSender(l.pid, msg, p.router.pid)
 	select {
 	case reply := <-f.ch:

@@ -34,13 +34,18 @@ func newCallRouter(system *actor.ActorSystem) *callRouter {
 }
 
 // expect registers f for its reply, which will arrive on f.ch (made here
-// unless f has one).
-func (r *callRouter) expect(f *Future) {
+// unless f has one). A call that approval let through leaves approving
+// (nil for any other) as it is registered, under the router's lock, so
+// that inFlight never counts it twice.
+func (r *callRouter) expect(f *Future, approving *atomic.Int64) {
 	if f.ch == nil {
 		f.ch = make(chan any, 1)
 	}
 	r.mu.Lock()
 	r.pending[f.id] = pendingCall{ch: f.ch, f: f}
+	if approving != nil {
+		approving.Add(-1)
+	}
 	r.mu.Unlock()
 }
 
@@ -48,19 +53,6 @@ func (r *callRouter) expect(f *Future) {
 func (r *callRouter) forget(id uint64) {
 	r.mu.Lock()
 	delete(r.pending, id)
-	r.mu.Unlock()
-}
-
-// expectApproved is expect for a call that approval has let through:
-// under the router's lock, so that InFlight never counts it twice, the
-// call leaves approving as it is registered.
-func (r *callRouter) expectApproved(f *Future, approving *atomic.Int64) {
-	if f.ch == nil {
-		f.ch = make(chan any, 1)
-	}
-	r.mu.Lock()
-	r.pending[f.id] = pendingCall{ch: f.ch, f: f}
-	approving.Add(-1)
 	r.mu.Unlock()
 }
 
