@@ -258,6 +258,10 @@ type call struct {
 	// handedBack: the call went back to the supervisor, to resume its
 	// task on the next connection; under the connection's handMu.
 	handedBack bool
+	// announced: the supervisor was told that the call comes back to
+	// resume its task; settled: its task's drive has ended, and it is not
+	// announced any more (tasks_handback.go). Both under handMu.
+	announced, settled bool
 }
 
 // callProgress is a call's progress token, its idle timer, and, under mu,
@@ -844,6 +848,7 @@ func (c *mcpConnection) end(f *messages.Failure) {
 	for _, cl := range c.inflight {
 		if !cl.finished.Load() {
 			c.untrack(cl)
+			c.announceResume(cl, ended) // before the failure reaches the supervisor (tasks_handback.go)
 			cl.cancel(ended)
 		}
 	}

@@ -153,7 +153,8 @@ type mcpSupervisor struct {
 	ready    *messages.Ready
 	waiters  []*actor.PID // AwaitReady senders until the first session
 	queue    []*waitingCall
-	requests []*waitingRequest // resources and prompts requests held (resources.go)
+	ahead    map[uint64]aheadCall // calls announced to come back to resume their tasks (tasks_handback.go)
+	requests []*waitingRequest    // resources and prompts requests held (resources.go)
 	nextWait uint64
 	failures int         // consecutive failures since the last ready session
 	restarts []time.Time // restart times inside the window
@@ -286,6 +287,13 @@ func (s *mcpSupervisor) Receive(ctx actor.Context) {
 		s.onCallTool(ctx, msg)
 	case *messages.CancelCall:
 		s.onCancel(ctx, msg)
+	case *resumeAhead:
+		if s.ahead == nil {
+			s.ahead = map[uint64]aheadCall{}
+		}
+		s.ahead[msg.id] = aheadCall{sender: msg.sender}
+	case *resumeOff:
+		delete(s.ahead, msg.id)
 	case *messages.ServerRequest:
 		s.onServerRequest(ctx, msg)
 	case *requestWaitExpired:
@@ -658,6 +666,7 @@ func (s *mcpSupervisor) onAwaitReady(ctx actor.Context) {
 }
 
 func (s *mcpSupervisor) onCallTool(ctx actor.Context, msg *messages.CallTool) {
+	cancelled := s.takeAhead(msg)
 	if s.retrying() {
 		// No session has ever been up: nothing says one will be soon.
 		f := *s.status.LastFailure
@@ -668,8 +677,11 @@ func (s *mcpSupervisor) onCallTool(ctx actor.Context, msg *messages.CallTool) {
 	switch s.status.State {
 	case Ready:
 		s.forward(ctx)
+		if cancelled {
+			s.system.Root.Send(s.child, &messages.CancelCall{ID: msg.ID})
+		}
 	case Connecting, Reconnecting:
-		w := &waitingCall{sender: ctx.Sender(), msg: msg}
+		w := &waitingCall{sender: ctx.Sender(), msg: msg, cancelled: cancelled}
 		w.seq, w.timer = s.hold(msg.Deadline, func(seq uint64) any { return &waitExpired{seq: seq} })
 		s.queue = append(s.queue, w)
 	default:
@@ -695,6 +707,9 @@ func (s *mcpSupervisor) onCancel(ctx actor.Context, msg *messages.CancelCall) {
 			s.queue = slices.Delete(s.queue, i, i+1)
 			return
 		}
+	}
+	if s.cancelAhead(ctx.Sender(), msg) {
+		return // its call comes back to resume its task, to be cancelled
 	}
 	s.forward(ctx)
 }

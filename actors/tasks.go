@@ -415,6 +415,7 @@ func (c *mcpConnection) driveTask(ctx context.Context, s *mcp.ClientSession, con
 	}
 	res, err := tasks.Drive(ctx, conn.request, cfg, t)
 	reply, resume := c.taskEnded(ctx, s, cl, t.ID, res, err)
+	c.settle(cl) // (tasks_handback.go)
 	if resume {
 		tel.resumed() // the next connection's span goes on (tasks_telemetry.go)
 		return nil    // the record stays: the next connection goes on
@@ -464,7 +465,7 @@ func (c *mcpConnection) taskEnded(ctx context.Context, s *mcp.ClientSession, cl 
 	case ctx.Err() != nil && errors.As(cause, &ended):
 		if c.resumes() && !ended.closing {
 			// The connection ended under the task, which runs on.
-			c.resume(cl, err)
+			c.resume(cl, err, false)
 			return nil, true
 		}
 		why := "call in flight when the connection ended: " + ended.f.Message
@@ -473,7 +474,14 @@ func (c *mcpConnection) taskEnded(ctx context.Context, s *mcp.ClientSession, cl 
 		}
 		return lostCall(msg, why), false
 	case ctx.Err() != nil:
-		return c.callFailed(ctx, s, nil, cl, err), false
+		reply := c.callFailed(ctx, s, nil, cl, err)
+		if ce, ok := errors.AsType[*tasks.CancelError](err); ok && c.resumes() && (brokenTransport(ce.Err) || errors.Is(ce.Err, mcp.ErrConnectionClosed)) {
+			// The connection failed under the cancel: the next one
+			// resumes the task only to cancel it.
+			c.system.Root.Send(c.self, &sessionEnded{session: s, err: err})
+			c.resume(cl, err, true)
+		}
+		return reply, false
 	case errors.Is(err, tasks.ErrNoInput):
 		return failCall(msg, &messages.Failure{Kind: messages.FailureNotSupported, Message: err.Error() +
 			": no input handler (plugin.WithInputRequired) answers it, so the task was cancelled", Err: err}), false
@@ -486,7 +494,7 @@ func (c *mcpConnection) taskEnded(ctx context.Context, s *mcp.ClientSession, cl 
 			// An HTTP endpoint that went away does not end the session by
 			// itself; a failed poll does, and the task waits for the next.
 			c.system.Root.Send(c.self, &sessionEnded{session: s, err: err})
-			c.resume(cl, err)
+			c.resume(cl, err, false)
 			return nil, true
 		}
 		return failCall(msg, &messages.Failure{Kind: messages.FailureInternal, Cause: messages.CauseConnectionLost,
@@ -501,11 +509,17 @@ func (c *mcpConnection) resumes() bool { return c.supervised() && resumesTasks(&
 
 // resume hands cl back to the supervisor, which queues it for the next
 // connection: a copy of its message that carries the task's latest state,
-// bounded by the task's deadline from now on.
-func (c *mcpConnection) resume(cl *call, err error) {
+// bounded by the task's deadline from now on. With cancel, or when its
+// caller gave up, the next connection resumes the task only to cancel it.
+func (c *mcpConnection) resume(cl *call, err error, cancel bool) {
 	m := *cl.msg
 	m.Task = cl.taskState.Load()
-	if !m.TaskDeadline.IsZero() {
+	switch {
+	case cancel:
+		// Its caller was answered: nothing bounds the cancel but the
+		// supervisor's wait for the next connection.
+		m.Deadline, m.Limit = time.Time{}, ""
+	case !m.TaskDeadline.IsZero():
 		m.Deadline, m.Limit = m.TaskDeadline, m.TaskLimit
 	}
 	c.log.Info("mcp task resumes on the next connection", zap.String("task", m.Task.ID), zap.Error(err))
@@ -513,7 +527,7 @@ func (c *mcpConnection) resume(cl *call, err error) {
 	defer c.handMu.Unlock()
 	cl.handedBack = true
 	c.system.Root.RequestWithCustomSender(c.parent, &m, cl.sender)
-	if cl.replied.Load() {
+	if cancel || cl.replied.Load() {
 		// Its caller gave up already: the next connection resumes the
 		// task only to cancel it.
 		c.system.Root.Send(c.parent, &messages.CancelCall{ID: m.ID})

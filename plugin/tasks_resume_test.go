@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -207,6 +208,84 @@ func TestTaskCancelledWhileReconnecting(t *testing.T) {
 	s.waitCancel(t) // the next connection cancels it
 	require.NoError(t, p.Close())
 	s.oneCancel(t)
+}
+
+// TestTaskCancelledBeforeItsCallIsBack gives up on a task whose call is
+// still on its way back from the lost connection (its goroutine held in
+// the store's Put) when the connection's end is known: the cancel waits
+// for the call, and the next connection cancels the task.
+func TestTaskCancelledBeforeItsCallIsBack(t *testing.T) {
+	leakCheck(t)
+	s := taskServers(t)["http"](t)
+	store := &holdingStore{TaskStore: plugin.DirTaskStore{Dir: filepath.Join(t.TempDir(), "tasks")},
+		held: make(chan struct{}), release: make(chan struct{})}
+	e := newTaskEvents()
+	p := connect(t, s.tr, append(e.options(), plugin.WithTasks(plugin.TaskOptions{Store: store}))...)
+	ctx, cancel := context.WithCancel(t.Context())
+	f := p.CallTool(ctx, "work", map[string]any{"outcome": "never", "polls": 1000000, "message": "step"})
+	e.poll()
+	store.hold.Store(true)
+	<-store.held // the call's goroutine keeps the answer of a poll
+	require.NoError(t, s.http.Stop())
+	// Another call finds the server gone, and ends the connection.
+	q := p.CallTool(t.Context(), "quick", nil)
+	e.await(t, plugin.StateReconnecting)
+	cancel()
+	_, err := f.Await(t.Context())
+	require.ErrorIs(t, err, context.Canceled)
+	close(store.release) // the task's call goes back to the supervisor now
+	require.NoError(t, s.http.Restart(s.dir))
+	s.waitCancel(t)
+	if _, err := q.Await(t.Context()); err != nil {
+		// It may have reached the server (the connection's EOF); one
+		// refused waits for the next connection, and succeeds.
+		require.ErrorIs(t, err, plugin.ErrConnectionLost)
+	}
+	require.NoError(t, p.Close())
+	s.oneCancel(t)
+}
+
+// TestTaskCancelledAsItsServerWentAway gives up on a task right after its
+// server went away, while the connection waits for the next poll and has
+// not yet noticed: the tasks/cancel gets no answer, and the next
+// connection sends it.
+func TestTaskCancelledAsItsServerWentAway(t *testing.T) {
+	leakCheck(t)
+	s := taskServers(t)["http"](t)
+	store := &notingStore{TaskStore: plugin.DirTaskStore{Dir: filepath.Join(t.TempDir(), "tasks")}, server: s, t: t, put: make(chan struct{})}
+	e := newTaskEvents()
+	p := connect(t, s.tr, append(e.options(), plugin.WithTasks(plugin.TaskOptions{Store: store}))...)
+	ctx, cancel := context.WithCancel(t.Context())
+	// Polled every 30s (the longest wait): the cancel comes first.
+	f := p.CallTool(ctx, "work", map[string]any{"outcome": "never", "interval": 60000})
+	<-store.put
+	require.NoError(t, s.http.Stop())
+	cancel()
+	_, err := f.Await(t.Context())
+	require.ErrorIs(t, err, context.Canceled)
+	e.await(t, plugin.StateReconnecting) // the cancel's failure ended the connection
+	require.NoError(t, s.http.Restart(s.dir))
+	s.waitCancel(t)
+	require.NoError(t, p.Close())
+	s.oneCancel(t)
+}
+
+// holdingStore is a task store whose Put, once hold is set, waits for
+// release, and tells that it waits.
+type holdingStore struct {
+	plugin.TaskStore
+	hold    atomic.Bool
+	once    sync.Once
+	held    chan struct{}
+	release chan struct{}
+}
+
+func (h *holdingStore) Put(ctx context.Context, r plugin.TaskRecord) error {
+	if h.hold.Load() {
+		h.once.Do(func() { close(h.held) })
+		<-h.release
+	}
+	return h.TaskStore.Put(ctx, r)
 }
 
 // notingStore is a task store that tells of its first Put, and what the

@@ -90,10 +90,26 @@ var (
 	ErrNoInput = errors.New("task requires input that no handler answers")
 )
 
+// A CancelError is the error of a drive whose ctx ended, and whose
+// tasks/cancel then failed: errors.Is finds ctx's error in it; Err is the
+// cancel's, by which the caller tells a server's refusal from a
+// connection that failed under it (the task may run on, for another
+// connection to cancel).
+type CancelError struct {
+	ID       string // the task's
+	Ctx, Err error
+}
+
+func (e *CancelError) Error() string {
+	return fmt.Sprintf("%v (task %s: %v)", e.Ctx, e.ID, e.Err)
+}
+
+func (e *CancelError) Unwrap() error { return e.Ctx }
+
 // Drive polls t until it ends and returns its result, or the reason it
 // did not end well. When ctx ends first, it sends tasks/cancel once (under
-// its own [CancelTimeout]) and returns ctx's error, unless Config.Leave
-// leaves the task running. Any other error of the
+// its own [CancelTimeout]) and returns ctx's error (a [*CancelError] when
+// the cancel failed), unless Config.Leave leaves the task running. Any other error of the
 // sender (a broken connection) is returned as it is, the task not
 // cancelled, so that a new connection can resume from what Keep last kept.
 func Drive(ctx context.Context, send Sender, cfg Config, t *Task) (json.RawMessage, error) {
@@ -115,7 +131,9 @@ func Drive(ctx context.Context, send Sender, cfg Config, t *Task) (json.RawMessa
 		}
 		told, err := d.wait(ctx)
 		if err != nil {
-			d.gaveUp(ctx)
+			if ctx.Err() != nil {
+				return nil, d.gaveUp(ctx)
+			}
 			return nil, err
 		}
 		if told {
@@ -168,8 +186,7 @@ func (d *driver) answer(ctx context.Context) error {
 		resp, err := d.cfg.Answer(ctx, key, req)
 		if err != nil {
 			if ctx.Err() != nil {
-				d.gaveUp(ctx)
-				return ctx.Err()
+				return d.gaveUp(ctx)
 			}
 			d.cancel()
 			return fmt.Errorf("task %s: answering input request %q: %w", d.t.ID, key, err)
@@ -186,13 +203,11 @@ func (d *driver) answer(ctx context.Context) error {
 		if u, perr := ParseGot(raw); perr == nil && u.ID == d.t.ID && u.RequestState != nil {
 			d.t = u
 		}
-		d.gaveUp(ctx)
-		return ctx.Err()
+		return d.gaveUp(ctx)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			d.gaveUp(ctx)
-			return ctx.Err()
+			return d.gaveUp(ctx)
 		}
 		return fmt.Errorf("task %s: tasks/update: %w", d.t.ID, err)
 	}
@@ -292,13 +307,11 @@ func (d *driver) poll(ctx context.Context) error {
 		if u, perr := ParseGot(raw); perr == nil && u.ID == d.t.ID {
 			d.t = u
 		}
-		d.gaveUp(ctx)
-		return ctx.Err()
+		return d.gaveUp(ctx)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			d.gaveUp(ctx)
-			return ctx.Err()
+			return d.gaveUp(ctx)
 		}
 		var rpc *jsonrpc.Error
 		if errors.As(err, &rpc) && rpc.Code == jsonrpc.CodeInvalidParams {
@@ -339,25 +352,34 @@ func (d *driver) keep(_ context.Context) error {
 }
 
 // gaveUp cancels the task after ctx ended, unless Leave leaves it
-// running.
-func (d *driver) gaveUp(ctx context.Context) {
+// running, and returns ctx's error, a [*CancelError] when the cancel
+// failed.
+func (d *driver) gaveUp(ctx context.Context) error {
 	if d.cfg.Leave != nil && d.cfg.Leave(context.Cause(ctx)) {
-		return
+		return ctx.Err()
 	}
-	d.cancel()
+	if err := d.cancel(); err != nil {
+		return &CancelError{ID: d.t.ID, Ctx: ctx.Err(), Err: err}
+	}
+	return ctx.Err()
 }
 
 // cancel sends tasks/cancel, once, on a context of its own: the caller's
-// may be over. Its answer is an acknowledgement, and its failure changes
-// nothing for the caller.
-func (d *driver) cancel() {
+// may be over. Its answer, an acknowledgement or a JSON-RPC error, changes
+// nothing for the caller; its error is the sender's.
+func (d *driver) cancel() error {
 	if d.t.Status.Terminal() {
-		return
+		return nil
 	}
 	ctx, stop := context.WithTimeout(context.Background(), CancelTimeout)
 	defer stop()
-	_, _ = d.send(ctx, "tasks/cancel", d.t.ID, d.params())
-	d.t = &Task{ID: d.t.ID, Status: Cancelled}
+	id := d.t.ID
+	_, err := d.send(ctx, "tasks/cancel", id, d.params())
+	d.t = &Task{ID: id, Status: Cancelled}
+	if err != nil {
+		return fmt.Errorf("tasks/cancel: %w", err)
+	}
+	return nil
 }
 
 // failedError is the error of a failed task: [ErrFailed] and the server's

@@ -284,6 +284,37 @@ func TestACancelAfterAPollInFlightEchoesItsRequestState(t *testing.T) {
 	})
 }
 
+// A cancel that fails is the drive's error, beside ctx's: the caller
+// tells a connection that failed under it from a server's refusal.
+func TestACancelThatFailsIsACancelError(t *testing.T) {
+	both(t, func(t *testing.T, c *rpc, dir string) {
+		ctx, cancel := context.WithCancel(t.Context())
+		broken := errors.New("connection refused")
+		send := func(sctx context.Context, method, id string, params any) (json.RawMessage, error) {
+			if method == "tasks/cancel" {
+				return nil, broken
+			}
+			return c.request(sctx, method, id, params)
+		}
+		_, err := tasks.Drive(ctx, send, tasks.Config{Seen: func(*tasks.Task) { cancel() }},
+			c.start(t, map[string]any{"outcome": "never", "polls": 100}))
+		require.ErrorIs(t, err, context.Canceled)
+		ce, ok := errors.AsType[*tasks.CancelError](err)
+		require.True(t, ok, "%v", err)
+		require.ErrorIs(t, ce.Err, broken)
+		assert.Empty(t, requests(t, dir, "tasks/cancel"))
+
+		// A cancel the server answers is no error of the drive's.
+		ctx, cancel = context.WithCancel(t.Context())
+		_, err = tasks.Drive(ctx, c.request, tasks.Config{Seen: func(*tasks.Task) { cancel() }},
+			c.start(t, map[string]any{"outcome": "never", "polls": 100}))
+		require.ErrorIs(t, err, context.Canceled)
+		_, ok = errors.AsType[*tasks.CancelError](err)
+		assert.False(t, ok, "%v", err)
+		assert.Len(t, requests(t, dir, "tasks/cancel"), 1)
+	})
+}
+
 func TestALeftTaskIsNotCancelled(t *testing.T) {
 	both(t, func(t *testing.T, c *rpc, dir string) {
 		gone := errors.New("the connection ended")
