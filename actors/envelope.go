@@ -125,9 +125,9 @@ func (c *envelopeConn) afterClose(f func()) {
 // it. Read in the order the server sent them, every progress of a call
 // reaches its caller before the call's result does. On a connection that
 // drives tasks, the answers of task requests and the server's
-// notifications/tasks (or the draft's notifications/tasks/status) are taken out here, for the tasks' drivers
-// (taskRequests), and never reach go-sdk. Other messages cost a type
-// switch.
+// notifications/tasks (or the draft's notifications/tasks/status) are
+// taken out here, for the tasks' drivers (taskRequests), and never reach
+// go-sdk. Other messages cost a type switch.
 func (c *envelopeConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
 	for c.tasks != nil {

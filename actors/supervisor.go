@@ -288,10 +288,7 @@ func (s *mcpSupervisor) Receive(ctx actor.Context) {
 	case *messages.CancelCall:
 		s.onCancel(ctx, msg)
 	case *resumeAhead:
-		if s.ahead == nil {
-			s.ahead = map[uint64]aheadCall{}
-		}
-		s.ahead[msg.id] = aheadCall{sender: msg.sender}
+		s.onResumeAhead(msg) // (tasks_handback.go)
 	case *resumeOff:
 		delete(s.ahead, msg.id)
 	case *messages.ServerRequest:
@@ -696,7 +693,7 @@ func (s *mcpSupervisor) onCancel(ctx actor.Context, msg *messages.CancelCall) {
 		return
 	}
 	for i, w := range s.queue {
-		if w.msg.ID == msg.ID && w.msg.Task != nil && (ctx.Sender() == nil || w.sender.Equal(ctx.Sender())) {
+		if w.msg.ID == msg.ID && w.msg.Task != nil && cancelsTaskOf(ctx.Sender(), w.sender) {
 			// A task to resume runs on the server: the next connection
 			// resumes it only to cancel it (tasks/cancel, once).
 			w.cancelled = true

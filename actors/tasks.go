@@ -179,10 +179,11 @@ func (r *taskRequests) created(raw json.RawMessage) {
 	r.mu.Unlock()
 }
 
-// notified takes the params of a notifications/tasks (or the draft's notifications/tasks/status) read from the
-// connection to the driver of its task, without waiting: one of a task
-// no driver follows, or that does not parse, is dropped, and so is one
-// that finds its driver's channel full.
+// notified takes the params of a notifications/tasks (or the draft's
+// notifications/tasks/status) read from the connection to the driver of
+// its task, without waiting: one of a task no driver follows, or that
+// does not parse, is dropped, and so is one that finds its driver's
+// channel full.
 func (r *taskRequests) notified(params json.RawMessage) {
 	t, err := tasks.ParseGot(params)
 	if err != nil {
@@ -475,11 +476,10 @@ func (c *mcpConnection) taskEnded(ctx context.Context, s *mcp.ClientSession, cl 
 		return lostCall(msg, why), false
 	case ctx.Err() != nil:
 		reply := c.callFailed(ctx, s, nil, cl, err)
-		if ce, ok := errors.AsType[*tasks.CancelError](err); ok && c.resumes() && (brokenTransport(ce.Err) || errors.Is(ce.Err, mcp.ErrConnectionClosed)) {
+		if ce, ok := errors.AsType[*tasks.CancelError](err); ok && c.resumes() && connectionFailed(ce.Err) {
 			// The connection failed under the cancel: the next one
 			// resumes the task only to cancel it.
-			c.system.Root.Send(c.self, &sessionEnded{session: s, err: err})
-			c.resume(cl, err, true)
+			c.resumeLost(s, cl, err, true)
 		}
 		return reply, false
 	case errors.Is(err, tasks.ErrNoInput):
@@ -489,18 +489,30 @@ func (c *mcpConnection) taskEnded(ctx context.Context, s *mcp.ClientSession, cl 
 		return failCall(msg, &messages.Failure{Kind: messages.FailureInternal, Cause: messages.CauseTaskLost, Message: err.Error(), Err: err}), false
 	case errors.Is(err, tasks.ErrFailed):
 		return failCall(msg, causeOf(&messages.Failure{Kind: messages.FailureInternal, Message: err.Error()}, err)), false
-	case errors.Is(err, mcp.ErrConnectionClosed) || brokenTransport(err):
+	case connectionFailed(err):
 		if c.resumes() {
-			// An HTTP endpoint that went away does not end the session by
-			// itself; a failed poll does, and the task waits for the next.
-			c.system.Root.Send(c.self, &sessionEnded{session: s, err: err})
-			c.resume(cl, err, false)
+			c.resumeLost(s, cl, err, false)
 			return nil, true
 		}
 		return failCall(msg, &messages.Failure{Kind: messages.FailureInternal, Cause: messages.CauseConnectionLost,
 			Message: "the connection ended while the task ran: " + err.Error(), Err: kept(err)}), false
 	}
 	return failCall(msg, &messages.Failure{Kind: messages.FailureInternal, Message: err.Error(), Err: kept(err)}), false
+}
+
+// connectionFailed reports whether err, of a task request, is its
+// connection's failure.
+func connectionFailed(err error) bool {
+	return errors.Is(err, mcp.ErrConnectionClosed) || brokenTransport(err)
+}
+
+// resumeLost ends session s, whose connection failed under a task request
+// with err (an HTTP endpoint that went away does not end the session by
+// itself; a failed request does), and hands cl back to resume the task
+// on the next connection: resume.
+func (c *mcpConnection) resumeLost(s *mcp.ClientSession, cl *call, err error, cancel bool) {
+	c.system.Root.Send(c.self, &sessionEnded{session: s, err: err})
+	c.resume(cl, err, cancel)
 }
 
 // resumes reports whether a task this connection loses goes on from the

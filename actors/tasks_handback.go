@@ -64,11 +64,25 @@ func (c *mcpConnection) settle(cl *call) {
 	}
 }
 
+func (s *mcpSupervisor) onResumeAhead(msg *resumeAhead) {
+	if s.ahead == nil {
+		s.ahead = map[uint64]aheadCall{}
+	}
+	s.ahead[msg.id] = aheadCall{sender: msg.sender}
+}
+
+// cancelsTaskOf reports whether a cancel from sender cancels the task of
+// a call of caller's: a cancel with no sender comes from the connection,
+// which hands the call back, and names it for any caller.
+func cancelsTaskOf(sender, caller *actor.PID) bool {
+	return sender == nil || caller.Equal(sender)
+}
+
 // cancelAhead keeps the cancel of an announced call for it: true when msg
 // names one.
 func (s *mcpSupervisor) cancelAhead(sender *actor.PID, msg *messages.CancelCall) bool {
 	a, ok := s.ahead[msg.ID]
-	if !ok || (sender != nil && !a.sender.Equal(sender)) {
+	if !ok || !cancelsTaskOf(sender, a.sender) {
 		return false
 	}
 	a.cancelled = true

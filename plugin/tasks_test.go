@@ -63,16 +63,19 @@ func (s taskServer) requests(t *testing.T) []taskserver.Request {
 	return reqs
 }
 
-// count is how many requests of method the log holds.
-func count(reqs []taskserver.Request, method string) int {
-	n := 0
+// ofMethod is the requests of method the log holds, in order.
+func ofMethod(reqs []taskserver.Request, method string) []taskserver.Request {
+	var out []taskserver.Request
 	for _, r := range reqs {
 		if r.Method == method {
-			n++
+			out = append(out, r)
 		}
 	}
-	return n
+	return out
 }
+
+// count is how many requests of method the log holds.
+func count(reqs []taskserver.Request, method string) int { return len(ofMethod(reqs, method)) }
 
 // checkTaskRequests checks what every request of the log says of the
 // client: every request declared the extension (or, with declared false,
@@ -167,13 +170,7 @@ func TestTaskIsErrorAndFailure(t *testing.T) {
 // (its requestState the latest), and returns it.
 func (s taskServer) oneCancel(t *testing.T) taskserver.Request {
 	t.Helper()
-	reqs := s.checkTaskRequests(t, true)
-	var cancels []taskserver.Request
-	for _, r := range reqs {
-		if r.Method == "tasks/cancel" {
-			cancels = append(cancels, r)
-		}
-	}
+	cancels := ofMethod(s.checkTaskRequests(t, true), "tasks/cancel")
 	require.Len(t, cancels, 1, "tasks/cancel is sent once")
 	return cancels[0]
 }
@@ -418,12 +415,7 @@ func TestTaskAnswerNotDrivenIsCancelled(t *testing.T) {
 			_, err := p.CallTool(t.Context(), "malformed", nil).Await(t.Context())
 			require.ErrorIs(t, err, plugin.ErrInternal)
 			assert.Contains(t, err.Error(), "server answered a task")
-			var cancels []taskserver.Request
-			for _, r := range s.requests(t) {
-				if r.Method == "tasks/cancel" {
-					cancels = append(cancels, r)
-				}
-			}
+			cancels := ofMethod(s.requests(t), "tasks/cancel")
 			require.Len(t, cancels, 1, "cancelled once, before the call failed")
 			assert.Equal(t, taskserver.MalformedTaskID, cancels[0].TaskID)
 		})

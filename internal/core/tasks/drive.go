@@ -109,9 +109,10 @@ func (e *CancelError) Unwrap() error { return e.Ctx }
 // Drive polls t until it ends and returns its result, or the reason it
 // did not end well. When ctx ends first, it sends tasks/cancel once (under
 // its own [CancelTimeout]) and returns ctx's error (a [*CancelError] when
-// the cancel failed), unless Config.Leave leaves the task running. Any other error of the
-// sender (a broken connection) is returned as it is, the task not
-// cancelled, so that a new connection can resume from what Keep last kept.
+// the cancel failed), unless Config.Leave leaves the task running. Any
+// other error of the sender (a broken connection) is returned as it is,
+// the task not cancelled, so that a new connection can resume from what
+// Keep last kept.
 func Drive(ctx context.Context, send Sender, cfg Config, t *Task) (json.RawMessage, error) {
 	d := &driver{send: send, cfg: cfg, t: t, answered: map[string]bool{}}
 	if d.cfg.now == nil {
