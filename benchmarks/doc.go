@@ -76,7 +76,10 @@
 // module's go.mod. The commands above run from the repository's root in the
 // workspace (go.work); with GOWORK=off, run them in benchmarks/
 // (cd benchmarks && go run ./report -quick). The framework adapters'
-// benchmarks use [Adapter].
+// benchmarks are each adapter module's own (BenchmarkToolCall in
+// adapters/*/bench_test.go, measured by internal/fixture/agenttest), so
+// that no adapter requires this module; docs/adapters.md holds their
+// figures.
 //
 // # Profiling
 //

@@ -9,7 +9,6 @@ import (
 	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
 
 	anthropicmcp "github.com/cuca-go/mcpconnector/adapters/anthropic"
-	"github.com/cuca-go/mcpconnector/benchmarks"
 	"github.com/cuca-go/mcpconnector/internal/fixture/agenttest"
 )
 
@@ -21,7 +20,7 @@ func BenchmarkToolCall(b *testing.B) {
 	ts := anthropicmcp.Tools(box)
 	var tool anthropic.BetaTool
 	for _, t := range ts.BetaTools(context.Background()) {
-		if t.Name() == benchmarks.AdapterTool {
+		if t.Name() == agenttest.BenchTool {
 			tool = t
 		}
 	}
@@ -30,27 +29,27 @@ func BenchmarkToolCall(b *testing.B) {
 	}
 	var msg anthropic.Message
 	if err := json.Unmarshal([]byte(fmt.Sprintf(`{"id":"msg_1","type":"message","role":"assistant","model":"m","stop_reason":"tool_use","content":[{"type":"tool_use","id":"toolu_1","name":%q,"input":%s}]}`,
-		benchmarks.AdapterTool, benchmarks.AdapterArgs)), &msg); err != nil {
+		agenttest.BenchTool, agenttest.BenchArgs)), &msg); err != nil {
 		b.Fatal(err)
 	}
-	input := json.RawMessage(benchmarks.AdapterArgs)
-	benchmarks.Adapter(b, box,
-		benchmarks.Subject{Name: "anthropic BetaTool.Execute", New: func() benchmarks.Op {
+	input := json.RawMessage(agenttest.BenchArgs)
+	agenttest.Bench(b, box,
+		agenttest.Subject{Name: "anthropic BetaTool.Execute", New: func() agenttest.Op {
 			return func(ctx context.Context) error {
 				out, err := tool.Execute(ctx, input)
 				if err != nil {
 					return err
 				}
-				if len(out) != 1 || out[0].OfText.Text != benchmarks.AdapterWant {
+				if len(out) != 1 || out[0].OfText.Text != agenttest.BenchWant {
 					return fmt.Errorf("content %+v", out)
 				}
 				return nil
 			}
 		}},
-		benchmarks.Subject{Name: "anthropic ToolResults", New: func() benchmarks.Op {
+		agenttest.Subject{Name: "anthropic ToolResults", New: func() agenttest.Op {
 			return func(ctx context.Context) error {
 				out := ts.ToolResults(ctx, &msg)
-				if len(out) != 1 || out[0].OfToolResult.Content[0].OfText.Text != benchmarks.AdapterWant {
+				if len(out) != 1 || out[0].OfToolResult.Content[0].OfText.Text != agenttest.BenchWant {
 					return fmt.Errorf("results %+v", out)
 				}
 				return nil

@@ -8,7 +8,6 @@ import (
 	"github.com/cloudwego/eino/components/tool"
 
 	einomcp "github.com/cuca-go/mcpconnector/adapters/eino"
-	"github.com/cuca-go/mcpconnector/benchmarks"
 	"github.com/cuca-go/mcpconnector/internal/fixture/agenttest"
 )
 
@@ -22,20 +21,20 @@ func BenchmarkToolCall(b *testing.B) {
 	}
 	var add tool.InvokableTool
 	for _, t := range ts {
-		if info, _ := t.Info(context.Background()); info.Name == benchmarks.AdapterTool {
+		if info, _ := t.Info(context.Background()); info.Name == agenttest.BenchTool {
 			add = t.(tool.InvokableTool)
 		}
 	}
 	if add == nil {
 		b.Fatal("no bench tool")
 	}
-	benchmarks.Adapter(b, box, benchmarks.Subject{Name: "eino InvokableRun", New: func() benchmarks.Op {
+	agenttest.Bench(b, box, agenttest.Subject{Name: "eino InvokableRun", New: func() agenttest.Op {
 		return func(ctx context.Context) error {
-			out, err := add.InvokableRun(ctx, benchmarks.AdapterArgs)
+			out, err := add.InvokableRun(ctx, agenttest.BenchArgs)
 			if err != nil {
 				return err
 			}
-			if out != benchmarks.AdapterWant {
+			if out != agenttest.BenchWant {
 				return fmt.Errorf("result %q", out)
 			}
 			return nil

@@ -10,7 +10,6 @@ import (
 	"github.com/firebase/genkit/go/genkit"
 
 	genkitmcp "github.com/cuca-go/mcpconnector/adapters/genkit"
-	"github.com/cuca-go/mcpconnector/benchmarks"
 	"github.com/cuca-go/mcpconnector/internal/fixture/agenttest"
 )
 
@@ -27,7 +26,7 @@ func BenchmarkToolCall(b *testing.B) {
 		if _, _, err := genkitmcp.Tools(ctx, g, box, opts...); err != nil {
 			b.Fatal(err)
 		}
-		add := genkit.LookupTool(g, benchmarks.AdapterTool)
+		add := genkit.LookupTool(g, agenttest.BenchTool)
 		if add == nil {
 			b.Fatal("no bench tool")
 		}
@@ -36,22 +35,22 @@ func BenchmarkToolCall(b *testing.B) {
 	add, spanned := lookup(), lookup(genkitmcp.WithToolSpans())
 	// The input as Genkit hands a tool the model's: its JSON, decoded.
 	var in any
-	if err := json.Unmarshal([]byte(benchmarks.AdapterArgs), &in); err != nil {
+	if err := json.Unmarshal([]byte(agenttest.BenchArgs), &in); err != nil {
 		b.Fatal(err)
 	}
-	subject := func(name string, tool ai.Tool) benchmarks.Subject {
-		return benchmarks.Subject{Name: name, New: func() benchmarks.Op {
+	subject := func(name string, tool ai.Tool) agenttest.Subject {
+		return agenttest.Subject{Name: name, New: func() agenttest.Op {
 			return func(ctx context.Context) error {
 				out, err := tool.RunRaw(ctx, in)
 				if err != nil {
 					return err
 				}
-				if out != benchmarks.AdapterWant {
+				if out != agenttest.BenchWant {
 					return fmt.Errorf("result %#v", out)
 				}
 				return nil
 			}
 		}}
 	}
-	benchmarks.Adapter(b, box, subject("genkit RunRaw", add), subject("genkit RunRaw WithToolSpans", spanned))
+	agenttest.Bench(b, box, subject("genkit RunRaw", add), subject("genkit RunRaw WithToolSpans", spanned))
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/tmc/langchaingo/tools"
 
 	langchainmcp "github.com/cuca-go/mcpconnector/adapters/langchaingo"
-	"github.com/cuca-go/mcpconnector/benchmarks"
 	"github.com/cuca-go/mcpconnector/internal/fixture/agenttest"
 )
 
@@ -23,20 +22,20 @@ func BenchmarkToolCall(b *testing.B) {
 	}
 	var add tools.Tool
 	for _, t := range ts {
-		if t.Name() == benchmarks.AdapterTool {
+		if t.Name() == agenttest.BenchTool {
 			add = t
 		}
 	}
 	if add == nil {
 		b.Fatal("no bench tool")
 	}
-	benchmarks.Adapter(b, box, benchmarks.Subject{Name: "langchaingo Call", New: func() benchmarks.Op {
+	agenttest.Bench(b, box, agenttest.Subject{Name: "langchaingo Call", New: func() agenttest.Op {
 		return func(ctx context.Context) error {
-			out, err := add.Call(ctx, benchmarks.AdapterArgs)
+			out, err := add.Call(ctx, agenttest.BenchArgs)
 			if err != nil {
 				return err
 			}
-			if out != benchmarks.AdapterWant {
+			if out != agenttest.BenchWant {
 				return fmt.Errorf("result %q", out)
 			}
 			return nil

@@ -10,7 +10,6 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 
 	openaimcp "github.com/cuca-go/mcpconnector/adapters/openai"
-	"github.com/cuca-go/mcpconnector/benchmarks"
 	"github.com/cuca-go/mcpconnector/internal/fixture/agenttest"
 )
 
@@ -22,28 +21,28 @@ func BenchmarkToolCall(b *testing.B) {
 	ts := openaimcp.Tools(box)
 	var msg openai.ChatCompletionMessage
 	if err := json.Unmarshal([]byte(fmt.Sprintf(`{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":%q,"arguments":%q}}]}`,
-		benchmarks.AdapterTool, benchmarks.AdapterArgs)), &msg); err != nil {
+		agenttest.BenchTool, agenttest.BenchArgs)), &msg); err != nil {
 		b.Fatal(err)
 	}
 	var resp responses.Response
 	if err := json.Unmarshal([]byte(fmt.Sprintf(`{"id":"resp_1","object":"response","status":"completed","output":[{"type":"function_call","id":"fc_1","call_id":"call_1","name":%q,"arguments":%q,"status":"completed"}]}`,
-		benchmarks.AdapterTool, benchmarks.AdapterArgs)), &resp); err != nil {
+		agenttest.BenchTool, agenttest.BenchArgs)), &resp); err != nil {
 		b.Fatal(err)
 	}
-	benchmarks.Adapter(b, box,
-		benchmarks.Subject{Name: "openai ToolMessages", New: func() benchmarks.Op {
+	agenttest.Bench(b, box,
+		agenttest.Subject{Name: "openai ToolMessages", New: func() agenttest.Op {
 			return func(ctx context.Context) error {
 				out := ts.ToolMessages(ctx, msg)
-				if len(out) != 1 || out[0].OfTool.Content.OfString.Value != benchmarks.AdapterWant {
+				if len(out) != 1 || out[0].OfTool.Content.OfString.Value != agenttest.BenchWant {
 					return fmt.Errorf("tool messages %+v", out)
 				}
 				return nil
 			}
 		}},
-		benchmarks.Subject{Name: "openai FunctionCallOutputs", New: func() benchmarks.Op {
+		agenttest.Subject{Name: "openai FunctionCallOutputs", New: func() agenttest.Op {
 			return func(ctx context.Context) error {
 				out := ts.FunctionCallOutputs(ctx, &resp)
-				if len(out) != 1 || out[0].OfFunctionCallOutput.Output.OfString.Value != benchmarks.AdapterWant {
+				if len(out) != 1 || out[0].OfFunctionCallOutput.Output.OfString.Value != agenttest.BenchWant {
 					return fmt.Errorf("outputs %+v", out)
 				}
 				return nil
