@@ -90,14 +90,10 @@ type ConnectionConfig struct {
 	// declare it.
 	Tasks *TaskSettings
 
-	// restarts, set by a supervisor, is its restart count, which a
-	// connection attempt's span records.
-	restarts *atomic.Int64
-	// background, set by a supervisor, counts the goroutines of every
-	// connection it has run: a restarted connection leaves its own to
-	// finish (a stdio child to reap) while the next one dials, and the
-	// last one's stop waits for them all.
-	background *sync.WaitGroup
+	// restarts, set by a supervisor as it spawns the connection, is its
+	// restart count so far, which the connection attempt's span records:
+	// a value, copied into each session's connection.
+	restarts int64
 }
 
 // sendAsIs is the Deliver of a host whose callers are all in its process.
@@ -219,7 +215,11 @@ type mcpConnection struct {
 	cancelDial context.CancelFunc
 	dialMu     sync.Mutex // guards stopped against a dial that finishes late
 	stopped    bool
-	wg         *sync.WaitGroup // every goroutine this actor started (ConnectionConfig.background)
+	// wg counts every goroutine this actor started; it is this actor's
+	// alone. A retired connection stops once it is zero (drained); a
+	// stop from above (the supervisor's, at Close) waits for it.
+	wg      sync.WaitGroup
+	retired bool // its supervisor has a new session, or none: stop once drained
 }
 
 type queuedCall struct {
@@ -300,20 +300,17 @@ var (
 // Internal messages, sent by this actor's goroutines to itself.
 type (
 	dialDone struct {
-		by      *mcpConnection // the instance that dialed: a restart makes a new one
 		d       *dialed
 		failure *messages.Failure
 		tail    transportext.StderrTail // the attempt's child's stderr, if any
 	}
-	sessionEnded struct {
-		session *mcp.ClientSession
-		err     error
-	}
+	// Each connection actor runs one session: what its goroutines send
+	// names no session or instance.
+	sessionEnded struct{ err error }
 	// toolsStale: the server said its tool list changed.
-	toolsStale struct{ session *mcp.ClientSession }
+	toolsStale struct{}
 	// toolsListed: a tools/list after connecting is done.
 	toolsListed struct {
-		session *mcp.ClientSession
 		tools   []*mcp.Tool
 		hints   listHints
 		err     error
@@ -337,10 +334,7 @@ func (c *mcpConnection) logTail(tail transportext.StderrTail) {
 
 func newConnection(cfg ConnectionConfig) *mcpConnection {
 	c := &mcpConnection{cfg: cfg, inflight: map[uint64]*call{}, pruneAt: 64, tokens: map[string]*call{},
-		log: logfield.Server(cfg.Logger, transportext.LabelOf(cfg.Transport)), wg: cfg.background}
-	if c.wg == nil {
-		c.wg = new(sync.WaitGroup)
-	}
+		log: logfield.Server(cfg.Logger, transportext.LabelOf(cfg.Transport))}
 	if cfg.Telemetry != nil {
 		c.peer = peerOf(cfg.Transport)
 	}
@@ -366,7 +360,7 @@ func (c *mcpConnection) Receive(ctx actor.Context) {
 	case *messages.RefreshTools:
 		c.onRefresh(ctx.Sender())
 	case *toolsStale:
-		if msg.session == c.session && c.state == ready {
+		if c.state == ready {
 			c.listAgain()
 		}
 	case *toolsListed:
@@ -378,16 +372,55 @@ func (c *mcpConnection) Receive(ctx actor.Context) {
 		c.checkFinished()
 	case *callFinished:
 		c.checkFinished()
+	case *retire:
+		c.onRetire(ctx)
+	case *drained:
+		ctx.Stop(ctx.Self())
 	case *actor.Restarting:
+		// Only an unsupervised connection's parent restarts it, for a
+		// panic nothing expected; a supervisor spawns a new connection.
 		c.release()
+		c.wg.Wait()
 	case *actor.Stopping:
 		c.release()
-		// protoactor has no stop that ends later, by a message: the last
-		// connection's stop is the one wait, for the goroutines of every
-		// connection the supervisor ran (a stdio child's reaping is bounded
-		// by its TerminateTimeout), so that nothing outlives the actor.
+		// A retired connection stops once drained: this waits for nothing.
+		// A stop from above (Close) has no later end in protoactor
+		// (actorContext.handleStop finalizes once Stopping returns and the
+		// children are gone), so it waits here for this connection's own
+		// goroutines (a stdio child's reaping is bounded by its
+		// TerminateTimeout), so that nothing outlives Close.
 		c.wg.Wait()
 	}
+}
+
+// retire: the supervisor is done with this connection (its session
+// failed), which answers, or hands back, whatever still reaches it, and
+// stops once its goroutines are done.
+type retire struct{}
+
+// drained: a retired connection's goroutines are done.
+type drained struct{}
+
+func (*retire) IgnoreDeadLetterLogging()  {}
+func (*drained) IgnoreDeadLetterLogging() {}
+
+// onRetire waits, off the mailbox, for this connection's goroutines, and
+// then stops it. Nothing starts one after the session ended but the
+// goroutines already counted.
+func (c *mcpConnection) onRetire(ctx actor.Context) {
+	if c.retired {
+		return
+	}
+	c.retired = true
+	if c.state != ended {
+		c.closing = true
+		c.end(closedFailure())
+	}
+	self, system := ctx.Self(), ctx.ActorSystem()
+	go func() {
+		c.wg.Wait()
+		system.Root.Send(self, &drained{})
+	}()
 }
 
 // callFinished tells a connection asked for [FinishCalls] that a call
@@ -455,7 +488,7 @@ func (c *mcpConnection) startDial() {
 			select {
 			case o = <-done: // it finished as the time ran out
 			default:
-				c.system.Root.Send(c.self, &dialDone{by: c, failure: connectTimeout(&c.cfg, tailOf()), tail: tailOf()})
+				c.system.Root.Send(c.self, &dialDone{failure: connectTimeout(&c.cfg, tailOf()), tail: tailOf()})
 				if tr := opened.Load(); tr != nil {
 					if a, ok := (*tr).(transportext.Aborter); ok {
 						a.Abort() // a server that has not answered in time has nothing to save
@@ -476,12 +509,12 @@ func (c *mcpConnection) startDial() {
 			}
 			c.dialMu.Unlock()
 		}
-		c.system.Root.Send(c.self, &dialDone{by: c, d: o.d, failure: o.failure, tail: tailOf()})
+		c.system.Root.Send(c.self, &dialDone{d: o.d, failure: o.failure, tail: tailOf()})
 	}()
 }
 
 func (c *mcpConnection) onDialDone(msg *dialDone) {
-	if msg.by != c || c.state != connecting {
+	if c.state != connecting {
 		if msg.d != nil {
 			c.closeSession(msg.d.session)
 		}
@@ -526,7 +559,7 @@ func (c *mcpConnection) watch(s *mcp.ClientSession, conn *envelopeConn) {
 	conn.afterClose(func() {
 		defer c.wg.Done()
 		err := s.Wait()
-		c.system.Root.Send(c.self, &sessionEnded{session: s, err: err})
+		c.system.Root.Send(c.self, &sessionEnded{err: err})
 	})
 }
 
@@ -554,6 +587,13 @@ func (c *mcpConnection) onCallTool(sender *actor.PID, msg *messages.CallTool) {
 		c.queued = append(c.queued, queuedCall{sender: sender, msg: msg})
 		return
 	case ended:
+		if c.supervised() && !c.closing {
+			// Sent to this connection as its session ended (straight, by a
+			// host that had not heard yet): never sent, it goes back to the
+			// supervisor, which queues it for the next session.
+			c.system.Root.RequestWithCustomSender(c.parent, msg, sender)
+			return
+		}
 		f := *c.failure
 		f.Op = messages.CallOp(msg.Name)
 		c.reply(sender, &messages.CallToolReply{ID: msg.ID, Failure: &f})
@@ -689,7 +729,7 @@ func (c *mcpConnection) callFailed(ctx context.Context, s *mcp.ClientSession, ta
 		// transport could not send it. The call never reached the server,
 		// so it waits for the next session like a call that arrives while
 		// reconnecting.
-		c.system.Root.Send(c.self, &sessionEnded{session: s, err: err})
+		c.system.Root.Send(c.self, &sessionEnded{err: err})
 		if c.supervised() {
 			c.system.Root.RequestWithCustomSender(c.parent, msg, cl.sender)
 			return nil
@@ -710,7 +750,7 @@ func (c *mcpConnection) callFailed(ctx context.Context, s *mcp.ClientSession, ta
 	case brokenTransport(err):
 		// An HTTP endpoint that went away does not end the session by
 		// itself; a failed exchange does.
-		c.system.Root.Send(c.self, &sessionEnded{session: s, err: err})
+		c.system.Root.Send(c.self, &sessionEnded{err: err})
 		if cl.retry {
 			c.system.Root.RequestWithCustomSender(c.parent, msg, cl.sender)
 			return nil
@@ -786,7 +826,7 @@ func (c *mcpConnection) onCancel(id uint64) {
 }
 
 func (c *mcpConnection) onSessionEnded(msg *sessionEnded) {
-	if msg.session != c.session || c.state != ready {
+	if c.state != ready {
 		return
 	}
 	why := "server closed the connection"

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -137,8 +135,6 @@ type mcpSupervisor struct {
 	system *actor.ActorSystem
 	child  *actor.PID
 	sup    actor.Supervisor // the supervisor side of our own context
-	// restartCount mirrors status.Restarts for the connection's telemetry.
-	restartCount atomic.Int64
 	lostAt       time.Time // when the ready session was lost, until the next is ready
 	// outageSince is when the failures in a row began (the lost session,
 	// or the first failed connection), until a session is ready: the
@@ -263,10 +259,7 @@ func (*coolDownOver) IgnoreDeadLetterLogging() {}
 func (*waitExpired) IgnoreDeadLetterLogging()  {}
 
 func newSupervisor(cfg SupervisorConfig) *mcpSupervisor {
-	s := &mcpSupervisor{cfg: cfg}
-	s.cfg.Connection.restarts = &s.restartCount
-	s.cfg.Connection.background = new(sync.WaitGroup)
-	return s
+	return &mcpSupervisor{cfg: cfg}
 }
 
 // Receive reads as a table of the protocol.
@@ -309,13 +302,12 @@ func (s *mcpSupervisor) Receive(ctx actor.Context) {
 		s.backoff = nil
 		switch s.phase {
 		case phaseReconnecting, phaseFirstFailed, phaseFirstRetry:
-			s.sup.RestartChildren(s.child)
-			s.system.Root.RequestWithCustomSender(s.child, &messages.AwaitReady{}, s.self)
+			s.startChild(ctx)
 		}
 	case *coolDownOver:
 		s.backoff = nil
 		if s.phase == phaseOpen {
-			s.tryAgain(phaseHalfOpen)
+			s.tryAgain(ctx, phaseHalfOpen)
 		}
 	case *messages.Reconnect:
 		s.onReconnect(ctx)
@@ -332,7 +324,7 @@ func (s *mcpSupervisor) Receive(ctx actor.Context) {
 		s.answerFinished() // the child's answer to onFinishCalls
 	case *actor.Restarting:
 		// The watcher is this instance's: it is told to stop calling the
-		// connection straight, which is restarted with this supervisor.
+		// connection straight, which stops with this instance.
 		if s.onDirect != nil {
 			s.onDirect(nil)
 		}
@@ -341,9 +333,27 @@ func (s *mcpSupervisor) Receive(ctx actor.Context) {
 	}
 }
 
+// startChild spawns the connection of a new session: a fresh actor with a
+// PID of its own, which nothing of an earlier session's connection can
+// reach. It carries the restart count as a value.
 func (s *mcpSupervisor) startChild(ctx actor.Context) {
-	s.child = ctx.Spawn(NewConnectionProps(s.cfg.Connection))
+	cc := s.cfg.Connection
+	cc.restarts = int64(s.status.Restarts)
+	s.child = ctx.Spawn(NewConnectionProps(cc))
 	ctx.Request(s.child, &messages.AwaitReady{})
+}
+
+// retire is done with a failed child: it resumes (protoactor suspended it
+// as it failed), answers or hands back whatever still reaches it, and stops
+// once its goroutines are done. It runs after the phase has told the
+// direct callers (onDirect) to send no more to it, so a call sent to it
+// straight is in its mailbox before retire, and comes back here.
+func (s *mcpSupervisor) retire(sup actor.Supervisor, child *actor.PID) {
+	sup.ResumeChildren(child)
+	s.system.Root.Send(child, &retire{})
+	if s.child.Equal(child) {
+		s.child = nil
+	}
 }
 
 // log is the connection's logger, naming the server as "mcp_server".
@@ -368,6 +378,9 @@ func (s *mcpSupervisor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor
 	if s.phase == phaseClosed {
 		return // stopping: the child is being stopped with us
 	}
+	// Last, once the phase says what comes next (deferred calls run last
+	// to first): the child is done with.
+	defer s.retire(sup, child)
 	s.answerFinishing() // the child's calls in flight have failed
 
 	f, ok := reason.(*messages.Failure)
@@ -382,14 +395,14 @@ func (s *mcpSupervisor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor
 	if permanent(f) {
 		s.log().Warn("mcp connection failed; not retried until asked",
 			zap.String("cause", f.Error()))
-		s.abandon(child, f, phaseFailed)
+		s.abandon(f, phaseFailed)
 		return
 	}
 	first := s.ready == nil && (s.phase == phaseConnecting || s.retrying())
 	if first && !s.cfg.RetryConnect {
 		// The first connection never came up: that is Connect's error,
 		// not a reason to loop.
-		s.abandon(child, f, phaseFailed)
+		s.abandon(f, phaseFailed)
 		return
 	}
 	now := time.Now()
@@ -397,12 +410,12 @@ func (s *mcpSupervisor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor
 		s.outageSince = now
 	}
 	if s.phase == phaseHalfOpen {
-		s.openBreaker(child, f, now)
+		s.openBreaker(f, now)
 		return
 	}
 	s.restarts = slices.DeleteFunc(s.restarts, func(t time.Time) bool { return now.Sub(t) > s.cfg.RestartWindow })
 	if s.cfg.MaxRestarts >= 0 && len(s.restarts) >= s.cfg.MaxRestarts {
-		s.openBreaker(child, f, now)
+		s.openBreaker(f, now)
 		return
 	}
 	s.restarts = append(s.restarts, now)
@@ -435,7 +448,7 @@ func permanent(f *messages.Failure) bool {
 // cause and when the next try is, and after the cool-down one
 // reconnection is tried. The cool-down grows with the outage
 // (coolDownFor).
-func (s *mcpSupervisor) openBreaker(child *actor.PID, f *messages.Failure, now time.Time) {
+func (s *mcpSupervisor) openBreaker(f *messages.Failure, now time.Time) {
 	s.coolDown = s.cfg.coolDownFor(now.Sub(s.outageSince), s.jitter())
 	n, span := len(s.restarts), time.Duration(0)
 	if n > 0 {
@@ -453,14 +466,14 @@ func (s *mcpSupervisor) openBreaker(child *actor.PID, f *messages.Failure, now t
 	}
 	s.log().Warn("mcp connection failed; circuit open",
 		zap.String("cause", f.Error()), zap.Duration("cool_down", s.coolDown))
-	s.abandon(child, &g, phaseOpen)
+	s.abandon(&g, phaseOpen)
 	s.backoff = time.AfterFunc(s.coolDown, func() { s.system.Root.Send(s.self, &coolDownOver{}) })
 }
 
 // tryAgain restarts the failed child as a connection that dials: after a
 // cool-down (as phaseHalfOpen), or when the host asks (as the phase of a
 // try: phaseHalfOpen is never given then).
-func (s *mcpSupervisor) tryAgain(trial phase) {
+func (s *mcpSupervisor) tryAgain(ctx actor.Context, trial phase) {
 	// Counted before the status that announces the try, as a backoff's is.
 	s.countRestart()
 	switch {
@@ -479,8 +492,7 @@ func (s *mcpSupervisor) tryAgain(trial phase) {
 		}
 		s.setPhase(phaseReconnecting)
 	}
-	s.sup.RestartChildren(s.child)
-	s.system.Root.RequestWithCustomSender(s.child, &messages.AwaitReady{}, s.self)
+	s.startChild(ctx)
 }
 
 // onReconnect answers the host's request for a new try: a failed
@@ -509,7 +521,7 @@ func (s *mcpSupervisor) onReconnect(ctx actor.Context) {
 		s.coolDown = 0 // the breaker closes: the phase of the try says so
 		s.restarts, s.failures = nil, 0
 		s.outageSince = time.Time{} // the host's try starts the count anew
-		s.tryAgain(phaseConnecting)
+		s.tryAgain(ctx, phaseConnecting)
 	}
 	if ctx.Sender() != nil {
 		s.reconnectWaiters = append(s.reconnectWaiters, ctx.Sender())
@@ -560,12 +572,9 @@ func (s *mcpSupervisor) jitter() float64 {
 }
 
 // abandon stops retrying, until a cool-down (to phaseOpen) or a Reconnect:
-// the failed child resumes as it ended, answering whatever is left in its
-// mailbox with its failure (it dials nothing), and every waiting call
-// fails with f.
-func (s *mcpSupervisor) abandon(child *actor.PID, f *messages.Failure, to phase) {
+// every waiting call fails with f.
+func (s *mcpSupervisor) abandon(f *messages.Failure, to phase) {
 	s.status.LastFailure = f // the circuit-open form of the failure just noted
-	s.sup.ResumeChildren(child)
 	switch {
 	case to == phaseOpen:
 		s.setPhase(phaseOpen)
@@ -712,8 +721,12 @@ func (s *mcpSupervisor) onCancel(ctx actor.Context, msg *messages.CancelCall) {
 }
 
 // forward passes the message ctx is receiving on to the child, envelope,
-// sender and all.
-func (s *mcpSupervisor) forward(ctx actor.Context) { ctx.Forward(s.child) }
+// sender and all; with no session's child, nowhere.
+func (s *mcpSupervisor) forward(ctx actor.Context) {
+	if s.child != nil {
+		ctx.Forward(s.child)
+	}
+}
 
 // hold numbers a message held while the connection is down and arms its
 // expiry: the reconnection wait, cut short by the message's own deadline
@@ -790,7 +803,6 @@ func (s *mcpSupervisor) noteFailure(f *messages.Failure) {
 // countRestart counts one restart, for Status and for telemetry.
 func (s *mcpSupervisor) countRestart() {
 	s.status.Restarts++
-	s.restartCount.Store(int64(s.status.Restarts))
 	if t := s.cfg.Connection.Telemetry; t != nil && s.cfg.Connection.Transport != nil {
 		t.recordRestart(peerOf(s.cfg.Connection.Transport))
 	}

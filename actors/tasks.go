@@ -511,7 +511,7 @@ func connectionFailed(err error) bool {
 // itself; a failed request does), and hands cl back to resume the task
 // on the next connection: resume.
 func (c *mcpConnection) resumeLost(s *mcp.ClientSession, cl *call, err error, cancel bool) {
-	c.system.Root.Send(c.self, &sessionEnded{session: s, err: err})
+	c.system.Root.Send(c.self, &sessionEnded{err: err})
 	c.resume(cl, err, cancel)
 }
 
