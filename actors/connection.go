@@ -311,9 +311,9 @@ type (
 	toolsStale struct{}
 	// toolsListed: a tools/list after connecting is done.
 	toolsListed struct {
-		tools   []*mcp.Tool
-		hints   listHints
-		err     error
+		tools []*mcp.Tool
+		hints listHints
+		err   error
 	}
 	// toolList is a connection's list after a refresh, for its supervisor.
 	toolList struct{ ready *messages.Ready }

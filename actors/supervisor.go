@@ -135,7 +135,7 @@ type mcpSupervisor struct {
 	system *actor.ActorSystem
 	child  *actor.PID
 	sup    actor.Supervisor // the supervisor side of our own context
-	lostAt       time.Time // when the ready session was lost, until the next is ready
+	lostAt time.Time        // when the ready session was lost, until the next is ready
 	// outageSince is when the failures in a row began (the lost session,
 	// or the first failed connection), until a session is ready: the
 	// cool-down grows with the outage.

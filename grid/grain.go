@@ -35,7 +35,7 @@ type grain struct {
 	drainTimeout time.Duration
 	logger       *zap.Logger
 
-	sup     *actor.PID
+	sup *actor.PID
 	// conn is the connection while it is ready (hostmsg.WatchDirect),
 	// under connMu: once the supervisor's Notify has returned, no call
 	// goes to the connection it replaced, which the supervisor retires
