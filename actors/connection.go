@@ -208,9 +208,11 @@ type mcpConnection struct {
 	finishers   []*actor.PID
 	awaitFinish atomic.Bool
 
-	// handMu orders a call handed back to the supervisor (to resume its
-	// task) before the cancellation of it that the connection passes on.
-	handMu sync.Mutex
+	// handed are the calls this connection handed back to its supervisor
+	// (never sent, RetryIdempotent, a task to resume), by ID, with their
+	// senders: a cancel that reaches this connection after the call left
+	// follows it there.
+	handed map[uint64]*actor.PID
 
 	cancelDial context.CancelFunc
 	dialMu     sync.Mutex // guards stopped against a dial that finishes late
@@ -230,15 +232,18 @@ type queuedCall struct {
 	cancelled bool
 }
 
-// call is one tool call in flight. replied ensures that exactly one answer
-// reaches the caller, whether from the call's goroutine or from a failure.
+// call is one tool call in flight. Its goroutine answers the caller (the
+// one author of the answer); what else becomes of the call (handed back to
+// the supervisor, or dropped because its caller gave up) the actor decides,
+// in its mailbox, where the call's cancel arrives too.
 type call struct {
 	retry    bool // may run again on the next session (RetryIdempotent)
 	msg      *messages.CallTool
 	sender   *actor.PID
 	cancel   context.CancelCauseFunc
 	timer    *time.Timer // fires cancel at the call's deadline
-	replied  atomic.Bool
+	gaveUp   bool        // its caller cancelled it; the actor's alone
+	back     bool        // its goroutine handed it back (handBack); the goroutine's alone
 	finished atomic.Bool // the call's goroutine is done with it
 
 	// prog is set for calls with a progress token (Progress or
@@ -255,13 +260,6 @@ type call struct {
 	// taskState is the task's latest state while it is driven, for a
 	// resumption on the next connection.
 	taskState atomic.Pointer[messages.TaskState]
-	// handedBack: the call went back to the supervisor, to resume its
-	// task on the next connection; under the connection's handMu.
-	handedBack bool
-	// announced: the supervisor was told that the call comes back to
-	// resume its task; settled: its task's drive has ended, and it is not
-	// announced any more (tasks_handback.go). Both under handMu.
-	announced, settled bool
 }
 
 // callProgress is a call's progress token, its idle timer, and, under mu,
@@ -354,7 +352,11 @@ func (c *mcpConnection) Receive(ctx actor.Context) {
 	case *messages.CallTool:
 		c.onCallTool(ctx.Sender(), msg)
 	case *messages.CancelCall:
-		c.onCancel(msg.ID)
+		c.onCancel(msg.ID, ctx.Sender())
+	case *handBack:
+		c.onHandBack(msg)
+	case *stopNow:
+		ctx.Stop(ctx.Self())
 	case *messages.ServerRequest:
 		c.onServerRequest(ctx.Sender(), msg)
 	case *messages.RefreshTools:
@@ -375,7 +377,9 @@ func (c *mcpConnection) Receive(ctx actor.Context) {
 	case *retire:
 		c.onRetire(ctx)
 	case *drained:
-		ctx.Stop(ctx.Self())
+		// The supervisor answers with stopNow, after whatever it sent here
+		// before (a cancel to follow a call handed back).
+		c.system.Root.RequestWithCustomSender(c.parent, msg, c.self)
 	case *actor.Restarting:
 		// Only an unsupervised connection's parent restarts it, for a
 		// panic nothing expected; a supervisor spawns a new connection.
@@ -398,11 +402,16 @@ func (c *mcpConnection) Receive(ctx actor.Context) {
 // stops once its goroutines are done.
 type retire struct{}
 
-// drained: a retired connection's goroutines are done.
-type drained struct{}
+// drained: a retired connection's goroutines are done, which it tells
+// its supervisor; stopNow is the supervisor's answer.
+type (
+	drained struct{}
+	stopNow struct{}
+)
 
 func (*retire) IgnoreDeadLetterLogging()  {}
 func (*drained) IgnoreDeadLetterLogging() {}
+func (*stopNow) IgnoreDeadLetterLogging() {}
 
 // onRetire waits, off the mailbox, for this connection's goroutines, and
 // then stops it. Nothing starts one after the session ended but the
@@ -538,7 +547,7 @@ func (c *mcpConnection) onDialDone(msg *dialDone) {
 	for _, q := range c.queued {
 		c.onCallTool(q.sender, q.msg)
 		if q.cancelled {
-			c.onCancel(q.msg.ID)
+			c.onCancel(q.msg.ID, q.sender)
 		}
 	}
 	c.queued = nil
@@ -591,7 +600,7 @@ func (c *mcpConnection) onCallTool(sender *actor.PID, msg *messages.CallTool) {
 			// Sent to this connection as its session ended (straight, by a
 			// host that had not heard yet): never sent, it goes back to the
 			// supervisor, which queues it for the next session.
-			c.system.Root.RequestWithCustomSender(c.parent, msg, sender)
+			c.sendBack(msg, sender, false)
 			return
 		}
 		f := *c.failure
@@ -701,8 +710,11 @@ func (c *mcpConnection) run(ctx context.Context, s *mcp.ClientSession, conn *env
 		}
 		reply = c.callFailed(ctx, s, tail, cl, err)
 	}()
-	if reply != nil && cl.replied.CompareAndSwap(false, true) {
+	if reply != nil {
 		c.cfg.Deliver(c.system, cl.sender, reply)
+	}
+	if cl.back {
+		return // the actor is done with it as it takes it back (onHandBack)
 	}
 	cl.finished.Store(true)
 	if c.awaitFinish.Load() {
@@ -716,7 +728,7 @@ func (c *mcpConnection) run(ctx context.Context, s *mcp.ClientSession, conn *env
 func (c *mcpConnection) callFailed(ctx context.Context, s *mcp.ClientSession, tail transportext.StderrTail, cl *call, err error) *messages.CallToolReply {
 	msg := cl.msg
 	cause := context.Cause(ctx)
-	if cl.replied.Load() {
+	if errors.Is(cause, errCallerGaveUp) {
 		return nil // the caller gave up: nobody to answer, nothing to run again
 	}
 	var ended *connectionEnded
@@ -731,14 +743,14 @@ func (c *mcpConnection) callFailed(ctx context.Context, s *mcp.ClientSession, ta
 		// reconnecting.
 		c.system.Root.Send(c.self, &sessionEnded{err: err})
 		if c.supervised() {
-			c.system.Root.RequestWithCustomSender(c.parent, msg, cl.sender)
+			c.handBack(cl, msg, false)
 			return nil
 		}
 		return lostCall(msg, withTail("the session ended before the call was sent: "+err.Error(), tail))
 	case ended != nil:
 		if cl.retry {
 			// Back to the parent, which queues it for the next session.
-			c.system.Root.RequestWithCustomSender(c.parent, msg, cl.sender)
+			c.handBack(cl, msg, false)
 			return nil
 		}
 		return lostCall(msg, "call in flight when the connection ended: "+ended.f.Message)
@@ -752,7 +764,7 @@ func (c *mcpConnection) callFailed(ctx context.Context, s *mcp.ClientSession, ta
 		// itself; a failed exchange does.
 		c.system.Root.Send(c.self, &sessionEnded{err: err})
 		if cl.retry {
-			c.system.Root.RequestWithCustomSender(c.parent, msg, cl.sender)
+			c.handBack(cl, msg, false)
 			return nil
 		}
 		f := causeOf(&messages.Failure{Kind: messages.FailureInternal, Message: withTail("connection lost: "+lostWords(err), tail)}, err)
@@ -794,35 +806,91 @@ func limitOf(msg *messages.CallTool) string {
 // which queues the calls handed back to it for the next session.
 func (c *mcpConnection) supervised() bool { return c.cfg.EscalateFailures && c.parent != nil }
 
-func (c *mcpConnection) onCancel(id uint64) {
+// onCancel is a caller's giving up on call id: sender is the cancel's,
+// nil for a host's cancel, which names the call of any caller. The call
+// is in flight here (cancelled; whatever its goroutine reports later, the
+// call is not sent again), or went back to the supervisor (the cancel
+// follows it, behind it in the supervisor's mailbox), or waits for the
+// session here.
+func (c *mcpConnection) onCancel(id uint64, sender *actor.PID) {
 	if c.requests.cancel(id) {
 		return
 	}
-	if cl, ok := c.inflight[id]; ok && cl.task != nil {
-		c.handMu.Lock()
-		if cl.handedBack {
-			// Its task resumes on the next connection, which cancels it.
-			c.system.Root.Send(c.parent, &messages.CancelCall{ID: id})
-		}
-		c.handMu.Unlock()
+	if to, ok := c.handed[id]; ok && cancels(sender, to) {
+		delete(c.handed, id)
+		c.system.Root.RequestWithCustomSender(c.parent, &messages.CancelCall{ID: id}, to)
+		return
 	}
-	if cl, ok := c.inflight[id]; ok && !cl.finished.Load() {
-		c.handMu.Lock()
-		cl.replied.Store(true) // the caller is gone; nobody to answer
-		c.handMu.Unlock()
-		cl.cancel(errCallerGaveUp)
+	if cl, ok := c.inflight[id]; ok && cancels(sender, cl.sender) {
+		if !cl.gaveUp && !cl.finished.Load() {
+			cl.gaveUp = true
+			cl.cancel(errCallerGaveUp)
+		}
 		return
 	}
 	for i, q := range c.queued {
-		if q.msg.ID == id && q.msg.Task != nil {
+		if q.msg.ID != id || !cancels(sender, q.sender) {
+			continue
+		}
+		if q.msg.Task != nil {
 			c.queued[i].cancelled = true // the task runs on the server: cancelled once connected
 			return
 		}
-		if q.msg.ID == id {
-			c.queued = append(c.queued[:i], c.queued[i+1:]...)
-			return
-		}
+		c.queued = append(c.queued[:i], c.queued[i+1:]...)
+		return
 	}
+}
+
+// cancels reports whether a cancel from sender names a call of caller's:
+// a cancel with no sender (a host's, or this module's own) names the call
+// of any caller.
+func cancels(sender, caller *actor.PID) bool {
+	return sender == nil || caller != nil && caller.Equal(sender)
+}
+
+// handBack: a call's goroutine hands the call back, for the actor to
+// decide in its mailbox: to the supervisor, for the next session, or
+// nowhere, its caller having given up (a task is then resumed only to be
+// cancelled: with cancel too).
+type handBack struct {
+	cl     *call
+	msg    *messages.CallTool // cl's, or a copy that resumes its task
+	cancel bool
+}
+
+func (*handBack) IgnoreDeadLetterLogging() {}
+
+// handBack runs on cl's goroutine: the call goes back to the actor.
+func (c *mcpConnection) handBack(cl *call, msg *messages.CallTool, cancel bool) {
+	cl.back = true
+	c.system.Root.Send(c.self, &handBack{cl: cl, msg: msg, cancel: cancel})
+}
+
+// onHandBack decides a call handed back by its goroutine: a caller that
+// gave up before it came back has it dropped (or, a task, resumed only to
+// be cancelled); any other goes to the supervisor.
+func (c *mcpConnection) onHandBack(h *handBack) {
+	cl := h.cl
+	cl.finished.Store(true)
+	defer c.checkFinished()
+	if cl.gaveUp && h.msg.Task == nil {
+		return
+	}
+	c.sendBack(h.msg, cl.sender, h.cancel || cl.gaveUp)
+}
+
+// sendBack hands msg, from sender, to the supervisor, and its cancel
+// after it when its caller gave up; a later cancel follows it (onCancel).
+func (c *mcpConnection) sendBack(msg *messages.CallTool, sender *actor.PID, cancel bool) {
+	c.system.Root.RequestWithCustomSender(c.parent, msg, sender)
+	if cancel {
+		c.system.Root.RequestWithCustomSender(c.parent, &messages.CancelCall{ID: msg.ID}, sender)
+		return
+	}
+	if c.handed == nil {
+		c.handed = map[uint64]*actor.PID{}
+	}
+	c.handed[msg.ID] = sender
 }
 
 func (c *mcpConnection) onSessionEnded(msg *sessionEnded) {
@@ -864,10 +932,7 @@ func (c *mcpConnection) end(f *messages.Failure) {
 	for _, q := range c.queued {
 		if c.supervised() {
 			// Never sent: the parent keeps it for the next session.
-			c.system.Root.RequestWithCustomSender(c.parent, q.msg, q.sender)
-			if q.cancelled {
-				c.system.Root.Send(c.parent, &messages.CancelCall{ID: q.msg.ID})
-			}
+			c.sendBack(q.msg, q.sender, q.cancelled)
 		} else if q.cancelled {
 			continue
 		} else {
@@ -888,7 +953,6 @@ func (c *mcpConnection) end(f *messages.Failure) {
 	for _, cl := range c.inflight {
 		if !cl.finished.Load() {
 			c.untrack(cl)
-			c.announceResume(cl, ended) // before the failure reaches the supervisor (tasks_handback.go)
 			cl.cancel(ended)
 		}
 	}

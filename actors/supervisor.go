@@ -149,8 +149,11 @@ type mcpSupervisor struct {
 	ready    *messages.Ready
 	waiters  []*actor.PID // AwaitReady senders until the first session
 	queue    []*waitingCall
-	ahead    map[uint64]aheadCall // calls announced to come back to resume their tasks (tasks_handback.go)
-	requests []*waitingRequest    // resources and prompts requests held (resources.go)
+	requests []*waitingRequest // resources and prompts requests held (resources.go)
+	// retired are the connections of ended sessions, until they have
+	// drained: a cancel goes to them too, to find a call still on its way
+	// back from one.
+	retired  []*actor.PID
 	nextWait uint64
 	failures int         // consecutive failures since the last ready session
 	restarts []time.Time // restart times inside the window
@@ -280,10 +283,11 @@ func (s *mcpSupervisor) Receive(ctx actor.Context) {
 		s.onCallTool(ctx, msg)
 	case *messages.CancelCall:
 		s.onCancel(ctx, msg)
-	case *resumeAhead:
-		s.onResumeAhead(msg) // (tasks_handback.go)
-	case *resumeOff:
-		delete(s.ahead, msg.id)
+	case *drained:
+		// A retired connection is done: stopNow reaches it after whatever
+		// was sent to it before.
+		s.retired = slices.DeleteFunc(s.retired, ctx.Sender().Equal)
+		ctx.Send(ctx.Sender(), &stopNow{})
 	case *messages.ServerRequest:
 		s.onServerRequest(ctx, msg)
 	case *requestWaitExpired:
@@ -298,6 +302,7 @@ func (s *mcpSupervisor) Receive(ctx actor.Context) {
 		s.onWatch(ctx, false)
 	case *actor.Terminated:
 		s.watchers.remove(msg.Who) // a watcher's member is gone
+		s.retired = slices.DeleteFunc(s.retired, msg.Who.Equal)
 	case *restartChild:
 		s.backoff = nil
 		switch s.phase {
@@ -351,7 +356,8 @@ func (s *mcpSupervisor) startChild(ctx actor.Context) {
 func (s *mcpSupervisor) retire(sup actor.Supervisor, child *actor.PID) {
 	sup.ResumeChildren(child)
 	s.system.Root.Send(child, &retire{})
-	if s.child.Equal(child) {
+	s.retired = append(s.retired, child)
+	if s.child != nil && s.child.Equal(child) {
 		s.child = nil
 	}
 }
@@ -672,7 +678,6 @@ func (s *mcpSupervisor) onAwaitReady(ctx actor.Context) {
 }
 
 func (s *mcpSupervisor) onCallTool(ctx actor.Context, msg *messages.CallTool) {
-	cancelled := s.takeAhead(msg)
 	if s.retrying() {
 		// No session has ever been up: nothing says one will be soon.
 		f := *s.status.LastFailure
@@ -683,11 +688,8 @@ func (s *mcpSupervisor) onCallTool(ctx actor.Context, msg *messages.CallTool) {
 	switch s.status.State {
 	case Ready:
 		s.forward(ctx)
-		if cancelled {
-			s.system.Root.Send(s.child, &messages.CancelCall{ID: msg.ID})
-		}
 	case Connecting, Reconnecting:
-		w := &waitingCall{sender: ctx.Sender(), msg: msg, cancelled: cancelled}
+		w := &waitingCall{sender: ctx.Sender(), msg: msg}
 		w.seq, w.timer = s.hold(msg.Deadline, func(seq uint64) any { return &waitExpired{seq: seq} })
 		s.queue = append(s.queue, w)
 	default:
@@ -697,27 +699,33 @@ func (s *mcpSupervisor) onCallTool(ctx actor.Context, msg *messages.CallTool) {
 	}
 }
 
+// onCancel is a caller's giving up on a call, decided here when the call
+// waits in the queue, and otherwise by the connection that has it: the
+// session's, or a retired one's, from which the call may be on its way
+// back (a retired connection that handed it back already sends the cancel
+// after it, so it finds the call in the queue).
 func (s *mcpSupervisor) onCancel(ctx actor.Context, msg *messages.CancelCall) {
 	if s.dropRequest(ctx.Sender(), msg.ID) {
 		return
 	}
 	for i, w := range s.queue {
-		if w.msg.ID == msg.ID && w.msg.Task != nil && cancelsTaskOf(ctx.Sender(), w.sender) {
+		if w.msg.ID != msg.ID || !cancels(ctx.Sender(), w.sender) {
+			continue
+		}
+		if w.msg.Task != nil {
 			// A task to resume runs on the server: the next connection
 			// resumes it only to cancel it (tasks/cancel, once).
 			w.cancelled = true
 			return
 		}
-		if w.msg.ID == msg.ID && w.sender.Equal(ctx.Sender()) {
-			w.timer.Stop()
-			s.queue = slices.Delete(s.queue, i, i+1)
-			return
-		}
-	}
-	if s.cancelAhead(ctx.Sender(), msg) {
-		return // its call comes back to resume its task, to be cancelled
+		w.timer.Stop()
+		s.queue = slices.Delete(s.queue, i, i+1)
+		return
 	}
 	s.forward(ctx)
+	for _, r := range s.retired {
+		ctx.RequestWithCustomSender(r, msg, ctx.Sender())
+	}
 }
 
 // forward passes the message ctx is receiving on to the child, envelope,

@@ -416,7 +416,6 @@ func (c *mcpConnection) driveTask(ctx context.Context, s *mcp.ClientSession, con
 	}
 	res, err := tasks.Drive(ctx, conn.request, cfg, t)
 	reply, resume := c.taskEnded(ctx, s, cl, t.ID, res, err)
-	c.settle(cl) // (tasks_handback.go)
 	if resume {
 		tel.resumed() // the next connection's span goes on (tasks_telemetry.go)
 		return nil    // the record stays: the next connection goes on
@@ -535,15 +534,9 @@ func (c *mcpConnection) resume(cl *call, err error, cancel bool) {
 		m.Deadline, m.Limit = m.TaskDeadline, m.TaskLimit
 	}
 	c.log.Info("mcp task resumes on the next connection", zap.String("task", m.Task.ID), zap.Error(err))
-	c.handMu.Lock()
-	defer c.handMu.Unlock()
-	cl.handedBack = true
-	c.system.Root.RequestWithCustomSender(c.parent, &m, cl.sender)
-	if cancel || cl.replied.Load() {
-		// Its caller gave up already: the next connection resumes the
-		// task only to cancel it.
-		c.system.Root.Send(c.parent, &messages.CancelCall{ID: m.ID})
-	}
+	// The actor decides: a caller that gave up has the next connection
+	// resume the task only to cancel it.
+	c.handBack(cl, &m, cancel)
 }
 
 // leave is tasks.Config.Leave: a task whose connection failed is left to

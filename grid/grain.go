@@ -137,7 +137,7 @@ func (g *grain) setConn(pid *actor.PID) {
 	g.connMu.Unlock()
 }
 
-// sendStraight sends msg, from sender, to the connection while it is
+// sendStraight sends a call, from sender, to the connection while it is
 // ready, and otherwise to the supervisor.
 func (g *grain) sendStraight(ctx actor.Context, msg any, sender *actor.PID) {
 	g.connMu.Lock()
@@ -149,9 +149,8 @@ func (g *grain) sendStraight(ctx actor.Context, msg any, sender *actor.PID) {
 	ctx.RequestWithCustomSender(to, msg, sender)
 }
 
-// serve passes a message of the protocol on to the supervisor (a call, or
-// its cancellation, to the connection itself while it is ready), with its
-// sender. A request of the server's resources or prompts goes to the
+// serve passes a message of the protocol on to the supervisor (a call to
+// the connection itself while it is ready), with its sender. A request of the server's resources or prompts goes to the
 // supervisor, which holds it while reconnecting as it holds calls; while
 // draining it bounces, as a call does, to the grain's next home.
 func (g *grain) serve(ctx actor.Context, msg any) {
@@ -171,10 +170,8 @@ func (g *grain) serve(ctx actor.Context, msg any) {
 		g.noteCaller(ctx)
 		g.sendStraight(ctx, call, ctx.Sender())
 	default:
-		if _, ok := msg.(*messages.CancelCall); ok {
-			g.sendStraight(ctx, msg, ctx.Sender())
-			return
-		}
+		// A cancel too goes to the supervisor, which decides the call's
+		// fate wherever it is (queued, in flight, on its way back).
 		ctx.RequestWithCustomSender(g.sup, msg, ctx.Sender())
 	}
 }
