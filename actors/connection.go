@@ -215,8 +215,9 @@ type mcpConnection struct {
 	handed map[uint64]*actor.PID
 
 	cancelDial context.CancelFunc
-	dialMu     sync.Mutex // guards stopped against a dial that finishes late
-	stopped    bool
+	// dialOut holds the outcome of the dial, which dialReady announces: a
+	// connection that stops first finds it there, and closes its session.
+	dialOut chan *dialDone
 	// wg counts every goroutine this actor started; it is this actor's
 	// alone. A retired connection stops once it is zero (drained); a
 	// stop from above (the supervisor's, at Close) waits for it.
@@ -259,7 +260,9 @@ type call struct {
 	task *directcall.TaskAnswer
 	// taskState is the task's latest state while it is driven, for a
 	// resumption on the next connection.
-	taskState atomic.Pointer[messages.TaskState]
+	// The call's goroutine's alone: tasks.Drive keeps it on that
+	// goroutine, and resume reads it there after the drive.
+	taskState *messages.TaskState
 }
 
 // callProgress is a call's progress token, its idle timer, and, under mu,
@@ -332,7 +335,7 @@ func (c *mcpConnection) logTail(tail transportext.StderrTail) {
 
 func newConnection(cfg ConnectionConfig) *mcpConnection {
 	c := &mcpConnection{cfg: cfg, inflight: map[uint64]*call{}, pruneAt: 64, tokens: map[string]*call{},
-		log: logfield.Server(cfg.Logger, transportext.LabelOf(cfg.Transport))}
+		log: logfield.Server(cfg.Logger, transportext.LabelOf(cfg.Transport)), dialOut: make(chan *dialDone, 1)}
 	if cfg.Telemetry != nil {
 		c.peer = peerOf(cfg.Transport)
 	}
@@ -347,6 +350,12 @@ func (c *mcpConnection) Receive(ctx actor.Context) {
 		c.startDial()
 	case *dialDone:
 		c.onDialDone(msg)
+	case *dialReady:
+		select {
+		case d := <-c.dialOut:
+			c.onDialDone(d)
+		default: // an earlier instance's, restarted (an unsupervised connection)
+		}
 	case *messages.AwaitReady:
 		c.onAwaitReady(ctx)
 	case *messages.CallTool:
@@ -385,6 +394,7 @@ func (c *mcpConnection) Receive(ctx actor.Context) {
 		// panic nothing expected; a supervisor spawns a new connection.
 		c.release()
 		c.wg.Wait()
+		c.closeUnread()
 	case *actor.Stopping:
 		c.release()
 		// A retired connection stops once drained: this waits for nothing.
@@ -394,6 +404,24 @@ func (c *mcpConnection) Receive(ctx actor.Context) {
 		// goroutines (a stdio child's reaping is bounded by its
 		// TerminateTimeout), so that nothing outlives Close.
 		c.wg.Wait()
+		c.closeUnread()
+	}
+}
+
+// dialReady: the dial's outcome is in dialOut.
+type dialReady struct{}
+
+func (*dialReady) IgnoreDeadLetterLogging() {}
+
+// closeUnread closes the session of a dial whose outcome this connection,
+// stopping, never read: its goroutines are done, so it is there or never.
+func (c *mcpConnection) closeUnread() {
+	select {
+	case d := <-c.dialOut:
+		if d.d != nil {
+			_ = d.d.session.Close()
+		}
+	default:
 	}
 }
 
@@ -462,7 +490,7 @@ func (c *mcpConnection) checkFinished() {
 // at the connect timeout that is a failure at once, whatever the attempt
 // is still doing. The attempt is then aborted (a stdio child is killed: a
 // server that ignores its closed stdin would cost its TerminateTimeout
-// twice over), and ends in the background; the last stop waits for it.
+// twice over), and ends in the background; a stop waits for it.
 func (c *mcpConnection) startDial() {
 	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.ConnectTimeout)
 	c.cancelDial = cancel
@@ -509,16 +537,8 @@ func (c *mcpConnection) startDial() {
 				return
 			}
 		}
-		if o.d != nil {
-			c.dialMu.Lock()
-			if c.stopped {
-				c.dialMu.Unlock()
-				_ = o.d.session.Close()
-				return
-			}
-			c.dialMu.Unlock()
-		}
-		c.system.Root.Send(c.self, &dialDone{d: o.d, failure: o.failure, tail: tailOf()})
+		c.dialOut <- &dialDone{d: o.d, failure: o.failure, tail: tailOf()}
+		c.system.Root.Send(c.self, &dialReady{})
 	}()
 }
 
@@ -1000,9 +1020,6 @@ func (c *mcpConnection) closeSession(s *mcp.ClientSession) {
 // child), and what they send this PID names this instance or its session,
 // which the next instance ignores.
 func (c *mcpConnection) release() {
-	c.dialMu.Lock()
-	c.stopped = true
-	c.dialMu.Unlock()
 	c.closing = true
 	if c.cancelDial != nil {
 		c.cancelDial()

@@ -524,7 +524,7 @@ func (c *mcpConnection) resumes() bool { return c.supervised() && resumesTasks(&
 // caller gave up, the next connection resumes the task only to cancel it.
 func (c *mcpConnection) resume(cl *call, err error, cancel bool) {
 	m := *cl.msg
-	m.Task = cl.taskState.Load()
+	m.Task = cl.taskState
 	switch {
 	case cancel:
 		// Its caller was answered: nothing bounds the cancel but the
@@ -576,7 +576,7 @@ func (c *mcpConnection) taskKeeper(cl *call, t *tasks.Task) *taskKeeper {
 // keep is tasks.Config.Keep.
 func (k *taskKeeper) keep(t *tasks.Task) error {
 	st := t.State()
-	k.cl.taskState.Store(st)
+	k.cl.taskState = st
 	if k.store == nil {
 		return nil
 	}
