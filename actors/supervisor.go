@@ -120,8 +120,8 @@ func NewSupervisorProps(cfg SupervisorConfig) *actor.Props {
 // mcpSupervisor (the McpSupervisor actor) is the parent of one connection
 // actor and the front door to it. It forwards calls while the connection
 // is ready, queues them in order while it reconnects (and the calls its
-// child never sent), and restarts a
-// failed connection with exponential backoff and jitter, within a restart
+// child never sent), and replaces a failed connection (a new child, a new
+// PID) after exponential backoff and jitter, within a restart
 // budget; past it a breaker opens, and one reconnection is tried after each
 // cool-down. What no restart mends (a server that does not speak
 // 2026-07-28, a command that cannot start) is not retried until
@@ -450,7 +450,7 @@ func permanent(f *messages.Failure) bool {
 }
 
 // openBreaker stops restarting after the budget is spent (or a half-open
-// try failed): the failed child rests as it ended, calls fail at once with f's
+// try failed): the failed child is retired, calls fail at once with f's
 // cause and when the next try is, and after the cool-down one
 // reconnection is tried. The cool-down grows with the outage
 // (coolDownFor).
@@ -476,9 +476,9 @@ func (s *mcpSupervisor) openBreaker(f *messages.Failure, now time.Time) {
 	s.backoff = time.AfterFunc(s.coolDown, func() { s.system.Root.Send(s.self, &coolDownOver{}) })
 }
 
-// tryAgain restarts the failed child as a connection that dials: after a
-// cool-down (as phaseHalfOpen), or when the host asks (as the phase of a
-// try: phaseHalfOpen is never given then).
+// tryAgain spawns a new connection, which dials: after a cool-down (as
+// phaseHalfOpen), or when the host asks (as the phase of a try:
+// phaseHalfOpen is never given then).
 func (s *mcpSupervisor) tryAgain(ctx actor.Context, trial phase) {
 	// Counted before the status that announces the try, as a backoff's is.
 	s.countRestart()
