@@ -66,11 +66,7 @@ func dial(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks, p peer
 	if cfg.Telemetry == nil {
 		return dialSession(ctx, cfg, hooks, p)
 	}
-	var restarts int64
-	if cfg.restarts != nil {
-		restarts = cfg.restarts.Load()
-	}
-	ctx, span := cfg.Telemetry.startConnect(ctx, p, restarts)
+	ctx, span := cfg.Telemetry.startConnect(ctx, p, cfg.restarts)
 	d, f := dialSession(ctx, cfg, hooks, p)
 	tools := 0
 	if d != nil {

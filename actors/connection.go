@@ -90,14 +90,10 @@ type ConnectionConfig struct {
 	// declare it.
 	Tasks *TaskSettings
 
-	// restarts, set by a supervisor, is its restart count, which a
-	// connection attempt's span records.
-	restarts *atomic.Int64
-	// background, set by a supervisor, counts the goroutines of every
-	// connection it has run: a restarted connection leaves its own to
-	// finish (a stdio child to reap) while the next one dials, and the
-	// last one's stop waits for them all.
-	background *sync.WaitGroup
+	// restarts, set by a supervisor as it spawns the connection, is its
+	// restart count so far, which the connection attempt's span records:
+	// a value, copied into each session's connection.
+	restarts int64
 }
 
 // sendAsIs is the Deliver of a host whose callers are all in its process.
@@ -212,14 +208,21 @@ type mcpConnection struct {
 	finishers   []*actor.PID
 	awaitFinish atomic.Bool
 
-	// handMu orders a call handed back to the supervisor (to resume its
-	// task) before the cancellation of it that the connection passes on.
-	handMu sync.Mutex
+	// handed are the calls this connection handed back to its supervisor
+	// (never sent, RetryIdempotent, a task to resume), by ID, with their
+	// senders: a cancel that reaches this connection after the call left
+	// follows it there.
+	handed map[uint64]*actor.PID
 
 	cancelDial context.CancelFunc
-	dialMu     sync.Mutex // guards stopped against a dial that finishes late
-	stopped    bool
-	wg         *sync.WaitGroup // every goroutine this actor started (ConnectionConfig.background)
+	// dialOut holds the outcome of the dial, which dialReady announces: a
+	// connection that stops first finds it there, and closes its session.
+	dialOut chan *dialDone
+	// wg counts every goroutine this actor started; it is this actor's
+	// alone. A retired connection stops once it is zero (drained); a
+	// stop from above (the supervisor's, at Close) waits for it.
+	wg      sync.WaitGroup
+	retired bool // its supervisor has a new session, or none: stop once drained
 }
 
 type queuedCall struct {
@@ -230,15 +233,18 @@ type queuedCall struct {
 	cancelled bool
 }
 
-// call is one tool call in flight. replied ensures that exactly one answer
-// reaches the caller, whether from the call's goroutine or from a failure.
+// call is one tool call in flight. Its goroutine answers the caller (the
+// one author of the answer); what else becomes of the call (handed back to
+// the supervisor, or dropped because its caller gave up) the actor decides,
+// in its mailbox, where the call's cancel arrives too.
 type call struct {
 	retry    bool // may run again on the next session (RetryIdempotent)
 	msg      *messages.CallTool
 	sender   *actor.PID
 	cancel   context.CancelCauseFunc
 	timer    *time.Timer // fires cancel at the call's deadline
-	replied  atomic.Bool
+	gaveUp   bool        // its caller cancelled it; the actor's alone
+	back     bool        // its goroutine handed it back (handBack); the goroutine's alone
 	finished atomic.Bool // the call's goroutine is done with it
 
 	// prog is set for calls with a progress token (Progress or
@@ -254,14 +260,9 @@ type call struct {
 	task *directcall.TaskAnswer
 	// taskState is the task's latest state while it is driven, for a
 	// resumption on the next connection.
-	taskState atomic.Pointer[messages.TaskState]
-	// handedBack: the call went back to the supervisor, to resume its
-	// task on the next connection; under the connection's handMu.
-	handedBack bool
-	// announced: the supervisor was told that the call comes back to
-	// resume its task; settled: its task's drive has ended, and it is not
-	// announced any more (tasks_handback.go). Both under handMu.
-	announced, settled bool
+	// The call's goroutine's alone: tasks.Drive keeps it on that
+	// goroutine, and resume reads it there after the drive.
+	taskState *messages.TaskState
 }
 
 // callProgress is a call's progress token, its idle timer, and, under mu,
@@ -300,23 +301,20 @@ var (
 // Internal messages, sent by this actor's goroutines to itself.
 type (
 	dialDone struct {
-		by      *mcpConnection // the instance that dialed: a restart makes a new one
 		d       *dialed
 		failure *messages.Failure
 		tail    transportext.StderrTail // the attempt's child's stderr, if any
 	}
-	sessionEnded struct {
-		session *mcp.ClientSession
-		err     error
-	}
+	// Each connection actor runs one session: what its goroutines send
+	// names no session or instance.
+	sessionEnded struct{ err error }
 	// toolsStale: the server said its tool list changed.
-	toolsStale struct{ session *mcp.ClientSession }
+	toolsStale struct{}
 	// toolsListed: a tools/list after connecting is done.
 	toolsListed struct {
-		session *mcp.ClientSession
-		tools   []*mcp.Tool
-		hints   listHints
-		err     error
+		tools []*mcp.Tool
+		hints listHints
+		err   error
 	}
 	// toolList is a connection's list after a refresh, for its supervisor.
 	toolList struct{ ready *messages.Ready }
@@ -337,10 +335,7 @@ func (c *mcpConnection) logTail(tail transportext.StderrTail) {
 
 func newConnection(cfg ConnectionConfig) *mcpConnection {
 	c := &mcpConnection{cfg: cfg, inflight: map[uint64]*call{}, pruneAt: 64, tokens: map[string]*call{},
-		log: logfield.Server(cfg.Logger, transportext.LabelOf(cfg.Transport)), wg: cfg.background}
-	if c.wg == nil {
-		c.wg = new(sync.WaitGroup)
-	}
+		log: logfield.Server(cfg.Logger, transportext.LabelOf(cfg.Transport)), dialOut: make(chan *dialDone, 1)}
 	if cfg.Telemetry != nil {
 		c.peer = peerOf(cfg.Transport)
 	}
@@ -355,18 +350,28 @@ func (c *mcpConnection) Receive(ctx actor.Context) {
 		c.startDial()
 	case *dialDone:
 		c.onDialDone(msg)
+	case *dialReady:
+		select {
+		case d := <-c.dialOut:
+			c.onDialDone(d)
+		default: // an earlier instance's, restarted (an unsupervised connection)
+		}
 	case *messages.AwaitReady:
 		c.onAwaitReady(ctx)
 	case *messages.CallTool:
 		c.onCallTool(ctx.Sender(), msg)
 	case *messages.CancelCall:
-		c.onCancel(msg.ID)
+		c.onCancel(msg.ID, ctx.Sender())
+	case *handBack:
+		c.onHandBack(msg)
+	case *stopNow:
+		ctx.Stop(ctx.Self())
 	case *messages.ServerRequest:
 		c.onServerRequest(ctx.Sender(), msg)
 	case *messages.RefreshTools:
 		c.onRefresh(ctx.Sender())
 	case *toolsStale:
-		if msg.session == c.session && c.state == ready {
+		if c.state == ready {
 			c.listAgain()
 		}
 	case *toolsListed:
@@ -378,16 +383,81 @@ func (c *mcpConnection) Receive(ctx actor.Context) {
 		c.checkFinished()
 	case *callFinished:
 		c.checkFinished()
+	case *retire:
+		c.onRetire(ctx)
+	case *drained:
+		// The supervisor answers with stopNow, after whatever it sent here
+		// before (a cancel to follow a call handed back).
+		c.system.Root.RequestWithCustomSender(c.parent, msg, c.self)
 	case *actor.Restarting:
+		// Only an unsupervised connection's parent restarts it, for a
+		// panic nothing expected; a supervisor spawns a new connection.
 		c.release()
+		c.wg.Wait()
+		c.closeUnread()
 	case *actor.Stopping:
 		c.release()
-		// protoactor has no stop that ends later, by a message: the last
-		// connection's stop is the one wait, for the goroutines of every
-		// connection the supervisor ran (a stdio child's reaping is bounded
-		// by its TerminateTimeout), so that nothing outlives the actor.
+		// A retired connection stops once drained: this waits for nothing.
+		// A stop from above (Close) has no later end in protoactor
+		// (actorContext.handleStop finalizes once Stopping returns and the
+		// children are gone), so it waits here for this connection's own
+		// goroutines (a stdio child's reaping is bounded by its
+		// TerminateTimeout), so that nothing outlives Close.
 		c.wg.Wait()
+		c.closeUnread()
 	}
+}
+
+// dialReady: the dial's outcome is in dialOut.
+type dialReady struct{}
+
+func (*dialReady) IgnoreDeadLetterLogging() {}
+
+// closeUnread closes the session of a dial whose outcome this connection,
+// stopping, never read: its goroutines are done, so it is there or never.
+func (c *mcpConnection) closeUnread() {
+	select {
+	case d := <-c.dialOut:
+		if d.d != nil {
+			_ = d.d.session.Close()
+		}
+	default:
+	}
+}
+
+// retire: the supervisor is done with this connection (its session
+// failed), which answers, or hands back, whatever still reaches it, and
+// stops once its goroutines are done.
+type retire struct{}
+
+// drained: a retired connection's goroutines are done, which it tells
+// its supervisor; stopNow is the supervisor's answer.
+type (
+	drained struct{}
+	stopNow struct{}
+)
+
+func (*retire) IgnoreDeadLetterLogging()  {}
+func (*drained) IgnoreDeadLetterLogging() {}
+func (*stopNow) IgnoreDeadLetterLogging() {}
+
+// onRetire waits, off the mailbox, for this connection's goroutines, and
+// then stops it. Nothing starts one after the session ended but the
+// goroutines already counted.
+func (c *mcpConnection) onRetire(ctx actor.Context) {
+	if c.retired {
+		return
+	}
+	c.retired = true
+	if c.state != ended {
+		c.closing = true
+		c.end(closedFailure())
+	}
+	self, system := ctx.Self(), ctx.ActorSystem()
+	go func() {
+		c.wg.Wait()
+		system.Root.Send(self, &drained{})
+	}()
 }
 
 // callFinished tells a connection asked for [FinishCalls] that a call
@@ -420,7 +490,7 @@ func (c *mcpConnection) checkFinished() {
 // at the connect timeout that is a failure at once, whatever the attempt
 // is still doing. The attempt is then aborted (a stdio child is killed: a
 // server that ignores its closed stdin would cost its TerminateTimeout
-// twice over), and ends in the background; the last stop waits for it.
+// twice over), and ends in the background; a stop waits for it.
 func (c *mcpConnection) startDial() {
 	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.ConnectTimeout)
 	c.cancelDial = cancel
@@ -455,7 +525,7 @@ func (c *mcpConnection) startDial() {
 			select {
 			case o = <-done: // it finished as the time ran out
 			default:
-				c.system.Root.Send(c.self, &dialDone{by: c, failure: connectTimeout(&c.cfg, tailOf()), tail: tailOf()})
+				c.system.Root.Send(c.self, &dialDone{failure: connectTimeout(&c.cfg, tailOf()), tail: tailOf()})
 				if tr := opened.Load(); tr != nil {
 					if a, ok := (*tr).(transportext.Aborter); ok {
 						a.Abort() // a server that has not answered in time has nothing to save
@@ -467,21 +537,13 @@ func (c *mcpConnection) startDial() {
 				return
 			}
 		}
-		if o.d != nil {
-			c.dialMu.Lock()
-			if c.stopped {
-				c.dialMu.Unlock()
-				_ = o.d.session.Close()
-				return
-			}
-			c.dialMu.Unlock()
-		}
-		c.system.Root.Send(c.self, &dialDone{by: c, d: o.d, failure: o.failure, tail: tailOf()})
+		c.dialOut <- &dialDone{d: o.d, failure: o.failure, tail: tailOf()}
+		c.system.Root.Send(c.self, &dialReady{})
 	}()
 }
 
 func (c *mcpConnection) onDialDone(msg *dialDone) {
-	if msg.by != c || c.state != connecting {
+	if c.state != connecting {
 		if msg.d != nil {
 			c.closeSession(msg.d.session)
 		}
@@ -505,7 +567,7 @@ func (c *mcpConnection) onDialDone(msg *dialDone) {
 	for _, q := range c.queued {
 		c.onCallTool(q.sender, q.msg)
 		if q.cancelled {
-			c.onCancel(q.msg.ID)
+			c.onCancel(q.msg.ID, q.sender)
 		}
 	}
 	c.queued = nil
@@ -526,7 +588,7 @@ func (c *mcpConnection) watch(s *mcp.ClientSession, conn *envelopeConn) {
 	conn.afterClose(func() {
 		defer c.wg.Done()
 		err := s.Wait()
-		c.system.Root.Send(c.self, &sessionEnded{session: s, err: err})
+		c.system.Root.Send(c.self, &sessionEnded{err: err})
 	})
 }
 
@@ -554,6 +616,13 @@ func (c *mcpConnection) onCallTool(sender *actor.PID, msg *messages.CallTool) {
 		c.queued = append(c.queued, queuedCall{sender: sender, msg: msg})
 		return
 	case ended:
+		if c.supervised() && !c.closing {
+			// Sent to this connection as its session ended (straight, by a
+			// host that had not heard yet): never sent, it goes back to the
+			// supervisor, which queues it for the next session.
+			c.sendBack(msg, sender, false)
+			return
+		}
 		f := *c.failure
 		f.Op = messages.CallOp(msg.Name)
 		c.reply(sender, &messages.CallToolReply{ID: msg.ID, Failure: &f})
@@ -661,8 +730,11 @@ func (c *mcpConnection) run(ctx context.Context, s *mcp.ClientSession, conn *env
 		}
 		reply = c.callFailed(ctx, s, tail, cl, err)
 	}()
-	if reply != nil && cl.replied.CompareAndSwap(false, true) {
+	if reply != nil {
 		c.cfg.Deliver(c.system, cl.sender, reply)
+	}
+	if cl.back {
+		return // the actor is done with it as it takes it back (onHandBack)
 	}
 	cl.finished.Store(true)
 	if c.awaitFinish.Load() {
@@ -676,7 +748,7 @@ func (c *mcpConnection) run(ctx context.Context, s *mcp.ClientSession, conn *env
 func (c *mcpConnection) callFailed(ctx context.Context, s *mcp.ClientSession, tail transportext.StderrTail, cl *call, err error) *messages.CallToolReply {
 	msg := cl.msg
 	cause := context.Cause(ctx)
-	if cl.replied.Load() {
+	if errors.Is(cause, errCallerGaveUp) {
 		return nil // the caller gave up: nobody to answer, nothing to run again
 	}
 	var ended *connectionEnded
@@ -689,16 +761,16 @@ func (c *mcpConnection) callFailed(ctx context.Context, s *mcp.ClientSession, ta
 		// transport could not send it. The call never reached the server,
 		// so it waits for the next session like a call that arrives while
 		// reconnecting.
-		c.system.Root.Send(c.self, &sessionEnded{session: s, err: err})
+		c.system.Root.Send(c.self, &sessionEnded{err: err})
 		if c.supervised() {
-			c.system.Root.RequestWithCustomSender(c.parent, msg, cl.sender)
+			c.handBack(cl, msg, false)
 			return nil
 		}
 		return lostCall(msg, withTail("the session ended before the call was sent: "+err.Error(), tail))
 	case ended != nil:
 		if cl.retry {
 			// Back to the parent, which queues it for the next session.
-			c.system.Root.RequestWithCustomSender(c.parent, msg, cl.sender)
+			c.handBack(cl, msg, false)
 			return nil
 		}
 		return lostCall(msg, "call in flight when the connection ended: "+ended.f.Message)
@@ -710,9 +782,9 @@ func (c *mcpConnection) callFailed(ctx context.Context, s *mcp.ClientSession, ta
 	case brokenTransport(err):
 		// An HTTP endpoint that went away does not end the session by
 		// itself; a failed exchange does.
-		c.system.Root.Send(c.self, &sessionEnded{session: s, err: err})
+		c.system.Root.Send(c.self, &sessionEnded{err: err})
 		if cl.retry {
-			c.system.Root.RequestWithCustomSender(c.parent, msg, cl.sender)
+			c.handBack(cl, msg, false)
 			return nil
 		}
 		f := causeOf(&messages.Failure{Kind: messages.FailureInternal, Message: withTail("connection lost: "+lostWords(err), tail)}, err)
@@ -754,39 +826,95 @@ func limitOf(msg *messages.CallTool) string {
 // which queues the calls handed back to it for the next session.
 func (c *mcpConnection) supervised() bool { return c.cfg.EscalateFailures && c.parent != nil }
 
-func (c *mcpConnection) onCancel(id uint64) {
+// onCancel is a caller's giving up on call id: sender is the cancel's,
+// nil for a host's cancel, which names the call of any caller. The call
+// is in flight here (cancelled; whatever its goroutine reports later, the
+// call is not sent again), or went back to the supervisor (the cancel
+// follows it, behind it in the supervisor's mailbox), or waits for the
+// session here.
+func (c *mcpConnection) onCancel(id uint64, sender *actor.PID) {
 	if c.requests.cancel(id) {
 		return
 	}
-	if cl, ok := c.inflight[id]; ok && cl.task != nil {
-		c.handMu.Lock()
-		if cl.handedBack {
-			// Its task resumes on the next connection, which cancels it.
-			c.system.Root.Send(c.parent, &messages.CancelCall{ID: id})
-		}
-		c.handMu.Unlock()
+	if to, ok := c.handed[id]; ok && cancels(sender, to) {
+		delete(c.handed, id)
+		c.system.Root.RequestWithCustomSender(c.parent, &messages.CancelCall{ID: id}, to)
+		return
 	}
-	if cl, ok := c.inflight[id]; ok && !cl.finished.Load() {
-		c.handMu.Lock()
-		cl.replied.Store(true) // the caller is gone; nobody to answer
-		c.handMu.Unlock()
-		cl.cancel(errCallerGaveUp)
+	if cl, ok := c.inflight[id]; ok && cancels(sender, cl.sender) {
+		if !cl.gaveUp && !cl.finished.Load() {
+			cl.gaveUp = true
+			cl.cancel(errCallerGaveUp)
+		}
 		return
 	}
 	for i, q := range c.queued {
-		if q.msg.ID == id && q.msg.Task != nil {
+		if q.msg.ID != id || !cancels(sender, q.sender) {
+			continue
+		}
+		if q.msg.Task != nil {
 			c.queued[i].cancelled = true // the task runs on the server: cancelled once connected
 			return
 		}
-		if q.msg.ID == id {
-			c.queued = append(c.queued[:i], c.queued[i+1:]...)
-			return
-		}
+		c.queued = append(c.queued[:i], c.queued[i+1:]...)
+		return
 	}
 }
 
+// cancels reports whether a cancel from sender names a call of caller's:
+// a cancel with no sender (a host's, or this module's own) names the call
+// of any caller.
+func cancels(sender, caller *actor.PID) bool {
+	return sender == nil || caller != nil && caller.Equal(sender)
+}
+
+// handBack: a call's goroutine hands the call back, for the actor to
+// decide in its mailbox: to the supervisor, for the next session, or
+// nowhere, its caller having given up (a task is then resumed only to be
+// cancelled: with cancel too).
+type handBack struct {
+	cl     *call
+	msg    *messages.CallTool // cl's, or a copy that resumes its task
+	cancel bool
+}
+
+func (*handBack) IgnoreDeadLetterLogging() {}
+
+// handBack runs on cl's goroutine: the call goes back to the actor.
+func (c *mcpConnection) handBack(cl *call, msg *messages.CallTool, cancel bool) {
+	cl.back = true
+	c.system.Root.Send(c.self, &handBack{cl: cl, msg: msg, cancel: cancel})
+}
+
+// onHandBack decides a call handed back by its goroutine: a caller that
+// gave up before it came back has it dropped (or, a task, resumed only to
+// be cancelled); any other goes to the supervisor.
+func (c *mcpConnection) onHandBack(h *handBack) {
+	cl := h.cl
+	cl.finished.Store(true)
+	defer c.checkFinished()
+	if cl.gaveUp && h.msg.Task == nil {
+		return
+	}
+	c.sendBack(h.msg, cl.sender, h.cancel || cl.gaveUp)
+}
+
+// sendBack hands msg, from sender, to the supervisor, and its cancel
+// after it when its caller gave up; a later cancel follows it (onCancel).
+func (c *mcpConnection) sendBack(msg *messages.CallTool, sender *actor.PID, cancel bool) {
+	c.system.Root.RequestWithCustomSender(c.parent, msg, sender)
+	if cancel {
+		c.system.Root.RequestWithCustomSender(c.parent, &messages.CancelCall{ID: msg.ID}, sender)
+		return
+	}
+	if c.handed == nil {
+		c.handed = map[uint64]*actor.PID{}
+	}
+	c.handed[msg.ID] = sender
+}
+
 func (c *mcpConnection) onSessionEnded(msg *sessionEnded) {
-	if msg.session != c.session || c.state != ready {
+	if c.state != ready {
 		return
 	}
 	why := "server closed the connection"
@@ -824,10 +952,7 @@ func (c *mcpConnection) end(f *messages.Failure) {
 	for _, q := range c.queued {
 		if c.supervised() {
 			// Never sent: the parent keeps it for the next session.
-			c.system.Root.RequestWithCustomSender(c.parent, q.msg, q.sender)
-			if q.cancelled {
-				c.system.Root.Send(c.parent, &messages.CancelCall{ID: q.msg.ID})
-			}
+			c.sendBack(q.msg, q.sender, q.cancelled)
 		} else if q.cancelled {
 			continue
 		} else {
@@ -848,7 +973,6 @@ func (c *mcpConnection) end(f *messages.Failure) {
 	for _, cl := range c.inflight {
 		if !cl.finished.Load() {
 			c.untrack(cl)
-			c.announceResume(cl, ended) // before the failure reaches the supervisor (tasks_handback.go)
 			cl.cancel(ended)
 		}
 	}
@@ -896,9 +1020,6 @@ func (c *mcpConnection) closeSession(s *mcp.ClientSession) {
 // child), and what they send this PID names this instance or its session,
 // which the next instance ignores.
 func (c *mcpConnection) release() {
-	c.dialMu.Lock()
-	c.stopped = true
-	c.dialMu.Unlock()
 	c.closing = true
 	if c.cancelDial != nil {
 		c.cancelDial()

@@ -1,5 +1,6 @@
 // Package actors holds the McpConnection actor, which owns one MCP client
-// session, and (see supervisor.go) the parent that restarts it.
+// session, and (see supervisor.go) its supervising parent, which spawns a
+// new McpConnection, with a PID of its own, for every session.
 //
 // An McpConnection connects when it starts: it opens its transport, sends
 // server/discover through go-sdk (MCP 2026-07-28 only: a legacy initialize
@@ -7,11 +8,22 @@
 // then answers [messages.AwaitReady] and serves [messages.CallTool]. Its
 // Receive never blocks on I/O: each tool call runs in a goroutine of its own,
 // many at once on the one session, and the goroutine answers the caller
-// directly: it is the one author of the call's answer. When the session
-// ends or the actor stops, the actor cancels the calls in flight with the
-// cause, and each call's goroutine answers with it: a call that reached the
-// server fails ([messages.CauseConnectionLost]); one that never did goes
-// back to the supervising parent, to wait for the next session.
+// directly (the answer's way is one hop, as short as a call can have).
+// What else becomes of a call the connection decides in its mailbox, where
+// the call's cancel arrives too: a call that goes back for the next
+// session (never sent, RetryIdempotent, a task to resume) is handed to the
+// actor by its goroutine (handBack), and the actor drops it if its caller
+// gave up (a task: resumed only to be cancelled, once), or passes it to the
+// supervisor; a cancel that comes later follows it there. When the session
+// ends the actor cancels the calls in flight with the cause: a call that
+// reached the server fails ([messages.CauseConnectionLost]).
+//
+// A connection whose session ended is retired: it resumes, answers or
+// hands back whatever still reaches it, and tells its supervisor once its
+// own goroutines are done, which stops it after whatever it sent it
+// before. Nothing is shared between the two actors but messages: each
+// connection counts its own goroutines, and the supervisor's Close waits
+// for them through protoactor's stop of its children.
 //
 // The supervisor retries on a schedule (schedule.go) chosen so that an
 // outage costs about what it lasts and a server that never returns costs a

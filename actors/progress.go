@@ -19,8 +19,8 @@ func (c *mcpConnection) hooks() sessionHooks {
 	self, system := c.self, c.system
 	return sessionHooks{
 		progress: c.onProgress,
-		toolsChanged: func(s *mcp.ClientSession) {
-			system.Root.Send(self, &toolsStale{session: s})
+		toolsChanged: func(*mcp.ClientSession) {
+			system.Root.Send(self, &toolsStale{})
 		},
 	}
 }

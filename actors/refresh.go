@@ -54,14 +54,11 @@ func (c *mcpConnection) listAgain() {
 		defer c.wg.Done()
 		defer cancel()
 		tools, hints, err := listTools(ctx, s, logger)
-		system.Root.Send(self, &toolsListed{session: s, tools: tools, hints: hints, err: err})
+		system.Root.Send(self, &toolsListed{tools: tools, hints: hints, err: err})
 	}()
 }
 
 func (c *mcpConnection) onToolsListed(msg *toolsListed) {
-	if msg.session != c.session {
-		return // an earlier session's (or an earlier instance's) listing
-	}
 	c.listing = false
 	if c.state != ready {
 		return // the session ended meanwhile; end answered the waiters

@@ -146,7 +146,7 @@ func (c *mcpConnection) requestFailed(ctx context.Context, s *mcp.ClientSession,
 		return requestFailure(msg, &messages.Failure{Kind: messages.FailureInternal, Cause: messages.CauseDeadline,
 			Message: "deadline exceeded: " + requestLimit(msg) + " passed"})
 	case brokenTransport(err) || errors.Is(err, transport.ErrNotSent):
-		c.system.Root.Send(c.self, &sessionEnded{session: s, err: err})
+		c.system.Root.Send(c.self, &sessionEnded{err: err})
 		if c.supervised() {
 			c.system.Root.RequestWithCustomSender(c.parent, msg, sender)
 			return nil

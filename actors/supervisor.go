@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -122,8 +120,8 @@ func NewSupervisorProps(cfg SupervisorConfig) *actor.Props {
 // mcpSupervisor (the McpSupervisor actor) is the parent of one connection
 // actor and the front door to it. It forwards calls while the connection
 // is ready, queues them in order while it reconnects (and the calls its
-// child never sent), and restarts a
-// failed connection with exponential backoff and jitter, within a restart
+// child never sent), and replaces a failed connection (a new child, a new
+// PID) after exponential backoff and jitter, within a restart
 // budget; past it a breaker opens, and one reconnection is tried after each
 // cool-down. What no restart mends (a server that does not speak
 // 2026-07-28, a command that cannot start) is not retried until
@@ -137,9 +135,7 @@ type mcpSupervisor struct {
 	system *actor.ActorSystem
 	child  *actor.PID
 	sup    actor.Supervisor // the supervisor side of our own context
-	// restartCount mirrors status.Restarts for the connection's telemetry.
-	restartCount atomic.Int64
-	lostAt       time.Time // when the ready session was lost, until the next is ready
+	lostAt time.Time        // when the ready session was lost, until the next is ready
 	// outageSince is when the failures in a row began (the lost session,
 	// or the first failed connection), until a session is ready: the
 	// cool-down grows with the outage.
@@ -153,8 +149,11 @@ type mcpSupervisor struct {
 	ready    *messages.Ready
 	waiters  []*actor.PID // AwaitReady senders until the first session
 	queue    []*waitingCall
-	ahead    map[uint64]aheadCall // calls announced to come back to resume their tasks (tasks_handback.go)
-	requests []*waitingRequest    // resources and prompts requests held (resources.go)
+	requests []*waitingRequest // resources and prompts requests held (resources.go)
+	// retired are the connections of ended sessions, until they have
+	// drained: a cancel goes to them too, to find a call still on its way
+	// back from one.
+	retired  []*actor.PID
 	nextWait uint64
 	failures int         // consecutive failures since the last ready session
 	restarts []time.Time // restart times inside the window
@@ -263,10 +262,7 @@ func (*coolDownOver) IgnoreDeadLetterLogging() {}
 func (*waitExpired) IgnoreDeadLetterLogging()  {}
 
 func newSupervisor(cfg SupervisorConfig) *mcpSupervisor {
-	s := &mcpSupervisor{cfg: cfg}
-	s.cfg.Connection.restarts = &s.restartCount
-	s.cfg.Connection.background = new(sync.WaitGroup)
-	return s
+	return &mcpSupervisor{cfg: cfg}
 }
 
 // Receive reads as a table of the protocol.
@@ -287,10 +283,11 @@ func (s *mcpSupervisor) Receive(ctx actor.Context) {
 		s.onCallTool(ctx, msg)
 	case *messages.CancelCall:
 		s.onCancel(ctx, msg)
-	case *resumeAhead:
-		s.onResumeAhead(msg) // (tasks_handback.go)
-	case *resumeOff:
-		delete(s.ahead, msg.id)
+	case *drained:
+		// A retired connection is done: stopNow reaches it after whatever
+		// was sent to it before.
+		s.retired = slices.DeleteFunc(s.retired, ctx.Sender().Equal)
+		ctx.Send(ctx.Sender(), &stopNow{})
 	case *messages.ServerRequest:
 		s.onServerRequest(ctx, msg)
 	case *requestWaitExpired:
@@ -305,17 +302,17 @@ func (s *mcpSupervisor) Receive(ctx actor.Context) {
 		s.onWatch(ctx, false)
 	case *actor.Terminated:
 		s.watchers.remove(msg.Who) // a watcher's member is gone
+		s.retired = slices.DeleteFunc(s.retired, msg.Who.Equal)
 	case *restartChild:
 		s.backoff = nil
 		switch s.phase {
 		case phaseReconnecting, phaseFirstFailed, phaseFirstRetry:
-			s.sup.RestartChildren(s.child)
-			s.system.Root.RequestWithCustomSender(s.child, &messages.AwaitReady{}, s.self)
+			s.startChild(ctx)
 		}
 	case *coolDownOver:
 		s.backoff = nil
 		if s.phase == phaseOpen {
-			s.tryAgain(phaseHalfOpen)
+			s.tryAgain(ctx, phaseHalfOpen)
 		}
 	case *messages.Reconnect:
 		s.onReconnect(ctx)
@@ -332,7 +329,7 @@ func (s *mcpSupervisor) Receive(ctx actor.Context) {
 		s.answerFinished() // the child's answer to onFinishCalls
 	case *actor.Restarting:
 		// The watcher is this instance's: it is told to stop calling the
-		// connection straight, which is restarted with this supervisor.
+		// connection straight, which stops with this instance.
 		if s.onDirect != nil {
 			s.onDirect(nil)
 		}
@@ -341,9 +338,28 @@ func (s *mcpSupervisor) Receive(ctx actor.Context) {
 	}
 }
 
+// startChild spawns the connection of a new session: a fresh actor with a
+// PID of its own, which nothing of an earlier session's connection can
+// reach. It carries the restart count as a value.
 func (s *mcpSupervisor) startChild(ctx actor.Context) {
-	s.child = ctx.Spawn(NewConnectionProps(s.cfg.Connection))
+	cc := s.cfg.Connection
+	cc.restarts = int64(s.status.Restarts)
+	s.child = ctx.Spawn(NewConnectionProps(cc))
 	ctx.Request(s.child, &messages.AwaitReady{})
+}
+
+// retire is done with a failed child: it resumes (protoactor suspended it
+// as it failed), answers or hands back whatever still reaches it, and stops
+// once its goroutines are done. It runs after the phase has told the
+// direct callers (onDirect) to send no more to it, so a call sent to it
+// straight is in its mailbox before retire, and comes back here.
+func (s *mcpSupervisor) retire(sup actor.Supervisor, child *actor.PID) {
+	sup.ResumeChildren(child)
+	s.system.Root.Send(child, &retire{})
+	s.retired = append(s.retired, child)
+	if s.child != nil && s.child.Equal(child) {
+		s.child = nil
+	}
 }
 
 // log is the connection's logger, naming the server as "mcp_server".
@@ -368,6 +384,9 @@ func (s *mcpSupervisor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor
 	if s.phase == phaseClosed {
 		return // stopping: the child is being stopped with us
 	}
+	// Last, once the phase says what comes next (deferred calls run last
+	// to first): the child is done with.
+	defer s.retire(sup, child)
 	s.answerFinishing() // the child's calls in flight have failed
 
 	f, ok := reason.(*messages.Failure)
@@ -382,14 +401,14 @@ func (s *mcpSupervisor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor
 	if permanent(f) {
 		s.log().Warn("mcp connection failed; not retried until asked",
 			zap.String("cause", f.Error()))
-		s.abandon(child, f, phaseFailed)
+		s.abandon(f, phaseFailed)
 		return
 	}
 	first := s.ready == nil && (s.phase == phaseConnecting || s.retrying())
 	if first && !s.cfg.RetryConnect {
 		// The first connection never came up: that is Connect's error,
 		// not a reason to loop.
-		s.abandon(child, f, phaseFailed)
+		s.abandon(f, phaseFailed)
 		return
 	}
 	now := time.Now()
@@ -397,12 +416,12 @@ func (s *mcpSupervisor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor
 		s.outageSince = now
 	}
 	if s.phase == phaseHalfOpen {
-		s.openBreaker(child, f, now)
+		s.openBreaker(f, now)
 		return
 	}
 	s.restarts = slices.DeleteFunc(s.restarts, func(t time.Time) bool { return now.Sub(t) > s.cfg.RestartWindow })
 	if s.cfg.MaxRestarts >= 0 && len(s.restarts) >= s.cfg.MaxRestarts {
-		s.openBreaker(child, f, now)
+		s.openBreaker(f, now)
 		return
 	}
 	s.restarts = append(s.restarts, now)
@@ -431,11 +450,11 @@ func permanent(f *messages.Failure) bool {
 }
 
 // openBreaker stops restarting after the budget is spent (or a half-open
-// try failed): the failed child rests as it ended, calls fail at once with f's
+// try failed): the failed child is retired, calls fail at once with f's
 // cause and when the next try is, and after the cool-down one
 // reconnection is tried. The cool-down grows with the outage
 // (coolDownFor).
-func (s *mcpSupervisor) openBreaker(child *actor.PID, f *messages.Failure, now time.Time) {
+func (s *mcpSupervisor) openBreaker(f *messages.Failure, now time.Time) {
 	s.coolDown = s.cfg.coolDownFor(now.Sub(s.outageSince), s.jitter())
 	n, span := len(s.restarts), time.Duration(0)
 	if n > 0 {
@@ -453,14 +472,14 @@ func (s *mcpSupervisor) openBreaker(child *actor.PID, f *messages.Failure, now t
 	}
 	s.log().Warn("mcp connection failed; circuit open",
 		zap.String("cause", f.Error()), zap.Duration("cool_down", s.coolDown))
-	s.abandon(child, &g, phaseOpen)
+	s.abandon(&g, phaseOpen)
 	s.backoff = time.AfterFunc(s.coolDown, func() { s.system.Root.Send(s.self, &coolDownOver{}) })
 }
 
-// tryAgain restarts the failed child as a connection that dials: after a
-// cool-down (as phaseHalfOpen), or when the host asks (as the phase of a
-// try: phaseHalfOpen is never given then).
-func (s *mcpSupervisor) tryAgain(trial phase) {
+// tryAgain spawns a new connection, which dials: after a cool-down (as
+// phaseHalfOpen), or when the host asks (as the phase of a try:
+// phaseHalfOpen is never given then).
+func (s *mcpSupervisor) tryAgain(ctx actor.Context, trial phase) {
 	// Counted before the status that announces the try, as a backoff's is.
 	s.countRestart()
 	switch {
@@ -479,8 +498,7 @@ func (s *mcpSupervisor) tryAgain(trial phase) {
 		}
 		s.setPhase(phaseReconnecting)
 	}
-	s.sup.RestartChildren(s.child)
-	s.system.Root.RequestWithCustomSender(s.child, &messages.AwaitReady{}, s.self)
+	s.startChild(ctx)
 }
 
 // onReconnect answers the host's request for a new try: a failed
@@ -509,7 +527,7 @@ func (s *mcpSupervisor) onReconnect(ctx actor.Context) {
 		s.coolDown = 0 // the breaker closes: the phase of the try says so
 		s.restarts, s.failures = nil, 0
 		s.outageSince = time.Time{} // the host's try starts the count anew
-		s.tryAgain(phaseConnecting)
+		s.tryAgain(ctx, phaseConnecting)
 	}
 	if ctx.Sender() != nil {
 		s.reconnectWaiters = append(s.reconnectWaiters, ctx.Sender())
@@ -560,12 +578,9 @@ func (s *mcpSupervisor) jitter() float64 {
 }
 
 // abandon stops retrying, until a cool-down (to phaseOpen) or a Reconnect:
-// the failed child resumes as it ended, answering whatever is left in its
-// mailbox with its failure (it dials nothing), and every waiting call
-// fails with f.
-func (s *mcpSupervisor) abandon(child *actor.PID, f *messages.Failure, to phase) {
+// every waiting call fails with f.
+func (s *mcpSupervisor) abandon(f *messages.Failure, to phase) {
 	s.status.LastFailure = f // the circuit-open form of the failure just noted
-	s.sup.ResumeChildren(child)
 	switch {
 	case to == phaseOpen:
 		s.setPhase(phaseOpen)
@@ -663,7 +678,6 @@ func (s *mcpSupervisor) onAwaitReady(ctx actor.Context) {
 }
 
 func (s *mcpSupervisor) onCallTool(ctx actor.Context, msg *messages.CallTool) {
-	cancelled := s.takeAhead(msg)
 	if s.retrying() {
 		// No session has ever been up: nothing says one will be soon.
 		f := *s.status.LastFailure
@@ -674,11 +688,8 @@ func (s *mcpSupervisor) onCallTool(ctx actor.Context, msg *messages.CallTool) {
 	switch s.status.State {
 	case Ready:
 		s.forward(ctx)
-		if cancelled {
-			s.system.Root.Send(s.child, &messages.CancelCall{ID: msg.ID})
-		}
 	case Connecting, Reconnecting:
-		w := &waitingCall{sender: ctx.Sender(), msg: msg, cancelled: cancelled}
+		w := &waitingCall{sender: ctx.Sender(), msg: msg}
 		w.seq, w.timer = s.hold(msg.Deadline, func(seq uint64) any { return &waitExpired{seq: seq} })
 		s.queue = append(s.queue, w)
 	default:
@@ -688,32 +699,42 @@ func (s *mcpSupervisor) onCallTool(ctx actor.Context, msg *messages.CallTool) {
 	}
 }
 
+// onCancel is a caller's giving up on a call, decided here when the call
+// waits in the queue, and otherwise by the connection that has it: the
+// session's, or a retired one's, from which the call may be on its way
+// back (a retired connection that handed it back already sends the cancel
+// after it, so it finds the call in the queue).
 func (s *mcpSupervisor) onCancel(ctx actor.Context, msg *messages.CancelCall) {
 	if s.dropRequest(ctx.Sender(), msg.ID) {
 		return
 	}
 	for i, w := range s.queue {
-		if w.msg.ID == msg.ID && w.msg.Task != nil && cancelsTaskOf(ctx.Sender(), w.sender) {
+		if w.msg.ID != msg.ID || !cancels(ctx.Sender(), w.sender) {
+			continue
+		}
+		if w.msg.Task != nil {
 			// A task to resume runs on the server: the next connection
 			// resumes it only to cancel it (tasks/cancel, once).
 			w.cancelled = true
 			return
 		}
-		if w.msg.ID == msg.ID && w.sender.Equal(ctx.Sender()) {
-			w.timer.Stop()
-			s.queue = slices.Delete(s.queue, i, i+1)
-			return
-		}
-	}
-	if s.cancelAhead(ctx.Sender(), msg) {
-		return // its call comes back to resume its task, to be cancelled
+		w.timer.Stop()
+		s.queue = slices.Delete(s.queue, i, i+1)
+		return
 	}
 	s.forward(ctx)
+	for _, r := range s.retired {
+		ctx.RequestWithCustomSender(r, msg, ctx.Sender())
+	}
 }
 
 // forward passes the message ctx is receiving on to the child, envelope,
-// sender and all.
-func (s *mcpSupervisor) forward(ctx actor.Context) { ctx.Forward(s.child) }
+// sender and all; with no session's child, nowhere.
+func (s *mcpSupervisor) forward(ctx actor.Context) {
+	if s.child != nil {
+		ctx.Forward(s.child)
+	}
+}
 
 // hold numbers a message held while the connection is down and arms its
 // expiry: the reconnection wait, cut short by the message's own deadline
@@ -790,7 +811,6 @@ func (s *mcpSupervisor) noteFailure(f *messages.Failure) {
 // countRestart counts one restart, for Status and for telemetry.
 func (s *mcpSupervisor) countRestart() {
 	s.status.Restarts++
-	s.restartCount.Store(int64(s.status.Restarts))
 	if t := s.cfg.Connection.Telemetry; t != nil && s.cfg.Connection.Transport != nil {
 		t.recordRestart(peerOf(s.cfg.Connection.Transport))
 	}

@@ -699,34 +699,47 @@ func TestSupervisorStatusAfterRecovery(t *testing.T) {
 	})
 }
 
-// After a final failure the failed connection stays as it ended (no
-// restart, nothing dialed): a call that reaches it straight, as one a
-// facade sent before it heard of the failure, is answered with the failure,
-// not lost.
-func TestSupervisorFinalFailureLeavesTheChildAnswering(t *testing.T) {
+// After a final failure nothing is dialed, and a call that reached the
+// failed connection straight, as one a facade sent just before it heard
+// of the failure, is answered with the failure, not lost: it is in the
+// connection's mailbox before the supervisor retires it (the Notify that
+// tells the facade runs first), and comes back to the supervisor.
+func TestSupervisorFinalFailureAnswersACallSentStraightAsItFailed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		mem := &memory{}
 		t.Cleanup(mem.closeAll)
 		direct := make(chan *actor.PID, 16)
+		var conn *actor.PID
+		var late *actor.Future
 		system, pid, sts := spawnSupervisor(t, actors.SupervisorConfig{
 			Connection:     actors.ConnectionConfig{Transport: mem},
 			InitialBackoff: time.Second, MaxBackoff: time.Second,
 		})
-		system.Root.Send(pid, &hostmsg.WatchDirect{Notify: func(conn *actor.PID) {
-			if conn != nil {
-				direct <- conn
+		system.Root.Send(pid, &hostmsg.WatchDirect{Notify: func(c *actor.PID) {
+			if c != nil {
+				conn = c
+				direct <- c
+				return
+			}
+			if conn != nil && late == nil {
+				// The last call a facade sends straight, as it is told.
+				late = system.Root.RequestFuture(conn, &messages.CallTool{ID: 9, Name: "add"}, 30*time.Second)
 			}
 		}})
 		sts.until(t, actors.Ready)
-		conn := recv(t, direct, "the ready connection")
+		recv(t, direct, "the ready connection")
 		mem.refuseAll(transport.ErrNotSupported)
 		mem.kill()
 		assert.Equal(t, actors.Failed, sts.until(t, actors.Failed).State)
 		opened := mem.opened()
 
-		r := ask(t, system, conn, &messages.CallTool{ID: 9, Name: "add"}).(*messages.CallToolReply)
-		require.NotNil(t, r.Failure, "the failed connection answers")
+		require.NotNil(t, late, "the facade was told")
+		res, err := late.Result()
+		require.NoError(t, err)
+		r := res.(*messages.CallToolReply)
+		require.NotNil(t, r.Failure, "the call sent straight is answered")
 		assert.Equal(t, uint64(9), r.ID)
+		assert.Equal(t, messages.FailureNotSupported, r.Failure.Kind)
 		r = ask(t, system, pid, &messages.CallTool{ID: 10, Name: "add"}).(*messages.CallToolReply)
 		require.NotNil(t, r.Failure)
 		assert.Equal(t, messages.FailureNotSupported, r.Failure.Kind)

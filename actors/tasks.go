@@ -416,7 +416,6 @@ func (c *mcpConnection) driveTask(ctx context.Context, s *mcp.ClientSession, con
 	}
 	res, err := tasks.Drive(ctx, conn.request, cfg, t)
 	reply, resume := c.taskEnded(ctx, s, cl, t.ID, res, err)
-	c.settle(cl) // (tasks_handback.go)
 	if resume {
 		tel.resumed() // the next connection's span goes on (tasks_telemetry.go)
 		return nil    // the record stays: the next connection goes on
@@ -511,7 +510,7 @@ func connectionFailed(err error) bool {
 // itself; a failed request does), and hands cl back to resume the task
 // on the next connection: resume.
 func (c *mcpConnection) resumeLost(s *mcp.ClientSession, cl *call, err error, cancel bool) {
-	c.system.Root.Send(c.self, &sessionEnded{session: s, err: err})
+	c.system.Root.Send(c.self, &sessionEnded{err: err})
 	c.resume(cl, err, cancel)
 }
 
@@ -525,7 +524,7 @@ func (c *mcpConnection) resumes() bool { return c.supervised() && resumesTasks(&
 // caller gave up, the next connection resumes the task only to cancel it.
 func (c *mcpConnection) resume(cl *call, err error, cancel bool) {
 	m := *cl.msg
-	m.Task = cl.taskState.Load()
+	m.Task = cl.taskState
 	switch {
 	case cancel:
 		// Its caller was answered: nothing bounds the cancel but the
@@ -535,15 +534,9 @@ func (c *mcpConnection) resume(cl *call, err error, cancel bool) {
 		m.Deadline, m.Limit = m.TaskDeadline, m.TaskLimit
 	}
 	c.log.Info("mcp task resumes on the next connection", zap.String("task", m.Task.ID), zap.Error(err))
-	c.handMu.Lock()
-	defer c.handMu.Unlock()
-	cl.handedBack = true
-	c.system.Root.RequestWithCustomSender(c.parent, &m, cl.sender)
-	if cancel || cl.replied.Load() {
-		// Its caller gave up already: the next connection resumes the
-		// task only to cancel it.
-		c.system.Root.Send(c.parent, &messages.CancelCall{ID: m.ID})
-	}
+	// The actor decides: a caller that gave up has the next connection
+	// resume the task only to cancel it.
+	c.handBack(cl, &m, cancel)
 }
 
 // leave is tasks.Config.Leave: a task whose connection failed is left to
@@ -583,7 +576,7 @@ func (c *mcpConnection) taskKeeper(cl *call, t *tasks.Task) *taskKeeper {
 // keep is tasks.Config.Keep.
 func (k *taskKeeper) keep(t *tasks.Task) error {
 	st := t.State()
-	k.cl.taskState.Store(st)
+	k.cl.taskState = st
 	if k.store == nil {
 		return nil
 	}

@@ -132,6 +132,17 @@ func BenchmarkHookCall(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { _ = raw.Close() })
+		reader, err := benchmarks.StartReaderPipe(echo)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = reader.Close() })
+		// The same floor against the go-sdk server the plugin calls.
+		readerSDK, err := benchmarks.StartReaderPipe(srv)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = readerSDK.Close() })
 		b.Run("plugin", func(b *testing.B) { latency(b, benchmarks.PluginHook(p, benchmarks.InstantCall)) })
 		// tools/call on the stdio connection's own path.
 		b.Run("plugin_direct", func(b *testing.B) {
@@ -154,6 +165,14 @@ func BenchmarkHookCall(b *testing.B) {
 		// go-sdk's session on our stdio connection instead of its own.
 		b.Run("gosdk_ourconn", func(b *testing.B) { latency(b, benchmarks.GoSDKDirect(onOwn, benchmarks.InstantCall)) })
 		b.Run("raw", func(b *testing.B) { latency(b, raw.Subject(benchmarks.InstantCall)) })
+		// One goroutine reads the pipe and hands each answer to its caller.
+		b.Run("reader", func(b *testing.B) { latency(b, reader.Subject(benchmarks.SubjectReaderFloor, benchmarks.InstantCall)) })
+		b.Run("reader_gosdk", func(b *testing.B) {
+			latency(b, readerSDK.Subject(benchmarks.SubjectReaderGoSDK, benchmarks.InstantCall))
+			if n := readerSDK.Errors(); n > 0 {
+				b.Fatalf("%d answers were errors", n)
+			}
+		})
 	})
 	b.Run("http", func(b *testing.B) {
 		srv, err := testserver.StartBenchHTTP()

@@ -241,6 +241,9 @@ func (r *Report) note(row *Row) string {
 				pct(row.CPUPerOp, direct.CPUPerOp), row.AllocsPerOp-direct.AllocsPerOp)
 		case row.Subject == nameDirect && raw != nil:
 			return fmt.Sprintf("p50 %.1fx the raw floor", float64(row.Latency.P50)/float64(raw.Latency.P50))
+		case (row.Subject == SubjectReaderFloor || row.Subject == SubjectReaderGoSDK) && r.find(row.Scenario, nameHook, 0) != nil:
+			hook := r.find(row.Scenario, nameHook, 0)
+			return fmt.Sprintf("one goroutine reads the pipe; plugin hook p50 %.2fx this floor", float64(hook.Latency.P50)/float64(row.Latency.P50))
 		case row.Subject == nameRaw:
 			return "physical floor"
 		}

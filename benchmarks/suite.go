@@ -280,6 +280,16 @@ func (r *runner) hookStdio(ctx context.Context) error {
 		return err
 	}
 	defer raw.Close()
+	reader, err := StartReaderPipe(r.echo)
+	if err != nil {
+		return err
+	}
+	defer reader.Close()
+	readerSDK, err := StartReaderPipe(r.stdio)
+	if err != nil {
+		return err
+	}
+	defer readerSDK.Close()
 	// The same plugin without its supervising parent: what that hop costs.
 	bare, err := plugin.Connect(ctx, r.stdio, plugin.WithoutSupervision())
 	if err != nil {
@@ -308,7 +318,7 @@ func (r *runner) hookStdio(ctx context.Context) error {
 	}
 	defer traced.Close()
 	res, err := Interleave(ctx, []*Subject{PluginHook(r.plugin, InstantCall), r.directHook(InstantCall), unsupervised, TracedPluginHook(traced, InstantCall),
-		GoSDKDirect(r.direct, InstantCall), MCPGoDirect(r.mcpgo, InstantCall), ownConn, raw.Subject(InstantCall)},
+		GoSDKDirect(r.direct, InstantCall), MCPGoDirect(r.mcpgo, InstantCall), ownConn, readerSDK.Subject(SubjectReaderGoSDK, InstantCall), reader.Subject(SubjectReaderFloor, InstantCall), raw.Subject(InstantCall)},
 		r.cfg.HookRounds, r.cfg.HookPerRound, r.cfg.HookWarmup)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package grid
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -34,8 +35,13 @@ type grain struct {
 	drainTimeout time.Duration
 	logger       *zap.Logger
 
-	sup     *actor.PID
-	conn    *actor.PID        // the connection while it is ready (hostmsg.WatchDirect, sent here as directConn)
+	sup *actor.PID
+	// conn is the connection while it is ready (hostmsg.WatchDirect),
+	// under connMu: once the supervisor's Notify has returned, no call
+	// goes to the connection it replaced, which the supervisor retires
+	// then (a retired connection stops once its goroutines are done).
+	connMu  sync.Mutex
+	conn    *actor.PID
 	failure *messages.Failure // the server has no supervisor: every call fails with it
 	// store is the task store of the kind's plugin.WithTasks, if any, and
 	// label the server's name in its records: a call that resumes a task
@@ -80,8 +86,6 @@ func (g *grain) Receive(ctx actor.Context) {
 		if msg.Identity != nil {
 			g.start(ctx, msg.Identity.Identity)
 		}
-	case *directConn:
-		g.conn = msg.pid
 	case *drain:
 		g.beginDrain(ctx)
 	case *hostmsg.CallsFinished:
@@ -121,20 +125,32 @@ func (g *grain) start(ctx actor.Context, server string) {
 	if cfg.Connection.Logger != nil {
 		g.logger = logfield.Server(cfg.Connection.Logger, server)
 	}
-	self, system := ctx.Self(), ctx.ActorSystem()
 	g.sup = ctx.Spawn(actors.NewSupervisorProps(cfg))
-	ctx.Send(g.sup, &hostmsg.WatchDirect{Notify: func(conn *actor.PID) { system.Root.Send(self, &directConn{conn}) }})
+	ctx.Send(g.sup, &hostmsg.WatchDirect{Notify: g.setConn})
 }
 
-// directConn is the supervisor's hostmsg.WatchDirect notice, sent to the grain: the
-// connection to send calls to straight, or nil.
-type directConn struct{ pid *actor.PID }
+// setConn is the supervisor's hostmsg.WatchDirect Notify: the connection
+// to send calls to straight, or nil.
+func (g *grain) setConn(pid *actor.PID) {
+	g.connMu.Lock()
+	g.conn = pid
+	g.connMu.Unlock()
+}
 
-func (*directConn) IgnoreDeadLetterLogging() {}
+// sendStraight sends a call, from sender, to the connection while it is
+// ready, and otherwise to the supervisor.
+func (g *grain) sendStraight(ctx actor.Context, msg any, sender *actor.PID) {
+	g.connMu.Lock()
+	defer g.connMu.Unlock()
+	to := g.sup
+	if g.conn != nil {
+		to = g.conn
+	}
+	ctx.RequestWithCustomSender(to, msg, sender)
+}
 
-// serve passes a message of the protocol on to the supervisor (a call, or
-// its cancellation, to the connection itself while it is ready), with its
-// sender. A request of the server's resources or prompts goes to the
+// serve passes a message of the protocol on to the supervisor (a call to
+// the connection itself while it is ready), with its sender. A request of the server's resources or prompts goes to the
 // supervisor, which holds it while reconnecting as it holds calls; while
 // draining it bounces, as a call does, to the grain's next home.
 func (g *grain) serve(ctx actor.Context, msg any) {
@@ -152,16 +168,10 @@ func (g *grain) serve(ctx actor.Context, msg any) {
 			}
 		}
 		g.noteCaller(ctx)
-		to := g.sup
-		if g.conn != nil {
-			to = g.conn
-		}
-		ctx.RequestWithCustomSender(to, call, ctx.Sender())
+		g.sendStraight(ctx, call, ctx.Sender())
 	default:
-		if _, ok := msg.(*messages.CancelCall); ok && g.conn != nil {
-			ctx.RequestWithCustomSender(g.conn, msg, ctx.Sender())
-			return
-		}
+		// A cancel too goes to the supervisor, which decides the call's
+		// fate wherever it is (queued, in flight, on its way back).
 		ctx.RequestWithCustomSender(g.sup, msg, ctx.Sender())
 	}
 }

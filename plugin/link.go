@@ -3,7 +3,7 @@ package plugin
 import (
 	"context"
 	"errors"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -101,18 +101,32 @@ type localLink struct {
 	pid    *actor.PID // the plugin's top actor: supervisor or connection
 	router *actor.PID // the sender of every call
 	// direct is the connection actor while it is ready, for a plugin that
-	// spawned its own supervisor: calls skip the supervisor's hop.
-	direct atomic.Pointer[actor.PID]
+	// spawned its own supervisor: calls skip the supervisor's hop. Under
+	// directMu: once setDirect has returned, no call is sent to the
+	// connection it replaced, which the supervisor retires then (a retired
+	// connection stops once its goroutines are done; what reached it
+	// before comes back to the supervisor).
+	directMu sync.RWMutex
+	direct   *actor.PID
+}
+
+// setDirect is the supervisor's hostmsg.WatchDirect Notify.
+func (l *localLink) setDirect(pid *actor.PID) {
+	l.directMu.Lock()
+	l.direct = pid
+	l.directMu.Unlock()
 }
 
 var _ link.Link = (*localLink)(nil)
 
 func (l *localLink) Send(_ context.Context, msg *messages.CallTool) error {
+	l.directMu.RLock()
 	to := l.pid
-	if d := l.direct.Load(); d != nil {
-		to = d // ready: straight to the connection; reconnecting: queued by the supervisor
+	if l.direct != nil {
+		to = l.direct // ready: straight to the connection; reconnecting: queued by the supervisor
 	}
 	l.system.Root.RequestWithCustomSender(to, msg, l.router)
+	l.directMu.RUnlock()
 	return nil
 }
 

@@ -234,7 +234,7 @@ func start(t transport.McpTransport, o *options) (*McpPlugin, error) {
 	}
 	if !o.unsupervised {
 		// Before any call, so that none sent straight overtakes one queued.
-		p.system.Root.Send(l.pid, &hostmsg.WatchDirect{Notify: l.direct.Store})
+		p.system.Root.Send(l.pid, &hostmsg.WatchDirect{Notify: l.setDirect})
 	}
 	p.router = newCallRouter(p.system)
 	l.router = p.router.pid

@@ -36,7 +36,10 @@ type UnsentCall struct {
 // as soon as it is not ready. While it has a PID, a host in the
 // supervisor's process may send calls straight to the connection, saving
 // the supervisor's hop. Notify runs on the supervisor's goroutine and must
-// not block; a later WatchDirect replaces it. A supervisor that its parent
+// not block for long; once it has returned, the host sends nothing more to
+// the PID it replaced (the supervisor retires that connection then): a
+// host reads the PID and sends under a lock Notify takes. A later
+// WatchDirect replaces it. A supervisor that its parent
 // restarts tells Notify nil and forgets it: calls then go through the
 // supervisor, as before any WatchDirect.
 type WatchDirect struct {
