@@ -103,7 +103,7 @@ func TestLegacyServersWithGoSDKClient(t *testing.T) {
 			}
 			r.Stop()
 			if s.Kind != legacyStdio {
-				assert.Equal(t, 1, r.Initializes(), "go-sdk's client falls back to initialize, once")
+				assert.Equal(t, 1, r.Received("initialize"), "go-sdk's client falls back to initialize, once")
 			}
 		})
 	}
@@ -161,14 +161,14 @@ func texts(content []mcp.Content) string {
 
 // By default the plugin speaks only 2026-07-28: it refuses every legacy
 // server at Connect with ErrProtocolVersion, and never sends initialize
-// (seen by the HTTP servers, which count what they receive).
+// (counted by the HTTP servers, and over stdio on the wire).
 func TestLegacyServersAreRefusedByDefault(t *testing.T) {
 	for _, s := range legacyServers() {
 		t.Run(s.Row(), func(t *testing.T) {
 			r := startLegacy(t, s)
 			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 			defer cancel()
-			p, err := plugin.Connect(ctx, r.Transport)
+			p, err := plugin.Connect(ctx, r.WireTransport)
 			if p != nil {
 				p.Close()
 			}
@@ -179,7 +179,10 @@ func TestLegacyServersAreRefusedByDefault(t *testing.T) {
 			assert.ErrorIs(t, err, plugin.ErrProtocolVersion)
 			assert.Contains(t, err.Error(), "this client speaks only MCP 2026-07-28")
 			r.Stop()
-			assert.Zero(t, r.Initializes(), "initialize never reaches the wire")
+			if s.Kind != legacySSE { // the POST to /sse is no message the server reads
+				assert.Equal(t, 1, r.Received("server/discover"), "server/discover, once")
+			}
+			assert.Zero(t, r.Received("initialize"), "initialize never reaches the wire")
 		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -11,7 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -26,8 +26,9 @@ import (
 // memory (the TypeScript SDK v1, over stdio), the TypeScript SDK v1 over
 // Streamable HTTP with sessions and over HTTP+SSE (ts/legacy.mjs), and the
 // "everything" examples of go-sdk v1.6.1 and mcp-go v0.58.0, the last
-// releases of each without server/discover. setup.sh installs the npm
-// ones, and "setup.sh legacy-go" the Go ones.
+// releases of each without server/discover, and gopls v0.23.0's "gopls
+// mcp" on a one-file module. setup.sh installs the npm ones, "setup.sh
+// legacy-go" the Go examples and "setup.sh gopls" gopls.
 
 // legacyKind is how a legacy server is reached.
 type legacyKind string
@@ -100,6 +101,25 @@ func legacyServers() []legacyServer {
 			Name: "mcp-go examples/everything", Version: "v0.58.0", Kind: legacyStdio,
 			Tool: "echo", Args: map[string]any{"message": "hi"}, Want: "Echo: hi",
 			line: legacyGo(1),
+		},
+		{
+			Name: "gopls mcp", Version: goplsVersion, Kind: legacyStdio,
+			Tool: "go_workspace", Args: map[string]any{}, Want: "$DIR/go.mod (module example.com/m)",
+			line: func(dir string) ([]string, []string, string) {
+				gopls, why := pinnedGopls()
+				if why != "" {
+					return nil, nil, why
+				}
+				for name, text := range map[string]string{
+					"go.mod": "module example.com/m\n\ngo 1.26\n",
+					"m.go":   "package m\n\n// Hello says hello.\nfunc Hello() string { return \"hello\" }\n",
+				} {
+					if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+						return nil, nil, err.Error()
+					}
+				}
+				return []string{gopls, "mcp"}, nil, ""
+			},
 		},
 	}
 }
@@ -208,14 +228,20 @@ type legacyRun struct {
 	Transport transport.McpTransport
 	// URL is the HTTP server's endpoint ("" over stdio): /mcp, or /sse.
 	URL string
+	// WireTransport is Transport, except over stdio, where the command runs
+	// behind "sh -c 'tee -a WIRE | ...'" (in the child's process group,
+	// which transport.Stdio signals as a whole), so that what the client
+	// wrote is in the file WIRE, read by Received.
+	WireTransport transport.McpTransport
+	wire          string
 
-	t           *testing.T
-	initializes atomic.Int32
-	argv        []string
-	env         []string
-	mu          sync.Mutex
-	cmds        []*exec.Cmd
-	alive       chan struct{} // the HTTP server's process, closed when it has exited
+	t        *testing.T
+	received map[string]int // over HTTP, by method; under mu
+	argv     []string
+	env      []string
+	mu       sync.Mutex
+	cmds     []*exec.Cmd
+	alive    chan struct{} // the HTTP server's process, closed when it has exited
 }
 
 // startLegacy starts s for t (over HTTP its node process, on a free
@@ -229,10 +255,14 @@ func startLegacy(t *testing.T, s legacyServer) *legacyRun {
 	}
 	argv, env, why := s.line(dir)
 	needs(t, s.Row(), why)
-	r := &legacyRun{Server: s, Dir: dir, Want: strings.ReplaceAll(s.Want, "$DIR", dir), t: t, argv: argv, env: env}
+	r := &legacyRun{Server: s, Dir: dir, Want: strings.ReplaceAll(s.Want, "$DIR", dir), t: t, argv: argv, env: env,
+		received: map[string]int{}}
 	t.Cleanup(r.Stop)
 	if s.Kind == legacyStdio {
-		r.Transport = transport.Stdio{Command: argv[0], Args: argv[1:], Env: env, Dir: dir}
+		r.Transport = transport.Stdio{Command: argv[0], Args: argv[1:], Env: env, Dir: dir, Label: s.Row()}
+		r.wire = filepath.Join(t.TempDir(), "wire.jsonl")
+		r.WireTransport = transport.Stdio{Command: "/bin/sh", Args: append([]string{"-c", `tee -a "$0" | "$@"`, r.wire}, argv...),
+			Env: env, Dir: dir, Label: s.Row()}
 		return r
 	}
 	port := r.startHTTP()
@@ -242,7 +272,8 @@ func startLegacy(t *testing.T, s legacyServer) *legacyRun {
 	} else {
 		r.URL = base + "/mcp"
 	}
-	r.Transport = transport.StreamableHTTP{URL: r.URL}
+	r.Transport = transport.StreamableHTTP{URL: r.URL, Label: s.Row()}
+	r.WireTransport = r.Transport
 	return r
 }
 
@@ -267,10 +298,35 @@ func (r *legacyRun) ClientTransport() mcp.Transport {
 	return &mcp.CommandTransport{Command: cmd}
 }
 
-// Initializes is how many initialize requests the HTTP server has
-// received (its "initialize" lines), final once Stop has returned; 0 over
-// stdio, where it is not seen.
-func (r *legacyRun) Initializes() int { return int(r.initializes.Load()) }
+// Received is how many requests or notifications of method the server
+// has received: over HTTP those its "received METHOD" lines say, all of
+// them once Stop has returned; over stdio those on the wire file (what
+// clients wrote through WireTransport, each request there before its
+// answer came back).
+func (r *legacyRun) Received(method string) int {
+	if r.Server.Kind != legacyStdio {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return r.received[method]
+	}
+	b, err := os.ReadFile(r.wire)
+	if os.IsNotExist(err) {
+		return 0
+	}
+	if err != nil {
+		r.t.Errorf("reading the wire: %v", err)
+	}
+	n := 0
+	for line := range strings.Lines(string(b)) {
+		var m struct {
+			Method string `json:"method"`
+		}
+		if json.Unmarshal([]byte(line), &m) == nil && m.Method == method {
+			n++
+		}
+	}
+	return n
+}
 
 // startHTTP starts the HTTP server's process and waits for the line in
 // which it says it listens; it returns the port.
@@ -302,8 +358,12 @@ func (r *legacyRun) startHTTP() string {
 			case !said:
 				said = true
 				first <- sc.Text()
-			case sc.Text() == "initialize":
-				r.initializes.Add(1)
+			default:
+				if method, ok := strings.CutPrefix(sc.Text(), "received "); ok {
+					r.mu.Lock()
+					r.received[method]++
+					r.mu.Unlock()
+				}
 			}
 		}
 		if !said {
@@ -329,7 +389,7 @@ func (r *legacyRun) startHTTP() string {
 }
 
 // Stop kills the HTTP server and reaps it (its output read to the end, so
-// that Initializes is final), and checks that every stdio child go-sdk
+// that Received is final), and checks that every stdio child go-sdk
 // started has exited (killing and reaping one that has not). The test's
 // end calls it; again is a no-op.
 func (r *legacyRun) Stop() {

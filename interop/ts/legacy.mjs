@@ -12,8 +12,8 @@
 //                               event names /messages?sessionId=...
 //
 // Each listens on 127.0.0.1:PORT (0: any free port) and prints
-// "listening PORT" once it does, then "initialize" for each initialize
-// request it receives. Its tools: echo {message} answers
+// "listening PORT" once it does, then "received METHOD" for each request
+// or notification a client POSTs to it. Its tools: echo {message} answers
 // "Echo: <message>", add {a, b} answers the sum.
 import { createServer } from 'node:http';
 import { randomUUID } from 'node:crypto';
@@ -74,9 +74,9 @@ function readJSON(req) {
   });
 }
 
-function noteInitialize(body) {
+function noteReceived(body) {
   for (const m of Array.isArray(body) ? body : [body]) {
-    if (isInitializeRequest(m)) console.log('initialize');
+    if (typeof m?.method === 'string') console.log('received ' + m.method);
   }
 }
 
@@ -90,7 +90,7 @@ const sessions = new Map();
 async function streamable(req, res) {
   const id = req.headers['mcp-session-id'];
   const body = req.method === 'POST' ? await readJSON(req) : undefined;
-  noteInitialize(body);
+  noteReceived(body);
   let t = id ? sessions.get(id) : undefined;
   if (!t) {
     if (id || req.method !== 'POST' || !isInitializeRequest(body)) {
@@ -124,7 +124,7 @@ async function sse(req, res, url) {
       return;
     }
     const body = await readJSON(req);
-    noteInitialize(body);
+    noteReceived(body);
     await t.handlePostMessage(req, res, body);
     return;
   }
