@@ -26,8 +26,10 @@ var olderRevisions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11
 // 2025-11-25, accepting the older revision the server answers), connects
 // to each, lists its tools and calls one; on server-everything it also
 // lists and reads a resource, lists and gets a prompt, and receives the
-// progress notifications of a call that asks for them. It prints the table
-// docs/interoperability.md holds ("older revisions").
+// progress notifications of a call that asks for them. Then it
+// initializes a session at each older revision, to see which the server
+// accepts. It prints the table docs/interoperability.md holds ("older
+// revisions").
 func TestLegacyServersWithGoSDKClient(t *testing.T) {
 	var (
 		mu   sync.Mutex
@@ -35,7 +37,7 @@ func TestLegacyServersWithGoSDKClient(t *testing.T) {
 	)
 	for _, s := range legacyServers() {
 		t.Run(s.Row(), func(t *testing.T) {
-			revision, exercised := "—", []string{}
+			revision, exercised, accepted := "—", []string{}, []string{}
 			t.Cleanup(func() {
 				result := "ok"
 				switch {
@@ -46,8 +48,8 @@ func TestLegacyServersWithGoSDKClient(t *testing.T) {
 				}
 				mu.Lock()
 				defer mu.Unlock()
-				rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %s | %s |",
-					s.Name, s.Version, s.Kind, revision, strings.Join(exercised, ", "), result))
+				rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s |",
+					s.Name, s.Version, s.Kind, revision, strings.Join(accepted, ", "), strings.Join(exercised, ", "), result))
 			})
 			r := startLegacy(t, s)
 			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
@@ -101,18 +103,42 @@ func TestLegacyServersWithGoSDKClient(t *testing.T) {
 				require.EqualError(t, err, s.CloseSays, "close")
 				exercised = append(exercised, "close ("+s.CloseSays+")")
 			}
+			accepted = probeRevisions(ctx, t, r)
 			r.Stop()
 			if s.Kind != legacyStdio {
-				assert.Equal(t, 1, r.Received("initialize"), "go-sdk's client falls back to initialize, once")
+				assert.Equal(t, 1+len(olderRevisions), r.Received("initialize"),
+					"go-sdk's client falls back to initialize once, and the probe initializes once a revision")
 			}
 		})
 	}
 	mu.Lock()
 	defer mu.Unlock()
 	t.Logf("older revisions, go-sdk v1.8.0's client:\n%s\n%s\n%s",
-		"| server | pinned | transport | revision negotiated | exercised | result |",
-		"|---|---|---|---|---|---|",
+		"| server | pinned | transport | revision negotiated | revisions accepted | exercised | result |",
+		"|---|---|---|---|---|---|---|",
 		strings.Join(rows, "\n"))
+}
+
+// probeRevisions initializes a session at each older revision in turn,
+// with a client that declares no capabilities, and returns those the
+// server accepted as asked ("asked→answered" for one it answered with
+// another, which must be an older revision too).
+func probeRevisions(ctx context.Context, t *testing.T, r *legacyRun) (accepted []string) {
+	client := mcp.NewClient(&mcp.Implementation{Name: "mcpconnector-interop", Version: "v0.0.0"},
+		&mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
+	for _, rev := range olderRevisions {
+		cs, err := client.Connect(ctx, r.ClientTransport(), &mcp.ClientSessionOptions{ProtocolVersion: rev})
+		require.NoError(t, err, "initialize at %s", rev)
+		got := cs.InitializeResult().ProtocolVersion
+		assert.Contains(t, olderRevisions, got, "asked %s", rev)
+		if got == rev {
+			accepted = append(accepted, rev)
+		} else {
+			accepted = append(accepted, rev+"→"+got)
+		}
+		require.NoError(t, cs.Close(), "close at %s, no roots declared", rev)
+	}
+	return accepted
 }
 
 // everythingExtras exercises on server-everything what the others lack:
