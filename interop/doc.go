@@ -41,6 +41,16 @@
 // install); where either cannot be had the test skips, and fails with
 // CI=true.
 //
+// legacyservers_test.go starts the pinned servers that speak only
+// revisions before 2026-07-28 (server-everything, server-filesystem and
+// server-memory over stdio; ts/legacy.mjs, the TypeScript SDK v1 over
+// Streamable HTTP with sessions and over HTTP+SSE; go-sdk v1.6.1's and
+// mcp-go v0.58.0's everything examples, installed by "setup.sh
+// legacy-go"; gopls), and counts what reached each. legacy_baseline_test.go
+// runs go-sdk v1.8.0's own client against each (the table of
+// docs/interoperability.md, "Older revisions"), and pins that the plugin
+// refuses every one by default, initialize never sent.
+//
 // interop is a module of its own (github.com/cuca-go/mcpconnector/interop),
 // nested in the main one, so that mcp-go and etcd's client stay out of the
 // main module's go.mod; it also holds gridetcd, the grid against a real etcd.

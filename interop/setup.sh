@@ -7,12 +7,14 @@
 # and the Node.js 22 they run on), into interop/.cache, with the machine's
 # own npm (without the optional packages: dbhub's drivers of other
 # databases than SQLite). With the argument gopls it installs gopls
-# v0.23.0 instead, into interop/.cache/bin, with go install. Each does
+# v0.23.0 instead, into interop/.cache/bin, with go install; with
+# legacy-go, the go-sdk v1.6.1 and mcp-go v0.58.0 servers. Each does
 # nothing when the cache already holds exactly them. `go test ./interop/`
-# runs it by itself when the cache is missing; CI runs both first.
+# runs it by itself when the cache is missing; CI runs each first.
 #
 #   bash interop/setup.sh         # prints the path of the pinned node
 #   bash interop/setup.sh gopls   # prints the path of gopls
+#   bash interop/setup.sh legacy-go  # prints the paths of the two Go servers
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -32,6 +34,32 @@ if [[ "${1:-}" == gopls ]]; then
     (cd "$cache" && GOBIN="$cache/bin" GOFLAGS= go install "golang.org/x/tools/gopls@$gopls_version") >&2
   fi
   echo "$gopls"
+  exit 0
+fi
+
+# legacy-go: the go-sdk v1.6.1 and mcp-go v0.58.0 "everything" example
+# servers (the last releases of each without server/discover), each into
+# a directory of its own under interop/.cache/bin (both commands are named
+# "everything"); it prints their two paths, one a line.
+if [[ "${1:-}" == legacy-go ]]; then
+  out=""
+  for pinned in \
+    "go-sdk-v1.6.1 github.com/modelcontextprotocol/go-sdk/examples/server/everything v1.6.1" \
+    "mcp-go-v0.58.0 github.com/mark3labs/mcp-go/examples/everything v0.58.0"; do
+    read -r dir pkg version <<<"$pinned"
+    bin="$cache/bin/$dir/everything"
+    if [[ ! -x "$bin" ]] || ! go version -m "$bin" 2>/dev/null | grep -qE "^[[:space:]]+mod[[:space:]].*[[:space:]]$version([[:space:]]|$)"; then
+      if ! command -v go >/dev/null; then
+        echo "interop: go is not on PATH; it installs the legacy Go servers" >&2
+        exit 1
+      fi
+      echo "== installing $pkg@$version into interop/.cache/bin/$dir" >&2
+      mkdir -p "$cache/bin/$dir"
+      (cd "$cache" && GOBIN="$cache/bin/$dir" GOFLAGS= GOWORK=off go install "$pkg@$version") >&2
+    fi
+    out+="$bin"$'\n'
+  done
+  printf '%s' "$out"
   exit 0
 fi
 
