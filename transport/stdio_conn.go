@@ -72,6 +72,9 @@ func (c *stdioConn) exitStatus(wait time.Duration) string {
 // reasonTooLarge says why an over-long line was skipped.
 const reasonTooLarge = "over the size limit"
 
+// reasonTooDeep says why a line nested too deep was skipped.
+const reasonTooDeep = "nested too deep"
+
 // maxKeptWriteBuffer bounds the write buffer kept between messages: a call
 // with megabytes of arguments does not leave them allocated.
 const maxKeptWriteBuffer = 64 << 10
@@ -189,12 +192,29 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		}
 		d := c.decoder()
 		msg, why := d.Decode(l.text, l.owned)
+		var id jsonrpc.ID
+		deep := msg == nil && nestedDeeperThan(l.text, MaxNesting)
+		if deep {
+			id, deep = d.IDFromStart(l.text)
+		}
 		putDecoder(d)
 		if msg != nil {
 			if r, ok := msg.(*jsonrpc.Response); ok && c.direct.Deliver(r) {
 				continue
 			}
 			return msg, nil
+		}
+		if deep {
+			// An answer too deep to decode fails its call at once, as
+			// one too large does, rather than leave it to its deadline.
+			c.skipped(l, reasonTooDeep, true)
+			r := &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{
+				Code: jsonrpc.CodeInternalError, Message: ErrMessageTooDeep.Error(),
+			}}
+			if c.direct.Deliver(r) {
+				continue
+			}
+			return r, nil
 		}
 		c.skipped(l, why, false)
 	}
