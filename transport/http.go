@@ -141,7 +141,7 @@ func (h StreamableHTTP) Open(logger *zap.Logger) (mcp.Transport, error) {
 	if h.DisableDirectCalls || !directCallsAllowed() {
 		return sdk, nil
 	}
-	return &httpTransport{sdk: sdk}, nil // see direct.go
+	return &httpTransport{sdk: sdk, logger: logger}, nil // see direct.go
 }
 
 // errBearerRefused is what a request authorized by [StreamableHTTP.BearerToken]

@@ -76,6 +76,21 @@ func runChildIfAsked() {
 			fmt.Printf("{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"x\":%s}}\n", req.ID, deepJSON(MaxNesting+1))
 			_, _ = io.Copy(io.Discard, os.Stdin)
 		}
+	case "flood":
+		// The echo server with "flood", which sends {"n"} progress
+		// notifications before it answers.
+		s := echoServer()
+		type floodArgs struct {
+			N int `json:"n"`
+		}
+		mcp.AddTool(s, &mcp.Tool{Name: "flood"}, func(ctx context.Context, req *mcp.CallToolRequest, a floodArgs) (*mcp.CallToolResult, any, error) {
+			for i := range a.N {
+				_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+					ProgressToken: req.Params.GetProgressToken(), Progress: float64(i), Total: float64(a.N)})
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "flooded"}}}, nil, nil
+		})
+		err = s.Run(context.Background(), &mcp.StdioTransport{})
 	case "die":
 		// Says why on stderr and exits without a word on stdout.
 		fmt.Fprintln(os.Stderr, "fatal: no config file")

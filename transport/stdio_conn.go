@@ -44,6 +44,7 @@ type stdioConn struct {
 	direct *directcall.Lines // the tools/call requests sent beside go-sdk's
 
 	strays     strayLines
+	gate       *floodGate // the notification budget (flood.go)
 	stderrDone chan struct{}
 	stderrID   int32 // its watch by the stderr poller (Linux); 0 for none
 	stderrFd   int   // the descriptor the poller watches
@@ -126,6 +127,7 @@ func startStdio(path string, cfg Stdio, td time.Duration, tail *stderrTail, logg
 		td: td, tail: tail, logger: logger,
 		lines:      newLineReader(pipes[1][0], MaxMessageBytes),
 		stderrDone: make(chan struct{}),
+		gate:       newFloodGate(logger),
 	}
 	c.direct = directcall.NewLines(c)
 	watchStderr(c)
@@ -147,6 +149,9 @@ func (c *stdioConn) readStderr() {
 		}
 	}
 }
+
+// DroppedNotifications implements transportext.NotificationDropper.
+func (c *stdioConn) DroppedNotifications() int64 { return c.gate.Dropped() }
 
 // SessionID is empty: a stdio connection has no session id.
 func (c *stdioConn) SessionID() string { return "" }
@@ -201,6 +206,11 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		if msg != nil {
 			if r, ok := msg.(*jsonrpc.Response); ok && c.direct.Deliver(r) {
 				continue
+			}
+			if pass, err := c.gate.admit(ctx, msg); err != nil {
+				return nil, err
+			} else if !pass {
+				continue // see flood.go
 			}
 			return msg, nil
 		}
