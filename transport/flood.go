@@ -30,8 +30,8 @@ import (
 // Answers to the client's own requests are never counted nor held. With
 // these figures a flood costs the client a few MiB at most.
 const (
-	NotificationBurst = 1024
-	NotificationRate  = 4096 // a second
+	NotificationBurst = 512
+	NotificationRate  = 1024 // a second
 )
 
 // floodGate is one connection's notification budget: a token bucket.

@@ -2,6 +2,8 @@ package transport
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"runtime/metrics"
 	"sync/atomic"
@@ -33,10 +35,10 @@ func heapObjects() uint64 {
 	return s[0].Value.Uint64()
 }
 
-// flood connects to the "flood" child, calls flood with n progress
+// flood connects through tr to a server with the "flood" tool, calls it with n progress
 // notifications, and measures. block holds the progress handler until the
 // call returned, as a slow host would; peak samples the heap meanwhile.
-func flood(t testing.TB, n int, block, peak bool) floodRun {
+func flood(t testing.TB, tr mcp.Transport, n int, block, peak bool) floodRun {
 	release := make(chan struct{})
 	var run floodRun
 	var handled atomic.Int64
@@ -46,8 +48,6 @@ func flood(t testing.TB, n int, block, peak bool) floodRun {
 			<-release
 		}
 	}}
-	tr, err := child(t, "flood").Open(zap.NewNop())
-	require.NoError(t, err)
 	var conn mcp.Connection
 	client := mcp.NewClient(&mcp.Implementation{Name: "transport-test", Version: "0"}, opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -98,6 +98,36 @@ func flood(t testing.TB, n int, block, peak bool) floodRun {
 	return run
 }
 
+// stdioFlood is the transport of the "flood" child.
+func stdioFlood(t testing.TB) mcp.Transport {
+	tr, err := child(t, "flood").Open(zap.NewNop())
+	require.NoError(t, err)
+	return tr
+}
+
+// httpFlood is a transport to a stateless go-sdk server with the "flood"
+// tool on loopback, its answers event streams.
+func httpFlood(t testing.TB) mcp.Transport {
+	s := mcp.NewServer(&mcp.Implementation{Name: "flood", Version: "0"}, nil)
+	type floodArgs struct {
+		N int `json:"n"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "flood"}, func(ctx context.Context, req *mcp.CallToolRequest, a floodArgs) (*mcp.CallToolResult, any, error) {
+		for i := range a.N {
+			_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+				ProgressToken: req.Params.GetProgressToken(), Progress: float64(i), Total: float64(a.N)})
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "flooded"}}}, nil, nil
+	})
+	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
+		&mcp.StreamableHTTPOptions{Stateless: true}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(http.DefaultTransport.(*http.Transport).CloseIdleConnections)
+	tr, err := StreamableHTTP{URL: srv.URL}.Open(zap.NewNop())
+	require.NoError(t, err)
+	return tr
+}
+
 // capture is a transport keeping the connection it made.
 type capture struct {
 	mcp.Transport
@@ -116,7 +146,19 @@ func (c capture) Connect(ctx context.Context) (mcp.Connection, error) {
 func TestANotificationFloodStaysBounded(t *testing.T) {
 	noLeaks(t)
 	const n = 200_000 // about 120 MiB if every one were kept
-	run := flood(t, n, true, false)
+	run := flood(t, stdioFlood(t), n, true, false)
+	t.Logf("%d notifications: heap +%d KiB with the handler held, %d dropped, %d handled, Close %v",
+		n, run.heapGrowth>>10, run.dropped, run.handled, run.closeTook)
+	assert.Positive(t, run.dropped, "beyond the budget, progress is dropped")
+	assert.Less(t, run.heapGrowth, uint64(32<<20), "the queue behind a slow handler is bounded")
+}
+
+// The same over Streamable HTTP, the notifications on the call's event
+// stream.
+func TestANotificationFloodOverHTTPStaysBounded(t *testing.T) {
+	noLeaks(t)
+	const n = 100_000
+	run := flood(t, httpFlood(t), n, true, false)
 	t.Logf("%d notifications: heap +%d KiB with the handler held, %d dropped, %d handled, Close %v",
 		n, run.heapGrowth>>10, run.dropped, run.handled, run.closeTook)
 	assert.Positive(t, run.dropped, "beyond the budget, progress is dropped")
@@ -163,13 +205,27 @@ func TestTheFloodGateDropsOnlyLossyNotifications(t *testing.T) {
 }
 
 // BenchmarkNotificationFlood measures a call during which a stdio server
-// sends one million progress notifications: the peak growth of the live
+// sends one million progress notifications (a Streamable HTTP one, on the
+// call's event stream, 200,000): the peak growth of the live
 // heap, how many were dropped, and how long Close takes after.
 func BenchmarkNotificationFlood(b *testing.B) {
-	for b.Loop() {
-		run := flood(b, 1_000_000, false, true)
-		b.ReportMetric(float64(run.heapGrowth)/(1<<20), "peak-heap-MiB")
-		b.ReportMetric(float64(run.dropped), "dropped")
-		b.ReportMetric(float64(run.closeTook.Milliseconds()), "close-ms")
+	for _, c := range []struct {
+		name string
+		tr   func(testing.TB) mcp.Transport
+		n    int
+	}{
+		{"stdio", stdioFlood, 1_000_000},
+		// The server runs in the benchmark's process, and its encoding
+		// of the events weighs in the heap: a smaller flood.
+		{"http", httpFlood, 200_000},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				run := flood(b, c.tr(b), c.n, false, true)
+				b.ReportMetric(float64(run.heapGrowth)/(1<<20), "peak-heap-MiB")
+				b.ReportMetric(float64(run.dropped), "dropped")
+				b.ReportMetric(float64(run.closeTook.Milliseconds()), "close-ms")
+			}
+		})
 	}
 }
