@@ -21,6 +21,7 @@ import (
 	"golang.org/x/oauth2/clientcredentials"
 
 	redirects "github.com/cuca-go/mcpconnector/internal/core/origin"
+	"github.com/cuca-go/mcpconnector/internal/core/safetext"
 )
 
 // This file holds what the machine-to-machine handlers ([ClientCredentialsJWT],
@@ -51,7 +52,7 @@ func (e *TokenError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "auth: token endpoint %s refused the %s grant (HTTP %d", e.Endpoint, e.GrantType, e.StatusCode)
 	if e.Code != "" {
-		fmt.Fprintf(&b, ", %s", e.Code)
+		fmt.Fprintf(&b, ", %s", safetext.Clean(e.Code)) // the endpoint's word
 	}
 	b.WriteString(")")
 	if e.Description != "" {

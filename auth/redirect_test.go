@@ -46,3 +46,15 @@ func TestATokenRequestNeverFollowsARedirectToAnotherOrigin(t *testing.T) {
 	defer mu.Unlock()
 	assert.Empty(t, leaked, "the token request never reached the redirect's target")
 }
+
+// A token endpoint's words reach the error with their control characters
+// escaped: its error code as its description.
+func TestTokenErrorsQuoteTheEndpointWithoutControlCharacters(t *testing.T) {
+	e := &auth.TokenError{Endpoint: "https://as.example/token", GrantType: "client_credentials", StatusCode: 400,
+		Code: "invalid_grant\x1b]52;c;ZXZpbA==\x07", Description: "no\x1b[8mhidden\u009b"}
+	msg := e.Error()
+	for _, bad := range []string{"\x1b", "\x07", "\u009b"} {
+		assert.NotContains(t, msg, bad)
+	}
+	assert.Contains(t, msg, `invalid_grant\x1b]52;c;ZXZpbA==\a`)
+}
