@@ -20,7 +20,7 @@ import (
 //
 //   - a progress or logging notification (notifications/progress,
 //     notifications/message) beyond the budget is dropped, and counted
-//     (a warning at most once a second says how many): they are lossy by
+//     (an info line at most once a second says how many): they are lossy by
 //     nature, and the answers behind them are not held up;
 //   - any other notification (a list_changed, a task's status) and a
 //     server's request wait for the budget: the connection stops reading,
@@ -117,7 +117,7 @@ func (g *floodGate) drop() {
 	n := g.pending
 	g.pending, g.lastWarn = 0, now
 	g.mu.Unlock()
-	g.logger.Warn("mcp server sends notifications faster than they are handled; dropped progress and log notifications",
+	g.logger.Info("mcp server sends notifications faster than they are handled; dropped progress and log notifications",
 		zap.Int64("dropped", n), zap.Int64("dropped_total", total))
 }
 
