@@ -122,6 +122,9 @@ func LoadLayers(layers []Layer, opts ...Option) (*Config, error) {
 // Approve trusts the server name of an untrusted layer: it leaves
 // [Config.Untrusted], so that package toolbox starts it. Call it once the
 // user has accepted its [Server.ApprovalText].
+// It lets the server run; it does not honour the settings of its file
+// that relax approval ([Server.RelaxedApproval]), which only
+// [WithUntrustedApprovalModes] does.
 func (c *Config) Approve(name string) {
 	delete(c.Untrusted, name)
 }
