@@ -70,7 +70,10 @@ type EnterpriseAuth struct {
 	// insufficient_scope adds the scopes the server asks for.
 	Scopes []string
 	// HTTPClient sends the discovery, token exchange and token requests; nil
-	// means http.DefaultClient.
+	// means a client with http.DefaultTransport. A redirect to another
+	// origin (scheme, host, port), or from https to http, is refused before
+	// its own CheckRedirect runs: a token request carries the client's
+	// credentials.
 	HTTPClient *http.Client
 
 	state grantState

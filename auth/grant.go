@@ -19,6 +19,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
+
+	redirects "github.com/cuca-go/mcpconnector/internal/core/origin"
+	"github.com/cuca-go/mcpconnector/internal/core/safetext"
 )
 
 // This file holds what the machine-to-machine handlers ([ClientCredentialsJWT],
@@ -49,7 +52,7 @@ func (e *TokenError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "auth: token endpoint %s refused the %s grant (HTTP %d", e.Endpoint, e.GrantType, e.StatusCode)
 	if e.Code != "" {
-		fmt.Fprintf(&b, ", %s", e.Code)
+		fmt.Fprintf(&b, ", %s", safetext.Clean(e.Code)) // the endpoint's word
 	}
 	b.WriteString(")")
 	if e.Description != "" {
@@ -500,9 +503,11 @@ func (s *grantState) authorize(ctx context.Context, name string, httpClient *htt
 	if stepUp && challengeError(challenges) != "insufficient_scope" {
 		return &grantError{name, fmt.Errorf("%s refused the request (HTTP 403) for a reason more scopes would not fix", req.URL.Redacted())}
 	}
-	if httpClient == nil {
-		httpClient = http.DefaultClient
-	}
+	// Metadata and token requests stay at their origin: a token endpoint
+	// that redirects elsewhere never receives the client's assertion or
+	// secret again, nor does a redirect from https to http (the https rule
+	// covers the URLs discovered, the policy their redirects).
+	httpClient = redirects.Client(httpClient)
 	env := grantEnv{client: httpClient, tokenClient: httpClient}
 	if d := dpopFrom(ctx); d != nil {
 		env.tokenClient, env.dpop = d.HTTPClient(httpClient), true

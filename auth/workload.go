@@ -52,8 +52,11 @@ type WorkloadIdentity struct {
 	// server's challenge, else all its metadata lists (scopes_supported).
 	// A 403 insufficient_scope adds the scopes the server asks for.
 	Scopes []string
-	// HTTPClient sends the discovery and token requests; nil means
-	// http.DefaultClient.
+	// HTTPClient sends the discovery and token requests; nil means a
+	// client with http.DefaultTransport. A redirect to another origin
+	// (scheme, host, port), or from https to http, is refused before its
+	// own CheckRedirect runs: a token request carries the client's
+	// credentials.
 	HTTPClient *http.Client
 
 	state grantState

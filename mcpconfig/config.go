@@ -165,6 +165,14 @@ type Server struct {
 	// which the parser sets to [ApprovalAuto] when Trust is true and the
 	// entry gives no mode of its own.
 	Trust bool
+	// RelaxedApproval names, as the file spelt them, the settings of an
+	// untrusted [Layer] that relax approval ("trust", an approval mode of
+	// "auto" or "writes" for the server or a tool, "alwaysAllow",
+	// "autoApprove") beyond what the trusted layers gave the server. They
+	// are not honoured (Trust, Approval and the tools' modes are left
+	// unset) unless [WithUntrustedApprovalModes] is given; nil for a server
+	// of a trusted layer, of [Load] and of [Parse].
+	RelaxedApproval []string
 	// MaxResultBytes ("maxResultBytes") caps the text the model reads of
 	// each of this server's results (plugin.WithMaxResultBytes); zero
 	// means the file gave none.

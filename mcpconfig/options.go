@@ -24,7 +24,9 @@ type options struct {
 	inputs    func(Input) (string, error)
 	strict    bool
 	approve   func(*Server, string) bool
-	base      *Config // LoadLayers: the layers below the one being read
+	// untrustedApproval: WithUntrustedApprovalModes.
+	untrustedApproval bool
+	base              *Config // LoadLayers: the layers below the one being read
 }
 
 func newOptions(opts []Option) *options {
@@ -83,6 +85,19 @@ func WithStrict() Option {
 // approve refuses stays in [Config.Untrusted]. approve may prompt.
 func WithApprove(approve func(server *Server, what string) bool) Option {
 	return optionFunc(func(o *options) { o.approve = approve })
+}
+
+// WithUntrustedApprovalModes honours, in an untrusted [Layer] of
+// [LoadLayers], the settings that relax approval: Gemini CLI's "trust",
+// an "approval" (Codex's default_tools_approval_mode or approval_mode) of
+// "auto" or "writes", Cline's "alwaysAllow" and "autoApprove". Without it
+// they are not honoured, even once the user approved the server to run
+// ([Config.Approve], [WithApprove]): a repository's file cannot switch off
+// the host's approval function. Either way [Server.RelaxedApproval] and
+// [Server.ApprovalText] name them. Give it only when the user has said that
+// a project's files may decide their approvals.
+func WithUntrustedApprovalModes() Option {
+	return optionFunc(func(o *options) { o.untrustedApproval = true })
 }
 
 // Host names the application whose config file is read: it decides which

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cuca-go/mcpconnector/internal/core/origin"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 )
 
@@ -41,13 +42,12 @@ type headersHelper struct {
 }
 
 // newHeadersClient returns an HTTP client that sends sc's helper's headers
-// on every request, on top of base's transport (nil: the default one).
+// on every request to the origin (scheme, host, port) of sc's URL, on top
+// of base's transport (nil: the default one). A redirect to another origin,
+// or from https to http, is refused, as the transport's own client does.
 func newHeadersClient(sc *mcpconfig.Server, base *http.Client) *http.Client {
 	h := &headersHelper{server: sc.Name, url: sc.URL, command: sc.HeadersHelper, timeout: HeadersHelperTimeout}
-	c := &http.Client{}
-	if base != nil {
-		*c = *base
-	}
+	c := origin.Client(base)
 	next := c.Transport
 	if next == nil {
 		next = http.DefaultTransport
@@ -111,7 +111,8 @@ func (h *headersHelper) run(ctx context.Context) (map[string]string, error) {
 	return headers, nil
 }
 
-// headersTransport sets the helper's headers on each request and, when
+// headersTransport sets the helper's headers on each request to the
+// server's origin and, when
 // the server answers 401, runs the helper again and sends the request once
 // more with the fresh headers.
 type headersTransport struct {
@@ -120,6 +121,9 @@ type headersTransport struct {
 }
 
 func (t *headersTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if !origin.SameAs(t.helper.url, req.URL) {
+		return t.next.RoundTrip(req) // the helper's headers are for its server only
+	}
 	headers, err := t.helper.current(req.Context(), false)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/internal/core/directcall"
 )
@@ -56,8 +57,9 @@ func (t *stdioCaller) CallTool(ctx context.Context, params *mcp.CallToolParams, 
 // tool calls: its connection is wrapped in a [directcall.HTTP], which
 // learns the envelope and takes the messages of direct calls' streams.
 type httpTransport struct {
-	sdk  *mcp.StreamableClientTransport
-	conn atomic.Pointer[directcall.HTTP]
+	sdk    *mcp.StreamableClientTransport
+	logger *zap.Logger // for the flood gate's warnings
+	conn   atomic.Pointer[directcall.HTTP]
 	// repeatable is RetryCutStreams's; nil means no call is re-sent.
 	repeatable atomic.Pointer[func(tool string) bool]
 }
@@ -80,7 +82,7 @@ func (t *httpTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	}
 	c := directcall.NewHTTP(inner, t.sdk, directcall.HTTPConfig{TooLarge: ErrMessageTooLarge, Repeatable: &t.repeatable})
 	t.conn.Store(c)
-	return c, nil
+	return gatedConn{c, newFloodGate(t.logger)}, nil // see flood.go
 }
 
 // CallsDirect reports whether the next tool call can take the direct path:

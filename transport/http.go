@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/cuca-go/mcpconnector/auth"
 	"github.com/cuca-go/mcpconnector/internal/core/logfield"
+	"github.com/cuca-go/mcpconnector/internal/core/origin"
 	"github.com/cuca-go/mcpconnector/internal/core/transportext"
 )
 
@@ -32,7 +32,10 @@ type StreamableHTTP struct {
 	// never logged nor put in errors.
 	Header http.Header
 	// HTTPClient sends the requests; nil means a client of its own with
-	// http.DefaultTransport.
+	// http.DefaultTransport. Its CheckRedirect, if any, runs after the
+	// module's redirect policy, which refuses a redirect to another origin
+	// (scheme, host, port) or from https to http: the requests carry the
+	// credentials and the tool calls' arguments (docs/guarantees.md).
 	HTTPClient *http.Client
 	// OAuthHandler, if set, authorizes the requests: its token goes on every
 	// request, and a 401 or 403 runs its Authorize once before the request
@@ -115,7 +118,7 @@ func (h StreamableHTTP) Open(logger *zap.Logger) (mcp.Transport, error) {
 		if base == nil {
 			base = http.DefaultTransport
 		}
-		c.Transport = headerRoundTripper{base: base, header: h.Header, host: endpointHost(h.URL)}
+		c.Transport = headerRoundTripper{base: base, header: h.Header, endpoint: h.URL}
 		client = &c
 	}
 	if logger == nil {
@@ -128,6 +131,7 @@ func (h StreamableHTTP) Open(logger *zap.Logger) (mcp.Transport, error) {
 	}
 	client = standAlonePosts(client, logger, oauth != nil) // see posts.go: one failed POST fails no other
 	client = limitResponses(client)
+	client = origin.Client(client) // credentials and bodies stay at the endpoint's origin
 	sdk := &mcp.StreamableClientTransport{
 		Endpoint:     h.URL,
 		MaxEventSize: MaxMessageBytes, // go-sdk leaves 0 unbounded, not at its documented default
@@ -137,7 +141,7 @@ func (h StreamableHTTP) Open(logger *zap.Logger) (mcp.Transport, error) {
 	if h.DisableDirectCalls || !directCallsAllowed() {
 		return sdk, nil
 	}
-	return &httpTransport{sdk: sdk}, nil // see direct.go
+	return &httpTransport{sdk: sdk, logger: logger}, nil // see direct.go
 }
 
 // errBearerRefused is what a request authorized by [StreamableHTTP.BearerToken]
@@ -163,18 +167,19 @@ func (b staticBearer) Authorize(_ context.Context, _ *http.Request, resp *http.R
 }
 
 // headerRoundTripper adds fixed headers to every request it forwards to
-// host. It sits below http.Client, which drops credentials when a redirect
-// leads to another host; the host check keeps the headers from following
-// such a redirect all the same.
+// the endpoint's origin (scheme, host and port). The client's redirect
+// policy (package internal/core/origin) refuses a redirect to another
+// origin; the origin check keeps the headers from any other URL all the
+// same, an https endpoint's headers from plain http in particular.
 type headerRoundTripper struct {
 	base   http.RoundTripper
 	header http.Header
-	// host is the endpoint's host[:port]; empty means every host.
-	host string
+	// endpoint is the configured URL.
+	endpoint string
 }
 
 func (rt headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
-	if rt.host != "" && req.URL.Host != rt.host {
+	if !origin.SameAs(rt.endpoint, req.URL) {
 		return rt.base.RoundTrip(req)
 	}
 	req = req.Clone(req.Context())
@@ -185,13 +190,4 @@ func (rt headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 		}
 	}
 	return rt.base.RoundTrip(req)
-}
-
-// endpointHost is the host[:port] of endpoint, or "" if it does not parse.
-func endpointHost(endpoint string) string {
-	u, err := url.Parse(endpoint)
-	if err != nil {
-		return ""
-	}
-	return u.Host
 }

@@ -25,6 +25,46 @@ const MaxMessageBytes = mcp.DefaultMaxLineLength
 // on.
 var ErrMessageTooLarge = fmt.Errorf("transport: server message exceeds %d MiB", MaxMessageBytes>>20)
 
+// MaxNesting is how deep the values of a server's message may nest: the
+// JSON decoders under the module (encoding/json's, go-sdk's) stop at
+// 10,000 levels of objects and arrays.
+const MaxNesting = 10000
+
+// ErrMessageTooDeep describes a server message nested deeper than
+// [MaxNesting]. Over stdio as over Streamable HTTP, an answer whose id can
+// be read fails its call at once with a JSON-RPC error of this text, and
+// the session goes on; one whose id cannot be read is skipped.
+var ErrMessageTooDeep = fmt.Errorf("transport: server message nested deeper than %d levels", MaxNesting)
+
+// nestedDeeperThan reports whether the JSON text b nests objects and arrays
+// deeper than max, brackets within strings not counted.
+func nestedDeeperThan(b []byte, max int) bool {
+	depth, inString, escaped := 0, false, false
+	for _, c := range b {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+			if depth > max {
+				return true
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return false
+}
+
 // limitResponses returns a copy of client whose response bodies are bounded:
 // go-sdk reads a JSON response body whole (io.ReadAll), with no limit of its
 // own.

@@ -13,8 +13,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-	"unicode"
 
+	"github.com/cuca-go/mcpconnector/internal/core/safetext"
 	"github.com/cuca-go/mcpconnector/internal/core/transportext"
 	"go.uber.org/zap"
 )
@@ -309,15 +309,12 @@ func readBody(resp *http.Response) []byte {
 	return body
 }
 
-// oneLine makes s fit a log line: control characters become spaces, and
-// it is cut at maxDetail bytes.
+// oneLine makes s, a server's words, fit an error or a log line: runs of
+// white space become one space, every other control character (and every
+// bidirectional formatting character) is escaped (internal/core/safetext),
+// and it is cut at maxDetail bytes.
 func oneLine(s string) string {
-	s = strings.TrimSpace(strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s))
+	s = safetext.Clean(strings.Join(strings.Fields(s), " "))
 	if len(s) > maxDetail {
 		s = strings.ToValidUTF8(s[:maxDetail], "") + "…"
 	}

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	neturl "net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -261,3 +262,27 @@ func TestCallWithoutAnswerFailsAloneUntilTheEndpointIsGone(t *testing.T) {
 type roundTripperFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripperFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// A server's words in an HTTP error answer (its body, its JSON-RPC error's
+// message) reach the call's error with every control character escaped:
+// no ESC, OSC 52 or C1 control drives the terminal that shows it.
+func TestHTTPErrorBodiesAreQuotedWithoutControlCharacters(t *testing.T) {
+	url := statusServer(t)
+	rt, _ := newStandAlone(t, false)
+	for _, tc := range []struct{ name, body, want string }{
+		{"plain body", "bad\x1b[2Kworse\u009b31m", `bad\x1b[2Kworse\u009b31m`},
+		{"OSC 52", "\x1b]52;c;ZXZpbA==\x07x", `\x1b]52;c;ZXZpbA==\ax`},
+		{"JSON-RPC message", `{"jsonrpc":"2.0","id":7,"error":{"code":-32000,"message":"no\u001b[8mhidden\u202e"}}`, `no\x1b[8mhidden\u202e`},
+	} {
+		q := url + "?code=400&body=" + neturl.QueryEscape(tc.body)
+		if strings.HasPrefix(tc.body, "{") {
+			q += "&type=application/json"
+		}
+		resp, err := post(t, rt, context.Background(), q, aCall)
+		require.NoError(t, err)
+		_, _, msg := rpcFailure(t, resp)
+		assert.Contains(t, msg, tc.want, tc.name)
+		assert.NotContains(t, msg, "\x1b", tc.name)
+		assert.NotContains(t, msg, "\u009b", tc.name)
+	}
+}

@@ -1,12 +1,15 @@
 package transport
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"os/signal"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -52,6 +55,42 @@ func runChildIfAsked() {
 		signal.Ignore(syscall.SIGTERM)
 		err = echoServer().Run(context.Background(), &mcp.StdioTransport{})
 		time.Sleep(time.Hour)
+	case "deep":
+		// The echo server with "deep", whose answer nests its structured
+		// content 10,001 levels deep.
+		// go-sdk would not encode it: the writer puts it in place of a
+		// marker.
+		s := echoServer()
+		s.AddTool(&mcp.Tool{Name: "deep", InputSchema: map[string]any{"type": "object"}},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{StructuredContent: map[string]any{"deep": deepMarker}}, nil
+			})
+		err = s.Run(context.Background(), &mcp.IOTransport{Reader: os.Stdin, Writer: deepWriter{os.Stdout}})
+	case "deepdiscover":
+		// Answers its first request (server/discover) 10,001 levels deep,
+		// then waits.
+		var req struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if err = json.NewDecoder(os.Stdin).Decode(&req); err == nil {
+			fmt.Printf("{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"x\":%s}}\n", req.ID, deepJSON(MaxNesting+1))
+			_, _ = io.Copy(io.Discard, os.Stdin)
+		}
+	case "flood":
+		// The echo server with "flood", which sends {"n"} progress
+		// notifications before it answers.
+		s := echoServer()
+		type floodArgs struct {
+			N int `json:"n"`
+		}
+		mcp.AddTool(s, &mcp.Tool{Name: "flood"}, func(ctx context.Context, req *mcp.CallToolRequest, a floodArgs) (*mcp.CallToolResult, any, error) {
+			for i := range a.N {
+				_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+					ProgressToken: req.Params.GetProgressToken(), Progress: float64(i), Total: float64(a.N)})
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "flooded"}}}, nil, nil
+		})
+		err = s.Run(context.Background(), &mcp.StdioTransport{})
 	case "die":
 		// Says why on stderr and exits without a word on stdout.
 		fmt.Fprintln(os.Stderr, "fatal: no config file")
@@ -64,6 +103,24 @@ func runChildIfAsked() {
 		os.Exit(1)
 	}
 	os.Exit(0)
+}
+
+// deepMarker is what deepWriter replaces with an array nested past
+// MaxNesting.
+const deepMarker = "@@deep@@"
+
+type deepWriter struct{ w io.Writer }
+
+func (d deepWriter) Write(p []byte) (int, error) {
+	_, err := d.w.Write(bytes.ReplaceAll(p, []byte(`"`+deepMarker+`"`), deepJSON(MaxNesting+1)))
+	return len(p), err
+}
+
+func (deepWriter) Close() error { return nil }
+
+// deepJSON is an array nested n levels deep.
+func deepJSON(n int) json.RawMessage {
+	return json.RawMessage(strings.Repeat("[", n) + strings.Repeat("]", n))
 }
 
 // addEcho adds the "echo" tool, which answers its text argument.

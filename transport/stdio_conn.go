@@ -44,6 +44,7 @@ type stdioConn struct {
 	direct *directcall.Lines // the tools/call requests sent beside go-sdk's
 
 	strays     strayLines
+	gate       *floodGate // the notification budget (flood.go)
 	stderrDone chan struct{}
 	stderrID   int32 // its watch by the stderr poller (Linux); 0 for none
 	stderrFd   int   // the descriptor the poller watches
@@ -71,6 +72,9 @@ func (c *stdioConn) exitStatus(wait time.Duration) string {
 
 // reasonTooLarge says why an over-long line was skipped.
 const reasonTooLarge = "over the size limit"
+
+// reasonTooDeep says why a line nested too deep was skipped.
+const reasonTooDeep = "nested too deep"
 
 // maxKeptWriteBuffer bounds the write buffer kept between messages: a call
 // with megabytes of arguments does not leave them allocated.
@@ -123,6 +127,7 @@ func startStdio(path string, cfg Stdio, td time.Duration, tail *stderrTail, logg
 		td: td, tail: tail, logger: logger,
 		lines:      newLineReader(pipes[1][0], MaxMessageBytes),
 		stderrDone: make(chan struct{}),
+		gate:       newFloodGate(logger),
 	}
 	c.direct = directcall.NewLines(c)
 	watchStderr(c)
@@ -144,6 +149,9 @@ func (c *stdioConn) readStderr() {
 		}
 	}
 }
+
+// DroppedNotifications implements transportext.NotificationDropper.
+func (c *stdioConn) DroppedNotifications() int64 { return c.gate.Dropped() }
 
 // SessionID is empty: a stdio connection has no session id.
 func (c *stdioConn) SessionID() string { return "" }
@@ -189,12 +197,34 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		}
 		d := c.decoder()
 		msg, why := d.Decode(l.text, l.owned)
+		var id jsonrpc.ID
+		deep := msg == nil && nestedDeeperThan(l.text, MaxNesting)
+		if deep {
+			id, deep = d.IDFromStart(l.text)
+		}
 		putDecoder(d)
 		if msg != nil {
 			if r, ok := msg.(*jsonrpc.Response); ok && c.direct.Deliver(r) {
 				continue
 			}
+			if pass, err := c.gate.admit(ctx, msg); err != nil {
+				return nil, err
+			} else if !pass {
+				continue // see flood.go
+			}
 			return msg, nil
+		}
+		if deep {
+			// An answer too deep to decode fails its call at once, as
+			// one too large does, rather than leave it to its deadline.
+			c.skipped(l, reasonTooDeep, true)
+			r := &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{
+				Code: jsonrpc.CodeInternalError, Message: ErrMessageTooDeep.Error(),
+			}}
+			if c.direct.Deliver(r) {
+				continue
+			}
+			return r, nil
 		}
 		c.skipped(l, why, false)
 	}

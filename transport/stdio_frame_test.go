@@ -24,7 +24,7 @@ import (
 
 // readerConn is a stdio connection reading r, with no process behind it.
 func readerConn(r io.Reader, limit int, logger *zap.Logger) *stdioConn {
-	c := &stdioConn{lines: newLineReader(r, limit), logger: logger}
+	c := &stdioConn{lines: newLineReader(r, limit), logger: logger, gate: newFloodGate(logger)}
 	c.direct = directcall.NewLines(c)
 	return c
 }

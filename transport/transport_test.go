@@ -72,7 +72,7 @@ func TestHeadersAreAddedToEveryRequest(t *testing.T) {
 	var got http.Header
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got = r.Header.Clone() }))
 	defer srv.Close()
-	rt := headerRoundTripper{base: http.DefaultTransport, header: http.Header{"Authorization": {"Bearer t0ken"}, "X-Api-Key": {"k"}}}
+	rt := headerRoundTripper{base: http.DefaultTransport, header: http.Header{"Authorization": {"Bearer t0ken"}, "X-Api-Key": {"k"}}, endpoint: srv.URL}
 	req, _ := http.NewRequest(http.MethodPost, srv.URL, nil)
 	req.Header.Set("Authorization", "Bearer old")
 	resp, err := rt.RoundTrip(req)

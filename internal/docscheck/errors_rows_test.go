@@ -51,9 +51,10 @@ var rowTests = map[string][]string{
 	"toolbox.ErrHeadersHelper":          {"toolbox.TestErrorsPageCausesThroughTheToolbox"},
 	"toolbox.ErrUnknownServer":          {"toolbox.TestStartStartsALazyServer"},
 	// transport
-	"transport.ErrNotSupported": {"plugin.TestErrorsPageRowsThroughThePlugin", "toolbox.TestErrorsPageCausesThroughTheToolbox"},
-	"*transport.SpawnError":     {"plugin.TestErrorsPageRowsThroughThePlugin", "toolbox.TestErrorsPageCausesThroughTheToolbox", "grid.TestCausesAreKeptOnTheGrainsMemberAndFlattenedAcrossTheWire"},
-	"transport.ErrNotSent":      {"plugin.TestErrorsPageRowsThroughThePlugin", "transport.TestHTTPDirectCallNotSentWhenNothingListens"},
+	"transport.ErrNotSupported":   {"plugin.TestErrorsPageRowsThroughThePlugin", "toolbox.TestErrorsPageCausesThroughTheToolbox"},
+	"*transport.SpawnError":       {"plugin.TestErrorsPageRowsThroughThePlugin", "toolbox.TestErrorsPageCausesThroughTheToolbox", "grid.TestCausesAreKeptOnTheGrainsMemberAndFlattenedAcrossTheWire"},
+	"transport.ErrNotSent":        {"plugin.TestErrorsPageRowsThroughThePlugin", "transport.TestHTTPDirectCallNotSentWhenNothingListens"},
+	"transport.ErrMessageTooDeep": {"transport.TestAnAnswerTooDeepFailsItsCallAtOnce"},
 	// auth
 	"auth.ErrBadTokenResponse": {"auth.TestAuthErrorsReachThePluginsError"},
 	"auth.ErrDPoPNonce":        {"auth.TestAuthErrorsReachThePluginsError"},

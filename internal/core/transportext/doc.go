@@ -8,6 +8,8 @@
 //     its exit status and its last stderr lines, for error messages.
 //   - [CutStreamRetrier]: a Streamable HTTP transport that re-sends a
 //     direct call whose answer's stream was cut.
+//   - [NotificationDropper]: a connection's count of the notifications
+//     its flood gate dropped.
 //   - [ReadsAsError], [RedactURL], [HTTPStatusOf]: how a stderr line, a
 //     URL and an HTTP error answer are read for an error message.
 //

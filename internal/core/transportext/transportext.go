@@ -74,6 +74,13 @@ var errorWords = []string{"error", "fatal", "exception", "panic", "required", "n
 // ReadsAsError reports whether a line of a server's stderr reads as an
 // error: it holds one of "error", "fatal", "exception", "panic",
 // "required" or "not found", in any case. An error message quotes the
+// NotificationDropper is a connection that drops progress and logging
+// notifications beyond its budget (package transport's flood gate); the
+// count is for a status or a metric.
+type NotificationDropper interface {
+	DroppedNotifications() int64
+}
+
 // first such line of a child's stderr before its last lines.
 func ReadsAsError(line string) bool {
 	l := strings.ToLower(line)
