@@ -718,8 +718,8 @@ func (c *mcpConnection) run(ctx context.Context, s *mcp.ClientSession, conn *env
 		}
 		c.untrack(cl)
 		if err != nil && cl.task != nil && conn != nil {
-			conn.tasks.drop(cl.task)
-			c.abandonTask(conn, cl.task) // answered with a task as the call ended (tasks_abandon.go)
+			conn.tasks.Drop(cl.task)
+			conn.tasks.Abandon(cl.task) // answered with a task as the call ended
 		}
 		if err != nil || res == nil {
 			defer cl.cancel(errCallFailed)
