@@ -183,9 +183,10 @@ type mcpConnection struct {
 	repeatable map[string]bool // tools a crash may re-run (RetryIdempotent)
 
 	// Progress tokens of the calls that carry one, for the session's
-	// notification goroutine.
-	tokenMu sync.Mutex
-	tokens  map[string]*call
+	// notification goroutine; progMu guards them and each call's
+	// callProgress (whether it is answered, its idle timer).
+	progMu sync.Mutex
+	tokens map[string]*call
 
 	listing        bool               // a tools/list after connecting is running
 	relist         bool               // list again when it is done
@@ -253,7 +254,7 @@ type call struct {
 
 	// sent is the call's sendState, which ctx carries to the connection's
 	// Write: whether the request may have reached the server.
-	sent atomic.Int32
+	sent sendState
 	ctx  callContext
 	// task, set when the connection drives tasks, receives the call's
 	// answer when it is a task.
@@ -265,13 +266,12 @@ type call struct {
 	taskState *messages.TaskState
 }
 
-// callProgress is a call's progress token, its idle timer, and, under mu,
-// whether the call has been answered, after which no progress is passed
-// on and the idle timer stays stopped.
+// callProgress is a call's progress token, its idle timer, and, under its
+// connection's progMu, whether the call has been answered, after which no
+// progress is passed on and the idle timer stays stopped.
 type callProgress struct {
 	token string
 	idle  *time.Timer
-	mu    sync.Mutex
 	done  bool
 }
 
@@ -755,7 +755,7 @@ func (c *mcpConnection) callFailed(ctx context.Context, s *mcp.ClientSession, ta
 	var idle *idleTimeout
 	errors.As(cause, &ended)
 	switch {
-	case cl.sent.Load() != sendAttempted && (errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, transport.ErrNotSent) ||
+	case cl.sent.load() != sendAttempted && (errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, transport.ErrNotSent) ||
 		ended != nil || brokenTransport(err)):
 		// The session was ending before go-sdk wrote the call, or the
 		// transport could not send it. The call never reached the server,

@@ -170,7 +170,7 @@ const (
 // Write sends msg, a notification with the envelope added. A call's
 // write is noted in its sendState, when its ctx has one.
 func (c *envelopeConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	var st *atomic.Int32
+	var st *sendState
 	if req, ok := msg.(*jsonrpc.Request); ok {
 		if req.IsCall() {
 			if c.traced {
@@ -179,8 +179,8 @@ func (c *envelopeConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			if c.envelope.Load() == nil {
 				c.learn(req.Params)
 			}
-			if st, _ = ctx.Value(sendStateKey{}).(*atomic.Int32); st != nil {
-				st.Store(sendAttempted)
+			if st = sendStateOf(ctx); st != nil {
+				st.store(sendAttempted)
 			}
 			if c.tasks != nil && req.Method == methodCallTool {
 				if a := directcall.TaskAnswerOf(ctx); a != nil {
@@ -193,7 +193,7 @@ func (c *envelopeConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	err := c.Connection.Write(ctx, msg)
 	if err != nil && st != nil && errors.Is(err, transport.ErrNotSent) {
-		st.Store(sendFailed)
+		st.store(sendFailed)
 	}
 	return err
 }
@@ -208,13 +208,27 @@ const (
 	sendFailed             // the transport could not send it
 )
 
+// sendState holds a call's send state: written by whatever writes the
+// call's request (the session's connection, or the direct path), read by
+// the call's goroutine once the request has returned.
+type sendState struct{ v atomic.Int32 }
+
+func (s *sendState) store(v int32) { s.v.Store(v) }
+func (s *sendState) load() int32   { return s.v.Load() }
+
 type sendStateKey struct{}
+
+// sendStateOf is the sendState ctx carries, or nil.
+func sendStateOf(ctx context.Context) *sendState {
+	st, _ := ctx.Value(sendStateKey{}).(*sendState)
+	return st
+}
 
 // callContext is a call's context, carrying its sendState without an
 // allocation of its own: it lives inside the call.
 type callContext struct {
 	context.Context
-	state *atomic.Int32
+	state *sendState
 	task  *directcall.TaskAnswer // nil unless the connection drives tasks
 }
 

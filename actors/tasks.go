@@ -40,7 +40,7 @@ type TaskSettings struct {
 	// replaced on every answer, deleted when the task ends. A program
 	// that restarts lists it and resumes the task with a
 	// [messages.CallTool] whose Task is the record's. Nil keeps nothing.
-	Store TaskStore
+	Store tasks.Store
 }
 
 // DefaultTaskTimeout is a task's total time when the caller's ctx has no
@@ -330,7 +330,7 @@ func (k *taskKeeper) leave(cause error) bool {
 type taskKeeper struct {
 	c      *mcpConnection
 	cl     *call
-	store  TaskStore
+	store  tasks.Store
 	server string
 	tool   string
 	id     string
@@ -354,7 +354,7 @@ func (k *taskKeeper) keep(t *tasks.Task) error {
 	}
 	ctx, stop := context.WithTimeout(context.Background(), storeTimeout)
 	defer stop()
-	return k.store.Put(ctx, TaskRecord{Server: k.server, Tool: k.tool, Task: *st})
+	return k.store.Put(ctx, tasks.Record{Server: k.server, Tool: k.tool, Task: *st})
 }
 
 // forget deletes the task's record: it has ended, or been cancelled.
@@ -391,43 +391,7 @@ func (c *mcpConnection) taskSeen(cl *call, first *tasks.Task) func(*tasks.Task) 
 }
 
 // answerer answers a task's input requests with the handlers of the
-// connection's client options (plugin.WithInputRequired); a request none
-// answers fails with tasks.ErrNoInput, naming its method, and the task is
-// cancelled.
+// connection's client options (tasks.Inputs).
 func (c *mcpConnection) answerer() tasks.Answerer {
-	o := c.cfg.ClientOptions
-	roots := c.cfg.Roots
-	return func(ctx context.Context, key string, request json.RawMessage) (json.RawMessage, error) {
-		var req struct {
-			Method string          `json:"method"`
-			Params json.RawMessage `json:"params"`
-		}
-		if err := json.Unmarshal(request, &req); err != nil {
-			return nil, fmt.Errorf("input request %q: %w", key, err)
-		}
-		var res any
-		var err error
-		switch {
-		case req.Method == "elicitation/create" && o != nil && o.ElicitationHandler != nil:
-			var p mcp.ElicitParams
-			if err := json.Unmarshal(req.Params, &p); err != nil {
-				return nil, fmt.Errorf("input request %q: %w", key, err)
-			}
-			res, err = o.ElicitationHandler(ctx, &mcp.ElicitRequest{Params: &p})
-		case req.Method == "sampling/createMessage" && o != nil && o.CreateMessageWithToolsHandler != nil:
-			var p mcp.CreateMessageWithToolsParams
-			if err := json.Unmarshal(req.Params, &p); err != nil {
-				return nil, fmt.Errorf("input request %q: %w", key, err)
-			}
-			res, err = o.CreateMessageWithToolsHandler(ctx, &mcp.CreateMessageWithToolsRequest{Params: &p})
-		case req.Method == "roots/list" && len(roots) > 0:
-			res = &mcp.ListRootsResult{Roots: roots}
-		default:
-			return nil, fmt.Errorf("%w: %s (request %q)", tasks.ErrNoInput, req.Method, key)
-		}
-		if err != nil {
-			return nil, err
-		}
-		return json.Marshal(res)
-	}
+	return tasks.Inputs(c.cfg.ClientOptions, c.cfg.Roots)
 }
