@@ -256,14 +256,9 @@ type call struct {
 	// Write: whether the request may have reached the server.
 	sent sendState
 	ctx  callContext
-	// task, set when the connection drives tasks, receives the call's
-	// answer when it is a task.
-	task *directcall.TaskAnswer
-	// taskState is the task's latest state while it is driven, for a
-	// resumption on the next connection.
-	// The call's goroutine's alone: tasks.Drive keeps it on that
-	// goroutine, and resume reads it there after the drive.
-	taskState *messages.TaskState
+	// task is the tasks extension's state of the call, set when the
+	// connection drives tasks (tasks.go); the core reads none of it.
+	task *taskCall
 }
 
 // callProgress is a call's progress token, its idle timer, and, under its
@@ -639,8 +634,8 @@ func (c *mcpConnection) onCallTool(sender *actor.PID, msg *messages.CallTool) {
 	cl := &call{msg: msg, sender: sender, cancel: cancel, retry: c.retryable(msg.Name)}
 	cl.ctx = callContext{Context: ctx, state: &cl.sent}
 	if c.conn != nil && c.conn.tasks != nil {
-		cl.task = new(directcall.TaskAnswer)
-		cl.ctx.task = cl.task
+		cl.task = &taskCall{answer: new(directcall.TaskAnswer)}
+		cl.ctx.task = cl.task.answer
 	}
 	if !msg.Deadline.IsZero() {
 		cl.timer = time.AfterFunc(time.Until(msg.Deadline), func() { cancel(context.DeadlineExceeded) })
@@ -718,8 +713,8 @@ func (c *mcpConnection) run(ctx context.Context, s *mcp.ClientSession, conn *env
 		}
 		c.untrack(cl)
 		if err != nil && cl.task != nil && conn != nil {
-			conn.tasks.Drop(cl.task)
-			conn.tasks.Abandon(cl.task) // answered with a task as the call ended
+			conn.tasks.Drop(cl.task.answer)
+			conn.tasks.Abandon(cl.task.answer) // answered with a task as the call ended
 		}
 		if err != nil || res == nil {
 			defer cl.cancel(errCallFailed)

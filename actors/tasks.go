@@ -101,6 +101,16 @@ func declareTasks(opts *mcp.ClientOptions) {
 	opts.Capabilities = &caps
 }
 
+// taskCall is a call's state in the tasks extension: the answer of its
+// tools/call when it is a task, and, while the task is driven, its latest
+// state, for a resumption on the next connection. The call's goroutine's
+// alone: tasks.Drive keeps the state on that goroutine, and resume reads
+// it there after the drive.
+type taskCall struct {
+	answer *directcall.TaskAnswer
+	state  *messages.TaskState
+}
+
 // taskWire is the session's connection as the tasks extension writes on
 // it: the connection under the envelope, and the envelope for params.
 type taskWire struct{ c *envelopeConn }
@@ -143,13 +153,13 @@ func (c *mcpConnection) driveTask(ctx context.Context, s *mcp.ClientSession, con
 	if msg.Task != nil {
 		t = tasks.FromState(msg.Task)
 	} else {
-		raw := cl.task.Raw()
+		raw := cl.task.answer.Raw()
 		if raw == nil {
 			return callFailure(msg, messages.FailureInternal, `server answered resultType "task" (SEP-2663), but its task was not read`)
 		}
 		var err error
 		if t, err = tasks.ParseCreated(raw); err != nil {
-			conn.tasks.Abandon(cl.task) // a task it may be: cancelled
+			conn.tasks.Abandon(cl.task.answer) // a task it may be: cancelled
 			return callFailure(msg, messages.FailureInternal, "server answered a task: "+err.Error())
 		}
 	}
@@ -296,7 +306,7 @@ func (c *mcpConnection) resumes() bool { return c.supervised() && resumesTasks(&
 // caller gave up, the next connection resumes the task only to cancel it.
 func (c *mcpConnection) resume(cl *call, err error, cancel bool) {
 	m := *cl.msg
-	m.Task = cl.taskState
+	m.Task = cl.task.state
 	switch {
 	case cancel:
 		// Its caller was answered: nothing bounds the cancel but the
@@ -348,7 +358,7 @@ func (c *mcpConnection) taskKeeper(cl *call, t *tasks.Task) *taskKeeper {
 // keep is tasks.Config.Keep.
 func (k *taskKeeper) keep(t *tasks.Task) error {
 	st := t.State()
-	k.cl.taskState = st
+	k.cl.task.state = st
 	if k.store == nil {
 		return nil
 	}
