@@ -183,9 +183,10 @@ type mcpConnection struct {
 	repeatable map[string]bool // tools a crash may re-run (RetryIdempotent)
 
 	// Progress tokens of the calls that carry one, for the session's
-	// notification goroutine.
-	tokenMu sync.Mutex
-	tokens  map[string]*call
+	// notification goroutine; progMu guards them and each call's
+	// callProgress (whether it is answered, its idle timer).
+	progMu sync.Mutex
+	tokens map[string]*call
 
 	listing        bool               // a tools/list after connecting is running
 	relist         bool               // list again when it is done
@@ -253,25 +254,19 @@ type call struct {
 
 	// sent is the call's sendState, which ctx carries to the connection's
 	// Write: whether the request may have reached the server.
-	sent atomic.Int32
+	sent sendState
 	ctx  callContext
-	// task, set when the connection drives tasks, receives the call's
-	// answer when it is a task.
-	task *directcall.TaskAnswer
-	// taskState is the task's latest state while it is driven, for a
-	// resumption on the next connection.
-	// The call's goroutine's alone: tasks.Drive keeps it on that
-	// goroutine, and resume reads it there after the drive.
-	taskState *messages.TaskState
+	// task is the tasks extension's state of the call, set when the
+	// connection drives tasks (tasks.go); the core reads none of it.
+	task *taskCall
 }
 
-// callProgress is a call's progress token, its idle timer, and, under mu,
-// whether the call has been answered, after which no progress is passed
-// on and the idle timer stays stopped.
+// callProgress is a call's progress token, its idle timer, and, under its
+// connection's progMu, whether the call has been answered, after which no
+// progress is passed on and the idle timer stays stopped.
 type callProgress struct {
 	token string
 	idle  *time.Timer
-	mu    sync.Mutex
 	done  bool
 }
 
@@ -639,8 +634,8 @@ func (c *mcpConnection) onCallTool(sender *actor.PID, msg *messages.CallTool) {
 	cl := &call{msg: msg, sender: sender, cancel: cancel, retry: c.retryable(msg.Name)}
 	cl.ctx = callContext{Context: ctx, state: &cl.sent}
 	if c.conn != nil && c.conn.tasks != nil {
-		cl.task = new(directcall.TaskAnswer)
-		cl.ctx.task = cl.task
+		cl.task = &taskCall{answer: new(directcall.TaskAnswer)}
+		cl.ctx.task = cl.task.answer
 	}
 	if !msg.Deadline.IsZero() {
 		cl.timer = time.AfterFunc(time.Until(msg.Deadline), func() { cancel(context.DeadlineExceeded) })
@@ -718,8 +713,8 @@ func (c *mcpConnection) run(ctx context.Context, s *mcp.ClientSession, conn *env
 		}
 		c.untrack(cl)
 		if err != nil && cl.task != nil && conn != nil {
-			conn.tasks.drop(cl.task)
-			c.abandonTask(conn, cl.task) // answered with a task as the call ended (tasks_abandon.go)
+			conn.tasks.Drop(cl.task.answer)
+			conn.tasks.Abandon(cl.task.answer) // answered with a task as the call ended
 		}
 		if err != nil || res == nil {
 			defer cl.cancel(errCallFailed)
@@ -755,7 +750,7 @@ func (c *mcpConnection) callFailed(ctx context.Context, s *mcp.ClientSession, ta
 	var idle *idleTimeout
 	errors.As(cause, &ended)
 	switch {
-	case cl.sent.Load() != sendAttempted && (errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, transport.ErrNotSent) ||
+	case cl.sent.load() != sendAttempted && (errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, transport.ErrNotSent) ||
 		ended != nil || brokenTransport(err)):
 		// The session was ending before go-sdk wrote the call, or the
 		// transport could not send it. The call never reached the server,

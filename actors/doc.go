@@ -25,6 +25,16 @@
 // connection counts its own goroutines, and the supervisor's Close waits
 // for them through protoactor's stop of its children.
 //
+// The tasks extension (SEP-2663) lives beside the core, in
+// internal/core/tasks: the connection gives it the session's connection to
+// write on and its envelope (tasks.Wire), lets it claim what the session
+// reads before go-sdk does (tasks.Session.Take), and leaves it a tools/call
+// answer of resultType "task" to drive; the task store is its own. What is
+// left here (tasks.go, tasks_detach.go, tasks_telemetry.go) is the glue:
+// which answer is a task, its deadline and span, and the hand-back of a
+// task to resume on the next session, decided in the mailbox like any
+// other.
+//
 // The supervisor retries on a schedule (schedule.go) chosen so that an
 // outage costs about what it lasts and a server that never returns costs a
 // bounded number of tries; [SupervisorConfig.TryTimes] computes it. Its

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cuca-go/mcpconnector/internal/core/directcall"
 	"github.com/cuca-go/mcpconnector/internal/core/intern"
+	"github.com/cuca-go/mcpconnector/internal/core/tasks"
 	"github.com/cuca-go/mcpconnector/transport"
 )
 
@@ -61,7 +62,7 @@ func (t envelopeTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 	}
 	t.conn.Connection, t.conn.traced, t.conn.progress = conn, t.traced, t.progress
 	if t.tasks {
-		t.conn.tasks = newTaskRequests(t.conn.log)
+		t.conn.tasks = tasks.NewSession(taskWire{t.conn}, t.conn.log)
 	}
 	return t.conn, nil
 }
@@ -77,7 +78,7 @@ type envelopeConn struct {
 	// request; nil until then.
 	envelope atomic.Pointer[map[string]json.RawMessage]
 	// tasks, when the connection drives tasks, are its task requests.
-	tasks *taskRequests
+	tasks *tasks.Session
 	// log is the connection's logger (ConnectionConfig.Logger), nil for
 	// none.
 	log *zap.Logger
@@ -93,7 +94,7 @@ type envelopeConn struct {
 func (c *envelopeConn) Close() error {
 	err := c.Connection.Close()
 	if c.tasks != nil {
-		c.tasks.end(errors.New("connection closed"))
+		c.tasks.End(errors.New("connection closed"))
 	}
 	c.closeMu.Lock()
 	f := c.ending
@@ -126,28 +127,18 @@ func (c *envelopeConn) afterClose(f func()) {
 // reaches its caller before the call's result does. On a connection that
 // drives tasks, the answers of task requests and the server's
 // notifications/tasks (or the draft's notifications/tasks/status) are
-// taken out here, for the tasks' drivers (taskRequests), and never reach
+// taken out here, for the tasks' drivers (tasks.Session), and never reach
 // go-sdk. Other messages cost a type switch.
 func (c *envelopeConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
 	for c.tasks != nil {
 		if err != nil {
 			if ctx.Err() == nil {
-				c.tasks.end(err)
+				c.tasks.End(err)
 			}
 			return msg, err
 		}
-		switch m := msg.(type) {
-		case *jsonrpc.Response:
-			if !c.tasks.deliver(m) {
-				return c.progressed(msg, err)
-			}
-		case *jsonrpc.Request:
-			if (m.Method != methodTasks && m.Method != methodTaskStatus) || m.IsCall() {
-				return c.progressed(msg, err)
-			}
-			c.tasks.notified(m.Params)
-		default:
+		if !c.tasks.Take(msg) {
 			return c.progressed(msg, err)
 		}
 		// A task request's answer, and a task's status notification, are
@@ -174,16 +165,12 @@ func (c *envelopeConn) progressed(msg jsonrpc.Message, err error) (jsonrpc.Messa
 
 const (
 	methodProgress = "notifications/progress"
-	// A task's status notification: notifications/tasks as the tasks
-	// extension was accepted, notifications/tasks/status in its draft.
-	methodTasks      = "notifications/tasks"
-	methodTaskStatus = "notifications/tasks/status"
 )
 
 // Write sends msg, a notification with the envelope added. A call's
 // write is noted in its sendState, when its ctx has one.
 func (c *envelopeConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	var st *atomic.Int32
+	var st *sendState
 	if req, ok := msg.(*jsonrpc.Request); ok {
 		if req.IsCall() {
 			if c.traced {
@@ -192,12 +179,12 @@ func (c *envelopeConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			if c.envelope.Load() == nil {
 				c.learn(req.Params)
 			}
-			if st, _ = ctx.Value(sendStateKey{}).(*atomic.Int32); st != nil {
-				st.Store(sendAttempted)
+			if st = sendStateOf(ctx); st != nil {
+				st.store(sendAttempted)
 			}
 			if c.tasks != nil && req.Method == methodCallTool {
 				if a := directcall.TaskAnswerOf(ctx); a != nil {
-					c.tasks.expect(req.ID, a)
+					c.tasks.Expect(req.ID, a)
 				}
 			}
 		} else if env := c.envelope.Load(); env != nil {
@@ -206,7 +193,7 @@ func (c *envelopeConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	err := c.Connection.Write(ctx, msg)
 	if err != nil && st != nil && errors.Is(err, transport.ErrNotSent) {
-		st.Store(sendFailed)
+		st.store(sendFailed)
 	}
 	return err
 }
@@ -221,13 +208,27 @@ const (
 	sendFailed             // the transport could not send it
 )
 
+// sendState holds a call's send state: written by whatever writes the
+// call's request (the session's connection, or the direct path), read by
+// the call's goroutine once the request has returned.
+type sendState struct{ v atomic.Int32 }
+
+func (s *sendState) store(v int32) { s.v.Store(v) }
+func (s *sendState) load() int32   { return s.v.Load() }
+
 type sendStateKey struct{}
+
+// sendStateOf is the sendState ctx carries, or nil.
+func sendStateOf(ctx context.Context) *sendState {
+	st, _ := ctx.Value(sendStateKey{}).(*sendState)
+	return st
+}
 
 // callContext is a call's context, carrying its sendState without an
 // allocation of its own: it lives inside the call.
 type callContext struct {
 	context.Context
-	state *atomic.Int32
+	state *sendState
 	task  *directcall.TaskAnswer // nil unless the connection drives tasks
 }
 

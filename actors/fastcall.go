@@ -3,7 +3,6 @@ package actors
 import (
 	"context"
 	"errors"
-	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -42,7 +41,7 @@ func (c *mcpConnection) callsDirect(dc directcall.Caller) bool {
 // traced like every request (span, trace context in _meta, request id),
 // its send state kept for callFailed.
 func (c *mcpConnection) callDirect(ctx context.Context, dc directcall.Caller, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
-	st, _ := ctx.Value(sendStateKey{}).(*atomic.Int32)
+	st := sendStateOf(ctx)
 	traced := c.cfg.Telemetry != nil
 	send := func(ctx context.Context, _ string, req mcp.Request) (mcp.Result, error) {
 		p := req.GetParams().(*mcp.CallToolParams)
@@ -51,11 +50,11 @@ func (c *mcpConnection) callDirect(ctx context.Context, dc directcall.Caller, pa
 				requestIDAttr(ctx, id)
 			}
 			if st != nil {
-				st.Store(sendAttempted)
+				st.store(sendAttempted)
 			}
 		})
 		if err != nil && st != nil && errors.Is(err, transport.ErrNotSent) {
-			st.Store(sendFailed)
+			st.store(sendFailed)
 		}
 		if err != nil {
 			return nil, err

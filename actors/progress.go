@@ -35,9 +35,9 @@ func (c *mcpConnection) track(cl *call) {
 		pr.idle = time.AfterFunc(d, func() { cancel(&idleTimeout{d}) })
 	}
 	cl.prog = pr
-	c.tokenMu.Lock()
+	c.progMu.Lock()
 	c.tokens[pr.token] = cl
-	c.tokenMu.Unlock()
+	c.progMu.Unlock()
 }
 
 // untrack ends cl's progress before its answer goes out, so that no
@@ -48,17 +48,15 @@ func (c *mcpConnection) untrack(cl *call) {
 	if pr == nil {
 		return
 	}
-	pr.mu.Lock()
+	c.progMu.Lock()
+	defer c.progMu.Unlock()
 	pr.done = true
 	if pr.idle != nil {
 		pr.idle.Stop()
 	}
-	pr.mu.Unlock()
-	c.tokenMu.Lock()
 	if c.tokens[pr.token] == cl {
 		delete(c.tokens, pr.token)
 	}
-	c.tokenMu.Unlock()
 }
 
 // onProgress runs on the session's notification goroutine, one
@@ -73,9 +71,9 @@ func (c *mcpConnection) onProgress(p *mcp.ProgressNotificationParams) {
 	if !ok {
 		return
 	}
-	c.tokenMu.Lock()
+	c.progMu.Lock()
 	cl := c.tokens[token]
-	c.tokenMu.Unlock()
+	c.progMu.Unlock()
 	if cl == nil {
 		return
 	}
@@ -84,16 +82,16 @@ func (c *mcpConnection) onProgress(p *mcp.ProgressNotificationParams) {
 
 // progressed counts a sign of life of cl's call (a progress notification,
 // a task's new status): its idle timeout starts again, and p, when there
-// is one, reaches a caller that asked for progress. Under pr.mu: the
-// call's answer waits for this progress to be sent, so the caller sees the
-// progress first.
+// is one, reaches a caller that asked for progress. Under progMu: the
+// call's answer (untrack) waits for this progress to be sent, so the
+// caller sees the progress first.
 func (c *mcpConnection) progressed(cl *call, p *messages.CallProgress) {
 	pr := cl.prog
 	if pr == nil {
 		return
 	}
-	pr.mu.Lock()
-	defer pr.mu.Unlock()
+	c.progMu.Lock()
+	defer c.progMu.Unlock()
 	if pr.done {
 		return
 	}

@@ -1,12 +1,10 @@
 package actors
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -42,7 +40,7 @@ type TaskSettings struct {
 	// replaced on every answer, deleted when the task ends. A program
 	// that restarts lists it and resumes the task with a
 	// [messages.CallTool] whose Task is the record's. Nil keeps nothing.
-	Store TaskStore
+	Store tasks.Store
 }
 
 // DefaultTaskTimeout is a task's total time when the caller's ctx has no
@@ -103,178 +101,26 @@ func declareTasks(opts *mcp.ClientOptions) {
 	opts.Capabilities = &caps
 }
 
-// taskIDBase is how far below zero the ids of task requests start: far
-// from go-sdk's (counting up from 1) and the direct calls' (below -2^40).
-const taskIDBase = 1 << 50
-
-// taskRequests are a connection's task requests waiting for their
-// answers, and its tool calls whose answer may be a task.
-type taskRequests struct {
-	mu      sync.Mutex
-	next    int64
-	waiting map[int64]taskRequest
-	calls   map[jsonrpc.ID]*directcall.TaskAnswer
-	// updates are the notifications/tasks waiting for the drivers
-	// of the tasks, by task id: a task's channel is made when the answer
-	// that created it is read, so that a notification read right after
-	// it is kept for its driver.
-	updates map[string]chan *tasks.Task
-	ended   error
-	done    chan struct{}
-	log     *zap.Logger
+// taskCall is a call's state in the tasks extension: the answer of its
+// tools/call when it is a task, and, while the task is driven, its latest
+// state, for a resumption on the next connection. The call's goroutine's
+// alone: tasks.Drive keeps the state on that goroutine, and resume reads
+// it there after the drive.
+type taskCall struct {
+	answer *directcall.TaskAnswer
+	state  *messages.TaskState
 }
 
-// taskRequest is a task request waiting for its answer.
-type taskRequest struct {
-	ch     chan *jsonrpc.Response
-	taskID string
-	get    bool // tasks/get: its answer supersedes the notifications read before it
+// taskWire is the session's connection as the tasks extension writes on
+// it: the connection under the envelope, and the envelope for params.
+type taskWire struct{ c *envelopeConn }
+
+func (w taskWire) Write(ctx context.Context, msg jsonrpc.Message) error {
+	return w.c.Connection.Write(ctx, msg)
 }
 
-// taskUpdates is how many notifications of a task wait for its driver; a
-// notification that finds them full is dropped (the next poll catches up).
-const taskUpdates = 4
-
-func newTaskRequests(log *zap.Logger) *taskRequests {
-	if log == nil {
-		log = zap.NewNop()
-	}
-	return &taskRequests{waiting: map[int64]taskRequest{}, calls: map[jsonrpc.ID]*directcall.TaskAnswer{},
-		updates: map[string]chan *tasks.Task{}, done: make(chan struct{}), log: log}
-}
-
-// follow is the channel of task id's notifications, for its driver;
-// unfollow forgets it.
-func (r *taskRequests) follow(id string) (updates <-chan *tasks.Task, unfollow func()) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	ch := r.updates[id]
-	if ch == nil {
-		ch = make(chan *tasks.Task, taskUpdates)
-		r.updates[id] = ch
-	}
-	return ch, func() {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		if r.updates[id] == ch {
-			delete(r.updates, id)
-		}
-	}
-}
-
-// created notes the task that answered a tools/call, if raw is one, so
-// that its notifications are kept from now on.
-func (r *taskRequests) created(raw json.RawMessage) {
-	if !bytes.Contains(raw, []byte(`"task"`)) {
-		return // not a task answer: no need to read it
-	}
-	id := taskIDOf(raw) // tasks_abandon.go
-	if id == "" {
-		return
-	}
-	r.mu.Lock()
-	if r.updates[id] == nil {
-		r.updates[id] = make(chan *tasks.Task, taskUpdates)
-	}
-	r.mu.Unlock()
-}
-
-// notified takes the params of a notifications/tasks (or the draft's
-// notifications/tasks/status) read from the connection to the driver of
-// its task, without waiting: one of a task no driver follows, or that
-// does not parse, is dropped, and so is one that finds its driver's
-// channel full.
-func (r *taskRequests) notified(params json.RawMessage) {
-	t, err := tasks.ParseGot(params)
-	if err != nil {
-		r.log.Debug("mcp task status notification dropped", zap.Error(err))
-		return
-	}
-	r.mu.Lock()
-	ch := r.updates[t.ID]
-	r.mu.Unlock()
-	if ch == nil {
-		return
-	}
-	select {
-	case ch <- t:
-	default:
-	}
-}
-
-// superseded drops the notifications of task id that wait for its
-// driver: they were read before the answer of its tasks/get, which
-// says more.
-func (r *taskRequests) superseded(id string) {
-	r.mu.Lock()
-	ch := r.updates[id]
-	r.mu.Unlock()
-	for ch != nil {
-		select {
-		case <-ch:
-		default:
-			return
-		}
-	}
-}
-
-// expect notes tools/call id, whose answer a, if a task, keeps.
-func (r *taskRequests) expect(id jsonrpc.ID, a *directcall.TaskAnswer) {
-	r.mu.Lock()
-	r.calls[id] = a
-	r.mu.Unlock()
-}
-
-// deliver takes a response read from the connection: true when it
-// answers a task request (it is not go-sdk's).
-func (r *taskRequests) deliver(resp *jsonrpc.Response) bool {
-	r.mu.Lock()
-	if a, ok := r.calls[resp.ID]; ok {
-		delete(r.calls, resp.ID)
-		r.mu.Unlock()
-		if resp.Error == nil {
-			a.Take(resp.Result)
-			r.created(resp.Result)
-		}
-		return false
-	}
-	n, ok := resp.ID.Raw().(int64)
-	if !ok || n > -taskIDBase {
-		r.mu.Unlock()
-		return false
-	}
-	w, ok := r.waiting[n]
-	delete(r.waiting, n)
-	r.mu.Unlock()
-	if ok {
-		if w.get {
-			r.superseded(w.taskID)
-		}
-		w.ch <- resp
-	}
-	return true
-}
-
-// drop forgets the tool call whose answer a was to keep: it ended without
-// one.
-func (r *taskRequests) drop(a *directcall.TaskAnswer) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for id, x := range r.calls {
-		if x == a {
-			delete(r.calls, id)
-		}
-	}
-}
-
-// end fails every request waiting, and every later one, with err.
-func (r *taskRequests) end(err error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.ended == nil {
-		r.ended = err
-		close(r.done)
-	}
+func (w taskWire) WithEnvelope(params map[string]any) (json.RawMessage, error) {
+	return w.c.withEnvelope(params)
 }
 
 // withEnvelope is params, with the envelope (_meta) the connection's
@@ -284,70 +130,6 @@ func (c *envelopeConn) withEnvelope(params map[string]any) (json.RawMessage, err
 		params["_meta"] = *env
 	}
 	return json.Marshal(params)
-}
-
-// open registers a request of ours about task taskID (get: a tasks/get,
-// whose answer supersedes the notifications read before it) and returns
-// its number, below -taskIDBase, and the channel its answer arrives on;
-// the connection's end, if it has ended.
-func (r *taskRequests) open(taskID string, get bool) (int64, chan *jsonrpc.Response, error) {
-	ch := make(chan *jsonrpc.Response, 1)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.ended != nil {
-		return 0, nil, r.ended
-	}
-	r.next++
-	n := -taskIDBase - r.next
-	r.waiting[n] = taskRequest{ch: ch, taskID: taskID, get: get}
-	return n, ch, nil
-}
-
-// close forgets request n and reports whether it was still waiting for
-// its answer, and whether the connection has ended.
-func (r *taskRequests) close(n int64) (waiting, ended bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	_, waiting = r.waiting[n]
-	delete(r.waiting, n)
-	return waiting, r.ended != nil
-}
-
-// request sends one task request of method on c's connection and waits
-// for its answer: a tasks.Sender.
-func (c *envelopeConn) request(ctx context.Context, method, taskID string, params any) (json.RawMessage, error) {
-	r := c.tasks
-	p, ok := params.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("%s: params of type %T", method, params)
-	}
-	raw, err := c.withEnvelope(p)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", method, err)
-	}
-	n, ch, err := r.open(taskID, method == "tasks/get")
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", mcp.ErrConnectionClosed, method, err)
-	}
-	forget := func() { r.close(n) }
-	id, _ := jsonrpc.MakeID(float64(n))
-	if err := c.Connection.Write(transportext.WithMcpName(ctx, taskID), &jsonrpc.Request{ID: id, Method: method, Params: raw}); err != nil {
-		forget()
-		return nil, fmt.Errorf("%s: %w", method, err)
-	}
-	select {
-	case resp := <-ch:
-		if resp.Error != nil {
-			return nil, fmt.Errorf("%s: %w", method, resp.Error)
-		}
-		return resp.Result, nil
-	case <-r.done:
-		forget()
-		return nil, fmt.Errorf("%w: %s: %v", mcp.ErrConnectionClosed, method, r.ended)
-	case <-ctx.Done():
-		forget()
-		return nil, ctx.Err()
-	}
 }
 
 // taskTimeout is the cause of a task's call cancelled at its
@@ -371,13 +153,13 @@ func (c *mcpConnection) driveTask(ctx context.Context, s *mcp.ClientSession, con
 	if msg.Task != nil {
 		t = tasks.FromState(msg.Task)
 	} else {
-		raw := cl.task.Raw()
+		raw := cl.task.answer.Raw()
 		if raw == nil {
 			return callFailure(msg, messages.FailureInternal, `server answered resultType "task" (SEP-2663), but its task was not read`)
 		}
 		var err error
 		if t, err = tasks.ParseCreated(raw); err != nil {
-			c.abandonTask(conn, cl.task) // a task it may be: cancelled (tasks_abandon.go)
+			conn.tasks.Abandon(cl.task.answer) // a task it may be: cancelled
 			return callFailure(msg, messages.FailureInternal, "server answered a task: "+err.Error())
 		}
 	}
@@ -399,10 +181,10 @@ func (c *mcpConnection) driveTask(ctx context.Context, s *mcp.ClientSession, con
 		defer tt.Stop()
 	}
 	k := c.taskKeeper(cl, t)
-	updates, unfollow := conn.tasks.follow(t.ID) // the server's notifications/tasks, if it sends them
+	updates, unfollow := conn.tasks.Follow(t.ID) // the server's notifications/tasks, if it sends them
 	defer unfollow()
 	if !t.Status.Terminal() && !t.Draft {
-		defer conn.listenTask(ctx, t.ID)() // asks for them; a draft server sends them unasked (tasks_listen.go)
+		defer conn.tasks.Listen(ctx, t.ID)() // asks for them; a draft server sends them unasked
 	}
 	cfg := tasks.Config{
 		DefaultInterval: c.cfg.Tasks.DefaultInterval,
@@ -414,7 +196,7 @@ func (c *mcpConnection) driveTask(ctx context.Context, s *mcp.ClientSession, con
 		Leave:           k.leave,
 		Updates:         updates,
 	}
-	res, err := tasks.Drive(ctx, conn.request, cfg, t)
+	res, err := tasks.Drive(ctx, conn.tasks.Request, cfg, t)
 	reply, resume := c.taskEnded(ctx, s, cl, t.ID, res, err)
 	if resume {
 		tel.resumed() // the next connection's span goes on (tasks_telemetry.go)
@@ -524,7 +306,7 @@ func (c *mcpConnection) resumes() bool { return c.supervised() && resumesTasks(&
 // caller gave up, the next connection resumes the task only to cancel it.
 func (c *mcpConnection) resume(cl *call, err error, cancel bool) {
 	m := *cl.msg
-	m.Task = cl.taskState
+	m.Task = cl.task.state
 	switch {
 	case cancel:
 		// Its caller was answered: nothing bounds the cancel but the
@@ -558,7 +340,7 @@ func (k *taskKeeper) leave(cause error) bool {
 type taskKeeper struct {
 	c      *mcpConnection
 	cl     *call
-	store  TaskStore
+	store  tasks.Store
 	server string
 	tool   string
 	id     string
@@ -576,13 +358,13 @@ func (c *mcpConnection) taskKeeper(cl *call, t *tasks.Task) *taskKeeper {
 // keep is tasks.Config.Keep.
 func (k *taskKeeper) keep(t *tasks.Task) error {
 	st := t.State()
-	k.cl.taskState = st
+	k.cl.task.state = st
 	if k.store == nil {
 		return nil
 	}
 	ctx, stop := context.WithTimeout(context.Background(), storeTimeout)
 	defer stop()
-	return k.store.Put(ctx, TaskRecord{Server: k.server, Tool: k.tool, Task: *st})
+	return k.store.Put(ctx, tasks.Record{Server: k.server, Tool: k.tool, Task: *st})
 }
 
 // forget deletes the task's record: it has ended, or been cancelled.
@@ -619,43 +401,7 @@ func (c *mcpConnection) taskSeen(cl *call, first *tasks.Task) func(*tasks.Task) 
 }
 
 // answerer answers a task's input requests with the handlers of the
-// connection's client options (plugin.WithInputRequired); a request none
-// answers fails with tasks.ErrNoInput, naming its method, and the task is
-// cancelled.
+// connection's client options (tasks.Inputs).
 func (c *mcpConnection) answerer() tasks.Answerer {
-	o := c.cfg.ClientOptions
-	roots := c.cfg.Roots
-	return func(ctx context.Context, key string, request json.RawMessage) (json.RawMessage, error) {
-		var req struct {
-			Method string          `json:"method"`
-			Params json.RawMessage `json:"params"`
-		}
-		if err := json.Unmarshal(request, &req); err != nil {
-			return nil, fmt.Errorf("input request %q: %w", key, err)
-		}
-		var res any
-		var err error
-		switch {
-		case req.Method == "elicitation/create" && o != nil && o.ElicitationHandler != nil:
-			var p mcp.ElicitParams
-			if err := json.Unmarshal(req.Params, &p); err != nil {
-				return nil, fmt.Errorf("input request %q: %w", key, err)
-			}
-			res, err = o.ElicitationHandler(ctx, &mcp.ElicitRequest{Params: &p})
-		case req.Method == "sampling/createMessage" && o != nil && o.CreateMessageWithToolsHandler != nil:
-			var p mcp.CreateMessageWithToolsParams
-			if err := json.Unmarshal(req.Params, &p); err != nil {
-				return nil, fmt.Errorf("input request %q: %w", key, err)
-			}
-			res, err = o.CreateMessageWithToolsHandler(ctx, &mcp.CreateMessageWithToolsRequest{Params: &p})
-		case req.Method == "roots/list" && len(roots) > 0:
-			res = &mcp.ListRootsResult{Roots: roots}
-		default:
-			return nil, fmt.Errorf("%w: %s (request %q)", tasks.ErrNoInput, req.Method, key)
-		}
-		if err != nil {
-			return nil, err
-		}
-		return json.Marshal(res)
-	}
+	return tasks.Inputs(c.cfg.ClientOptions, c.cfg.Roots)
 }

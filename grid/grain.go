@@ -13,6 +13,7 @@ import (
 	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/internal/core/hostmsg"
 	"github.com/cuca-go/mcpconnector/internal/core/logfield"
+	"github.com/cuca-go/mcpconnector/internal/core/tasks"
 	"github.com/cuca-go/mcpconnector/internal/core/transportext"
 	"github.com/cuca-go/mcpconnector/internal/core/wire"
 	"github.com/cuca-go/mcpconnector/messages"
@@ -47,7 +48,7 @@ type grain struct {
 	// label the server's name in its records: a call that resumes a task
 	// by its id alone (a facade's, whose member lost the task's
 	// connection) takes the task's latest state from there.
-	store actors.TaskStore
+	store tasks.Store
 	label string
 
 	draining   bool

@@ -44,16 +44,16 @@ type TaskOptions struct {
 
 // TaskStore keeps the pending tasks of tool calls; one store may be
 // shared by many plugins and servers, whose records name their server.
-// It is actors.TaskStore under this package's name.
-type TaskStore = actors.TaskStore
+// It is internal/core/tasks.Store under this package's name.
+type TaskStore = tasks.Store
 
 // TaskRecord is a pending task as a [TaskStore] keeps it: its server (the
 // transport's label), its tool and its latest state.
-type TaskRecord = actors.TaskRecord
+type TaskRecord = tasks.Record
 
 // DirTaskStore is the [TaskStore] on local disk: one file per task in its
 // Dir, replaced whole (written, synced, renamed) on every answer.
-type DirTaskStore = actors.DirTaskStore
+type DirTaskStore = tasks.DirStore
 
 // The defaults of [TaskOptions].
 const (

@@ -1,4 +1,4 @@
-package actors_test
+package tasks_test
 
 import (
 	"path/filepath"
@@ -7,24 +7,24 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/cuca-go/mcpconnector/actors"
+	"github.com/cuca-go/mcpconnector/internal/core/tasks"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 
 func TestDirTaskStoreKeepsOneRecordPerTask(t *testing.T) {
-	s := actors.DirTaskStore{Dir: filepath.Join(t.TempDir(), "pending")}
+	s := tasks.DirStore{Dir: filepath.Join(t.TempDir(), "pending")}
 	ctx := t.Context()
 	list, err := s.List(ctx)
 	require.NoError(t, err)
 	assert.Empty(t, list)
 	state := func(v string) *string { return &v }
-	require.NoError(t, s.Put(ctx, actors.TaskRecord{Server: "a", Tool: "work", Task: messages.TaskState{ID: "1", Status: "working", RequestState: state("s1")}}))
-	require.NoError(t, s.Put(ctx, actors.TaskRecord{Server: "a", Tool: "work", Task: messages.TaskState{ID: "1", Status: "working", RequestState: state("s2")}}))
-	require.NoError(t, s.Put(ctx, actors.TaskRecord{Server: "b", Tool: "work", Task: messages.TaskState{ID: "1", Status: "working"}}))
+	require.NoError(t, s.Put(ctx, tasks.Record{Server: "a", Tool: "work", Task: messages.TaskState{ID: "1", Status: "working", RequestState: state("s1")}}))
+	require.NoError(t, s.Put(ctx, tasks.Record{Server: "a", Tool: "work", Task: messages.TaskState{ID: "1", Status: "working", RequestState: state("s2")}}))
+	require.NoError(t, s.Put(ctx, tasks.Record{Server: "b", Tool: "work", Task: messages.TaskState{ID: "1", Status: "working"}}))
 	list, err = s.List(ctx)
 	require.NoError(t, err)
 	require.Len(t, list, 2)
-	byServer := map[string]actors.TaskRecord{}
+	byServer := map[string]tasks.Record{}
 	for _, r := range list {
 		byServer[r.Server] = r
 	}
@@ -35,5 +35,5 @@ func TestDirTaskStoreKeepsOneRecordPerTask(t *testing.T) {
 	list, err = s.List(ctx)
 	require.NoError(t, err)
 	assert.Len(t, list, 1)
-	require.Error(t, s.Put(ctx, actors.TaskRecord{Server: "a"}))
+	require.Error(t, s.Put(ctx, tasks.Record{Server: "a"}))
 }

@@ -1,4 +1,4 @@
-package actors
+package tasks
 
 import (
 	"context"
@@ -14,9 +14,9 @@ import (
 	"github.com/cuca-go/mcpconnector/messages"
 )
 
-// TaskRecord is a pending task (SEP-2663) as a [TaskStore] keeps it:
+// Record is a pending task (SEP-2663) as a [Store] keeps it (plugin.TaskRecord):
 // enough to resume polling it from another connection or process.
-type TaskRecord struct {
+type Record struct {
 	// Server names the server the task runs on: its transport's label
 	// (transport.StreamableHTTP.Label, else its URL with secrets
 	// redacted), so that one store serves many servers.
@@ -28,36 +28,36 @@ type TaskRecord struct {
 	Task messages.TaskState `json:"task"`
 }
 
-// TaskStore keeps the pending tasks of tool calls, so that a program that
+// Store (plugin.TaskStore) keeps the pending tasks of tool calls, so that a program that
 // restarts can resume waiting on them. Its methods may be called from
 // several goroutines at once, and by several connections sharing it.
-type TaskStore interface {
+type Store interface {
 	// Put keeps r, replacing the record of the same server and task id.
-	Put(ctx context.Context, r TaskRecord) error
+	Put(ctx context.Context, r Record) error
 	// Delete forgets the record of server's task id; forgetting one that
 	// is not kept is no error.
 	Delete(ctx context.Context, server, id string) error
 	// List returns every record kept, of every server.
-	List(ctx context.Context) ([]TaskRecord, error)
+	List(ctx context.Context) ([]Record, error)
 }
 
-// DirTaskStore is a [TaskStore] on local disk: one file per task in Dir,
+// DirStore (plugin.DirTaskStore) is a [Store] on local disk: one file per task in Dir,
 // replaced whole on each Put (written, synced, renamed), so that a crash
 // leaves either the old record or the new one.
-type DirTaskStore struct {
+type DirStore struct {
 	// Dir is the directory; Put creates it (mode 0700).
 	Dir string
 }
 
 const recordExt = ".task.json"
 
-func (s DirTaskStore) file(server, id string) string {
+func (s DirStore) file(server, id string) string {
 	sum := sha256.Sum256([]byte(server + "\x00" + id))
 	return filepath.Join(s.Dir, hex.EncodeToString(sum[:16])+recordExt)
 }
 
 // Put writes r's file.
-func (s DirTaskStore) Put(_ context.Context, r TaskRecord) error {
+func (s DirStore) Put(_ context.Context, r Record) error {
 	if r.Task.ID == "" {
 		return errors.New("task store: a record needs a task id")
 	}
@@ -89,7 +89,7 @@ func (s DirTaskStore) Put(_ context.Context, r TaskRecord) error {
 }
 
 // Delete removes the record's file.
-func (s DirTaskStore) Delete(_ context.Context, server, id string) error {
+func (s DirStore) Delete(_ context.Context, server, id string) error {
 	err := os.Remove(s.file(server, id))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -98,7 +98,7 @@ func (s DirTaskStore) Delete(_ context.Context, server, id string) error {
 }
 
 // List reads every record's file; a missing Dir holds none.
-func (s DirTaskStore) List(_ context.Context) ([]TaskRecord, error) {
+func (s DirStore) List(_ context.Context) ([]Record, error) {
 	entries, err := os.ReadDir(s.Dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -106,7 +106,7 @@ func (s DirTaskStore) List(_ context.Context) ([]TaskRecord, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []TaskRecord
+	var out []Record
 	for _, e := range entries {
 		if !strings.HasSuffix(e.Name(), recordExt) {
 			continue
@@ -118,7 +118,7 @@ func (s DirTaskStore) List(_ context.Context) ([]TaskRecord, error) {
 		if err != nil {
 			return nil, err
 		}
-		var r TaskRecord
+		var r Record
 		if err := json.Unmarshal(b, &r); err != nil {
 			return nil, fmt.Errorf("task store: %s: %w", e.Name(), err)
 		}
