@@ -109,6 +109,10 @@ func causeOf(f *messages.Failure, err error) *messages.Failure {
 			// The transport answers an oversized message in the server's
 			// stead, as a JSON-RPC error that names the limit.
 			f.Cause, f.RPC = messages.CauseMessageTooLarge, nil
+		case tooDeepStandIn(f.RPC.Message):
+			// Likewise an answer nested past transport.MaxNesting: the
+			// server sent an answer, not this error.
+			f.Cause, f.RPC = messages.CauseNone, nil
 		}
 	}
 	f.Err = kept(err)
@@ -128,11 +132,18 @@ func tooLargeStandIn(message string) bool {
 	return strings.Contains(message, transport.ErrMessageTooLarge.Error())
 }
 
+// tooDeepStandIn reports whether a JSON-RPC error's message is the
+// transport's answer, in the server's stead, to an answer nested past
+// transport.MaxNesting.
+func tooDeepStandIn(message string) bool {
+	return strings.Contains(message, transport.ErrMessageTooDeep.Error())
+}
+
 // standIn reports whether err is a *jsonrpc.Error no server sent (sdkCode,
-// tooLargeStandIn).
+// tooLargeStandIn, tooDeepStandIn).
 func standIn(err error) bool {
 	re, ok := err.(*jsonrpc.Error)
-	return ok && (sdkCode(re.Code) || tooLargeStandIn(re.Message))
+	return ok && (sdkCode(re.Code) || tooLargeStandIn(re.Message) || tooDeepStandIn(re.Message))
 }
 
 // kept is err as a failure keeps it in this process (messages.Failure.Err),

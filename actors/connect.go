@@ -331,7 +331,7 @@ func discoverRefusal(err error, url string) (answered string, ok bool) {
 	switch {
 	case re.Code == codeClientClosing || re.Code == codeServerClosing || re.Code == codeRejectedByTransport:
 		return "", false
-	case strings.Contains(re.Message, transport.ErrMessageTooLarge.Error()):
+	case tooLargeStandIn(re.Message), tooDeepStandIn(re.Message):
 		return "", false
 	}
 	if status := transportext.HTTPStatusOf(re); status != 0 {
@@ -444,7 +444,7 @@ func shortTail(lines []string) string {
 // cleanLine is l without escape sequences and control characters, trimmed.
 func cleanLine(l string) string {
 	return strings.TrimSpace(strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
+		if unicode.IsControl(r) || unicode.In(r, unicode.Bidi_Control) {
 			return ' '
 		}
 		return r

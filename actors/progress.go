@@ -6,6 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cuca-go/mcpconnector/internal/core/safetext"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 
@@ -77,7 +78,7 @@ func (c *mcpConnection) onProgress(p *mcp.ProgressNotificationParams) {
 	if cl == nil {
 		return
 	}
-	c.progressed(cl, &messages.CallProgress{ID: cl.msg.ID, Progress: p.Progress, Total: p.Total, Message: p.Message})
+	c.progressed(cl, &messages.CallProgress{ID: cl.msg.ID, Progress: p.Progress, Total: p.Total, Message: safetext.Clean(p.Message)})
 }
 
 // progressed counts a sign of life of cl's call (a progress notification,

@@ -23,6 +23,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/internal/core/instrument"
+	"github.com/cuca-go/mcpconnector/internal/core/safetext"
 	"github.com/cuca-go/mcpconnector/internal/core/tracelog"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
@@ -223,7 +224,7 @@ func statusDescription(errType string, err error) string {
 	var rpc *jsonrpc.Error
 	switch {
 	case errors.As(err, &rpc):
-		return rpc.Message
+		return safetext.Clean(rpc.Message)
 	case err != nil:
 		return err.Error()
 	}

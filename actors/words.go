@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
+	"github.com/cuca-go/mcpconnector/internal/core/safetext"
 	"github.com/cuca-go/mcpconnector/internal/core/transportext"
 	"github.com/cuca-go/mcpconnector/transport"
 )
@@ -40,12 +41,14 @@ func serverAnswered(method string, err error) (msg string, ok bool) {
 		if method != "" {
 			what = "the " + method + " POST"
 		}
-		return "the server answered " + what + " with " + strings.TrimPrefix(re.Message, "transport: "), true
+		return "the server answered " + what + " with " + safetext.Clean(strings.TrimPrefix(re.Message, "transport: ")), true
 	}
 	if method != "" {
 		method += " "
 	}
-	return fmt.Sprintf("the server answered %swith error %d: %s", method, re.Code, re.Message), true
+	// The server's words, without a control character that could drive a
+	// terminal or a log viewer (docs/security.md).
+	return fmt.Sprintf("the server answered %swith error %d: %s", method, re.Code, safetext.Clean(re.Message)), true
 }
 
 // fromServer reports whether re is an error a server sent (or an HTTP
@@ -56,7 +59,7 @@ func fromServer(re *jsonrpc.Error) bool {
 	switch {
 	case re.Code == codeClientClosing || re.Code == codeServerClosing || re.Code == codeRejectedByTransport:
 		return false
-	case strings.Contains(re.Message, transport.ErrMessageTooLarge.Error()):
+	case tooLargeStandIn(re.Message), tooDeepStandIn(re.Message):
 		return false
 	}
 	return true

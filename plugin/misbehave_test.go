@@ -428,3 +428,39 @@ func readMisbehaveStats(p *plugin.McpPlugin) misbehaveStats {
 	st.err = json.Unmarshal([]byte(plugin.RenderResult(res)), &st)
 	return st
 }
+
+// A server's JSON-RPC error message reaches the caller's error and the
+// model's tool result with every control character escaped: an escape
+// sequence, an OSC 52 clipboard write, a carriage return that would
+// overwrite the line, a C1 control and a bidi override cannot drive a
+// terminal or reorder what the user reads.
+func TestServerErrorMessagesReachErrorsWithoutControlCharacters(t *testing.T) {
+	leakCheck(t)
+	p := misbehaving(t)
+	hostile := "boom\x1b[8mhidden\x1b]52;c;ZWNobyBoaQ==\x07\r\x1b[2Kfine\u0085\u202egnp.exe"
+	msg, err := json.Marshal(hostile)
+	require.NoError(t, err)
+	args := map[string]any{"error": json.RawMessage(`{"code":-32000,"message":` + string(msg) + `}`)}
+	_, err = callWithin(p, 10*time.Second, "reply", args)
+	require.ErrorIs(t, err, plugin.ErrInternal)
+	text := err.Error()
+	assert.Contains(t, text, `boom\x1b[8mhidden`, "the server's words, escaped")
+	for _, c := range []string{"\x1b", "\x07", "\r", "\u0085", "\u202e"} {
+		assert.NotContains(t, text, c, "the error holds no %q", c)
+	}
+
+	raw, err := json.Marshal(args)
+	require.NoError(t, err)
+	chunk := &host.Chunk{Blocks: []host.Block{host.ToolCall{ID: "call-1", Name: "reply", Arguments: raw}}}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, p.OnStreamChunk(ctx, chunk))
+	res, ok := chunk.Blocks[0].(host.ToolResult)
+	require.True(t, ok, "the call became its result")
+	assert.True(t, res.IsError)
+	assert.Contains(t, res.Content, `boom\x1b[8mhidden`)
+	for _, c := range []string{"\x1b", "\x07", "\r", "\u0085", "\u202e"} {
+		assert.NotContains(t, res.Content, c, "the tool result holds no %q", c)
+	}
+	requireUsable(t, p)
+}
