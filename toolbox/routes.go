@@ -45,6 +45,9 @@ type routeTable struct {
 	// name; allDefs are defs with theirs, sorted (resources.go).
 	own     []Tool
 	allDefs []host.ToolDefinition
+	// down are the servers with no tool in the table, by prefix
+	// (down.go).
+	down []downPrefix
 	searchTableState
 }
 
@@ -232,6 +235,7 @@ func (t *Toolbox) build(order []*server, lists map[*server]*serverTools, prev ma
 	}
 	sortTable(b.rt)
 	t.setHooks(b.rt)
+	t.setDown(b.rt)
 	return b
 }
 
@@ -394,6 +398,9 @@ func (t *Toolbox) CallTool(ctx context.Context, name string, args any) *plugin.F
 		if d := rt.denied[name]; d != nil {
 			return plugin.FailedFuture(d.deny)
 		}
+		if err := t.downError(rt, name); err != nil {
+			return plugin.FailedFuture(err)
+		}
 		return plugin.FailedFuture(&plugin.Error{Kind: plugin.KindInternal, Op: messages.CallOp(name), Err: ErrUnknownTool})
 	}
 	// Busy until the call is sent; then the plugin counts it until it
@@ -425,6 +432,16 @@ func (t *Toolbox) OnStreamChunk(ctx context.Context, chunk *host.Chunk) error {
 	}
 	rt := t.routes.Load()
 	first := host.FirstToolCall(chunk.Blocks, rt.hooks)
+	if first != 0 {
+		// A call of a down server's tool before it is answered too (down.go).
+		before := chunk.Blocks
+		if first > 0 {
+			before = before[:first]
+		}
+		if d := t.firstDown(rt, before); d >= 0 {
+			first = d
+		}
+	}
 	if first < 0 {
 		return nil
 	}
@@ -448,6 +465,9 @@ func (t *Toolbox) startCalls(ctx context.Context, rt *routeTable, blocks []host.
 		}
 		r, known := rt.hooks[tc.Name]
 		if !known {
+			if err := t.downError(rt, tc.Name); err != nil {
+				blocks[i] = downResult(tc, err) // down.go
+			}
 			continue
 		}
 		switch {

@@ -542,27 +542,32 @@ func (t *Toolbox) Status() map[string]plugin.Status {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for name, s := range t.servers {
-		p := s.plugin()
-		switch {
-		case s.startErr != nil:
-			out[name] = plugin.Status{State: plugin.StateFailed, LastError: s.startErr}
-		case p == nil && t.closed.Load():
-			out[name] = plugin.Status{State: plugin.StateClosed}
-		case p == nil:
-			out[name] = plugin.Status{State: plugin.StateNotStarted, LastError: s.heldTools()}
-		case s.heldOut != nil && !t.closed.Load():
-			st := p.Status()
-			st.State, st.LastError = plugin.StateFailed, s.heldOut
-			out[name] = st
-		default:
-			st := p.Status()
-			if held := s.heldTools(); held != nil && st.State == plugin.StateReady {
-				st.LastError = held
-			}
-			out[name] = st
-		}
+		out[name] = t.statusOf(s)
 	}
 	return out
+}
+
+// statusOf is s's status as [Toolbox.Status] reports it. Under t.mu.
+func (t *Toolbox) statusOf(s *server) plugin.Status {
+	p := s.plugin()
+	switch {
+	case s.startErr != nil:
+		return plugin.Status{State: plugin.StateFailed, LastError: s.startErr}
+	case p == nil && t.closed.Load():
+		return plugin.Status{State: plugin.StateClosed}
+	case p == nil:
+		return plugin.Status{State: plugin.StateNotStarted, LastError: s.heldTools()}
+	case s.heldOut != nil && !t.closed.Load():
+		st := p.Status()
+		st.State, st.LastError = plugin.StateFailed, s.heldOut
+		return st
+	default:
+		st := p.Status()
+		if held := s.heldTools(); held != nil && st.State == plugin.StateReady {
+			st.LastError = held
+		}
+		return st
+	}
 }
 
 // Close closes every server in parallel (each stdio child gets its stdin
