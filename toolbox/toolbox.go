@@ -128,7 +128,15 @@ func (s *server) plugin() *plugin.McpPlugin { return s.p.Load() }
 // Open starts one supervised connection per enabled server of cfg, in
 // parallel, under one toolbox actor, and returns when each has connected or
 // failed (each attempt is bounded by the connect timeout; ctx bounds the
-// wait). A server that fails does not fail Open unless [WithStrict] is
+// wait). When ctx ends first, Open does not fail for it: it returns the
+// toolbox (nil error) with each server whose first connection had not
+// concluded still connecting, [plugin.StateConnecting] in
+// [Toolbox.Status], its tools absent (a call to one fails with
+// [ErrServerDown]) until it comes up; [Toolbox.WaitReady] waits for them.
+// ctx ends only the wait, never a connection. The exceptions are those of
+// any server not ready: a required server still connecting fails Open,
+// and so does any with [WithStrict], both with ctx's error in the server's.
+// A server that fails does not fail Open unless [WithStrict] is
 // given: [Toolbox.Status] reports it, its tools are absent, and its
 // supervisor keeps trying with backoff (within its restart budget, then
 // once per breaker cool-down); when it comes up its tools appear. A server
@@ -371,6 +379,41 @@ func (t *Toolbox) openOutcome(errs, failures []error) error {
 		return errors.Join(failures...)
 	}
 	return t.openTable()
+}
+
+// WaitReady waits until every server that [Open] started has concluded
+// its first connection (ready, or failed; one that was never started is
+// failed already), or ctx ends: after an Open whose ctx ended first, it
+// is how to wait for the servers still connecting. It returns nil when
+// each such server is ready; else an error joining, for each server not
+// ready, one that names it and wraps why (its connection's failure, why
+// it was not started, or ctx's error for one still connecting when ctx
+// ended). A lazy server that has not started is not waited for (see
+// [Toolbox.Start]). A server that was ready once and has failed since is
+// reported by [Toolbox.Status], not here.
+func (t *Toolbox) WaitReady(ctx context.Context) error {
+	errs := make([]error, len(t.names))
+	var wg sync.WaitGroup
+	for i, name := range t.names {
+		s := t.servers[name]
+		t.mu.Lock()
+		startErr := s.startErr
+		t.mu.Unlock()
+		switch p := s.plugin(); {
+		case startErr != nil:
+			errs[i] = startErr
+		case p != nil:
+			wg.Go(func() { errs[i] = p.WaitReady(ctx) })
+		}
+	}
+	wg.Wait()
+	var failed []error
+	for i, err := range errs {
+		if err != nil {
+			failed = append(failed, fmt.Errorf("toolbox: server %q is not ready: %w", t.names[i], err))
+		}
+	}
+	return errors.Join(failed...)
 }
 
 // ErrDeniedByPolicy is wrapped by the status error of a server that
