@@ -169,6 +169,7 @@ func Open(ctx context.Context, cfg *mcpconfig.Config, opts ...Option) (*Toolbox,
 		_ = t.Close()
 		return nil, err
 	}
+	t.reportNotStarted() // events.go
 	errs := t.waitFirstOutcomes(ctx)
 	if err := t.openOutcome(errs, failures); err != nil {
 		_ = t.Close()
@@ -478,22 +479,28 @@ func (t *Toolbox) attach(ctx context.Context, name string, s *server) (*plugin.M
 }
 
 // pluginOptions are the options of one server's plugin, made once when
-// Open admits it: the host's, then the toolbox's own status handler, then
-// the server's entry in the file. Over a remote each
+// Open admits it: the host's, then the toolbox's own status handler and
+// those reporting its events (WithStatusHandler, WithProgressHandler,
+// WithApprovalHandler), then the server's entry in the file. Over a remote each
 // is a [plugin.Option]: newToolbox refuses the host's that are not,
 // and the toolbox adds none.
 func (t *Toolbox) pluginOptions(sc *mcpconfig.Server, o *options) []plugin.Option {
 	opts := make([]plugin.Option, 0, len(o.pluginOpts)+6)
 	opts = append(opts, o.pluginOpts...)
 	opts = append(opts, plugin.WithStatusHandler(func(plugin.Status) { t.statusChanged() }))
+	opts = append(opts, t.eventOptions(sc, o)...) // events.go
+	approve := o.approve
+	if o.onApproval != nil {
+		approve = approvalHandler(sc, o.onApproval)
+	}
 	if sc.Timeout > 0 {
 		opts = append(opts, plugin.WithCallTimeoutCap(sc.Timeout))
 	}
 	if sc.ConnectTimeout > 0 {
 		opts = append(opts, plugin.WithConnectTimeout(sc.ConnectTimeout))
 	}
-	if hasApprovalModes(sc) {
-		opts = append(opts, plugin.WithApproval(t.approval(sc, o.approve)))
+	if hasApprovalModes(sc) || o.onApproval != nil {
+		opts = append(opts, plugin.WithApproval(t.approval(sc, approve)))
 	}
 	if sc.MaxResultBytes > 0 {
 		opts = append(opts, plugin.WithMaxResultBytes(sc.MaxResultBytes))
