@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -78,7 +79,12 @@ func ExampleWithStatusHandler() {
 			}
 			break
 		}
-		<-changed
+		select {
+		case <-changed:
+		case <-time.After(time.Minute):
+			fmt.Println("still waiting; so far:", lines)
+			return
+		}
 	}
 	// Output:
 	// calc ready restarts=0 not-supported=false
