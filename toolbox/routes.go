@@ -390,7 +390,9 @@ func sortTable(rt *routeTable) {
 // with [plugin.ErrInternal] wrapping [ErrUnknownTool] and reaches no
 // server, as does a tool a lazy server no longer has once started; a tool
 // [WithPinnedTools] holds out fails with [plugin.ErrDenied] wrapping
-// [ErrToolChanged].
+// [ErrToolChanged]. A name carrying the tool prefix of a server that is
+// not ready and has no tools exposed fails with [ErrServerDown], saying
+// the server is down and why.
 func (t *Toolbox) CallTool(ctx context.Context, name string, args any) *plugin.Future {
 	rt := t.routes.Load()
 	r, ok := rt.byName[name]
@@ -424,7 +426,9 @@ func (t *Toolbox) CallTool(ctx context.Context, name string, args any) *plugin.F
 // another, in the chunk's order, each sent once the one before has
 // answered, while the other servers' calls run meanwhile; the hook returns
 // when all have answered. With [WithToolSearch], a call of the search tool
-// is answered here, with no server round trip. Other blocks pass through
+// is answered here, with no server round trip; so is a call to a name
+// carrying the tool prefix of a server that is down (see
+// [ErrServerDown]), with an error result saying so and why. Other blocks pass through
 // untouched, without an actor hop or an allocation. It always returns nil.
 func (t *Toolbox) OnStreamChunk(ctx context.Context, chunk *host.Chunk) error {
 	if chunk == nil {
