@@ -56,7 +56,7 @@ func (t *Toolbox) approval(sc *mcpconfig.Server, host func(context.Context, plug
 			return fmt.Errorf("toolbox: tool %q of server %q: unknown approval mode %q", req.Tool, sc.Name, mode)
 		}
 		if host == nil {
-			return fmt.Errorf("%w: tool %q of server %q has approval mode %q (set one with plugin.WithApproval)",
+			return fmt.Errorf("%w: tool %q of server %q has approval mode %q (set one with toolbox.WithApprovalHandler or plugin.WithApproval)",
 				ErrApprovalHandlerMissing, req.Tool, sc.Name, mode)
 		}
 		return host(ctx, req)

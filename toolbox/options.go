@@ -41,8 +41,13 @@ type options struct {
 	manifestDir           string
 	pinned                bool
 	policy                *ServerPolicy
-	resourceTools         bool       // WithResourceTools
-	test                  *testHooks // the tests' rendezvous points
+	resourceTools         bool // WithResourceTools
+	// The handlers of WithStatusHandler, WithProgressHandler and
+	// WithApprovalHandler (events.go).
+	onStatus   func(ServerStatus)
+	onProgress func(Progress)
+	onApproval func(context.Context, ApprovalRequest) error
+	test       *testHooks // the tests' rendezvous points
 }
 
 // WithStrict makes any server that fails to connect at Open (or whose

@@ -45,6 +45,9 @@ type routeTable struct {
 	// name; allDefs are defs with theirs, sorted (resources.go).
 	own     []Tool
 	allDefs []host.ToolDefinition
+	// down are the servers with no tool in the table, by prefix
+	// (down.go).
+	down []downPrefix
 	searchTableState
 }
 
@@ -232,6 +235,7 @@ func (t *Toolbox) build(order []*server, lists map[*server]*serverTools, prev ma
 	}
 	sortTable(b.rt)
 	t.setHooks(b.rt)
+	t.setDown(b.rt)
 	return b
 }
 
@@ -386,13 +390,18 @@ func sortTable(rt *routeTable) {
 // with [plugin.ErrInternal] wrapping [ErrUnknownTool] and reaches no
 // server, as does a tool a lazy server no longer has once started; a tool
 // [WithPinnedTools] holds out fails with [plugin.ErrDenied] wrapping
-// [ErrToolChanged].
+// [ErrToolChanged]. A name carrying the tool prefix of a server that is
+// not ready and has no tools exposed fails with [ErrServerDown], saying
+// the server is down and why.
 func (t *Toolbox) CallTool(ctx context.Context, name string, args any) *plugin.Future {
 	rt := t.routes.Load()
 	r, ok := rt.byName[name]
 	if !ok {
 		if d := rt.denied[name]; d != nil {
 			return plugin.FailedFuture(d.deny)
+		}
+		if err := t.downError(rt, name); err != nil {
+			return plugin.FailedFuture(err)
 		}
 		return plugin.FailedFuture(&plugin.Error{Kind: plugin.KindInternal, Op: messages.CallOp(name), Err: ErrUnknownTool})
 	}
@@ -417,7 +426,9 @@ func (t *Toolbox) CallTool(ctx context.Context, name string, args any) *plugin.F
 // another, in the chunk's order, each sent once the one before has
 // answered, while the other servers' calls run meanwhile; the hook returns
 // when all have answered. With [WithToolSearch], a call of the search tool
-// is answered here, with no server round trip. Other blocks pass through
+// is answered here, with no server round trip; so is a call to a name
+// carrying the tool prefix of a server that is down (see
+// [ErrServerDown]), with an error result saying so and why. Other blocks pass through
 // untouched, without an actor hop or an allocation. It always returns nil.
 func (t *Toolbox) OnStreamChunk(ctx context.Context, chunk *host.Chunk) error {
 	if chunk == nil {
@@ -425,6 +436,16 @@ func (t *Toolbox) OnStreamChunk(ctx context.Context, chunk *host.Chunk) error {
 	}
 	rt := t.routes.Load()
 	first := host.FirstToolCall(chunk.Blocks, rt.hooks)
+	if first != 0 {
+		// A call of a down server's tool before it is answered too (down.go).
+		before := chunk.Blocks
+		if first > 0 {
+			before = before[:first]
+		}
+		if d := t.firstDown(rt, before); d >= 0 {
+			first = d
+		}
+	}
 	if first < 0 {
 		return nil
 	}
@@ -448,6 +469,9 @@ func (t *Toolbox) startCalls(ctx context.Context, rt *routeTable, blocks []host.
 		}
 		r, known := rt.hooks[tc.Name]
 		if !known {
+			if err := t.downError(rt, tc.Name); err != nil {
+				blocks[i] = downResult(tc, err) // down.go
+			}
 			continue
 		}
 		switch {

@@ -128,7 +128,15 @@ func (s *server) plugin() *plugin.McpPlugin { return s.p.Load() }
 // Open starts one supervised connection per enabled server of cfg, in
 // parallel, under one toolbox actor, and returns when each has connected or
 // failed (each attempt is bounded by the connect timeout; ctx bounds the
-// wait). A server that fails does not fail Open unless [WithStrict] is
+// wait). When ctx ends first, Open does not fail for it: it returns the
+// toolbox (nil error) with each server whose first connection had not
+// concluded still connecting, [plugin.StateConnecting] in
+// [Toolbox.Status], its tools absent (a call to one fails with
+// [ErrServerDown]) until it comes up; [Toolbox.WaitReady] waits for them.
+// ctx ends only the wait, never a connection. The exceptions are those of
+// any server not ready: a required server still connecting fails Open,
+// and so does any with [WithStrict], both with ctx's error in the server's.
+// A server that fails does not fail Open unless [WithStrict] is
 // given: [Toolbox.Status] reports it, its tools are absent, and its
 // supervisor keeps trying with backoff (within its restart budget, then
 // once per breaker cool-down); when it comes up its tools appear. A server
@@ -161,6 +169,7 @@ func Open(ctx context.Context, cfg *mcpconfig.Config, opts ...Option) (*Toolbox,
 		_ = t.Close()
 		return nil, err
 	}
+	t.reportNotStarted() // events.go
 	errs := t.waitFirstOutcomes(ctx)
 	if err := t.openOutcome(errs, failures); err != nil {
 		_ = t.Close()
@@ -373,6 +382,41 @@ func (t *Toolbox) openOutcome(errs, failures []error) error {
 	return t.openTable()
 }
 
+// WaitReady waits until every server that [Open] started has concluded
+// its first connection (ready, or failed; one that was never started is
+// failed already), or ctx ends: after an Open whose ctx ended first, it
+// is how to wait for the servers still connecting. It returns nil when
+// each such server is ready; else an error joining, for each server not
+// ready, one that names it and wraps why (its connection's failure, why
+// it was not started, or ctx's error for one still connecting when ctx
+// ended). A lazy server that has not started is not waited for (see
+// [Toolbox.Start]). A server that was ready once and has failed since is
+// reported by [Toolbox.Status], not here.
+func (t *Toolbox) WaitReady(ctx context.Context) error {
+	errs := make([]error, len(t.names))
+	var wg sync.WaitGroup
+	for i, name := range t.names {
+		s := t.servers[name]
+		t.mu.Lock()
+		startErr := s.startErr
+		t.mu.Unlock()
+		switch p := s.plugin(); {
+		case startErr != nil:
+			errs[i] = startErr
+		case p != nil:
+			wg.Go(func() { errs[i] = p.WaitReady(ctx) })
+		}
+	}
+	wg.Wait()
+	var failed []error
+	for i, err := range errs {
+		if err != nil {
+			failed = append(failed, fmt.Errorf("toolbox: server %q is not ready: %w", t.names[i], err))
+		}
+	}
+	return errors.Join(failed...)
+}
+
 // ErrDeniedByPolicy is wrapped by the status error of a server that
 // [WithServerPolicy]'s policy does not allow (a [plugin.ErrDenied] naming
 // the rule), and by Open's error when such a server is required.
@@ -435,22 +479,28 @@ func (t *Toolbox) attach(ctx context.Context, name string, s *server) (*plugin.M
 }
 
 // pluginOptions are the options of one server's plugin, made once when
-// Open admits it: the host's, then the toolbox's own status handler, then
-// the server's entry in the file. Over a remote each
+// Open admits it: the host's, then the toolbox's own status handler and
+// those reporting its events (WithStatusHandler, WithProgressHandler,
+// WithApprovalHandler), then the server's entry in the file. Over a remote each
 // is a [plugin.Option]: newToolbox refuses the host's that are not,
 // and the toolbox adds none.
 func (t *Toolbox) pluginOptions(sc *mcpconfig.Server, o *options) []plugin.Option {
 	opts := make([]plugin.Option, 0, len(o.pluginOpts)+6)
 	opts = append(opts, o.pluginOpts...)
 	opts = append(opts, plugin.WithStatusHandler(func(plugin.Status) { t.statusChanged() }))
+	opts = append(opts, t.eventOptions(sc, o)...) // events.go
+	approve := o.approve
+	if o.onApproval != nil {
+		approve = approvalHandler(sc, o.onApproval)
+	}
 	if sc.Timeout > 0 {
 		opts = append(opts, plugin.WithCallTimeoutCap(sc.Timeout))
 	}
 	if sc.ConnectTimeout > 0 {
 		opts = append(opts, plugin.WithConnectTimeout(sc.ConnectTimeout))
 	}
-	if hasApprovalModes(sc) {
-		opts = append(opts, plugin.WithApproval(t.approval(sc, o.approve)))
+	if hasApprovalModes(sc) || o.onApproval != nil {
+		opts = append(opts, plugin.WithApproval(t.approval(sc, approve)))
 	}
 	if sc.MaxResultBytes > 0 {
 		opts = append(opts, plugin.WithMaxResultBytes(sc.MaxResultBytes))
@@ -542,27 +592,32 @@ func (t *Toolbox) Status() map[string]plugin.Status {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for name, s := range t.servers {
-		p := s.plugin()
-		switch {
-		case s.startErr != nil:
-			out[name] = plugin.Status{State: plugin.StateFailed, LastError: s.startErr}
-		case p == nil && t.closed.Load():
-			out[name] = plugin.Status{State: plugin.StateClosed}
-		case p == nil:
-			out[name] = plugin.Status{State: plugin.StateNotStarted, LastError: s.heldTools()}
-		case s.heldOut != nil && !t.closed.Load():
-			st := p.Status()
-			st.State, st.LastError = plugin.StateFailed, s.heldOut
-			out[name] = st
-		default:
-			st := p.Status()
-			if held := s.heldTools(); held != nil && st.State == plugin.StateReady {
-				st.LastError = held
-			}
-			out[name] = st
-		}
+		out[name] = t.statusOf(s)
 	}
 	return out
+}
+
+// statusOf is s's status as [Toolbox.Status] reports it. Under t.mu.
+func (t *Toolbox) statusOf(s *server) plugin.Status {
+	p := s.plugin()
+	switch {
+	case s.startErr != nil:
+		return plugin.Status{State: plugin.StateFailed, LastError: s.startErr}
+	case p == nil && t.closed.Load():
+		return plugin.Status{State: plugin.StateClosed}
+	case p == nil:
+		return plugin.Status{State: plugin.StateNotStarted, LastError: s.heldTools()}
+	case s.heldOut != nil && !t.closed.Load():
+		st := p.Status()
+		st.State, st.LastError = plugin.StateFailed, s.heldOut
+		return st
+	default:
+		st := p.Status()
+		if held := s.heldTools(); held != nil && st.State == plugin.StateReady {
+			st.LastError = held
+		}
+		return st
+	}
 }
 
 // Close closes every server in parallel (each stdio child gets its stdin

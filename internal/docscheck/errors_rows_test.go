@@ -43,6 +43,7 @@ var rowTests = map[string][]string{
 	// toolbox
 	"toolbox.ErrUnknownTool":            {"toolbox.TestUnknownToolFailsWithoutReachingAServer"},
 	"toolbox.ErrNameCollision":          {"toolbox.TestLateServerThatWouldCollideStaysOut"},
+	"toolbox.ErrServerDown":             {"toolbox.TestFailedServersToolSaysTheServerIsDownAndWhy"},
 	"toolbox.ErrToolChanged":            {"toolbox.TestPinnedToolsHoldOutAChangedTool"},
 	"toolbox.ErrDeniedByPolicy":         {"toolbox.TestADeniedServerIsNotStartedAndSaysWhichRule"},
 	"toolbox.ErrApprovalHandlerMissing": {"toolbox.TestAnApprovalModeThatAsksWithoutAHandlerDenies"},

@@ -1,0 +1,113 @@
+package toolbox_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cuca-go/mcpconnector/host"
+	"github.com/cuca-go/mcpconnector/plugin"
+	"github.com/cuca-go/mcpconnector/toolbox"
+)
+
+// events collects what a toolbox's handlers report.
+type events[T any] struct {
+	mu  sync.Mutex
+	got []T
+}
+
+func (e *events[T]) add(v T) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.got = append(e.got, v)
+}
+
+func (e *events[T]) all() []T {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]T(nil), e.got...)
+}
+
+// The status handler names the server by its key, for the servers that
+// come up and for those never started.
+func TestStatusHandlerNamesTheServer(t *testing.T) {
+	var ev events[toolbox.ServerStatus]
+	tb := open(t, config(t, map[string]entry{
+		"alpha":  stdioEntry(t),
+		"absent": {"command": "/nonexistent/mcp-server"},
+		"legacy": {"type": "sse", "url": "http://127.0.0.1:1/sse"},
+	}), fast, toolbox.WithStatusHandler(ev.add))
+	find := func(server string, state plugin.State) *toolbox.ServerStatus {
+		for _, st := range ev.all() {
+			if st.Server == server && st.State == state {
+				return &st
+			}
+		}
+		return nil
+	}
+	require.Eventually(t, func() bool {
+		return find("alpha", plugin.StateReady) != nil && find("absent", plugin.StateFailed) != nil
+	}, time.Minute, 5*time.Millisecond)
+	absent := find("absent", plugin.StateFailed)
+	assert.ErrorIs(t, absent.LastError, plugin.ErrIO)
+	legacy := find("legacy", plugin.StateFailed)
+	require.NotNil(t, legacy, "reported during Open")
+	assert.ErrorIs(t, legacy.LastError, plugin.ErrNotSupported)
+	for _, st := range ev.all() {
+		assert.Contains(t, []string{"alpha", "absent", "legacy"}, st.Server)
+	}
+	assert.Equal(t, plugin.StateReady, tb.Status()["alpha"].State)
+}
+
+// Progress and approval requests carry the server's key, the tool's
+// exposed name and its name on the server.
+func TestProgressAndApprovalNameTheServerAndTheExposedTool(t *testing.T) {
+	var progress events[toolbox.Progress]
+	var asked events[toolbox.ApprovalRequest]
+	tb := open(t, config(t, map[string]entry{"ctl": controlsEntry(t)}),
+		toolbox.WithProgressHandler(progress.add),
+		toolbox.WithApprovalHandler(func(_ context.Context, r toolbox.ApprovalRequest) error {
+			asked.add(r)
+			if r.ServerTool == "text" {
+				return errors.New("not now")
+			}
+			return nil
+		}))
+
+	chunk := &host.Chunk{Blocks: []host.Block{
+		host.ToolCall{ID: "p", Name: "ctl__progress", Arguments: json.RawMessage(`{"steps":2,"ms":0}`)},
+		host.ToolCall{ID: "d", Name: "ctl__text", Arguments: json.RawMessage(`{"unit":"x","times":1}`)},
+	}}
+	require.NoError(t, tb.OnStreamChunk(t.Context(), chunk))
+	assert.False(t, chunk.Blocks[0].(host.ToolResult).IsError, chunk.Blocks[0])
+	denied := chunk.Blocks[1].(host.ToolResult)
+	assert.True(t, denied.IsError)
+	assert.Contains(t, denied.Content, "not now")
+
+	got := progress.all()
+	require.Len(t, got, 2, "every progress reaches the handler before the call returns")
+	for i, p := range got {
+		assert.Equal(t, "ctl", p.Server)
+		assert.Equal(t, "ctl__progress", p.Tool)
+		assert.Equal(t, "progress", p.ServerTool)
+		assert.Equal(t, "p", p.CallID)
+		assert.Equal(t, float64(i+1), p.Progress)
+	}
+	reqs := asked.all()
+	require.Len(t, reqs, 2)
+	byTool := map[string]toolbox.ApprovalRequest{}
+	for _, r := range reqs {
+		assert.Equal(t, "ctl", r.Server)
+		byTool[r.Tool] = r
+	}
+	assert.Equal(t, "text", byTool["ctl__text"].ServerTool)
+	assert.Equal(t, "d", byTool["ctl__text"].CallID)
+	assert.JSONEq(t, `{"unit":"x","times":1}`, string(byTool["ctl__text"].Arguments))
+	assert.Equal(t, "progress", byTool["ctl__progress"].ServerTool)
+}
