@@ -36,6 +36,11 @@ const (
 	maxTools     = 20000
 )
 
+// LegacyRevisions are the older MCP revisions a connection with
+// ConnectionConfig.LegacyFallback accepts from a server that refused
+// server/discover, newest first.
+var LegacyRevisions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
 // errLegacyRefused is what the sending middleware returns for initialize.
 var errLegacyRefused = errors.New("legacy initialize refused: this client speaks only MCP " + ProtocolVersion)
 
@@ -93,12 +98,20 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 	if len(cfg.Roots) > 0 {
 		client.AddRoots(cfg.Roots...)
 	}
+	// go-sdk puts the _meta envelope on requests; envelopeTransport puts it
+	// on notifications too, which no sending middleware sees.
+	conn := &envelopeConn{log: cfg.Logger}
 	var discoverErr error
 	client.AddSendingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			switch method {
 			case "initialize", "notifications/initialized":
-				return nil, errLegacyRefused
+				if !cfg.LegacyFallback {
+					return nil, errLegacyRefused
+				}
+				// An older revision's session: its messages carry no
+				// 2026-07-28 envelope.
+				conn.forget()
 			}
 			res, err := next(ctx, method, req)
 			if method == "server/discover" && err != nil {
@@ -112,9 +125,6 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 		client.AddSendingMiddleware(cfg.Telemetry.middleware(p, cfg.Logger))
 	}
 
-	// go-sdk puts the _meta envelope on requests; envelopeTransport puts it
-	// on notifications too, which no sending middleware sees.
-	conn := &envelopeConn{log: cfg.Logger}
 	session, err := client.Connect(ctx, envelopeTransport{Transport: tr, traced: cfg.Telemetry != nil, progress: hooks.progress, conn: conn, tasks: declaresTasks(cfg)}, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
 		return nil, connectFailure(ctx, cfg, err, discoverErr, tr, tail)
@@ -127,7 +137,14 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 		return nil, causeOf(f, err)
 	}
 	ir := session.InitializeResult()
-	if ir == nil || ir.ProtocolVersion != ProtocolVersion {
+	legacy := ir != nil && cfg.LegacyFallback && slices.Contains(LegacyRevisions, ir.ProtocolVersion)
+	if legacy {
+		// The direct tools/call path speaks 2026-07-28 only (its
+		// envelope; over HTTP no session id): an older revision's calls
+		// go through the session.
+		d.direct = nil
+	}
+	if ir == nil || (ir.ProtocolVersion != ProtocolVersion && !legacy) {
 		got := ""
 		if ir != nil {
 			got = ir.ProtocolVersion

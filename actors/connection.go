@@ -52,6 +52,12 @@ type ConnectionConfig struct {
 	// the parent, to run again after reconnection, when their tool is
 	// annotated readOnlyHint or idempotentHint. Only with EscalateFailures.
 	RetryIdempotent bool
+	// LegacyFallback lets a server that refuses server/discover be
+	// initialized at an older revision (LegacyRevisions): go-sdk sends
+	// initialize, the server answers the newest it speaks, and the session
+	// is that revision's. Without it (the default) initialize never reaches
+	// the wire and such a server fails connect with CauseProtocolVersion.
+	LegacyFallback bool
 	// ToolRefresh subscribes to the server's tools/list_changed (SEP-2575
 	// subscriptions/listen, when the server declares tools.listChanged)
 	// and lists the tools again on each. Every new list, and every answer

@@ -243,6 +243,11 @@ func (c *callContext) Value(key any) any {
 	return c.Context.Value(key)
 }
 
+// forget drops the envelope learnt from server/discover: the session is an
+// older revision's (ConnectionConfig.LegacyFallback), whose requests carry
+// no envelope to learn again, and whose notifications carry none either.
+func (c *envelopeConn) forget() { c.envelope.Store(nil) }
+
 // learn keeps the envelope of a request's params, if they carry one.
 func (c *envelopeConn) learn(params json.RawMessage) {
 	var p struct {

@@ -80,6 +80,9 @@ type toolSnapshot struct {
 	initial bool        // the empty list before the first connection
 	// instructions is what server/discover said of the server.
 	instructions string
+	// protocolVersion is the revision the session that listed these tools
+	// speaks.
+	protocolVersion string
 	// hint is the list's ttlMs (the smallest positive one of its pages);
 	// zero when it gave none.
 	hint time.Duration
@@ -358,6 +361,11 @@ func (p *McpPlugin) Tools() []*mcp.Tool { return slices.Clone(p.snapshot().sorte
 // using it, as of its latest connection; "" when it said nothing or has not
 // connected yet.
 func (p *McpPlugin) Instructions() string { return p.tools.Load().instructions }
+
+// ProtocolVersion returns the MCP revision the server's latest session
+// speaks: "2026-07-28", or an older one with [WithLegacyFallback]; "" before
+// the first connection.
+func (p *McpPlugin) ProtocolVersion() string { return p.tools.Load().protocolVersion }
 
 // ToolDefinitions returns the discovered tools, sorted by name, in the form a
 // [host.Request] publishes them to the model.

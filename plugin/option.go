@@ -20,7 +20,8 @@ import (
 //   - the options of the connection and its supervision
 //     ([WithClientInfo], [WithClientOptions], [WithInputRequired],
 //     [WithBackoff], [WithRestartBudget], [WithBreakerCoolDown],
-//     [WithReconnectWait], [WithRetryIdempotent], [WithListChangeHandler])
+//     [WithReconnectWait], [WithRetryIdempotent], [WithListChangeHandler],
+//     [WithLegacyFallback])
 //     everywhere but a facade,
 //     whose connection its kind configures;
 //   - [WithLogger], [WithActorSystem], [WithConnectTimeout],

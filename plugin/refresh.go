@@ -47,7 +47,7 @@ func (s *toolSnapshot) retryLater() {
 // status that says ready again after a reconnection.
 func (p *McpPlugin) storeTools(r *messages.Ready) {
 	s := newToolSnapshot(r.Tools)
-	s.instructions = r.Instructions
+	s.instructions, s.protocolVersion = r.Instructions, r.ProtocolVersion
 	s.hint, s.scope = r.ToolsTTL, r.ToolsCacheScope
 	if p.toolRefresh && r.ToolsTTL > 0 {
 		s.ttl = r.ToolsTTL

@@ -109,6 +109,21 @@ func WithRetryIdempotent() Option {
 	})
 }
 
+// WithLegacyFallback lets a server that does not speak MCP 2026-07-28 start
+// at an older revision (2025-11-25, 2025-06-18, 2025-03-26 or 2024-11-05,
+// [actors.LegacyRevisions]): server/discover is sent first, and when the
+// server refuses it, an initialize handshake negotiates the newest revision
+// the server speaks; a restart initializes again. Its tool calls go through
+// go-sdk's session, not the direct path. [McpPlugin.ProtocolVersion] says
+// which revision a session speaks. Without it (the default) the plugin
+// speaks only 2026-07-28, initialize never reaches the wire, and such a
+// server fails Connect with [ErrProtocolVersion].
+func WithLegacyFallback() Option {
+	return newOption("WithLegacyFallback", connection, func(o *options) {
+		o.Supervisor.Connection.LegacyFallback = true
+	})
+}
+
 // WithStatusHandler calls h on every change of the plugin's [Status]. It
 // runs on an actor's goroutine: it must return quickly and not block. Each
 // handler given is called, in the order given.
