@@ -73,11 +73,11 @@ func dial(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks, p peer
 	}
 	ctx, span := cfg.Telemetry.startConnect(ctx, p, cfg.restarts)
 	d, f := dialSession(ctx, cfg, hooks, p)
-	tools := 0
+	tools, version := 0, ""
 	if d != nil {
-		tools = len(d.ready.Tools)
+		tools, version = len(d.ready.Tools), d.ready.ProtocolVersion
 	}
-	endConnect(span, tools, f)
+	endConnect(span, tools, version, f)
 	return d, f
 }
 

@@ -978,7 +978,11 @@ func (c *mcpConnection) end(f *messages.Failure) {
 		}
 	}
 	if c.session != nil {
-		c.cfg.Telemetry.recordSession(c.peer, c.sessionStart, !c.closing)
+		version := ProtocolVersion
+		if c.ready != nil {
+			version = c.ready.ProtocolVersion
+		}
+		c.cfg.Telemetry.recordSession(c.peer, version, c.sessionStart, !c.closing)
 		c.closeSession(c.session)
 		c.session = nil
 	}

@@ -177,7 +177,7 @@ func (t *Telemetry) middleware(p peer, logger *zap.Logger) mcp.Middleware {
 				name = method + " " + tool
 			}
 			attrs := make([]attribute.KeyValue, 0, len(p.attrs)+5)
-			attrs = append(attrs, semconv.McpMethodNameKey.String(method), semconv.McpProtocolVersion(ProtocolVersion))
+			attrs = append(attrs, semconv.McpMethodNameKey.String(method), semconv.McpProtocolVersion(sessionVersion(req)))
 			if tool != "" {
 				attrs = append(attrs, semconv.GenAIToolName(tool), semconv.GenAIOperationNameExecuteTool)
 			}
@@ -259,6 +259,18 @@ func classifyOutcome(ctx context.Context, res mcp.Result, err error) (errType, c
 	return string(mcpconv.ErrorTypeOther), ""
 }
 
+// sessionVersion is the revision req's session speaks: 2026-07-28 until
+// the session is established (server/discover), an older one on a session
+// of ConnectionConfig.LegacyFallback.
+func sessionVersion(req mcp.Request) string {
+	if cs, ok := req.GetSession().(*mcp.ClientSession); ok && cs != nil {
+		if ir := cs.InitializeResult(); ir != nil && ir.ProtocolVersion != "" {
+			return ir.ProtocolVersion
+		}
+	}
+	return ProtocolVersion
+}
+
 // startConnect starts the span of one connection attempt: server/discover
 // and tools/list are its children.
 func (t *Telemetry) startConnect(ctx context.Context, p peer, restarts int64) (context.Context, trace.Span) {
@@ -266,24 +278,25 @@ func (t *Telemetry) startConnect(ctx context.Context, p peer, restarts int64) (c
 	return t.tracer.Start(ctx, "mcp connect", trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
 }
 
-// endConnect ends a connect span with the attempt's outcome.
-func endConnect(span trace.Span, tools int, f *messages.Failure) {
+// endConnect ends a connect span with the attempt's outcome: the tools
+// listed and the revision the session speaks, or the failure.
+func endConnect(span trace.Span, tools int, version string, f *messages.Failure) {
 	if f != nil {
 		span.SetAttributes(semconv.ErrorTypeKey.String(string(mcpconv.ErrorTypeOther)))
 		span.SetStatus(codes.Error, f.Error())
 	} else {
-		span.SetAttributes(attribute.Int("mcpconnector.tools", tools))
+		span.SetAttributes(attribute.Int("mcpconnector.tools", tools), semconv.McpProtocolVersion(version))
 	}
 	span.End()
 }
 
-// recordSession records a session's duration; failed says it ended by an
-// error rather than by Close.
-func (t *Telemetry) recordSession(p peer, started time.Time, failed bool) {
+// recordSession records a session's duration; version is the revision it
+// spoke, failed says it ended by an error rather than by Close.
+func (t *Telemetry) recordSession(p peer, version string, started time.Time, failed bool) {
 	if t == nil || started.IsZero() {
 		return
 	}
-	attrs := append([]attribute.KeyValue{semconv.McpProtocolVersion(ProtocolVersion)}, p.attrs...)
+	attrs := append([]attribute.KeyValue{semconv.McpProtocolVersion(version)}, p.attrs...)
 	if failed {
 		attrs = append(attrs, semconv.ErrorTypeKey.String(instrument.ErrorTypeConnection))
 	}

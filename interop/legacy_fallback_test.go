@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/host"
@@ -30,7 +32,10 @@ func TestLegacyServersStartWithTheFallback(t *testing.T) {
 			r := startLegacy(t, s)
 			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 			defer cancel()
-			p, err := plugin.Connect(ctx, r.WireTransport, plugin.WithLegacyFallback())
+			spans := tracetest.NewSpanRecorder()
+			tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
+			defer func() { _ = tp.Shutdown(context.Background()) }()
+			p, err := plugin.Connect(ctx, r.WireTransport, plugin.WithLegacyFallback(), plugin.WithTracerProvider(tp))
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = p.Close() })
 
@@ -61,6 +66,21 @@ func TestLegacyServersStartWithTheFallback(t *testing.T) {
 			r.Stop()
 			assert.Equal(t, 1, r.Received("server/discover"), "server/discover first, once")
 			assert.Equal(t, 1, r.Received("initialize"), "then initialize, once")
+
+			// Spans name the revision the session speaks.
+			calls := 0
+			for _, sp := range spans.Ended() {
+				if sp.Name() != "tools/call "+s.Tool && sp.Name() != "mcp connect" {
+					continue
+				}
+				for _, kv := range sp.Attributes() {
+					if kv.Key == "mcp.protocol.version" {
+						calls++
+						assert.Equal(t, p.ProtocolVersion(), kv.Value.AsString(), sp.Name())
+					}
+				}
+			}
+			assert.GreaterOrEqual(t, calls, 3, "the connect span and both calls' spans name a revision")
 		})
 	}
 }
