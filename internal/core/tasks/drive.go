@@ -158,9 +158,19 @@ type driver struct {
 // ends with res or err.
 func (d *driver) settle(ctx context.Context) (done bool, res json.RawMessage, err error) {
 	switch d.t.Status {
-	case Completed:
-		return true, d.t.Result, nil
-	case Failed:
+	case Completed, Failed:
+		// A task may start already ended, and the answer that created it
+		// carries no result nor error: one tasks/get brings them (it
+		// refuses an ended task without them).
+		if (d.t.Status == Completed && len(d.t.Result) == 0) || (d.t.Status == Failed && d.t.Error == nil) {
+			if err := d.poll(ctx); err != nil {
+				return true, nil, err
+			}
+			return d.settle(ctx)
+		}
+		if d.t.Status == Completed {
+			return true, d.t.Result, nil
+		}
 		return true, nil, &failedError{id: d.t.ID, message: d.t.StatusMessage, rpc: d.t.Error}
 	case Cancelled:
 		return true, nil, fmt.Errorf("task %s: %w%s", d.t.ID, ErrCancelled, suffix(d.t.StatusMessage))
@@ -391,10 +401,18 @@ type failedError struct {
 }
 
 func (e *failedError) Error() string {
+	if e.rpc == nil {
+		return fmt.Sprintf("task %s: %v%s", e.id, ErrFailed, suffix(e.message))
+	}
 	return fmt.Sprintf("task %s: %v%s: %d %s", e.id, ErrFailed, suffix(e.message), e.rpc.Code, e.rpc.Message)
 }
 
-func (e *failedError) Unwrap() []error { return []error{ErrFailed, e.rpc} }
+func (e *failedError) Unwrap() []error {
+	if e.rpc == nil {
+		return []error{ErrFailed}
+	}
+	return []error{ErrFailed, e.rpc}
+}
 
 func suffix(message string) string {
 	if message == "" {

@@ -501,3 +501,53 @@ func ExampleDrive() {
 	fmt.Println(string(res), err)
 	// Output: {"content":[{"text":"ready","type":"text"}],"isError":false} <nil>
 }
+
+// A task may start already ended (SEP-2663 lets it start in any status),
+// and the answer that created it carries no result nor error: the driver
+// asks tasks/get once for them, and never panics on a failed task without
+// its error.
+func TestATaskThatStartsEndedIsDrivenLikeAnyOther(t *testing.T) {
+	for _, tc := range []struct {
+		name, got string
+		check     func(t *testing.T, res json.RawMessage, err error)
+	}{
+		{"completed", `{"taskId":"t1","status":"completed","result":{"content":[{"type":"text","text":"done"}]}}`,
+			func(t *testing.T, res json.RawMessage, err error) {
+				require.NoError(t, err)
+				got, isError := text(t, res)
+				assert.Equal(t, "done", got)
+				assert.False(t, isError)
+			}},
+		{"failed", `{"taskId":"t1","status":"failed","error":{"code":-32000,"message":"broke"}}`,
+			func(t *testing.T, _ json.RawMessage, err error) {
+				require.ErrorIs(t, err, tasks.ErrFailed)
+				var rpcErr *jsonrpc.Error
+				require.ErrorAs(t, err, &rpcErr)
+				assert.Equal(t, "broke", rpcErr.Message)
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			created, err := tasks.ParseCreated(json.RawMessage(`{"resultType":"task","taskId":"t1","status":"` + tc.name + `"}`))
+			require.NoError(t, err)
+			var methods []string
+			send := func(_ context.Context, method, taskID string, _ any) (json.RawMessage, error) {
+				methods = append(methods, method+" "+taskID)
+				return json.RawMessage(tc.got), nil
+			}
+			res, err := tasks.Drive(t.Context(), send, tasks.Config{}, created)
+			tc.check(t, res, err)
+			assert.Equal(t, []string{"tasks/get t1"}, methods, "one tasks/get, nothing else")
+		})
+	}
+	// A failed task whose error never came reads as failed, without a panic.
+	t.Run("failed, and tasks/get refused", func(t *testing.T) {
+		created, err := tasks.ParseCreated(json.RawMessage(`{"resultType":"task","taskId":"t1","status":"failed","statusMessage":"gone"}`))
+		require.NoError(t, err)
+		send := func(context.Context, string, string, any) (json.RawMessage, error) {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "no such task"}
+		}
+		_, err = tasks.Drive(t.Context(), send, tasks.Config{}, created)
+		require.ErrorIs(t, err, tasks.ErrLost)
+		assert.NotPanics(t, func() { _ = err.Error() })
+	})
+}
