@@ -154,7 +154,7 @@ func (p *McpPlugin) call(ctx context.Context, callID, name string, args json.Raw
 	if p.closed.Load() {
 		return failedCall(callID, name, p.callError(KindInternal, name, errors.New("plugin is closed")))
 	}
-	f := &Future{p: p, id: p.nextID.Add(1), name: name, callID: callID, callCtx: ctx}
+	f := &Future{p: p, id: p.nextID.Add(1), name: name, callID: callID, callCtx: ctx, started: time.Now()}
 	if p.detach != nil && callID != "" {
 		p.detach.prepare(f) // a hook call that may return while its task runs on (detach.go)
 	}
@@ -286,6 +286,7 @@ type Future struct {
 	gate    *approvalGate       // with WithApproval: whether the call was sent
 	task    *futureTask         // a hook call that may detach (detach.go); nil otherwise
 	resume  *messages.TaskState // the task a ResumeTask future resumes
+	started time.Time           // when CallTool was called; zero for other futures
 
 	mu   sync.Mutex
 	done bool
@@ -358,7 +359,36 @@ func (f *Future) await(ctx context.Context, stop <-chan struct{}) (_ *mcp.CallTo
 		}
 	}
 	f.done = true
+	f.logEnd()
 	return f.res, f.err, false
+}
+
+// logEnd writes, at debug level, how the call ended: its tool, duration,
+// whether it failed or the result is an error, and the result's size (the
+// bytes of its text blocks, and its blocks).
+func (f *Future) logEnd() {
+	if f.p == nil || f.started.IsZero() {
+		return
+	}
+	ce := f.p.logger.Check(zap.DebugLevel, "mcp tools/call ended")
+	if ce == nil {
+		return
+	}
+	fields := append(tracelog.Fields(f.callCtx), zap.String("server", f.p.server), zap.String("tool", f.name),
+		zap.Uint64("id", f.id), zap.Duration("duration", time.Since(f.started)))
+	switch {
+	case f.err != nil:
+		fields = append(fields, zap.Bool("failed", true), zap.String("error", f.err.Error()))
+	case f.res != nil:
+		size := 0
+		for _, c := range f.res.Content {
+			if t, ok := c.(*mcp.TextContent); ok {
+				size += len(t.Text)
+			}
+		}
+		fields = append(fields, zap.Bool("isError", f.res.IsError), zap.Int("blocks", len(f.res.Content)), zap.Int("text_bytes", size))
+	}
+	ce.Write(fields...)
 }
 
 // callerDeadlinePassed reports whether err, the call's failure, is a

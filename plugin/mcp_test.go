@@ -361,3 +361,28 @@ func TestInFlightCountsRequestsUntilTheyEnd(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Equal(t, 0, p.InFlight(), "nor does a call given up")
 }
+
+// At debug level a call's end is logged beside its start: server, tool,
+// duration, whether the result is an error, and its size; a failed call
+// says it failed and why.
+func TestACallsEndIsLoggedAtDebug(t *testing.T) {
+	core, logs := observer.New(zap.DebugLevel)
+	p := connect(t, testserver.Stdio(t), plugin.WithLogger(zap.New(core)))
+	assert.Equal(t, "42", callText(t, p, "add", map[string]any{"a": 21, "b": 21}))
+	_, err := p.CallTool(context.Background(), "no_such_tool", nil).Await(context.Background())
+	require.Error(t, err)
+
+	ended := logs.FilterMessage("mcp tools/call ended")
+	add := ended.FilterField(zap.String("tool", "add")).All()
+	require.Len(t, add, 1)
+	fields := add[0].ContextMap()
+	assert.Equal(t, p.Server(), fields["server"])
+	assert.Equal(t, false, fields["isError"])
+	assert.EqualValues(t, 1, fields["blocks"])
+	assert.EqualValues(t, len("42"), fields["text_bytes"])
+	assert.Positive(t, fields["duration"])
+	failed := ended.FilterField(zap.String("tool", "no_such_tool")).All()
+	require.Len(t, failed, 1)
+	assert.Equal(t, true, failed[0].ContextMap()["failed"])
+	assert.NotEmpty(t, failed[0].ContextMap()["error"])
+}
