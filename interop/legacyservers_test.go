@@ -393,9 +393,13 @@ func (r *legacyRun) startHTTP() string {
 // started has exited (killing and reaping one that has not). The test's
 // end calls it; again is a no-op.
 func (r *legacyRun) Stop() {
+	// Not under mu while waiting: the HTTP server's reader takes mu for
+	// each "received" line it counts until the output ends.
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, cmd := range r.cmds {
+	cmds := r.cmds
+	r.cmds = nil
+	r.mu.Unlock()
+	for _, cmd := range cmds {
 		if r.Server.Kind != legacyStdio {
 			_ = cmd.Process.Signal(syscall.SIGKILL)
 			<-r.alive
@@ -407,7 +411,6 @@ func (r *legacyRun) Stop() {
 			_ = cmd.Wait()
 		}
 	}
-	r.cmds = nil
 }
 
 // lockedBuffer is a bytes.Buffer safe for a writer goroutine and a reader.
