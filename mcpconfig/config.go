@@ -22,8 +22,9 @@ const (
 	// TypeHTTP is Streamable HTTP, written "http" or "streamable-http" in
 	// the file.
 	TypeHTTP = "http"
-	// TypeSSE is the legacy HTTP+SSE transport. It parses, so that a file
-	// listing one still loads, but [Server.Transport] refuses it.
+	// TypeSSE is the HTTP+SSE transport of MCP 2024-11-05. [Server.Transport]
+	// connects it ([transport.SSE]) only for an entry with LegacyFallback,
+	// and refuses it otherwise, naming the key.
 	TypeSSE = "sse"
 	// TypeWS is WebSocket, written "ws" or "websocket"; refused like
 	// [TypeSSE].
@@ -194,6 +195,11 @@ type Server struct {
 	// Tasks ("tasks") drives the server's tasks (SEP-2663) with its
 	// settings; nil when the file gives none or false.
 	Tasks *Tasks
+	// LegacyFallback ("legacyFallback", Codex's legacy_fallback) lets a
+	// server that does not speak MCP 2026-07-28 start at an older revision
+	// (plugin.WithLegacyFallback, which package toolbox passes for it); it
+	// is also what makes a "type": "sse" entry connectable.
+	LegacyFallback bool
 	// Line and Column (1-based, column in characters) locate the entry's
 	// name in the file, for errors about the server found after loading.
 	Line, Column int
@@ -394,19 +400,29 @@ func (s *Server) Transport() (transport.McpTransport, error) {
 		}
 		return transport.Stdio{Command: s.Command, Args: slices.Clone(s.Args), Env: env, Dir: s.Cwd, Label: s.Name}, nil
 	case TypeHTTP:
-		var header http.Header
-		if len(s.Headers) > 0 {
-			header = make(http.Header, len(s.Headers))
-			for k, v := range s.Headers {
-				header.Add(k, v) // Add canonicalises the key, as the wire would
-			}
+		return transport.StreamableHTTP{URL: s.URL, Header: s.httpHeader(), Label: s.Name}, nil
+	case TypeSSE:
+		if !s.LegacyFallback {
+			return nil, &unsupportedError{server: s.Name, typ: s.Type}
 		}
-		return transport.StreamableHTTP{URL: s.URL, Header: header, Label: s.Name}, nil
-	case TypeSSE, TypeWS:
+		return transport.SSE{URL: s.URL, Header: s.httpHeader(), Label: s.Name}, nil
+	case TypeWS:
 		return nil, &unsupportedError{server: s.Name, typ: s.Type}
 	default:
 		return nil, fmt.Errorf("mcpconfig: server %q: unknown type %q", s.Name, s.Type)
 	}
+}
+
+// httpHeader is Headers as an http.Header; nil when there are none.
+func (s *Server) httpHeader() http.Header {
+	if len(s.Headers) == 0 {
+		return nil
+	}
+	header := make(http.Header, len(s.Headers))
+	for k, v := range s.Headers {
+		header.Add(k, v) // Add canonicalises the key, as the wire would
+	}
+	return header
 }
 
 // unsupportedError is [Server.Transport]'s refusal of SSE and
@@ -415,6 +431,9 @@ func (s *Server) Transport() (transport.McpTransport, error) {
 type unsupportedError struct{ server, typ string }
 
 func (e *unsupportedError) Error() string {
+	if e.typ == TypeSSE {
+		return fmt.Sprintf(`mcpconfig: server %q: type "sse" (the HTTP+SSE transport of MCP 2024-11-05) needs "legacyFallback": true in its entry (Codex: legacy_fallback = true), or toolbox.WithLegacyFallback`, e.server)
+	}
 	return fmt.Sprintf("mcpconfig: server %q: type %q is not supported (MCP 2026-07-28 has Streamable HTTP only)", e.server, e.typ)
 }
 

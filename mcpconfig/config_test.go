@@ -332,14 +332,12 @@ func TestServerTransport(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, transport.StreamableHTTP{URL: "https://h/mcp", Label: "a"}, tr)
 	})
-	for _, typ := range []string{TypeSSE, TypeWS} {
-		t.Run(typ, func(t *testing.T) {
-			tr, err := (&Server{Name: "legacy", Type: typ, URL: "http://h/sse"}).Transport()
-			assert.Nil(t, tr)
-			require.ErrorIs(t, err, transport.ErrNotSupported)
-			assert.EqualError(t, err, `mcpconfig: server "legacy": type "`+typ+`" is not supported (MCP 2026-07-28 has Streamable HTTP only)`)
-		})
-	}
+	t.Run(TypeWS, func(t *testing.T) {
+		tr, err := (&Server{Name: "legacy", Type: TypeWS, URL: "http://h/ws", LegacyFallback: true}).Transport()
+		assert.Nil(t, tr)
+		require.ErrorIs(t, err, transport.ErrNotSupported)
+		assert.EqualError(t, err, `mcpconfig: server "legacy": type "ws" is not supported (MCP 2026-07-28 has Streamable HTTP only)`)
+	})
 	t.Run("unknown type", func(t *testing.T) {
 		_, err := (&Server{Name: "a", Type: "grpc"}).Transport()
 		require.EqualError(t, err, `mcpconfig: server "a": unknown type "grpc"`)

@@ -288,6 +288,8 @@ func overlay(base, over *Server, keys map[string]any) *Server {
 			m.Disabled = over.Disabled
 		case "required":
 			m.Required = over.Required
+		case "legacy_fallback":
+			m.LegacyFallback = over.LegacyFallback
 		case "supports_parallel_tool_calls":
 			m.ParallelToolCalls = over.ParallelToolCalls
 		case "startup_timeout_sec", "startup_timeout_ms":

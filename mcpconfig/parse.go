@@ -351,7 +351,7 @@ func (p *parser) server(e member) (*Server, *Error) {
 	}
 	s := &Server{Name: e.key, Disabled: r.disabled, Timeout: r.timeout, Trust: r.trust, MaxResultBytes: r.maxResultBytes, AlwaysLoad: r.alwaysLoad,
 		Lazy: r.lazy, StopWhenIdle: r.stopWhenIdle, Required: r.required, ParallelToolCalls: r.parallel, Approval: r.approval, Tools: r.tools,
-		Description: r.description, Tasks: r.tasks}
+		Description: r.description, Tasks: r.tasks, LegacyFallback: r.legacy}
 	if s.Trust && s.Approval == ApprovalUnset {
 		s.Approval = ApprovalAuto // Gemini CLI's trust: no confirmation
 	}
@@ -486,7 +486,7 @@ var knownFields = map[string]bool{
 	"trust": true, "maxResultBytes": true, "alwaysLoad": true, "lazy": true, "stopWhenIdle": true,
 	"required": true, "parallelToolCalls": true, "approval": true, "tools": true,
 	"serverUrl": true, "headersHelper": true, "envFile": true, "disabledTools": true, "alwaysAllow": true,
-	"autoApprove": true, "description": true, "tasks": true,
+	"autoApprove": true, "description": true, "tasks": true, "legacyFallback": true,
 }
 
 // lenientFields are keys other hosts define: a shape this package does not
@@ -516,6 +516,7 @@ type rawServer struct {
 	tools          map[string]Tool
 	description    string
 	tasks          *Tasks // tasks.go
+	legacy         bool   // legacyFallback
 }
 
 // decode stores the known field f; a non-empty msg is the error, at off and
@@ -541,7 +542,7 @@ func (r *rawServer) decode(f member) (off int, field, msg string) {
 		return r.decodeList(f)
 	case "env", "headers":
 		return r.decodeObject(f)
-	case "disabled", "trust", "alwaysLoad", "lazy", "required", "parallelToolCalls":
+	case "disabled", "trust", "alwaysLoad", "lazy", "required", "parallelToolCalls", "legacyFallback":
 		return r.decodeBool(f)
 	case "approval":
 		m, msg := jsonApproval(f.val)
@@ -627,6 +628,8 @@ func (r *rawServer) decodeBool(f member) (off int, field, msg string) {
 		r.required = b
 	case "parallelToolCalls":
 		r.parallel = &b
+	case "legacyFallback":
+		r.legacy = b
 	default:
 		r.disabled = b
 	}

@@ -279,6 +279,7 @@ func (c *codexServer) settings(s *Server) {
 	enabled, set := c.boolean("enabled")
 	s.Disabled = set && !enabled
 	s.Required, _ = c.boolean("required")
+	s.LegacyFallback, _ = c.boolean("legacy_fallback")
 	if b, set := c.boolean("supports_parallel_tool_calls"); set {
 		s.ParallelToolCalls = &b
 	}

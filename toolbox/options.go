@@ -42,6 +42,7 @@ type options struct {
 	pinned                bool
 	policy                *ServerPolicy
 	resourceTools         bool // WithResourceTools
+	legacy                bool // WithLegacyFallback
 	// The handlers of WithStatusHandler, WithProgressHandler and
 	// WithApprovalHandler (events.go).
 	onStatus   func(ServerStatus)
@@ -147,4 +148,15 @@ func WithManifestDir(dir string) Option {
 // Pins live in the servers' manifests (see [WithManifestDir]).
 func WithPinnedTools() Option {
 	return optionFunc(func(o *options) { o.pinned = true })
+}
+
+// WithLegacyFallback gives every server plugin.WithLegacyFallback, as
+// "legacyFallback": true in each entry would (Codex: legacy_fallback =
+// true): a server that does not speak MCP 2026-07-28 starts at the newest
+// older revision it speaks, and an entry of "type": "sse" (the HTTP+SSE
+// transport of MCP 2024-11-05) is connected. Without it and without the
+// key, such an entry is refused with an error naming the key, and
+// [Toolbox.ProtocolVersion] says which revision each server speaks.
+func WithLegacyFallback() Option {
+	return optionFunc(func(o *options) { o.legacy = true })
 }

@@ -455,6 +455,11 @@ func (t *Toolbox) requiredReady(errs []error) error {
 // the background).
 func (t *Toolbox) startLocal(name string, s *server, actorName string) (*plugin.McpPlugin, error) {
 	sc := s.cfg
+	if t.opts.legacy && !sc.LegacyFallback {
+		c := *sc // WithLegacyFallback: a "type": "sse" entry is connectable
+		c.LegacyFallback = true
+		sc = &c
+	}
 	tr, err := sc.Transport()
 	if err != nil {
 		kind := plugin.KindNotSupported
@@ -464,6 +469,10 @@ func (t *Toolbox) startLocal(name string, s *server, actorName string) (*plugin.
 		return nil, &plugin.Error{Kind: kind, Server: fmt.Sprintf("server %q", name), Op: "connect", Err: err}
 	}
 	if h, ok := tr.(transport.StreamableHTTP); ok && sc.HeadersHelper != "" {
+		h.HTTPClient = newHeadersClient(sc, h.HTTPClient)
+		tr = h
+	}
+	if h, ok := tr.(transport.SSE); ok && sc.HeadersHelper != "" {
 		h.HTTPClient = newHeadersClient(sc, h.HTTPClient)
 		tr = h
 	}
@@ -510,6 +519,9 @@ func (t *Toolbox) pluginOptions(sc *mcpconfig.Server, o *options) []plugin.Optio
 	}
 	if sc.Tasks != nil {
 		opts = append(opts, taskOption(sc.Tasks)) // tasks.go
+	}
+	if sc.LegacyFallback || o.legacy {
+		opts = append(opts, plugin.WithLegacyFallback()) // an older revision when the server refuses 2026-07-28
 	}
 	return opts
 }
@@ -595,6 +607,18 @@ func (t *Toolbox) Status() map[string]plugin.Status {
 		out[name] = t.statusOf(s)
 	}
 	return out
+}
+
+// ProtocolVersion returns the MCP revision that server's latest session
+// speaks: "2026-07-28", or an older one for a server started with the
+// legacy fallback ([WithLegacyFallback], or "legacyFallback": true in its
+// entry); "" when the toolbox has no such server or it has not been ready
+// yet (a lazy server before its first start among them).
+func (t *Toolbox) ProtocolVersion(server string) string {
+	if p := t.Plugin(server); p != nil {
+		return p.ProtocolVersion()
+	}
+	return ""
 }
 
 // statusOf is s's status as [Toolbox.Status] reports it. Under t.mu.

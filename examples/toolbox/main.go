@@ -418,7 +418,7 @@ func callOne(ctx context.Context, out io.Writer, tb *toolbox.Toolbox, servers *m
 		// The listing said "not started"; say what the call made of it.
 		fmt.Fprintln(out)
 		fmt.Fprintln(out, "After the call:")
-		fmt.Fprintln(out, newServerLines(servers).line(server, tb.Status()[server], len(toolsByServer(tb)[server])))
+		fmt.Fprintln(out, newServerLines(servers).line(server, tb.Status()[server], len(toolsByServer(tb)[server]), tb.ProtocolVersion(server)))
 	}
 	if res.IsError {
 		// A lazy server's start can show that a pinned tool has changed.

@@ -37,7 +37,7 @@ func printServers(out io.Writer, source string, servers *mcpconfig.Config, tb *t
 	status := tb.Status()
 	lines := newServerLines(servers)
 	for _, name := range names {
-		fmt.Fprintln(out, lines.line(name, status[name], len(tools[name])))
+		fmt.Fprintln(out, lines.line(name, status[name], len(tools[name]), tb.ProtocolVersion(name)))
 		for _, t := range tools[name] {
 			fmt.Fprintf(out, "    %s\n", t.Name)
 			for _, l := range wrap(t.Tool.Description, descWidth-6) {
@@ -75,10 +75,16 @@ func newServerLines(servers *mcpconfig.Config) serverLines {
 	return l
 }
 
+// currentRevision is the MCP revision a server speaks without the legacy
+// fallback; the ready line names any other.
+const currentRevision = "2026-07-28"
+
 // line is the server's line: its name, its transport, its state (st, with
 // its tool count when ready or known from a manifest, "disabled" for a
-// server the file disables) and, when it is not ready, why.
-func (l serverLines) line(name string, st plugin.Status, tools int) string {
+// server the file disables) and, when it is not ready, why. A server
+// started at an older revision ("legacyFallback": true) says which:
+// "ready (8 tools, MCP 2025-11-25)".
+func (l serverLines) line(name string, st plugin.Status, tools int, revision string) string {
 	s := l.servers.Servers[name]
 	state, reason := "disabled", "in the file"
 	if !s.Disabled {
@@ -88,7 +94,11 @@ func (l serverLines) line(name string, st plugin.Status, tools int) string {
 		}
 		switch st.State {
 		case plugin.StateReady:
-			state, reason = state+" ("+toolCount(tools)+")", ""
+			count := toolCount(tools)
+			if revision != "" && revision != currentRevision {
+				count += ", MCP " + revision
+			}
+			state, reason = state+" ("+count+")", ""
 		case plugin.StateNotStarted:
 			// A lazy server: its tools are known from its manifest.
 			state, reason = state+" ("+toolCount(tools)+" from its manifest)", ""
