@@ -84,6 +84,11 @@ func dial(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks, p peer
 // dialSession opens the transport, connects with server/discover only, and
 // lists every tool. On failure it leaves nothing running.
 func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks, p peer) (*dialed, *messages.Failure) {
+	if _, sse := cfg.Transport.(transport.SSE); sse && !cfg.LegacyFallback {
+		// NotSupported: a final failure, never retried.
+		return nil, transportFailure("connect", fmt.Errorf("%w: %s is the HTTP+SSE transport of MCP 2024-11-05; it needs plugin.WithLegacyFallback",
+			transport.ErrNotSupported, cfg.Transport), nil)
+	}
 	tr, err := cfg.Transport.Open(cfg.Logger)
 	if err != nil {
 		return nil, transportFailure("connect", err, nil)

@@ -52,6 +52,21 @@ func TestLegacySSEWithTheFallback(t *testing.T) {
 	require.NoError(t, p.Close())
 }
 
+// Without the option, transport.SSE is refused at once as NotSupported,
+// naming the option, and nothing reaches the server.
+func TestLegacySSEWithoutTheFallbackIsRefused(t *testing.T) {
+	r := startLegacy(t, legacyRow(t, legacySSE))
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	p, err := plugin.Connect(ctx, transport.SSE{URL: r.URL, Label: r.Server.Row()})
+	require.Nil(t, p)
+	require.ErrorIs(t, err, plugin.ErrNotSupported)
+	assert.Contains(t, err.Error(), "plugin.WithLegacyFallback")
+	r.Stop()
+	assert.Zero(t, r.Received("initialize"))
+	assert.Zero(t, r.Received("server/discover"))
+}
+
 // A config file's "legacyFallback": true starts that server at an older
 // revision through the toolbox (over stdio, and over HTTP+SSE with "type":
 // "sse"); toolbox.ProtocolVersion says which. An "sse" entry without the key

@@ -148,3 +148,21 @@ func (c gatedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 
 // DroppedNotifications implements transportext.NotificationDropper.
 func (c gatedConn) DroppedNotifications() int64 { return c.gate.Dropped() }
+
+// gatedTransport is a transport whose connections pass through a flood
+// gate: go-sdk's own Streamable HTTP connection (without the direct path)
+// and its HTTP+SSE one, which read every message for go-sdk as the direct
+// path's does.
+type gatedTransport struct {
+	mcp.Transport
+	logger *zap.Logger
+}
+
+// Connect connects the wrapped transport and gates its connection.
+func (t gatedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return gatedConn{c, newFloodGate(t.logger)}, nil
+}

@@ -107,7 +107,11 @@ func stdioFlood(t testing.TB) mcp.Transport {
 
 // httpFlood is a transport to a stateless go-sdk server with the "flood"
 // tool on loopback, its answers event streams.
-func httpFlood(t testing.TB) mcp.Transport {
+func httpFlood(t testing.TB) mcp.Transport { return httpFloodOf(t, false) }
+
+// httpFloodOf is httpFlood, on go-sdk's own connection when sessionPath
+// (DisableDirectCalls).
+func httpFloodOf(t testing.TB, sessionPath bool) mcp.Transport {
 	s := mcp.NewServer(&mcp.Implementation{Name: "flood", Version: "0"}, nil)
 	type floodArgs struct {
 		N int `json:"n"`
@@ -123,7 +127,7 @@ func httpFlood(t testing.TB) mcp.Transport {
 		&mcp.StreamableHTTPOptions{Stateless: true}))
 	t.Cleanup(srv.Close)
 	t.Cleanup(http.DefaultTransport.(*http.Transport).CloseIdleConnections)
-	tr, err := StreamableHTTP{URL: srv.URL}.Open(zap.NewNop())
+	tr, err := StreamableHTTP{URL: srv.URL, DisableDirectCalls: sessionPath}.Open(zap.NewNop())
 	require.NoError(t, err)
 	return tr
 }
@@ -156,13 +160,17 @@ func TestANotificationFloodStaysBounded(t *testing.T) {
 // The same over Streamable HTTP, the notifications on the call's event
 // stream.
 func TestANotificationFloodOverHTTPStaysBounded(t *testing.T) {
-	noLeaks(t)
-	const n = 100_000
-	run := flood(t, httpFlood(t), n, true, false)
-	t.Logf("%d notifications: heap +%d KiB with the handler held, %d dropped, %d handled, Close %v",
-		n, run.heapGrowth>>10, run.dropped, run.handled, run.closeTook)
-	assert.Positive(t, run.dropped, "beyond the budget, progress is dropped")
-	assert.Less(t, run.heapGrowth, uint64(32<<20), "the queue behind a slow handler is bounded")
+	for _, sessionPath := range []bool{false, true} {
+		t.Run(map[bool]string{false: "direct path", true: "DisableDirectCalls"}[sessionPath], func(t *testing.T) {
+			noLeaks(t)
+			const n = 100_000
+			run := flood(t, httpFloodOf(t, sessionPath), n, true, false)
+			t.Logf("%d notifications: heap +%d KiB with the handler held, %d dropped, %d handled, Close %v",
+				n, run.heapGrowth>>10, run.dropped, run.handled, run.closeTook)
+			assert.Positive(t, run.dropped, "beyond the budget, progress is dropped")
+			assert.Less(t, run.heapGrowth, uint64(32<<20), "the queue behind a slow handler is bounded")
+		})
+	}
 }
 
 // Beyond the budget, progress and log notifications are dropped; any other

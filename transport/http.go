@@ -139,7 +139,7 @@ func (h StreamableHTTP) Open(logger *zap.Logger) (mcp.Transport, error) {
 		OAuthHandler: oauth,
 	}
 	if h.DisableDirectCalls || !directCallsAllowed() {
-		return sdk, nil
+		return gatedTransport{sdk, logger}, nil // go-sdk's connection, under the flood gate (flood.go)
 	}
 	return &httpTransport{sdk: sdk, logger: logger}, nil // see direct.go
 }

@@ -50,7 +50,7 @@ func (s SSE) ServerLabel() string {
 // Open returns go-sdk's *mcp.SSEClientTransport for s, its client wrapped
 // with Header and the redirect policy, connected with a context that
 // outlives the connection attempt (the event stream lasts as long as it). It fails when URL is empty.
-func (s SSE) Open(*zap.Logger) (mcp.Transport, error) {
+func (s SSE) Open(logger *zap.Logger) (mcp.Transport, error) {
 	if s.URL == "" {
 		return nil, fmt.Errorf("transport: sse: empty URL")
 	}
@@ -69,7 +69,7 @@ func (s SSE) Open(*zap.Logger) (mcp.Transport, error) {
 	}
 	client = limitResponses(client)
 	client = origin.Client(client) // headers and bodies stay at the endpoint's origin
-	return sseTransport{&mcp.SSEClientTransport{Endpoint: s.URL, HTTPClient: client, MaxEventSize: MaxMessageBytes}}, nil
+	return gatedTransport{sseTransport{&mcp.SSEClientTransport{Endpoint: s.URL, HTTPClient: client, MaxEventSize: MaxMessageBytes}}, logger}, nil
 }
 
 // sseTransport connects go-sdk's SSE client transport with a context that
