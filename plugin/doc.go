@@ -24,6 +24,9 @@
 //
 //   - Connecting: [Connect], [ConnectStdio] and their [Option]s, whose doc
 //     says where each takes effect.
+//   - Older protocol revisions, opt-in: [WithLegacyFallback] starts a
+//     server that refuses 2026-07-28 at the revision it speaks;
+//     [McpPlugin.ProtocolVersion] says which.
 //   - Calling: [McpPlugin.CallTool], [Future.Await], [RenderResult].
 //   - Host controls, each off by default: [WithApproval], [WithProgress],
 //     [WithIdleTimeout], [WithMaxResultBytes], [WithToolRefresh] (with
