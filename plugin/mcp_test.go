@@ -386,3 +386,11 @@ func TestACallsEndIsLoggedAtDebug(t *testing.T) {
 	assert.Equal(t, true, failed[0].ContextMap()["failed"])
 	assert.NotEmpty(t, failed[0].ContextMap()["error"])
 }
+
+// The status and ProtocolVersion name the revision the session speaks:
+// 2026-07-28 without WithLegacyFallback.
+func TestStatusNamesTheSessionsRevision(t *testing.T) {
+	p := connect(t, testserver.Stdio(t))
+	assert.Equal(t, "2026-07-28", p.ProtocolVersion())
+	assert.Equal(t, "2026-07-28", p.Status().ProtocolVersion)
+}

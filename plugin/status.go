@@ -52,13 +52,17 @@ type Status struct {
 	// Empty when the status reports no change of the list, or a change of
 	// tools' definitions only.
 	ToolsAdded, ToolsRemoved []string
+	// ProtocolVersion is the MCP revision of the latest session that was
+	// ready: "2026-07-28", or an older one with [WithLegacyFallback]; ""
+	// before the first.
+	ProtocolVersion string
 }
 
 // Status reports the connection's health. It is cheap: no actor is asked.
 func (p *McpPlugin) Status() Status { return *p.status.Load() }
 
 func (p *McpPlugin) setStatus(notify func(Status), st actors.Status) {
-	s := &Status{State: st.State, Restarts: st.Restarts}
+	s := &Status{State: st.State, Restarts: st.Restarts, ProtocolVersion: p.tools.Load().protocolVersion}
 	if st.LastFailure != nil {
 		s.LastFailure, s.LastFailureAt = p.failure(st.LastFailure), st.LastFailureAt
 	} else if old := p.status.Load(); old != nil {
@@ -79,7 +83,8 @@ func (p *McpPlugin) setStatus(notify func(Status), st actors.Status) {
 // and LastFailure.
 func (p *McpPlugin) setState(st State, cause error) {
 	old := p.Status()
-	s := &Status{State: st, Restarts: old.Restarts, LastFailure: old.LastFailure, LastFailureAt: old.LastFailureAt}
+	s := &Status{State: st, Restarts: old.Restarts, LastFailure: old.LastFailure, LastFailureAt: old.LastFailureAt,
+		ProtocolVersion: old.ProtocolVersion}
 	if st != StateReady {
 		s.LastError = old.LastError
 	}
