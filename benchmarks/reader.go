@@ -50,20 +50,11 @@ func (r *ReaderPipe) Errors() int {
 
 // StartReaderPipe spawns the echo child of t and its reader goroutine.
 func StartReaderPipe(t transport.Stdio) (*ReaderPipe, error) {
-	cmd := exec.Command(t.Command, t.Args...)
-	cmd.Env = transport.DefaultEnv()
-	in, err := cmd.StdinPipe()
+	cmd, in, out, err := startPipe(t)
 	if err != nil {
 		return nil, err
 	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	r := &ReaderPipe{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 64<<10), wait: map[int64]chan struct{}{}, done: make(chan struct{})}
+	r := &ReaderPipe{cmd: cmd, in: in, out: out, wait: map[int64]chan struct{}{}, done: make(chan struct{})}
 	go r.read()
 	return r, nil
 }

@@ -257,22 +257,32 @@ type RawPipe struct {
 	buf []byte
 }
 
-// StartRawPipe spawns the echo child of t.
-func StartRawPipe(t transport.Stdio) (*RawPipe, error) {
+// startPipe spawns the child of t with the default environment and returns
+// its stdin and a buffered reader of its stdout.
+func startPipe(t transport.Stdio) (*exec.Cmd, io.WriteCloser, *bufio.Reader, error) {
 	cmd := exec.Command(t.Command, t.Args...)
 	cmd.Env = transport.DefaultEnv()
 	in, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	if err := cmd.Start(); err != nil {
+		return nil, nil, nil, err
+	}
+	return cmd, in, bufio.NewReaderSize(out, 64<<10), nil
+}
+
+// StartRawPipe spawns the echo child of t.
+func StartRawPipe(t transport.Stdio) (*RawPipe, error) {
+	cmd, in, out, err := startPipe(t)
+	if err != nil {
 		return nil, err
 	}
-	return &RawPipe{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 64<<10)}, nil
+	return &RawPipe{cmd: cmd, in: in, out: out}, nil
 }
 
 // Subject returns the pipe's round trip of c as a subject.
