@@ -3,7 +3,6 @@ package actors_test
 import (
 	"testing"
 	"testing/synctest"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 
@@ -19,15 +18,7 @@ import (
 // sender, never reaches the server.
 func TestCancelWithoutSenderDropsAQueuedCall(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		b := newBlocker()
-		mem := &memory{server: b.server}
-		t.Cleanup(mem.closeAll)
-		t.Cleanup(b.releaseAll)
-		system, pid, sts := spawnSupervisor(t, actors.SupervisorConfig{
-			Connection:     actors.ConnectionConfig{Transport: mem},
-			InitialBackoff: time.Second, MaxBackoff: time.Second,
-		})
-		sts.until(t, actors.Ready)
+		b, mem, system, pid, sts := readyBlocked(t, false)
 		mem.kill()
 		assert.Equal(t, actors.Reconnecting, sts.next(t).State)
 		in := newInbox(t, system)
@@ -49,15 +40,7 @@ func TestCancelWithoutSenderDropsAQueuedCall(t *testing.T) {
 // session.
 func TestCancelledRetryableCallIsNotRunAgain(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		b := newBlocker()
-		mem := &memory{server: b.server}
-		t.Cleanup(mem.closeAll)
-		t.Cleanup(b.releaseAll)
-		system, pid, sts := spawnSupervisor(t, actors.SupervisorConfig{
-			Connection:     actors.ConnectionConfig{Transport: mem, RetryIdempotent: true},
-			InitialBackoff: time.Second, MaxBackoff: time.Second,
-		})
-		sts.until(t, actors.Ready)
+		b, mem, system, pid, sts := readyBlocked(t, true)
 		in := newInbox(t, system)
 		in.send(system, pid, &messages.CallTool{ID: 1, Name: "block_idempotent", Arguments: []byte(`{"tag":"given up"}`)})
 		assert.Equal(t, "given up", recv(t, b.entered, "the call"))

@@ -225,3 +225,19 @@ func recv[T any](t *testing.T, ch <-chan T, what string) T {
 		return zero
 	}
 }
+
+// readyBlocked spawns a supervisor over a blocker's server in memory, with
+// a backoff of one second (RetryIdempotent when retry), and waits until it
+// is ready.
+func readyBlocked(t *testing.T, retry bool) (*blocker, *memory, *actor.ActorSystem, *actor.PID, states) {
+	b := newBlocker()
+	mem := &memory{server: b.server}
+	t.Cleanup(mem.closeAll)
+	t.Cleanup(b.releaseAll)
+	system, pid, sts := spawnSupervisor(t, actors.SupervisorConfig{
+		Connection:     actors.ConnectionConfig{Transport: mem, RetryIdempotent: retry},
+		InitialBackoff: time.Second, MaxBackoff: time.Second,
+	})
+	sts.until(t, actors.Ready)
+	return b, mem, system, pid, sts
+}

@@ -519,15 +519,7 @@ func TestSupervisorRetriesOnlyIdempotentCallsInFlight(t *testing.T) {
 // never reaches the next session and is not answered.
 func TestSupervisorCancelsAQueuedCall(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		b := newBlocker()
-		mem := &memory{server: b.server}
-		t.Cleanup(mem.closeAll)
-		t.Cleanup(b.releaseAll)
-		system, pid, sts := spawnSupervisor(t, actors.SupervisorConfig{
-			Connection:     actors.ConnectionConfig{Transport: mem},
-			InitialBackoff: time.Second, MaxBackoff: time.Second,
-		})
-		sts.until(t, actors.Ready)
+		b, mem, system, pid, sts := readyBlocked(t, false)
 		mem.kill()
 		assert.Equal(t, actors.Reconnecting, sts.next(t).State)
 		in := newInbox(t, system)
