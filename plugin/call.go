@@ -159,6 +159,13 @@ func (p *McpPlugin) call(ctx context.Context, callID, name string, args json.Raw
 		p.detach.prepare(f) // a hook call that may return while its task runs on (detach.go)
 	}
 	if p.approve != nil {
+		p.approvalsMu.Lock()
+		if p.closed.Load() {
+			p.approvalsMu.Unlock()
+			return failedCall(callID, name, p.callError(KindInternal, name, errors.New("plugin is closed")))
+		}
+		p.approvals.Add(1) // Close waits for it
+		p.approvalsMu.Unlock()
 		f.gate = &approvalGate{}
 		f.ch = make(chan any, 1)
 		p.approving.Add(1) // in flight while decided on (InFlight)
@@ -191,10 +198,17 @@ func (g *approvalGate) abandon() (sent bool) {
 }
 
 // approveAndSend asks the approval function about f's call and then sends
-// it, or answers f with the refusal. It runs on a goroutine of its own.
+// it, or answers f with the refusal. It runs on a goroutine of its own,
+// which Close waits for: the function's ctx ends with the caller's or
+// when the plugin closes.
 func (p *McpPlugin) approveAndSend(ctx context.Context, f *Future, args json.RawMessage) {
+	defer p.approvals.Done()
 	req := ApprovalRequest{Server: p.server, Tool: f.name, CallID: f.callID, Arguments: args}
-	err := p.decide(ctx, req)
+	actx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(p.closing, cancel)
+	err := p.decide(actx, req)
+	stop()
+	cancel()
 	g := f.gate
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -207,10 +221,10 @@ func (p *McpPlugin) approveAndSend(ctx context.Context, f *Future, args json.Raw
 	switch {
 	case ctx.Err() != nil:
 		f.ch <- p.callError(KindInternal, f.name, callerLeft(ctx.Err()))
-	case err != nil:
-		f.ch <- p.callError(KindDenied, f.name, err)
 	case p.closed.Load():
 		f.ch <- p.callError(KindInternal, f.name, errors.New("plugin is closed"))
+	case err != nil:
+		f.ch <- p.callError(KindDenied, f.name, err)
 	default:
 		if err := p.send(ctx, f, args); err != nil {
 			f.ch <- err

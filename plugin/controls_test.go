@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
@@ -380,4 +382,31 @@ func TestProgressSentBeforeTheResultArrivesBeforeTheCallReturns(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestCloseWaitsForTheApprovalsUnderWay(t *testing.T) {
+	ignore := goleak.IgnoreCurrent()
+	deciding := make(chan struct{}, 1)
+	var decided atomic.Bool
+	p, err := plugin.Connect(context.Background(), testserver.Controls(t, testserver.ControlsOptions{}),
+		plugin.WithApproval(func(ctx context.Context, r plugin.ApprovalRequest) error {
+			deciding <- struct{}{}
+			<-ctx.Done() // a person who never answers; Close ends the wait
+			decided.Store(true)
+			return ctx.Err()
+		}))
+	require.NoError(t, err)
+
+	// The caller's ctx never ends: only Close can end the approval.
+	f := p.CallTool(context.Background(), "text", map[string]any{"unit": "x", "times": 1})
+	<-deciding
+	require.NoError(t, p.Close())
+
+	assert.True(t, decided.Load(), "Close returned before the approval function did")
+	_, err = f.Await(context.Background())
+	require.ErrorIs(t, err, plugin.ErrInternal)
+	assert.ErrorContains(t, err, "plugin is closed")
+	assert.NotErrorIs(t, err, plugin.ErrDenied, "the plugin closed; nobody denied")
+	assert.NotErrorIs(t, err, context.Canceled, "the caller did not give up")
+	goleak.VerifyNone(t, ignore, goleak.IgnoreTopFunction("github.com/asynkron/protoactor-go/actor.NewDeadLetter.NewThrottle.func4.1"))
 }

@@ -61,6 +61,13 @@ type McpPlugin struct {
 	nextID atomic.Uint64
 	// approving counts the calls WithApproval is deciding on (InFlight).
 	approving atomic.Int64
+	// approvals are the goroutines deciding on calls, which Close cancels
+	// (closing) and waits for; approvalsMu orders their start against
+	// Close, so that none starts once Close waits.
+	approvalsMu sync.Mutex
+	approvals   sync.WaitGroup
+	closing     context.Context
+	stopClosing context.CancelFunc
 	// A change of the tool list seen while not ready (a reconnection),
 	// for the status that says ready again.
 	pendingChange atomic.Pointer[toolChange]
@@ -262,6 +269,7 @@ func newFacade(server, label string, o *options) *McpPlugin {
 		label: label, taskStore: o.taskStore,
 		toolRefresh: o.Supervisor.Connection.ToolRefresh,
 		tel:         o.Supervisor.Connection.Telemetry}
+	p.closing, p.stopClosing = context.WithCancel(context.Background())
 	if o.callTimeoutSet {
 		p.callTimeout = o.callTimeout
 	}
@@ -408,10 +416,17 @@ func (p *McpPlugin) InFlight() int { return p.router.inFlight(&p.approving) }
 // Close stops the connection actor, which ends the session (a stdio child
 // gets its stdin closed, then SIGTERM, then SIGKILL) and waits for it. Calls
 // in flight, and calls still in the actor's mailbox, fail with [ErrInternal];
-// the latter never reach the server. Close is idempotent.
+// the latter never reach the server. Calls that [WithApproval]'s function
+// is still deciding on fail the same way: Close cancels the ctx that
+// function was given and waits for it to return, so an approval function
+// must return once its ctx is done. Close is idempotent.
 func (p *McpPlugin) Close() error {
 	p.closeOnce.Do(func() {
+		p.approvalsMu.Lock()
 		p.closed.Store(true)
+		p.approvalsMu.Unlock()
+		p.stopClosing() // ends the approval functions' ctx
+		p.approvals.Wait()
 		p.conn.Close()
 		p.router.close()
 		old := p.Status()
