@@ -13,7 +13,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/cuca-go/mcpconnector/internal/core/tasks"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
 )
@@ -67,6 +66,10 @@ func brokenTransport(err error) bool {
 // accepted).
 const codeMissingCapability = -32021
 
+// tasksExtension is the tasks extension's name (SEP-2663), which a server
+// that runs a tool only as a task requires.
+const tasksExtension = "io.modelcontextprotocol/tasks"
+
 // needsTasks reports whether err is the server's refusal of a call it
 // serves only as a task, to a client that did not declare the tasks
 // extension: codeMissingCapability, its data naming the extension.
@@ -83,7 +86,7 @@ func needsTasks(err error) bool {
 	if json.Unmarshal(re.Data, &data) != nil {
 		return false
 	}
-	_, ok = data.Required.Extensions[tasks.Extension]
+	_, ok = data.Required.Extensions[tasksExtension]
 	return ok
 }
 

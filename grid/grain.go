@@ -119,9 +119,7 @@ func (g *grain) start(ctx actor.Context, server string) {
 		return
 	}
 	cfg.Connection.Deliver = wire.Send
-	if cfg.Connection.Tasks != nil {
-		g.store = cfg.Connection.Tasks.Store
-	}
+	g.store = tasks.StoreOf(cfg.Connection.Extensions)
 	g.label = transportext.LabelOf(cfg.Connection.Transport)
 	if cfg.Connection.Logger != nil {
 		g.logger = logfield.Server(cfg.Connection.Logger, server)

@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
-	"github.com/cuca-go/mcpconnector/actors"
+	"github.com/cuca-go/mcpconnector/internal/core/extension"
 	"github.com/cuca-go/mcpconnector/internal/core/tasks"
 	"github.com/cuca-go/mcpconnector/messages"
 )
@@ -60,7 +61,7 @@ const (
 	DefaultTaskPollInterval = tasks.DefaultInterval     // 1s
 	MinTaskPollInterval     = tasks.MinInterval         // 50ms
 	MaxTaskPollInterval     = tasks.MaxInterval         // 30s
-	DefaultTaskTimeout      = actors.DefaultTaskTimeout // 24h
+	DefaultTaskTimeout      = tasks.DefaultTimeout      // 24h
 )
 
 // WithTasks opts in to the tasks extension (SEP-2663,
@@ -99,13 +100,19 @@ const (
 // outlive its member (docs/tasks.md, "In a grid").
 func WithTasks(o TaskOptions) Option {
 	return newOption("WithTasks", common, func(opts *options) {
-		opts.Supervisor.Connection.Tasks = &actors.TaskSettings{
+		ext := tasks.NewExtension(tasks.Settings{
 			DefaultInterval: o.DefaultPollInterval,
 			MinInterval:     o.MinPollInterval,
 			MaxInterval:     o.MaxPollInterval,
-		}
+			Store:           o.Store,
+		})
+		// The last WithTasks is the one: it replaces an earlier one's.
+		exts := slices.DeleteFunc(slices.Clone(opts.Supervisor.Connection.Extensions), func(x extension.Extension) bool {
+			_, ok := x.(*tasks.Ext)
+			return ok
+		})
+		opts.Supervisor.Connection.Extensions = append(exts, ext)
 		opts.detach = newDetacher(o.DetachAfter) // nil unless DetachAfter > 0 (detach.go)
-		opts.Supervisor.Connection.Tasks.Store = o.Store
 		opts.taskStore = o.Store
 		opts.taskTimeout = o.Timeout
 		if opts.taskTimeout <= 0 {
