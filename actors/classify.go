@@ -20,7 +20,8 @@ import (
 // classify turns go-sdk's answer to a tools/call into a reply. Results that
 // ask for more rounds (SEP-2322 input_required, SEP-2663 task) are not driven
 // further: they are NotSupported. (A task is driven before it comes here
-// when ConnectionConfig.Tasks asks for it: tasks.go.)
+// when ConnectionConfig.Extensions has the tasks extension:
+// internal/core/tasks.)
 func classify(msg *messages.CallTool, res *mcp.CallToolResult) *messages.CallToolReply {
 	if res == nil {
 		return callFailure(msg, messages.FailureInternal, "server returned no result")

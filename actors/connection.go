@@ -238,7 +238,7 @@ type mcpConnection struct {
 type queuedCall struct {
 	sender *actor.PID
 	msg    *messages.CallTool
-	// cancelled: its caller gave up on the task it resumes (msg.Task),
+	// cancelled: its caller gave up on the work it resumes (a task),
 	// which is resumed only to be cancelled.
 	cancelled bool
 }
@@ -700,7 +700,7 @@ func (c *mcpConnection) run(ctx context.Context, s *mcp.ClientSession, conn *env
 		if cl.prog != nil {
 			params.SetProgressToken(cl.prog.token)
 		}
-		if msg.Task != nil {
+		if resumes(msg) {
 			reply = c.resume(ctx, cl)
 			return
 		}
@@ -853,7 +853,7 @@ func (c *mcpConnection) onCancel(id uint64, sender *actor.PID) {
 		if q.msg.ID != id || !cancels(sender, q.sender) {
 			continue
 		}
-		if q.msg.Task != nil {
+		if resumes(q.msg) {
 			c.queued[i].cancelled = true // the task runs on the server: cancelled once connected
 			return
 		}
@@ -894,7 +894,7 @@ func (c *mcpConnection) onHandBack(h *handBack) {
 	cl := h.cl
 	cl.finished.Store(true)
 	defer c.checkFinished()
-	if cl.gaveUp && h.msg.Task == nil {
+	if cl.gaveUp && !resumes(h.msg) {
 		return
 	}
 	c.sendBack(h.msg, cl.sender, h.cancel || cl.gaveUp)

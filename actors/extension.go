@@ -113,7 +113,7 @@ func (e extCall) Fail(f *messages.Failure, err error, explain, keep bool) *messa
 func (e extCall) HandBack(msg *messages.CallTool, cancel bool) { e.c.handBack(e.cl, msg, cancel) }
 
 // resume is the reply to a call whose message carries held work to go on
-// with (messages.CallTool.Task): the extension that holds it drives it,
+// with (messages.CallExt.Resumes): the extension that holds it drives it,
 // without a tools/call.
 func (c *mcpConnection) resume(ctx context.Context, cl *call) *messages.CallToolReply {
 	defer c.untrack(cl)
@@ -124,7 +124,7 @@ func (c *mcpConnection) resume(ctx context.Context, cl *call) *messages.CallTool
 	}
 	cl.cancel(errCallFailed)
 	return failCall(cl.msg, &messages.Failure{Kind: messages.FailureNotSupported,
-		Message: fmt.Sprintf("task %s cannot be resumed: this connection does not drive tasks (plugin.WithTasks, over the module's stdio or Streamable HTTP transport)", cl.msg.Task.ID)})
+		Message: fmt.Sprintf("the call resumes work of the extension %s, which this connection does not run (for tasks: plugin.WithTasks, over the module's stdio or Streamable HTTP transport)", cl.msg.Ext.ExtName())})
 }
 
 // forExtensions is t as the extensions of a session with peer p record
@@ -144,3 +144,8 @@ func declare(cfg *ConnectionConfig, opts *mcp.ClientOptions) []extension.Extensi
 	}
 	return in
 }
+
+// resumes reports whether msg resumes held work of an extension (a task
+// the server runs already): a cancel of it resumes the work only to
+// cancel it, once.
+func resumes(msg *messages.CallTool) bool { return msg.Ext != nil && msg.Ext.Resumes() }

@@ -33,7 +33,8 @@
 //     session opens its part (a [Session] on the session's connection,
 //     through the core's extension.Session), and each call its state: the
 //     call's tools/call answer of resultType "task" is driven here, its
-//     TaskDeadline armed, the caller told the task's id (WantTask, for a
+//     deadline armed (Call, the call's state in messages.CallTool.Ext),
+//     the caller told the task's id (Call.Want, for a
 //     detached call), the task kept (Store) and traced (telemetry.go), and
 //     a task whose connection is lost handed back through the core to
 //     resume on the next session, as a copy of the call's message that

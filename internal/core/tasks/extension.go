@@ -38,7 +38,8 @@ type Settings struct {
 	// resume it (Streamable HTTP): written before the first poll,
 	// replaced on every answer, deleted when the task ends. A program
 	// that restarts lists it and resumes the task with a
-	// [messages.CallTool] whose Task is the record's. Nil keeps nothing.
+	// [messages.CallTool] that resumes the record's task (Resuming). Nil
+	// keeps nothing.
 	Store Store
 }
 
@@ -209,9 +210,9 @@ func (tc *taskCall) Answered(ctx context.Context, res *mcp.CallToolResult, err e
 var errCallFailed = errors.New("the call failed")
 
 // Resume is the reply to a call that resumes a task
-// (messages.CallTool.Task): no tools/call, the task driven from its state.
+// (tasks.Call.Resume, in messages.CallTool.Ext): no tools/call, the task driven from its state.
 func (tc *taskCall) Resume(ctx context.Context) (*messages.CallToolReply, bool) {
-	if tc.c.Message().Task == nil {
+	if resumed(tc.c.Message()) == nil {
 		return nil, false
 	}
 	reply := tc.drive(ctx)
@@ -219,13 +220,6 @@ func (tc *taskCall) Resume(ctx context.Context) (*messages.CallToolReply, bool) 
 		tc.c.Cancel(errCallFailed)
 	}
 	return reply, true
-}
-
-// NotDriven is the reply to a call that resumes a task on a connection
-// that drives none.
-func NotDriven(msg *messages.CallTool) *messages.Failure {
-	return &messages.Failure{Kind: messages.FailureNotSupported,
-		Message: fmt.Sprintf("task %s cannot be resumed: this connection does not drive tasks (plugin.WithTasks, over the module's stdio or Streamable HTTP transport)", msg.Task.ID)}
 }
 
 // isTask reports whether res is go-sdk's reading of a task answer.
@@ -243,21 +237,25 @@ func isTask(res *mcp.CallToolResult) bool {
 	return json.Unmarshal(raw, &rt) == nil && rt.ResultType == "task"
 }
 
-// timeout is the cause of a task's call cancelled at its TaskDeadline.
+// timeout is the cause of a task's call cancelled at its deadline (Call.Deadline).
 type timeout struct{ limit string }
 
 func (e *timeout) Error() string { return "deadline exceeded: " + e.limit + " passed" }
 
 // drive drives the task that answered the call's tools/call to its end,
-// or the task the call's message resumes (messages.CallTool.Task), and
+// or the task the call's message resumes (Call.Resume), and
 // returns the call's reply (nil when the caller gave up, or when the call
 // went back to resume the task on the next session).
 func (tc *taskCall) drive(ctx context.Context) (reply *messages.CallToolReply) {
 	p, c := tc.p, tc.c
 	msg := c.Message()
+	x := CallOf(msg)
+	if x == nil {
+		x = new(Call)
+	}
 	var t *Task
-	if msg.Task != nil {
-		t = FromState(msg.Task)
+	if x.Resume != nil {
+		t = FromState(x.Resume)
 	} else {
 		raw := tc.answer.Raw()
 		if raw == nil {
@@ -271,7 +269,7 @@ func (tc *taskCall) drive(ctx context.Context) (reply *messages.CallToolReply) {
 	}
 	ctx, tr := p.tel.start(ctx, msg.Name, t) // the task's span and duration (telemetry.go)
 	defer func() { tr.end(ctx, reply) }()
-	if msg.WantTask {
+	if x.Want {
 		// A plugin's hook call may return while the task runs on
 		// (plugin.TaskOptions.DetachAfter).
 		c.Tell(&messages.CallTask{ID: msg.ID, TaskID: t.ID})
@@ -279,13 +277,13 @@ func (tc *taskCall) drive(ctx context.Context) (reply *messages.CallToolReply) {
 	// The task is the server's now: a lost connection must not run the
 	// tool again.
 	c.Settled()
-	if !msg.TaskDeadline.IsZero() {
+	if !x.Deadline.IsZero() {
 		c.StopDeadline()
-		limit := msg.TaskLimit
+		limit := x.Limit
 		if limit == "" {
 			limit = "the task's deadline"
 		}
-		tt := time.AfterFunc(time.Until(msg.TaskDeadline), func() { c.Cancel(&timeout{limit}) })
+		tt := time.AfterFunc(time.Until(x.Deadline), func() { c.Cancel(&timeout{limit}) })
 		defer tt.Stop()
 	}
 	k := tc.keeper(t)
@@ -394,18 +392,18 @@ func (tc *taskCall) resumeLost(err error, cancel bool) {
 // from now on. With cancel, or when its caller gave up, the next session
 // resumes the task only to cancel it.
 func (tc *taskCall) resume(err error, cancel bool) {
-	m := *tc.c.Message()
-	m.Task = tc.state
+	m := Resuming(tc.c.Message(), tc.state)
+	x := CallOf(m)
 	switch {
 	case cancel:
 		// Its caller was answered: nothing bounds the cancel but the
 		// supervisor's wait for the next connection.
 		m.Deadline, m.Limit = time.Time{}, ""
-	case !m.TaskDeadline.IsZero():
-		m.Deadline, m.Limit = m.TaskDeadline, m.TaskLimit
+	case !x.Deadline.IsZero():
+		m.Deadline, m.Limit = x.Deadline, x.Limit
 	}
-	tc.p.s.Log().Info("mcp task resumes on the next connection", zap.String("task", m.Task.ID), zap.Error(err))
-	tc.c.HandBack(&m, cancel)
+	tc.p.s.Log().Info("mcp task resumes on the next connection", zap.String("task", x.Resume.ID), zap.Error(err))
+	tc.c.HandBack(m, cancel)
 }
 
 // keeper keeps a call's task as it goes: the latest state for a
