@@ -13,7 +13,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/cuca-go/mcpconnector/internal/core/tasks"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
 )
@@ -21,7 +20,8 @@ import (
 // classify turns go-sdk's answer to a tools/call into a reply. Results that
 // ask for more rounds (SEP-2322 input_required, SEP-2663 task) are not driven
 // further: they are NotSupported. (A task is driven before it comes here
-// when ConnectionConfig.Tasks asks for it: tasks.go.)
+// when ConnectionConfig.Extensions has the tasks extension:
+// internal/core/tasks.)
 func classify(msg *messages.CallTool, res *mcp.CallToolResult) *messages.CallToolReply {
 	if res == nil {
 		return callFailure(msg, messages.FailureInternal, "server returned no result")
@@ -67,6 +67,10 @@ func brokenTransport(err error) bool {
 // accepted).
 const codeMissingCapability = -32021
 
+// tasksExtension is the tasks extension's name (SEP-2663), which a server
+// that runs a tool only as a task requires.
+const tasksExtension = "io.modelcontextprotocol/tasks"
+
 // needsTasks reports whether err is the server's refusal of a call it
 // serves only as a task, to a client that did not declare the tasks
 // extension: codeMissingCapability, its data naming the extension.
@@ -83,7 +87,7 @@ func needsTasks(err error) bool {
 	if json.Unmarshal(re.Data, &data) != nil {
 		return false
 	}
-	_, ok = data.Required.Extensions[tasks.Extension]
+	_, ok = data.Required.Extensions[tasksExtension]
 	return ok
 }
 

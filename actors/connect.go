@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap/exp/zapslog"
 
 	"github.com/cuca-go/mcpconnector/internal/core/directcall"
+	"github.com/cuca-go/mcpconnector/internal/core/extension"
 	"github.com/cuca-go/mcpconnector/internal/core/logfield"
 	"github.com/cuca-go/mcpconnector/internal/core/tracelog"
 	"github.com/cuca-go/mcpconnector/internal/core/transportext"
@@ -63,6 +64,10 @@ type sessionHooks struct {
 	// opened, if set, is given the attempt's transport once it is open,
 	// so that an attempt past its time can be aborted.
 	opened func(mcp.Transport)
+	// supervised and failed are the session's, for its extensions
+	// (extension.Session).
+	supervised bool
+	failed     func(error)
 }
 
 // dial is one connection attempt, recorded as a connect span (whose
@@ -99,13 +104,21 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 	}
 
 	log := logfield.Server(cfg.Logger, transportext.LabelOf(cfg.Transport))
-	client := mcp.NewClient(cfg.ClientInfo, clientOptions(cfg, log, hooks))
+	opts, exts := clientOptions(cfg, log, hooks)
+	client := mcp.NewClient(cfg.ClientInfo, opts)
 	if len(cfg.Roots) > 0 {
 		client.AddRoots(cfg.Roots...)
 	}
 	// go-sdk puts the _meta envelope on requests; envelopeTransport puts it
 	// on notifications too, which no sending middleware sees.
 	conn := &envelopeConn{log: cfg.Logger}
+	var ext *extSession
+	if len(exts) > 0 {
+		ext = &extSession{conn: conn, cfg: cfg, log: log, supervised: hooks.supervised, failed: hooks.failed}
+		if cfg.Telemetry != nil {
+			ext.tel = cfg.Telemetry.forExtensions(p)
+		}
+	}
 	var discoverErr error
 	client.AddSendingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
@@ -130,7 +143,7 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 		client.AddSendingMiddleware(cfg.Telemetry.middleware(p, cfg.Logger))
 	}
 
-	session, err := client.Connect(ctx, envelopeTransport{Transport: tr, traced: cfg.Telemetry != nil, progress: hooks.progress, conn: conn, tasks: declaresTasks(cfg)}, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
+	session, err := client.Connect(ctx, envelopeTransport{Transport: tr, traced: cfg.Telemetry != nil, progress: hooks.progress, conn: conn, exts: exts, session: ext}, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
 		return nil, connectFailure(ctx, cfg, err, discoverErr, tr, tail)
 	}
@@ -171,7 +184,10 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 // go-sdk's automatic multi-round-trip handling, so input_required surfaces.
 // The hooks go before handlers of the same notifications in
 // cfg.ClientOptions, which still run.
-func clientOptions(cfg *ConnectionConfig, log *zap.Logger, hooks sessionHooks) *mcp.ClientOptions {
+//
+// It also returns the extensions of cfg that take part in the session,
+// each having declared itself in the options.
+func clientOptions(cfg *ConnectionConfig, log *zap.Logger, hooks sessionHooks) (*mcp.ClientOptions, []extension.Extension) {
 	var opts mcp.ClientOptions
 	if cfg.ClientOptions != nil {
 		opts = *cfg.ClientOptions
@@ -182,9 +198,7 @@ func clientOptions(cfg *ConnectionConfig, log *zap.Logger, hooks sessionHooks) *
 	if opts.MultiRoundTrip == nil {
 		opts.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}
 	}
-	if declaresTasks(cfg) {
-		declareTasks(&opts)
-	}
+	exts := declare(cfg, &opts)
 	if opts.Logger == nil {
 		opts.Logger = slog.New(zapslog.NewHandler(log.Core()))
 	}
@@ -202,7 +216,7 @@ func clientOptions(cfg *ConnectionConfig, log *zap.Logger, hooks sessionHooks) *
 		}
 	}
 	listChangedHandlers(cfg, &opts)
-	return &opts
+	return &opts, exts
 }
 
 // listHints are a tool list's cache hints (SEP-2549), over all its pages:

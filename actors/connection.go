@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/internal/core/directcall"
+	"github.com/cuca-go/mcpconnector/internal/core/extension"
 	"github.com/cuca-go/mcpconnector/internal/core/hostmsg"
 	"github.com/cuca-go/mcpconnector/internal/core/instrument"
 	"github.com/cuca-go/mcpconnector/internal/core/logfield"
@@ -89,12 +90,14 @@ type ConnectionConfig struct {
 	// connection attempts with OpenTelemetry ([NewTelemetry]); nil records
 	// nothing and costs nothing.
 	Telemetry *Telemetry
-	// Tasks, if set, declares the tasks extension (SEP-2663) on every
-	// request and drives the tasks a server answers tool calls with
-	// (tasks.go). Nil: nothing is declared, and a task answer is
-	// NotSupported. Only the module's stdio and Streamable HTTP transports
-	// declare it.
-	Tasks *TaskSettings
+	// Extensions run beside the core (package internal/core/extension):
+	// each declares itself on every session it takes part in, and drives
+	// what it claims of the session and of its calls. Package plugin's
+	// options install them (plugin.WithTasks: the tasks extension,
+	// SEP-2663, declared over the module's stdio and Streamable HTTP
+	// transports only). None: nothing is declared, and a task answer is
+	// NotSupported.
+	Extensions []extension.Extension
 
 	// restarts, set by a supervisor as it spawns the connection, is its
 	// restart count so far, which the connection attempt's span records:
@@ -235,7 +238,7 @@ type mcpConnection struct {
 type queuedCall struct {
 	sender *actor.PID
 	msg    *messages.CallTool
-	// cancelled: its caller gave up on the task it resumes (msg.Task),
+	// cancelled: its caller gave up on the work it resumes (a task),
 	// which is resumed only to be cancelled.
 	cancelled bool
 }
@@ -262,9 +265,6 @@ type call struct {
 	// Write: whether the request may have reached the server.
 	sent sendState
 	ctx  callContext
-	// task is the tasks extension's state of the call, set when the
-	// connection drives tasks (tasks.go); the core reads none of it.
-	task *taskCall
 }
 
 // callProgress is a call's progress token, its idle timer, and, under its
@@ -639,9 +639,13 @@ func (c *mcpConnection) onCallTool(sender *actor.PID, msg *messages.CallTool) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	cl := &call{msg: msg, sender: sender, cancel: cancel, retry: c.retryable(msg.Name)}
 	cl.ctx = callContext{Context: ctx, state: &cl.sent}
-	if c.conn != nil && c.conn.tasks != nil {
-		cl.task = &taskCall{answer: new(directcall.TaskAnswer)}
-		cl.ctx.task = cl.task.answer
+	if c.conn != nil && len(c.conn.parts) > 0 {
+		ec := extCall{c: c, s: c.session, cl: cl}
+		for _, p := range c.conn.parts {
+			if cp := p.Call(ec); cp != nil {
+				cl.ctx.ext = append(cl.ctx.ext, cp)
+			}
+		}
 	}
 	if !msg.Deadline.IsZero() {
 		cl.timer = time.AfterFunc(time.Until(msg.Deadline), func() { cancel(context.DeadlineExceeded) })
@@ -696,8 +700,8 @@ func (c *mcpConnection) run(ctx context.Context, s *mcp.ClientSession, conn *env
 		if cl.prog != nil {
 			params.SetProgressToken(cl.prog.token)
 		}
-		if msg.Task != nil {
-			reply = c.resumeTask(ctx, s, conn, cl)
+		if resumes(msg) {
+			reply = c.resume(ctx, cl)
 			return
 		}
 		var res *mcp.CallToolResult
@@ -709,19 +713,15 @@ func (c *mcpConnection) run(ctx context.Context, s *mcp.ClientSession, conn *env
 		if !direct || errors.Is(err, directcall.ErrCallOnSession) {
 			res, err = s.CallTool(ctx, params)
 		}
-		if err == nil && cl.task != nil && isTask(res) {
-			reply = c.driveTask(ctx, s, conn, cl, cl.cancel)
-			c.untrack(cl)
-			if reply == nil || reply.Failure != nil {
-				cl.cancel(errCallFailed)
+		for _, e := range cl.ctx.ext {
+			// An answer an extension drives (a task) is its to reply to.
+			if r, took := e.Answered(ctx, res, err); took {
+				reply = r
+				c.untrack(cl)
+				return
 			}
-			return
 		}
 		c.untrack(cl)
-		if err != nil && cl.task != nil && conn != nil {
-			conn.tasks.Drop(cl.task.answer)
-			conn.tasks.Abandon(cl.task.answer) // answered with a task as the call ended
-		}
 		if err != nil || res == nil {
 			defer cl.cancel(errCallFailed)
 		}
@@ -853,7 +853,7 @@ func (c *mcpConnection) onCancel(id uint64, sender *actor.PID) {
 		if q.msg.ID != id || !cancels(sender, q.sender) {
 			continue
 		}
-		if q.msg.Task != nil {
+		if resumes(q.msg) {
 			c.queued[i].cancelled = true // the task runs on the server: cancelled once connected
 			return
 		}
@@ -894,7 +894,7 @@ func (c *mcpConnection) onHandBack(h *handBack) {
 	cl := h.cl
 	cl.finished.Store(true)
 	defer c.checkFinished()
-	if cl.gaveUp && h.msg.Task == nil {
+	if cl.gaveUp && !resumes(h.msg) {
 		return
 	}
 	c.sendBack(h.msg, cl.sender, h.cancel || cl.gaveUp)

@@ -25,15 +25,20 @@
 // connection counts its own goroutines, and the supervisor's Close waits
 // for them through protoactor's stop of its children.
 //
-// The tasks extension (SEP-2663) lives beside the core, in
-// internal/core/tasks: the connection gives it the session's connection to
-// write on and its envelope (tasks.Wire), lets it claim what the session
-// reads before go-sdk does (tasks.Session.Take), and leaves it a tools/call
-// answer of resultType "task" to drive; the task store is its own. What is
-// left here (tasks.go, tasks_detach.go, tasks_telemetry.go) is the glue:
-// which answer is a task, its deadline and span, and the hand-back of a
-// task to resume on the next session, decided in the mailbox like any
-// other.
+// Extensions live beside the core ([ConnectionConfig.Extensions], the
+// interface in internal/core/extension, whose doc says how one plugs in;
+// this package's side of it is extension.go). Each session opens the part
+// of every extension that takes part in it: the part sees what the session
+// reads before go-sdk does, and writes its own requests on the session's
+// connection. Each call carries the parts of its session's extensions,
+// which are offered its tools/call answer first (an answer of their
+// resultType is theirs to drive) and any held work its message carries to
+// resume; they answer the caller, or hand the call back through the same
+// handBack as the core, decided in the mailbox like any other. The tasks
+// extension (SEP-2663: both dialects, detached calls' notice, the task
+// store and its telemetry) is the first, in internal/core/tasks; package
+// plugin installs it (plugin.WithTasks). The core reads none of an
+// extension's state.
 //
 // The supervisor retries on a schedule (schedule.go) chosen so that an
 // outage costs about what it lasts and a server that never returns costs a

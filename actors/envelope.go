@@ -11,9 +11,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
-	"github.com/cuca-go/mcpconnector/internal/core/directcall"
+	"github.com/cuca-go/mcpconnector/internal/core/extension"
 	"github.com/cuca-go/mcpconnector/internal/core/intern"
-	"github.com/cuca-go/mcpconnector/internal/core/tasks"
 	"github.com/cuca-go/mcpconnector/transport"
 )
 
@@ -50,8 +49,10 @@ type envelopeTransport struct {
 	// conn is the wrapper Connect fills in and returns, so that its dialer
 	// can reach the connection go-sdk's session runs on.
 	conn *envelopeConn
-	// tasks: the connection carries task requests (tasks.go).
-	tasks bool
+	// exts are the extensions that take part in the session, opened on
+	// its connection with session.
+	exts    []extension.Extension
+	session *extSession
 }
 
 // Connect connects the wrapped transport and wraps its connection.
@@ -61,8 +62,8 @@ func (t envelopeTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 		return nil, err
 	}
 	t.conn.Connection, t.conn.traced, t.conn.progress = conn, t.traced, t.progress
-	if t.tasks {
-		t.conn.tasks = tasks.NewSession(taskWire{t.conn}, t.conn.log)
+	for _, x := range t.exts {
+		t.conn.parts = append(t.conn.parts, x.Open(t.session))
 	}
 	return t.conn, nil
 }
@@ -77,8 +78,9 @@ type envelopeConn struct {
 	// envelope holds the envelope's keys as they went out on the first
 	// request; nil until then.
 	envelope atomic.Pointer[map[string]json.RawMessage]
-	// tasks, when the connection drives tasks, are its task requests.
-	tasks *tasks.Session
+	// parts are the parts of the session's extensions (extension.Part),
+	// which see what is read before go-sdk does.
+	parts []extension.Part
 	// log is the connection's logger (ConnectionConfig.Logger), nil for
 	// none.
 	log *zap.Logger
@@ -93,8 +95,8 @@ type envelopeConn struct {
 // the server's stream ended, or the session was closed.
 func (c *envelopeConn) Close() error {
 	err := c.Connection.Close()
-	if c.tasks != nil {
-		c.tasks.End(errors.New("connection closed"))
+	for _, p := range c.parts {
+		p.End(errors.New("connection closed"))
 	}
 	c.closeMu.Lock()
 	f := c.ending
@@ -125,28 +127,38 @@ func (c *envelopeConn) afterClose(f func()) {
 // of its own, where the result that the server sent after it can overtake
 // it. Read in the order the server sent them, every progress of a call
 // reaches its caller before the call's result does. On a connection that
-// drives tasks, the answers of task requests and the server's
-// notifications/tasks (or the draft's notifications/tasks/status) are
-// taken out here, for the tasks' drivers (tasks.Session), and never reach
-// go-sdk. Other messages cost a type switch.
+// has extensions, what one of them takes (the tasks extension: the
+// answers of its requests, the server's notifications/tasks) is taken out
+// here, and never reaches go-sdk. Other messages cost a type switch.
 func (c *envelopeConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
-	for c.tasks != nil {
+	for len(c.parts) > 0 {
 		if err != nil {
 			if ctx.Err() == nil {
-				c.tasks.End(err)
+				for _, p := range c.parts {
+					p.End(err)
+				}
 			}
 			return msg, err
 		}
-		if !c.tasks.Take(msg) {
+		if !c.taken(msg) {
 			return c.progressed(msg, err)
 		}
-		// A task request's answer, and a task's status notification, are
-		// not go-sdk's (it knows no such notification, and would refuse
-		// it).
+		// An extension's message is not go-sdk's (it may know no such
+		// notification, and would refuse it).
 		msg, err = c.Connection.Read(ctx)
 	}
 	return c.progressed(msg, err)
+}
+
+// taken reports whether an extension took msg.
+func (c *envelopeConn) taken(msg jsonrpc.Message) bool {
+	for _, p := range c.parts {
+		if p.Take(msg) {
+			return true
+		}
+	}
+	return false
 }
 
 // progressed hands msg to progress when it is a notifications/progress,
@@ -182,10 +194,8 @@ func (c *envelopeConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			if st = sendStateOf(ctx); st != nil {
 				st.store(sendAttempted)
 			}
-			if c.tasks != nil && req.Method == methodCallTool {
-				if a := directcall.TaskAnswerOf(ctx); a != nil {
-					c.tasks.Expect(req.ID, a)
-				}
+			for _, p := range c.parts {
+				p.Writing(ctx, req)
 			}
 		} else if env := c.envelope.Load(); env != nil {
 			msg = enveloped(req, *env)
@@ -229,7 +239,9 @@ func sendStateOf(ctx context.Context) *sendState {
 type callContext struct {
 	context.Context
 	state *sendState
-	task  *directcall.TaskAnswer // nil unless the connection drives tasks
+	// ext are the call's parts of the session's extensions, nil for none:
+	// their context values (extension.CallPart.Value).
+	ext []extension.CallPart
 }
 
 // Value returns the call's sendState for sendStateKey.
@@ -237,8 +249,10 @@ func (c *callContext) Value(key any) any {
 	if key == (sendStateKey{}) {
 		return c.state
 	}
-	if key == (directcall.TaskAnswerKey{}) && c.task != nil {
-		return c.task
+	for _, e := range c.ext {
+		if v := e.Value(key); v != nil {
+			return v
+		}
 	}
 	return c.Context.Value(key)
 }

@@ -23,6 +23,8 @@ func (c *mcpConnection) hooks() sessionHooks {
 		toolsChanged: func(*mcp.ClientSession) {
 			system.Root.Send(self, &toolsStale{})
 		},
+		supervised: c.supervised(),
+		failed:     func(err error) { system.Root.Send(self, &sessionEnded{err: err}) },
 	}
 }
 

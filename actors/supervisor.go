@@ -245,7 +245,7 @@ type waitingCall struct {
 	sender *actor.PID
 	msg    *messages.CallTool
 	timer  *time.Timer
-	// cancelled: its caller gave up on the task it resumes (msg.Task),
+	// cancelled: its caller gave up on the work it resumes (a task),
 	// which the next connection cancels.
 	cancelled bool
 }
@@ -712,7 +712,7 @@ func (s *mcpSupervisor) onCancel(ctx actor.Context, msg *messages.CancelCall) {
 		if w.msg.ID != msg.ID || !cancels(ctx.Sender(), w.sender) {
 			continue
 		}
-		if w.msg.Task != nil {
+		if resumes(w.msg) {
 			// A task to resume runs on the server: the next connection
 			// resumes it only to cancel it (tasks/cancel, once).
 			w.cancelled = true

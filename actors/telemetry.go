@@ -42,7 +42,7 @@ type Telemetry struct {
 	inFlight  metric.Int64UpDownCounter
 	restarts  metric.Int64Counter
 	reconnect metric.Float64Histogram
-	task      taskInstruments // tasks' durations: tasks_telemetry.go
+	meter     metric.Meter // the extensions' (forExtensions)
 }
 
 // NewTelemetry returns the telemetry of tp and mp, or nil when both are nil.
@@ -76,7 +76,7 @@ func NewTelemetry(tp trace.TracerProvider, mp metric.MeterProvider) *Telemetry {
 		metric.WithDescription("Restarts of the MCP connection after its session ended or a connection attempt failed."))
 	t.reconnect, _ = meter.Float64Histogram(instrument.MetricReconnectionDuration, metric.WithUnit("s"), buckets,
 		metric.WithDescription("Time from the loss of an MCP session to the next ready session."))
-	t.task = newTaskInstruments(meter)
+	t.meter = meter
 	if t.inFlight == nil {
 		t.inFlight = metricnoop.Int64UpDownCounter{}
 	}

@@ -119,9 +119,7 @@ func (g *grain) start(ctx actor.Context, server string) {
 		return
 	}
 	cfg.Connection.Deliver = wire.Send
-	if cfg.Connection.Tasks != nil {
-		g.store = cfg.Connection.Tasks.Store
-	}
+	g.store = tasks.StoreOf(cfg.Connection.Extensions)
 	g.label = transportext.LabelOf(cfg.Connection.Transport)
 	if cfg.Connection.Logger != nil {
 		g.logger = logfield.Server(cfg.Connection.Logger, server)
@@ -163,7 +161,7 @@ func (g *grain) serve(ctx actor.Context, msg any) {
 	case (isCall || isRequest) && g.draining:
 		g.bounce(ctx, ctx.Sender())
 	case isCall:
-		if call.Task != nil && call.Task.Status == "" {
+		if x := tasks.CallOf(call); x != nil && x.Resume != nil && x.Resume.Status == "" {
 			if call = g.taskState(ctx, call); call == nil {
 				return
 			}
@@ -265,6 +263,7 @@ const taskStoreTimeout = 10 * time.Second
 // no such task of this server (it ended, or it never was kept), the call
 // fails, answered here, and taskState returns nil.
 func (g *grain) taskState(ctx actor.Context, call *messages.CallTool) *messages.CallTool {
+	id := tasks.CallOf(call).Resume.ID
 	why := "no task store (plugin.TaskOptions.Store) shared by the members keeps it"
 	if g.store != nil {
 		sctx, cancel := context.WithTimeout(context.Background(), taskStoreTimeout)
@@ -272,11 +271,9 @@ func (g *grain) taskState(ctx actor.Context, call *messages.CallTool) *messages.
 		cancel()
 		if err == nil {
 			for _, r := range recs {
-				if r.Server == g.label && r.Task.ID == call.Task.ID {
-					m := *call
+				if r.Server == g.label && r.Task.ID == id {
 					st := r.Task
-					m.Task = &st
-					return &m
+					return tasks.Resuming(call, &st)
 				}
 			}
 			why = "the task store shared by the members no longer keeps it"
@@ -287,7 +284,7 @@ func (g *grain) taskState(ctx actor.Context, call *messages.CallTool) *messages.
 	if ctx.Sender() != nil {
 		wire.Send(ctx.ActorSystem(), ctx.Sender(), &messages.CallToolReply{ID: call.ID, Failure: &messages.Failure{
 			Kind: messages.FailureInternal, Op: messages.CallOp(call.Name), Cause: messages.CauseConnectionLost,
-			Message: fmt.Sprintf("the connection running task %s was lost, and the task cannot be resumed: %s", call.Task.ID, why)}})
+			Message: fmt.Sprintf("the connection running task %s was lost, and the task cannot be resumed: %s", id, why)}})
 	}
 	return nil
 }

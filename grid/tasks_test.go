@@ -101,7 +101,7 @@ func TestTaskThroughAGrain(t *testing.T) {
 	assert.Equal(t, 1, toolCalls(t, dir, "work"))
 
 	// The task timeout is the facade's: it crosses the wire as the call's
-	// TaskDeadline, and the grain's connection ends the task at it.
+	// task deadline (tasks.Call.Deadline), and the grain's connection ends the task at it.
 	short := connect(t, others[0], "jobs", plugin.WithTasks(plugin.TaskOptions{Timeout: 300 * time.Millisecond}))
 	_, err = short.CallTool(context.Background(), "work", map[string]any{"outcome": "never"}).Await(context.Background())
 	require.Error(t, err)

@@ -60,29 +60,41 @@ type CallTool struct {
 	// "the caller's deadline", "the call timeout of 5m0s". Empty: "the
 	// call's deadline".
 	Limit string
-	// TaskDeadline, if not zero, replaces Deadline once the server has
-	// answered the call with a task (SEP-2663, driven when the connection
-	// opts in): a task may run far longer than a quick call. It names
-	// TaskLimit when it passes. Both cross the wire, as Task does.
-	TaskDeadline time.Time
-	TaskLimit    string
-	// WantTask asks for a [*CallTask] when the server answers the call
-	// with a task (a plugin's detached hook calls, and a grid facade's
-	// link, which follows its calls' tasks from member to member). It
-	// crosses the wire, and so does the CallTask.
-	WantTask bool
-	// Task, if set, is a task the server answered this call with already:
-	// the connection does not send tools/call (the tool is not run again)
-	// but resumes polling the task from this state. A connection sets it
-	// on a call it hands back to its supervisor when it was lost while
-	// the task ran; a program sets it to resume a task it kept
-	// (plugin.McpPlugin.ResumeTask). Name is the tool the task runs.
-	Task *TaskState
+	// Ext is the call's state in an extension that runs beside the
+	// connection's core, nil for none. The tasks extension's (SEP-2663)
+	// says how long a task may run, whether the sender wants a
+	// [*CallTask], and which task the call resumes instead of running the
+	// tool again. The core reads only [CallExt.Resumes]. It crosses the
+	// wire as its extension's JSON, read back by the reader the extension
+	// registered ([RegisterCallExt]).
+	Ext CallExt
 	// TraceContext is the caller's OpenTelemetry context as W3C fields
 	// (traceparent, tracestate, baggage), so that the connection's span of
 	// the call is the caller span's child across the actor hop, even from
 	// another member. Nil when the caller does not trace.
 	TraceContext map[string]string
+}
+
+// CallExt is an extension's state of a call ([CallTool.Ext]), opaque to
+// the connection's core. Its JSON is its wire form.
+type CallExt interface {
+	// ExtName is the extension's name (its capability's), which names the
+	// reader of the wire form.
+	ExtName() string
+	// Resumes reports whether the call resumes held work (a task the
+	// server runs already) rather than run the tool: such a call is never
+	// dropped when its caller gives up, but resumed only to be cancelled.
+	Resumes() bool
+}
+
+// callExts are the readers of the wire forms of CallExt, by extension.
+var callExts = map[string]func(state []byte) (CallExt, error){}
+
+// RegisterCallExt registers read as the reader of the wire form (JSON)
+// of extension name's [CallExt]. Call it from an init function: the
+// readers are not guarded for registration after.
+func RegisterCallExt(name string, read func(state []byte) (CallExt, error)) {
+	callExts[name] = read
 }
 
 // TaskState is a task (SEP-2663, io.modelcontextprotocol/tasks) as its
@@ -122,7 +134,8 @@ type CallProgress struct {
 	Message string
 }
 
-// CallTask tells the sender of a [CallTool] that set WantTask that the
+// CallTask tells the sender of a [CallTool] that asked for it (the tasks
+// extension's state in [CallTool.Ext]) that the
 // server answered call ID with the task TaskID (SEP-2663), which the
 // connection now drives. No reply; it comes before the call's reply.
 type CallTask struct {

@@ -139,61 +139,59 @@ func (w *WireReady) plain() any {
 
 func (m *CallTool) wire() *WireCallTool {
 	w := &WireCallTool{Id: m.ID, Name: m.Name, Arguments: m.Arguments, Progress: m.Progress, IdleTimeoutNanos: int64(m.IdleTimeout),
-		TraceContext: m.TraceContext, Limit: m.Limit, TaskLimit: m.TaskLimit, Task: m.Task.wire(), WantTask: m.WantTask}
+		TraceContext: m.TraceContext, Limit: m.Limit}
 	if !m.Deadline.IsZero() {
 		w.DeadlineUnixNano = m.Deadline.UnixNano()
 	}
-	if !m.TaskDeadline.IsZero() {
-		w.TaskDeadlineUnixNano = m.TaskDeadline.UnixNano()
+	if m.Ext != nil {
+		// A state that cannot be written travels as none: its reader
+		// fails the call on the other side.
+		state, _ := json.Marshal(m.Ext)
+		w.Ext = &WireCallExt{Name: m.Ext.ExtName(), State: state}
 	}
 	return w
-}
-
-// wire is the task's wire form; nil for none.
-func (t *TaskState) wire() *WireTaskState {
-	if t == nil {
-		return nil
-	}
-	w := &WireTaskState{Id: t.ID, Status: t.Status, StatusMessage: t.StatusMessage,
-		TtlSeconds: t.TTLSeconds, PollIntervalMilliseconds: t.PollIntervalMilliseconds, RequestState: t.RequestState}
-	if !t.CreatedAt.IsZero() {
-		w.CreatedAtUnixNano = t.CreatedAt.UnixNano()
-	}
-	if !t.LastUpdatedAt.IsZero() {
-		w.LastUpdatedAtUnixNano = t.LastUpdatedAt.UnixNano()
-	}
-	return w
-}
-
-// plain is the task w describes; nil for none.
-func (w *WireTaskState) plain() *TaskState {
-	if w == nil {
-		return nil
-	}
-	t := &TaskState{ID: w.Id, Status: w.Status, StatusMessage: w.StatusMessage,
-		TTLSeconds: w.TtlSeconds, PollIntervalMilliseconds: w.PollIntervalMilliseconds, RequestState: w.RequestState}
-	if w.CreatedAtUnixNano != 0 {
-		t.CreatedAt = time.Unix(0, w.CreatedAtUnixNano).UTC()
-	}
-	if w.LastUpdatedAtUnixNano != 0 {
-		t.LastUpdatedAt = time.Unix(0, w.LastUpdatedAtUnixNano).UTC()
-	}
-	return t
 }
 
 func (w *WireCallTool) plain() *CallTool {
 	m := &CallTool{ID: w.Id, Name: w.Name, Arguments: w.Arguments, Progress: w.Progress, IdleTimeout: time.Duration(w.IdleTimeoutNanos),
-		Limit: w.Limit, TaskLimit: w.TaskLimit, Task: w.Task.plain(), WantTask: w.WantTask}
+		Limit: w.Limit}
 	if len(w.TraceContext) > 0 {
 		m.TraceContext = w.TraceContext
 	}
 	if w.DeadlineUnixNano != 0 {
 		m.Deadline = time.Unix(0, w.DeadlineUnixNano)
 	}
-	if w.TaskDeadlineUnixNano != 0 {
-		m.TaskDeadline = time.Unix(0, w.TaskDeadlineUnixNano)
+	if w.Ext != nil {
+		m.Ext = readExt(w.Ext)
 	}
 	return m
+}
+
+// readExt is the CallExt w carries, or, when no reader reads it, its
+// state kept as it came, which crosses the wire again unchanged.
+func readExt(w *WireCallExt) CallExt {
+	if read := callExts[w.Name]; read != nil {
+		if x, err := read(w.State); err == nil {
+			return x
+		}
+	}
+	return &unknownExt{name: w.Name, state: w.State}
+}
+
+// unknownExt is a CallExt that came over the wire with no reader for it:
+// its state, kept as it was.
+type unknownExt struct {
+	name  string
+	state json.RawMessage
+}
+
+func (u *unknownExt) ExtName() string { return u.name }
+func (u *unknownExt) Resumes() bool   { return false }
+func (u *unknownExt) MarshalJSON() ([]byte, error) {
+	if len(u.state) == 0 {
+		return []byte("null"), nil
+	}
+	return u.state, nil
 }
 
 // wire carries the result as JSON; a result that cannot be written fails

@@ -154,21 +154,18 @@ func (x *WireReady) GetToolsCacheScope() string {
 }
 
 type WireCallTool struct {
-	state                protoimpl.MessageState `protogen:"open.v1"`
-	Id                   uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
-	Name                 string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
-	Arguments            []byte                 `protobuf:"bytes,3,opt,name=arguments,proto3" json:"arguments,omitempty"`
-	DeadlineUnixNano     int64                  `protobuf:"varint,4,opt,name=deadline_unix_nano,json=deadlineUnixNano,proto3" json:"deadline_unix_nano,omitempty"` // 0: none
-	Progress             bool                   `protobuf:"varint,5,opt,name=progress,proto3" json:"progress,omitempty"`
-	IdleTimeoutNanos     int64                  `protobuf:"varint,6,opt,name=idle_timeout_nanos,json=idleTimeoutNanos,proto3" json:"idle_timeout_nanos,omitempty"`                                                            // 0: none
-	TraceContext         map[string]string      `protobuf:"bytes,7,rep,name=trace_context,json=traceContext,proto3" json:"trace_context,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"` // W3C traceparent, tracestate, baggage
-	Limit                string                 `protobuf:"bytes,8,opt,name=limit,proto3" json:"limit,omitempty"`                                                                                                             // what set the deadline; empty: the call's deadline
-	TaskDeadlineUnixNano int64                  `protobuf:"varint,9,opt,name=task_deadline_unix_nano,json=taskDeadlineUnixNano,proto3" json:"task_deadline_unix_nano,omitempty"`                                              // 0: none
-	TaskLimit            string                 `protobuf:"bytes,10,opt,name=task_limit,json=taskLimit,proto3" json:"task_limit,omitempty"`                                                                                   // what set the task deadline
-	Task                 *WireTaskState         `protobuf:"bytes,11,opt,name=task,proto3" json:"task,omitempty"`                                                                                                              // a task to resume, or none
-	WantTask             bool                   `protobuf:"varint,12,opt,name=want_task,json=wantTask,proto3" json:"want_task,omitempty"`                                                                                     // answer a task with a WireCallTask
-	unknownFields        protoimpl.UnknownFields
-	sizeCache            protoimpl.SizeCache
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	Id               uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Name             string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Arguments        []byte                 `protobuf:"bytes,3,opt,name=arguments,proto3" json:"arguments,omitempty"`
+	DeadlineUnixNano int64                  `protobuf:"varint,4,opt,name=deadline_unix_nano,json=deadlineUnixNano,proto3" json:"deadline_unix_nano,omitempty"` // 0: none
+	Progress         bool                   `protobuf:"varint,5,opt,name=progress,proto3" json:"progress,omitempty"`
+	IdleTimeoutNanos int64                  `protobuf:"varint,6,opt,name=idle_timeout_nanos,json=idleTimeoutNanos,proto3" json:"idle_timeout_nanos,omitempty"`                                                            // 0: none
+	TraceContext     map[string]string      `protobuf:"bytes,7,rep,name=trace_context,json=traceContext,proto3" json:"trace_context,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"` // W3C traceparent, tracestate, baggage
+	Limit            string                 `protobuf:"bytes,8,opt,name=limit,proto3" json:"limit,omitempty"`                                                                                                             // what set the deadline; empty: the call's deadline
+	Ext              *WireCallExt           `protobuf:"bytes,13,opt,name=ext,proto3" json:"ext,omitempty"`                                                                                                                // an extension's state of the call, or none
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *WireCallTool) Reset() {
@@ -257,32 +254,64 @@ func (x *WireCallTool) GetLimit() string {
 	return ""
 }
 
-func (x *WireCallTool) GetTaskDeadlineUnixNano() int64 {
+func (x *WireCallTool) GetExt() *WireCallExt {
 	if x != nil {
-		return x.TaskDeadlineUnixNano
-	}
-	return 0
-}
-
-func (x *WireCallTool) GetTaskLimit() string {
-	if x != nil {
-		return x.TaskLimit
-	}
-	return ""
-}
-
-func (x *WireCallTool) GetTask() *WireTaskState {
-	if x != nil {
-		return x.Task
+		return x.Ext
 	}
 	return nil
 }
 
-func (x *WireCallTool) GetWantTask() bool {
+// An extension's state of a call (messages.CallExt), opaque to the core.
+type WireCallExt struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`   // the extension's, which reads state back
+	State         []byte                 `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"` // its JSON
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WireCallExt) Reset() {
+	*x = WireCallExt{}
+	mi := &file_wire_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WireCallExt) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WireCallExt) ProtoMessage() {}
+
+func (x *WireCallExt) ProtoReflect() protoreflect.Message {
+	mi := &file_wire_proto_msgTypes[3]
 	if x != nil {
-		return x.WantTask
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
 	}
-	return false
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WireCallExt.ProtoReflect.Descriptor instead.
+func (*WireCallExt) Descriptor() ([]byte, []int) {
+	return file_wire_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *WireCallExt) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *WireCallExt) GetState() []byte {
+	if x != nil {
+		return x.State
+	}
+	return nil
 }
 
 type WireCallTask struct {
@@ -295,7 +324,7 @@ type WireCallTask struct {
 
 func (x *WireCallTask) Reset() {
 	*x = WireCallTask{}
-	mi := &file_wire_proto_msgTypes[3]
+	mi := &file_wire_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -307,7 +336,7 @@ func (x *WireCallTask) String() string {
 func (*WireCallTask) ProtoMessage() {}
 
 func (x *WireCallTask) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[3]
+	mi := &file_wire_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -320,7 +349,7 @@ func (x *WireCallTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireCallTask.ProtoReflect.Descriptor instead.
 func (*WireCallTask) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{3}
+	return file_wire_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *WireCallTask) GetId() uint64 {
@@ -349,7 +378,7 @@ type WireCallProgress struct {
 
 func (x *WireCallProgress) Reset() {
 	*x = WireCallProgress{}
-	mi := &file_wire_proto_msgTypes[4]
+	mi := &file_wire_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -361,7 +390,7 @@ func (x *WireCallProgress) String() string {
 func (*WireCallProgress) ProtoMessage() {}
 
 func (x *WireCallProgress) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[4]
+	mi := &file_wire_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -374,7 +403,7 @@ func (x *WireCallProgress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireCallProgress.ProtoReflect.Descriptor instead.
 func (*WireCallProgress) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{4}
+	return file_wire_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *WireCallProgress) GetId() uint64 {
@@ -413,7 +442,7 @@ type WireRefreshTools struct {
 
 func (x *WireRefreshTools) Reset() {
 	*x = WireRefreshTools{}
-	mi := &file_wire_proto_msgTypes[5]
+	mi := &file_wire_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -425,7 +454,7 @@ func (x *WireRefreshTools) String() string {
 func (*WireRefreshTools) ProtoMessage() {}
 
 func (x *WireRefreshTools) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[5]
+	mi := &file_wire_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -438,7 +467,7 @@ func (x *WireRefreshTools) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireRefreshTools.ProtoReflect.Descriptor instead.
 func (*WireRefreshTools) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{5}
+	return file_wire_proto_rawDescGZIP(), []int{6}
 }
 
 type WireWatchTools struct {
@@ -449,7 +478,7 @@ type WireWatchTools struct {
 
 func (x *WireWatchTools) Reset() {
 	*x = WireWatchTools{}
-	mi := &file_wire_proto_msgTypes[6]
+	mi := &file_wire_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -461,7 +490,7 @@ func (x *WireWatchTools) String() string {
 func (*WireWatchTools) ProtoMessage() {}
 
 func (x *WireWatchTools) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[6]
+	mi := &file_wire_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -474,7 +503,7 @@ func (x *WireWatchTools) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireWatchTools.ProtoReflect.Descriptor instead.
 func (*WireWatchTools) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{6}
+	return file_wire_proto_rawDescGZIP(), []int{7}
 }
 
 type WireUnwatchTools struct {
@@ -485,7 +514,7 @@ type WireUnwatchTools struct {
 
 func (x *WireUnwatchTools) Reset() {
 	*x = WireUnwatchTools{}
-	mi := &file_wire_proto_msgTypes[7]
+	mi := &file_wire_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -497,7 +526,7 @@ func (x *WireUnwatchTools) String() string {
 func (*WireUnwatchTools) ProtoMessage() {}
 
 func (x *WireUnwatchTools) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[7]
+	mi := &file_wire_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -510,7 +539,7 @@ func (x *WireUnwatchTools) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireUnwatchTools.ProtoReflect.Descriptor instead.
 func (*WireUnwatchTools) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{7}
+	return file_wire_proto_rawDescGZIP(), []int{8}
 }
 
 type WireReconnect struct {
@@ -521,7 +550,7 @@ type WireReconnect struct {
 
 func (x *WireReconnect) Reset() {
 	*x = WireReconnect{}
-	mi := &file_wire_proto_msgTypes[8]
+	mi := &file_wire_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -533,7 +562,7 @@ func (x *WireReconnect) String() string {
 func (*WireReconnect) ProtoMessage() {}
 
 func (x *WireReconnect) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[8]
+	mi := &file_wire_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -546,7 +575,7 @@ func (x *WireReconnect) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireReconnect.ProtoReflect.Descriptor instead.
 func (*WireReconnect) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{8}
+	return file_wire_proto_rawDescGZIP(), []int{9}
 }
 
 type WireHandedOver struct {
@@ -557,7 +586,7 @@ type WireHandedOver struct {
 
 func (x *WireHandedOver) Reset() {
 	*x = WireHandedOver{}
-	mi := &file_wire_proto_msgTypes[9]
+	mi := &file_wire_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -569,7 +598,7 @@ func (x *WireHandedOver) String() string {
 func (*WireHandedOver) ProtoMessage() {}
 
 func (x *WireHandedOver) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[9]
+	mi := &file_wire_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -582,7 +611,7 @@ func (x *WireHandedOver) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireHandedOver.ProtoReflect.Descriptor instead.
 func (*WireHandedOver) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{9}
+	return file_wire_proto_rawDescGZIP(), []int{10}
 }
 
 type WireCallToolReply struct {
@@ -596,7 +625,7 @@ type WireCallToolReply struct {
 
 func (x *WireCallToolReply) Reset() {
 	*x = WireCallToolReply{}
-	mi := &file_wire_proto_msgTypes[10]
+	mi := &file_wire_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -608,7 +637,7 @@ func (x *WireCallToolReply) String() string {
 func (*WireCallToolReply) ProtoMessage() {}
 
 func (x *WireCallToolReply) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[10]
+	mi := &file_wire_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -621,7 +650,7 @@ func (x *WireCallToolReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireCallToolReply.ProtoReflect.Descriptor instead.
 func (*WireCallToolReply) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{10}
+	return file_wire_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *WireCallToolReply) GetId() uint64 {
@@ -654,7 +683,7 @@ type WireCancelCall struct {
 
 func (x *WireCancelCall) Reset() {
 	*x = WireCancelCall{}
-	mi := &file_wire_proto_msgTypes[11]
+	mi := &file_wire_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -666,7 +695,7 @@ func (x *WireCancelCall) String() string {
 func (*WireCancelCall) ProtoMessage() {}
 
 func (x *WireCancelCall) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[11]
+	mi := &file_wire_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -679,7 +708,7 @@ func (x *WireCancelCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireCancelCall.ProtoReflect.Descriptor instead.
 func (*WireCancelCall) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{11}
+	return file_wire_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *WireCancelCall) GetId() uint64 {
@@ -704,7 +733,7 @@ type WireFailure struct {
 
 func (x *WireFailure) Reset() {
 	*x = WireFailure{}
-	mi := &file_wire_proto_msgTypes[12]
+	mi := &file_wire_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -716,7 +745,7 @@ func (x *WireFailure) String() string {
 func (*WireFailure) ProtoMessage() {}
 
 func (x *WireFailure) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[12]
+	mi := &file_wire_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -729,7 +758,7 @@ func (x *WireFailure) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireFailure.ProtoReflect.Descriptor instead.
 func (*WireFailure) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{12}
+	return file_wire_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *WireFailure) GetKind() string {
@@ -793,7 +822,7 @@ type WireRPCError struct {
 
 func (x *WireRPCError) Reset() {
 	*x = WireRPCError{}
-	mi := &file_wire_proto_msgTypes[13]
+	mi := &file_wire_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -805,7 +834,7 @@ func (x *WireRPCError) String() string {
 func (*WireRPCError) ProtoMessage() {}
 
 func (x *WireRPCError) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[13]
+	mi := &file_wire_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -818,7 +847,7 @@ func (x *WireRPCError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireRPCError.ProtoReflect.Descriptor instead.
 func (*WireRPCError) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{13}
+	return file_wire_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *WireRPCError) GetCode() int64 {
@@ -856,7 +885,7 @@ type WireTokenError struct {
 
 func (x *WireTokenError) Reset() {
 	*x = WireTokenError{}
-	mi := &file_wire_proto_msgTypes[14]
+	mi := &file_wire_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -868,7 +897,7 @@ func (x *WireTokenError) String() string {
 func (*WireTokenError) ProtoMessage() {}
 
 func (x *WireTokenError) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[14]
+	mi := &file_wire_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -881,7 +910,7 @@ func (x *WireTokenError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireTokenError.ProtoReflect.Descriptor instead.
 func (*WireTokenError) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{14}
+	return file_wire_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *WireTokenError) GetEndpoint() string {
@@ -937,7 +966,7 @@ type WireServerRequest struct {
 
 func (x *WireServerRequest) Reset() {
 	*x = WireServerRequest{}
-	mi := &file_wire_proto_msgTypes[15]
+	mi := &file_wire_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -949,7 +978,7 @@ func (x *WireServerRequest) String() string {
 func (*WireServerRequest) ProtoMessage() {}
 
 func (x *WireServerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[15]
+	mi := &file_wire_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -962,7 +991,7 @@ func (x *WireServerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireServerRequest.ProtoReflect.Descriptor instead.
 func (*WireServerRequest) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{15}
+	return file_wire_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *WireServerRequest) GetId() uint64 {
@@ -1035,7 +1064,7 @@ type WireServerReply struct {
 
 func (x *WireServerReply) Reset() {
 	*x = WireServerReply{}
-	mi := &file_wire_proto_msgTypes[16]
+	mi := &file_wire_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1047,7 +1076,7 @@ func (x *WireServerReply) String() string {
 func (*WireServerReply) ProtoMessage() {}
 
 func (x *WireServerReply) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[16]
+	mi := &file_wire_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1060,7 +1089,7 @@ func (x *WireServerReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WireServerReply.ProtoReflect.Descriptor instead.
 func (*WireServerReply) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{16}
+	return file_wire_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *WireServerReply) GetId() uint64 {
@@ -1091,107 +1120,6 @@ func (x *WireServerReply) GetFailure() *WireFailure {
 	return nil
 }
 
-// A task (SEP-2663) to resume (messages.TaskState).
-type WireTaskState struct {
-	state                    protoimpl.MessageState `protogen:"open.v1"`
-	Id                       string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	Status                   string                 `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
-	StatusMessage            string                 `protobuf:"bytes,3,opt,name=status_message,json=statusMessage,proto3" json:"status_message,omitempty"`
-	CreatedAtUnixNano        int64                  `protobuf:"varint,4,opt,name=created_at_unix_nano,json=createdAtUnixNano,proto3" json:"created_at_unix_nano,omitempty"`               // 0: none
-	LastUpdatedAtUnixNano    int64                  `protobuf:"varint,5,opt,name=last_updated_at_unix_nano,json=lastUpdatedAtUnixNano,proto3" json:"last_updated_at_unix_nano,omitempty"` // 0: none
-	TtlSeconds               *int64                 `protobuf:"varint,6,opt,name=ttl_seconds,json=ttlSeconds,proto3,oneof" json:"ttl_seconds,omitempty"`
-	PollIntervalMilliseconds *int64                 `protobuf:"varint,7,opt,name=poll_interval_milliseconds,json=pollIntervalMilliseconds,proto3,oneof" json:"poll_interval_milliseconds,omitempty"`
-	RequestState             *string                `protobuf:"bytes,8,opt,name=request_state,json=requestState,proto3,oneof" json:"request_state,omitempty"`
-	unknownFields            protoimpl.UnknownFields
-	sizeCache                protoimpl.SizeCache
-}
-
-func (x *WireTaskState) Reset() {
-	*x = WireTaskState{}
-	mi := &file_wire_proto_msgTypes[17]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *WireTaskState) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*WireTaskState) ProtoMessage() {}
-
-func (x *WireTaskState) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[17]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use WireTaskState.ProtoReflect.Descriptor instead.
-func (*WireTaskState) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{17}
-}
-
-func (x *WireTaskState) GetId() string {
-	if x != nil {
-		return x.Id
-	}
-	return ""
-}
-
-func (x *WireTaskState) GetStatus() string {
-	if x != nil {
-		return x.Status
-	}
-	return ""
-}
-
-func (x *WireTaskState) GetStatusMessage() string {
-	if x != nil {
-		return x.StatusMessage
-	}
-	return ""
-}
-
-func (x *WireTaskState) GetCreatedAtUnixNano() int64 {
-	if x != nil {
-		return x.CreatedAtUnixNano
-	}
-	return 0
-}
-
-func (x *WireTaskState) GetLastUpdatedAtUnixNano() int64 {
-	if x != nil {
-		return x.LastUpdatedAtUnixNano
-	}
-	return 0
-}
-
-func (x *WireTaskState) GetTtlSeconds() int64 {
-	if x != nil && x.TtlSeconds != nil {
-		return *x.TtlSeconds
-	}
-	return 0
-}
-
-func (x *WireTaskState) GetPollIntervalMilliseconds() int64 {
-	if x != nil && x.PollIntervalMilliseconds != nil {
-		return *x.PollIntervalMilliseconds
-	}
-	return 0
-}
-
-func (x *WireTaskState) GetRequestState() string {
-	if x != nil && x.RequestState != nil {
-		return *x.RequestState
-	}
-	return ""
-}
-
 var File_wire_proto protoreflect.FileDescriptor
 
 const file_wire_proto_rawDesc = "" +
@@ -1206,7 +1134,7 @@ const file_wire_proto_rawDesc = "" +
 	"\x10protocol_version\x18\x03 \x01(\tR\x0fprotocolVersion\x12&\n" +
 	"\x0ftools_ttl_nanos\x18\x04 \x01(\x03R\rtoolsTtlNanos\x12\"\n" +
 	"\finstructions\x18\x05 \x01(\tR\finstructions\x12*\n" +
-	"\x11tools_cache_scope\x18\x06 \x01(\tR\x0ftoolsCacheScope\"\xa8\x04\n" +
+	"\x11tools_cache_scope\x18\x06 \x01(\tR\x0ftoolsCacheScope\"\xc9\x03\n" +
 	"\fWireCallTool\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1c\n" +
@@ -1215,16 +1143,16 @@ const file_wire_proto_rawDesc = "" +
 	"\bprogress\x18\x05 \x01(\bR\bprogress\x12,\n" +
 	"\x12idle_timeout_nanos\x18\x06 \x01(\x03R\x10idleTimeoutNanos\x12Z\n" +
 	"\rtrace_context\x18\a \x03(\v25.mcpconnector.messages.WireCallTool.TraceContextEntryR\ftraceContext\x12\x14\n" +
-	"\x05limit\x18\b \x01(\tR\x05limit\x125\n" +
-	"\x17task_deadline_unix_nano\x18\t \x01(\x03R\x14taskDeadlineUnixNano\x12\x1d\n" +
-	"\n" +
-	"task_limit\x18\n" +
-	" \x01(\tR\ttaskLimit\x128\n" +
-	"\x04task\x18\v \x01(\v2$.mcpconnector.messages.WireTaskStateR\x04task\x12\x1b\n" +
-	"\twant_task\x18\f \x01(\bR\bwantTask\x1a?\n" +
+	"\x05limit\x18\b \x01(\tR\x05limit\x124\n" +
+	"\x03ext\x18\r \x01(\v2\".mcpconnector.messages.WireCallExtR\x03ext\x1a?\n" +
 	"\x11TraceContextEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"7\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01J\x04\b\t\x10\n" +
+	"J\x04\b\n" +
+	"\x10\vJ\x04\b\v\x10\fJ\x04\b\f\x10\r\"7\n" +
+	"\vWireCallExt\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
+	"\x05state\x18\x02 \x01(\fR\x05state\"7\n" +
 	"\fWireCallTask\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x17\n" +
 	"\atask_id\x18\x02 \x01(\tR\x06taskId\"n\n" +
@@ -1282,20 +1210,7 @@ const file_wire_proto_rawDesc = "" +
 	"\x06method\x18\x02 \x01(\tR\x06method\x12\x1f\n" +
 	"\vresult_json\x18\x03 \x01(\fR\n" +
 	"resultJson\x12<\n" +
-	"\afailure\x18\x04 \x01(\v2\".mcpconnector.messages.WireFailureR\afailure\"\x9d\x03\n" +
-	"\rWireTaskState\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
-	"\x06status\x18\x02 \x01(\tR\x06status\x12%\n" +
-	"\x0estatus_message\x18\x03 \x01(\tR\rstatusMessage\x12/\n" +
-	"\x14created_at_unix_nano\x18\x04 \x01(\x03R\x11createdAtUnixNano\x128\n" +
-	"\x19last_updated_at_unix_nano\x18\x05 \x01(\x03R\x15lastUpdatedAtUnixNano\x12$\n" +
-	"\vttl_seconds\x18\x06 \x01(\x03H\x00R\n" +
-	"ttlSeconds\x88\x01\x01\x12A\n" +
-	"\x1apoll_interval_milliseconds\x18\a \x01(\x03H\x01R\x18pollIntervalMilliseconds\x88\x01\x01\x12(\n" +
-	"\rrequest_state\x18\b \x01(\tH\x02R\frequestState\x88\x01\x01B\x0e\n" +
-	"\f_ttl_secondsB\x1d\n" +
-	"\x1b_poll_interval_millisecondsB\x10\n" +
-	"\x0e_request_stateB*Z(github.com/cuca-go/mcpconnector/messagesb\x06proto3"
+	"\afailure\x18\x04 \x01(\v2\".mcpconnector.messages.WireFailureR\afailureB*Z(github.com/cuca-go/mcpconnector/messagesb\x06proto3"
 
 var (
 	file_wire_proto_rawDescOnce sync.Once
@@ -1314,32 +1229,32 @@ var file_wire_proto_goTypes = []any{
 	(*WireAwaitReady)(nil),    // 0: mcpconnector.messages.WireAwaitReady
 	(*WireReady)(nil),         // 1: mcpconnector.messages.WireReady
 	(*WireCallTool)(nil),      // 2: mcpconnector.messages.WireCallTool
-	(*WireCallTask)(nil),      // 3: mcpconnector.messages.WireCallTask
-	(*WireCallProgress)(nil),  // 4: mcpconnector.messages.WireCallProgress
-	(*WireRefreshTools)(nil),  // 5: mcpconnector.messages.WireRefreshTools
-	(*WireWatchTools)(nil),    // 6: mcpconnector.messages.WireWatchTools
-	(*WireUnwatchTools)(nil),  // 7: mcpconnector.messages.WireUnwatchTools
-	(*WireReconnect)(nil),     // 8: mcpconnector.messages.WireReconnect
-	(*WireHandedOver)(nil),    // 9: mcpconnector.messages.WireHandedOver
-	(*WireCallToolReply)(nil), // 10: mcpconnector.messages.WireCallToolReply
-	(*WireCancelCall)(nil),    // 11: mcpconnector.messages.WireCancelCall
-	(*WireFailure)(nil),       // 12: mcpconnector.messages.WireFailure
-	(*WireRPCError)(nil),      // 13: mcpconnector.messages.WireRPCError
-	(*WireTokenError)(nil),    // 14: mcpconnector.messages.WireTokenError
-	(*WireServerRequest)(nil), // 15: mcpconnector.messages.WireServerRequest
-	(*WireServerReply)(nil),   // 16: mcpconnector.messages.WireServerReply
-	(*WireTaskState)(nil),     // 17: mcpconnector.messages.WireTaskState
+	(*WireCallExt)(nil),       // 3: mcpconnector.messages.WireCallExt
+	(*WireCallTask)(nil),      // 4: mcpconnector.messages.WireCallTask
+	(*WireCallProgress)(nil),  // 5: mcpconnector.messages.WireCallProgress
+	(*WireRefreshTools)(nil),  // 6: mcpconnector.messages.WireRefreshTools
+	(*WireWatchTools)(nil),    // 7: mcpconnector.messages.WireWatchTools
+	(*WireUnwatchTools)(nil),  // 8: mcpconnector.messages.WireUnwatchTools
+	(*WireReconnect)(nil),     // 9: mcpconnector.messages.WireReconnect
+	(*WireHandedOver)(nil),    // 10: mcpconnector.messages.WireHandedOver
+	(*WireCallToolReply)(nil), // 11: mcpconnector.messages.WireCallToolReply
+	(*WireCancelCall)(nil),    // 12: mcpconnector.messages.WireCancelCall
+	(*WireFailure)(nil),       // 13: mcpconnector.messages.WireFailure
+	(*WireRPCError)(nil),      // 14: mcpconnector.messages.WireRPCError
+	(*WireTokenError)(nil),    // 15: mcpconnector.messages.WireTokenError
+	(*WireServerRequest)(nil), // 16: mcpconnector.messages.WireServerRequest
+	(*WireServerReply)(nil),   // 17: mcpconnector.messages.WireServerReply
 	nil,                       // 18: mcpconnector.messages.WireCallTool.TraceContextEntry
 	nil,                       // 19: mcpconnector.messages.WireServerRequest.ArgumentsEntry
 }
 var file_wire_proto_depIdxs = []int32{
 	18, // 0: mcpconnector.messages.WireCallTool.trace_context:type_name -> mcpconnector.messages.WireCallTool.TraceContextEntry
-	17, // 1: mcpconnector.messages.WireCallTool.task:type_name -> mcpconnector.messages.WireTaskState
-	12, // 2: mcpconnector.messages.WireCallToolReply.failure:type_name -> mcpconnector.messages.WireFailure
-	13, // 3: mcpconnector.messages.WireFailure.rpc:type_name -> mcpconnector.messages.WireRPCError
-	14, // 4: mcpconnector.messages.WireFailure.token:type_name -> mcpconnector.messages.WireTokenError
+	3,  // 1: mcpconnector.messages.WireCallTool.ext:type_name -> mcpconnector.messages.WireCallExt
+	13, // 2: mcpconnector.messages.WireCallToolReply.failure:type_name -> mcpconnector.messages.WireFailure
+	14, // 3: mcpconnector.messages.WireFailure.rpc:type_name -> mcpconnector.messages.WireRPCError
+	15, // 4: mcpconnector.messages.WireFailure.token:type_name -> mcpconnector.messages.WireTokenError
 	19, // 5: mcpconnector.messages.WireServerRequest.arguments:type_name -> mcpconnector.messages.WireServerRequest.ArgumentsEntry
-	12, // 6: mcpconnector.messages.WireServerReply.failure:type_name -> mcpconnector.messages.WireFailure
+	13, // 6: mcpconnector.messages.WireServerReply.failure:type_name -> mcpconnector.messages.WireFailure
 	7,  // [7:7] is the sub-list for method output_type
 	7,  // [7:7] is the sub-list for method input_type
 	7,  // [7:7] is the sub-list for extension type_name
@@ -1352,7 +1267,6 @@ func file_wire_proto_init() {
 	if File_wire_proto != nil {
 		return
 	}
-	file_wire_proto_msgTypes[17].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

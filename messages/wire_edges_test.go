@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/cuca-go/mcpconnector/auth"
+	"github.com/cuca-go/mcpconnector/internal/core/tasks"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 
@@ -34,7 +35,7 @@ func TestEveryMessageRoundTrips(t *testing.T) {
 		&messages.CallProgress{ID: 4, Progress: 0.5, Total: 2, Message: "half"},
 		&messages.CallTask{ID: 11, TaskID: "t-9"},
 		&messages.CallTool{ID: 8, Name: "add", Arguments: json.RawMessage(`{"a":1}`), Deadline: time.Unix(0, 1700000000123456789),
-			Progress: true, IdleTimeout: time.Second, Limit: "the call timeout of 5s", TraceContext: map[string]string{"traceparent": "00-x"}, WantTask: true},
+			Progress: true, IdleTimeout: time.Second, Limit: "the call timeout of 5s", TraceContext: map[string]string{"traceparent": "00-x"}, Ext: &tasks.Call{Want: true}},
 		rpc,
 		token,
 		&messages.CallToolReply{ID: 3, Failure: token},
@@ -75,7 +76,7 @@ func TestEveryMessageRoundTrips(t *testing.T) {
 		wires++
 	}
 	assert.Equal(t, messages.File_wire_proto.Messages().Len()-3, wires,
-		"every top-level wire form but the two nested in WireFailure and WireTaskState (in WireCallTool) is read back")
+		"every top-level wire form but the two nested in WireFailure and WireCallExt (in WireCallTool) is read back")
 }
 
 // What is not a message of the protocol is no business of the wire forms:

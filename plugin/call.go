@@ -18,6 +18,7 @@ import (
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/core/instrument"
 	"github.com/cuca-go/mcpconnector/internal/core/resourcetools"
+	"github.com/cuca-go/mcpconnector/internal/core/tasks"
 	"github.com/cuca-go/mcpconnector/internal/core/tracelog"
 	"github.com/cuca-go/mcpconnector/messages"
 )
@@ -251,7 +252,12 @@ func (p *McpPlugin) send(ctx context.Context, f *Future, args json.RawMessage) e
 		ctx = context.WithoutCancel(ctx) // a detachable call outlives its caller's ctx (detach.go)
 	}
 	msg := &messages.CallTool{ID: f.id, Name: name, Arguments: args,
-		Progress: p.onProgress != nil, IdleTimeout: p.idleTimeout, WantTask: f.task != nil, Task: f.resume} // WantTask: detach.go
+		Progress: p.onProgress != nil, IdleTimeout: p.idleTimeout}
+	if f.task != nil || f.resume != nil {
+		x := tasks.Set(msg)
+		x.Want = f.task != nil // detach.go
+		x.Resume = f.resume
+	}
 	if p.tel != nil {
 		msg.TraceContext = instrument.Inject(ctx)
 	}
@@ -268,8 +274,8 @@ func (p *McpPlugin) send(ctx context.Context, f *Future, args json.RawMessage) e
 	if p.taskTimeout > 0 {
 		d, ok := ctx.Deadline()
 		p.taskDeadline(msg, d, ok)
-		if msg.Task != nil { // a task resumed is bounded as a task from the start
-			msg.Deadline, msg.Limit = msg.TaskDeadline, msg.TaskLimit
+		if x := tasks.CallOf(msg); x != nil && x.Resume != nil { // a task resumed is bounded as a task from the start
+			msg.Deadline, msg.Limit = x.Deadline, x.Limit
 		}
 	}
 	if ce := p.logger.Check(zap.DebugLevel, "mcp tools/call"); ce != nil {

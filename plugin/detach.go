@@ -17,7 +17,7 @@ import (
 
 // Detached hook calls (TaskOptions.DetachAfter). A hook call of a plugin
 // with DetachAfter asks the connection for its task's id
-// (messages.CallTool.WantTask); once the server has answered with a task
+// (tasks.Call.Want, in messages.CallTool.Ext); once the server has answered with a task
 // (messages.CallTask) and the task has run DetachAfter, the hook stops
 // waiting and puts a ToolResult naming the task in place of the call. The
 // call goes on: its ctx no longer ends it once sent (the hook's ctx still

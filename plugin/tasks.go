@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
-	"github.com/cuca-go/mcpconnector/actors"
+	"github.com/cuca-go/mcpconnector/internal/core/extension"
 	"github.com/cuca-go/mcpconnector/internal/core/tasks"
 	"github.com/cuca-go/mcpconnector/messages"
 )
@@ -57,10 +58,10 @@ type DirTaskStore = tasks.DirStore
 
 // The defaults of [TaskOptions].
 const (
-	DefaultTaskPollInterval = tasks.DefaultInterval     // 1s
-	MinTaskPollInterval     = tasks.MinInterval         // 50ms
-	MaxTaskPollInterval     = tasks.MaxInterval         // 30s
-	DefaultTaskTimeout      = actors.DefaultTaskTimeout // 24h
+	DefaultTaskPollInterval = tasks.DefaultInterval // 1s
+	MinTaskPollInterval     = tasks.MinInterval     // 50ms
+	MaxTaskPollInterval     = tasks.MaxInterval     // 30s
+	DefaultTaskTimeout      = tasks.DefaultTimeout  // 24h
 )
 
 // WithTasks opts in to the tasks extension (SEP-2663,
@@ -99,13 +100,19 @@ const (
 // outlive its member (docs/tasks.md, "In a grid").
 func WithTasks(o TaskOptions) Option {
 	return newOption("WithTasks", common, func(opts *options) {
-		opts.Supervisor.Connection.Tasks = &actors.TaskSettings{
+		ext := tasks.NewExtension(tasks.Settings{
 			DefaultInterval: o.DefaultPollInterval,
 			MinInterval:     o.MinPollInterval,
 			MaxInterval:     o.MaxPollInterval,
-		}
+			Store:           o.Store,
+		})
+		// The last WithTasks is the one: it replaces an earlier one's.
+		exts := slices.DeleteFunc(slices.Clone(opts.Supervisor.Connection.Extensions), func(x extension.Extension) bool {
+			_, ok := x.(*tasks.Ext)
+			return ok
+		})
+		opts.Supervisor.Connection.Extensions = append(exts, ext)
 		opts.detach = newDetacher(o.DetachAfter) // nil unless DetachAfter > 0 (detach.go)
-		opts.Supervisor.Connection.Tasks.Store = o.Store
 		opts.taskStore = o.Store
 		opts.taskTimeout = o.Timeout
 		if opts.taskTimeout <= 0 {
@@ -120,21 +127,23 @@ func WithTasks(o TaskOptions) Option {
 // server's *jsonrpc.Error.
 var ErrTaskLost = messages.ErrTaskLost
 
-// taskDeadline sets msg's TaskDeadline: the caller's deadline when its
-// ctx has one, else the task timeout, capped by the tool timeout.
+// taskDeadline sets the deadline of msg's task (tasks.Call.Deadline):
+// the caller's deadline when its ctx has one, else the task timeout,
+// capped by the tool timeout.
 func (p *McpPlugin) taskDeadline(msg *messages.CallTool, ctxDeadline time.Time, hasDeadline bool) {
 	if p.taskTimeout <= 0 {
 		return
 	}
+	x := tasks.Set(msg)
 	now := time.Now()
 	if hasDeadline {
-		msg.TaskDeadline, msg.TaskLimit = ctxDeadline, "the caller's deadline"
+		x.Deadline, x.Limit = ctxDeadline, "the caller's deadline"
 	} else {
-		msg.TaskDeadline, msg.TaskLimit = now.Add(p.taskTimeout), "the task timeout of "+p.taskTimeout.String()+" (WithTasks)"
+		x.Deadline, x.Limit = now.Add(p.taskTimeout), "the task timeout of "+p.taskTimeout.String()+" (WithTasks)"
 	}
 	if p.toolTimeout > 0 {
-		if d := now.Add(p.toolTimeout); d.Before(msg.TaskDeadline) {
-			msg.TaskDeadline, msg.TaskLimit = d, p.toolTimeoutLimit
+		if d := now.Add(p.toolTimeout); d.Before(x.Deadline) {
+			x.Deadline, x.Limit = d, p.toolTimeoutLimit
 		}
 	}
 }

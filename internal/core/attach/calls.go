@@ -9,6 +9,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
 
+	"github.com/cuca-go/mcpconnector/internal/core/tasks"
 	"github.com/cuca-go/mcpconnector/internal/core/wire"
 	"github.com/cuca-go/mcpconnector/messages"
 )
@@ -144,7 +145,7 @@ func (l *Link) lost(who *actor.PID) {
 		for _, id := range ids {
 			l.calls.Lock()
 			c, ok := l.pending[id]
-			if ok && c.to.Equal(who) && c.task != "" && c.msg.Task == nil {
+			if ok && c.to.Equal(who) && c.task != "" && !resumes(c.msg) {
 				l.calls.Unlock()
 				l.goOwned(func() { l.resumeTask(id, who, false) }) // the task runs on without the member
 				continue
@@ -202,7 +203,7 @@ func (l *Link) resend(id uint64, from string) {
 	c, ok := l.pending[id]
 	if ok && (c.resending || (from != "" && c.to.Address != from)) {
 		ok = false // being sent already, or sent elsewhere since
-	} else if ok && from != "" && c.task != "" && c.msg.Task == nil {
+	} else if ok && from != "" && c.task != "" && !resumes(c.msg) {
 		// A hand-over left a call whose task runs: resumed, never sent as
 		// a new tools/call (the connection's loss reply may come first or
 		// later; resumeTask and the stale-reply check make it one resend).
@@ -261,7 +262,7 @@ func (l *Link) resend(id uint64, from string) {
 // given up by a connection that had no store to leave it to), and the
 // actor's next home may resume it.
 func (c sentCall) resumable(r *messages.CallToolReply) bool {
-	return c.task != "" && c.msg.Task == nil && lostConnection(r)
+	return c.task != "" && !resumes(c.msg) && lostConnection(r)
 }
 
 // lostConnection reports whether r is the loss of its call's connection.
@@ -271,7 +272,7 @@ func lostConnection(r *messages.CallToolReply) bool {
 
 // resumeTask sends call id, whose connection at from was lost while its
 // task ran, to the actor's next home, to resume the task without calling
-// the tool again: the call carries the task's id (messages.CallTool.Task
+// the tool again: the call carries the task's id (tasks.Call.Resume
 // with no status), and the grain there takes the task's latest state from
 // the task store the members share. The call is then bounded by its task's
 // deadline. Resumed once: a resumed call that loses its connection again
@@ -282,13 +283,12 @@ func lostConnection(r *messages.CallToolReply) bool {
 func (l *Link) resumeTask(id uint64, from *actor.PID, anyHome bool) {
 	l.calls.Lock()
 	c, ok := l.pending[id]
-	if ok && c.msg.Task == nil && c.task != "" {
-		m := *c.msg
-		m.Task = &messages.TaskState{ID: c.task}
-		if !m.TaskDeadline.IsZero() {
-			m.Deadline, m.Limit = m.TaskDeadline, m.TaskLimit
+	if ok && !resumes(c.msg) && c.task != "" {
+		m := tasks.Resuming(c.msg, &messages.TaskState{ID: c.task})
+		if x := tasks.CallOf(m); !x.Deadline.IsZero() {
+			m.Deadline, m.Limit = x.Deadline, x.Limit
 		}
-		c.msg, c.to, c.anyHome = &m, from, anyHome
+		c.msg, c.to, c.anyHome = m, from, anyHome
 		l.pending[id] = c
 	} else {
 		ok = false
@@ -300,3 +300,6 @@ func (l *Link) resumeTask(id uint64, from *actor.PID, anyHome bool) {
 		l.resend(id, "")
 	}
 }
+
+// resumes reports whether msg resumes a task.
+func resumes(msg *messages.CallTool) bool { return msg.Ext != nil && msg.Ext.Resumes() }

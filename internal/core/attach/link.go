@@ -14,6 +14,7 @@ import (
 	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/internal/core/link"
 	"github.com/cuca-go/mcpconnector/internal/core/reply"
+	"github.com/cuca-go/mcpconnector/internal/core/tasks"
 	"github.com/cuca-go/mcpconnector/internal/core/wire"
 	"github.com/cuca-go/mcpconnector/messages"
 )
@@ -173,14 +174,13 @@ func (l *Link) Send(ctx context.Context, msg *messages.CallTool) error {
 	}
 	// The link asks for the call's task id (messages.CallTask), to follow
 	// the task if the member running it goes.
-	m := *msg
-	m.WantTask = true
+	m := tasks.With(msg, func(c *tasks.Call) { c.Want = true })
 	l.calls.Lock()
 	req := l.newReq()
-	l.pending[msg.ID] = sentCall{msg: &m, to: to, req: req, sends: 1}
+	l.pending[msg.ID] = sentCall{msg: m, to: to, req: req, sends: 1}
 	l.byReq[req] = msg.ID
 	l.calls.Unlock()
-	wire.Request(l.system, to, &m, l.sender(req))
+	wire.Request(l.system, to, m, l.sender(req))
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuca-go/mcpconnector/internal/core/attach"
+	"github.com/cuca-go/mcpconnector/internal/core/tasks"
 	"github.com/cuca-go/mcpconnector/internal/fixture/quiet"
 	"github.com/cuca-go/mcpconnector/messages"
 )
@@ -25,7 +26,7 @@ func tasked(calls chan<- *messages.CallTool, lose bool) *actor.Props {
 			c.Respond(&messages.Ready{})
 		case *messages.CallTool:
 			calls <- m
-			if m.WantTask && m.Task == nil {
+			if x := tasks.CallOf(m); x != nil && x.Want && x.Resume == nil {
 				c.Send(c.Sender(), &messages.CallTask{ID: m.ID, TaskID: "t-1"})
 			}
 			if lose {
@@ -72,13 +73,13 @@ func TestALostTaskResumesAtTheNextHome(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	require.NoError(t, l.Send(ctx, &messages.CallTool{ID: 4, Name: "work", Deadline: time.Now().Add(time.Minute),
-		TaskDeadline: taskDeadline, TaskLimit: "the task timeout"}))
-	assert.True(t, next(t, calls).WantTask, "the link asks for the call's task")
+		Ext: &tasks.Call{Deadline: taskDeadline, Limit: "the task timeout"}}))
+	assert.True(t, tasks.CallOf(next(t, calls)).Want, "the link asks for the call's task")
 	m := next(t, resumed)
 	assert.Equal(t, uint64(4), m.ID)
 	assert.Equal(t, "work", m.Name)
-	require.NotNil(t, m.Task)
-	assert.Equal(t, messages.TaskState{ID: "t-1"}, *m.Task, "the task by its id; the grain fills in its state")
+	require.NotNil(t, tasks.CallOf(m).Resume)
+	assert.Equal(t, messages.TaskState{ID: "t-1"}, *tasks.CallOf(m).Resume, "the task by its id; the grain fills in its state")
 	assert.True(t, m.Deadline.Equal(taskDeadline))
 	assert.Equal(t, "the task timeout", m.Limit)
 }
@@ -101,8 +102,8 @@ func TestATaskOfALostActorResumesAfterTheGrace(t *testing.T) {
 	require.NoError(t, system.Root.StopFuture(first).Wait())
 	m := next(t, resumed)
 	assert.Equal(t, uint64(5), m.ID)
-	require.NotNil(t, m.Task)
-	assert.Equal(t, "t-1", m.Task.ID)
+	require.NotNil(t, tasks.CallOf(m).Resume)
+	assert.Equal(t, "t-1", tasks.CallOf(m).Resume.ID)
 	select {
 	case r := <-o.resolved:
 		t.Fatalf("the call was answered: %+v", r)
@@ -136,9 +137,9 @@ func TestALostTaskOfALiveActorFails(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	require.NoError(t, l.Send(ctx, &messages.CallTool{ID: 6, Name: "work"}))
-	assert.Nil(t, next(t, calls).Task)
+	assert.Nil(t, tasks.CallOf(next(t, calls)).Resume)
 	m := next(t, calls)
-	require.NotNil(t, m.Task, "sent back to resume its task")
+	require.NotNil(t, tasks.CallOf(m).Resume, "sent back to resume its task")
 	r := o.receive(t)
 	assert.Equal(t, uint64(6), r.ID)
 	require.NotNil(t, r.Failure)

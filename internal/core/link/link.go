@@ -57,7 +57,7 @@ type Events interface {
 	// Progress passes on a progress notification of a call.
 	Progress(m *messages.CallProgress)
 	// Task passes on the id of the task the server answered a call with
-	// (for a call sent with WantTask; the facade ignores it for others).
+	// (for a call whose tasks state asks for it, tasks.Call.Want; the facade ignores it for others).
 	Task(m *messages.CallTask)
 	// StoreTools keeps the tool list of m.
 	StoreTools(m *messages.Ready)

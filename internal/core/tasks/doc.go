@@ -27,29 +27,26 @@
 // growing it keeps the extension in one place without a second name for
 // it.
 //
-// How the extension meets the session, and how the next one plugs in the
-// same way. The connection hands the extension two things and asks one:
+//   - [Ext] is the extension as it plugs into a connection through the
+//     interface of package internal/core/extension (extension.go):
+//     [Ext.Declare] declares it over the module's own transports, each
+//     session opens its part (a [Session] on the session's connection,
+//     through the core's extension.Session), and each call its state: the
+//     call's tools/call answer of resultType "task" is driven here, its
+//     deadline armed (Call, the call's state in messages.CallTool.Ext),
+//     the caller told the task's id (Call.Want, for a
+//     detached call), the task kept (Store) and traced (telemetry.go), and
+//     a task whose connection is lost handed back through the core to
+//     resume on the next session, as a copy of the call's message that
+//     carries the task's latest state. Package plugin installs it
+//     ([NewExtension], plugin.WithTasks); the grid's grain finds its store
+//     ([StoreOf]).
 //
-//   - a [Wire]: the session's connection to write on as it is (requests
-//     with ids of the extension's own range, notifications), and the
-//     session's envelope (_meta) for their params;
-//   - every message the session reads passes [Session.Take] before go-sdk
-//     sees it: what the extension claims (its answers, its notifications)
-//     never reaches go-sdk, and the rest costs a type switch;
-//   - a tools/call answer of resultType "task" is the extension's to drive
-//     ([Session.Expect] keeps it for the call); how the call ends is
-//     reported back to the connection as the call's reply, or as the call
-//     handed back to resume on the next session.
-//
-// An extension to come (MCP Apps' ui resources, resource subscriptions, an
-// older revision's session as a dialect of the session) gets the same
-// three: a Wire of its own, a Take in the connection's read path for the
-// messages it claims, and the resultType or method it drives. It lives in
-// a package of its own beside this one, and the core's call and messages
-// carry no field of it.
-//
-// Not yet moved here: the driver's glue in package actors (actors/tasks.go:
-// which answer is a task, the task's deadline, its telemetry span, the
-// hand-back of a task to resume) and the task fields of messages.CallTool
-// (Task, TaskDeadline, TaskLimit, WantTask).
+// How the next extension plugs in the same way (MCP Apps' ui resources,
+// resource subscriptions, an older revision's session as a dialect of the
+// session): a package of its own beside this one implements
+// extension.Extension, takes the messages it claims in its Part's Take,
+// writes its requests with extension.Session.Write, drives the answers of
+// its resultType in its CallPart's Answered, and hands calls back through
+// extension.Call; the core's call carries no field of it.
 package tasks

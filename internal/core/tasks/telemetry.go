@@ -1,4 +1,4 @@
-package actors
+package tasks
 
 import (
 	"context"
@@ -15,70 +15,73 @@ import (
 	"go.opentelemetry.io/otel/semconv/v1.41.0/mcpconv"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/cuca-go/mcpconnector/internal/core/extension"
 	"github.com/cuca-go/mcpconnector/internal/core/instrument"
-	"github.com/cuca-go/mcpconnector/internal/core/tasks"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 
-// A task's telemetry (SEP-2663): one INTERNAL span per task, "mcp task
-// <tool>", from the task answer to the task's end, child of the caller's
-// span like the tools/call span; each later description of the task (a
-// tasks/get answer, a status notification) is an event of it, with the
-// task's id, status and the count so far; and the task's duration in the
-// histogram instrument.MetricTaskDuration.
+// A task's telemetry: one INTERNAL span per task, "mcp task <tool>", from
+// the task answer to the task's end, child of the caller's span like the
+// tools/call span; each later description of the task (a tasks/get answer,
+// a status notification) is an event of it, with the task's id, status and
+// the count so far; and the task's duration in the histogram
+// instrument.MetricTaskDuration.
 
-// taskInstruments are the metric instruments of tasks.
-type taskInstruments struct {
+// telemetry is a session's telemetry of tasks; nil records nothing.
+type telemetry struct {
+	t        *extension.Telemetry
 	duration metric.Float64Histogram
 }
 
-func newTaskInstruments(meter metric.Meter) taskInstruments {
-	h, _ := meter.Float64Histogram(instrument.MetricTaskDuration, metric.WithUnit("s"),
+func newTelemetry(t *extension.Telemetry) *telemetry {
+	if t == nil {
+		return nil
+	}
+	h, _ := t.Meter.Float64Histogram(instrument.MetricTaskDuration, metric.WithUnit("s"),
 		metric.WithExplicitBucketBoundaries(instrument.TaskDurationBuckets...),
 		metric.WithDescription("Time from a tool call's task answer (SEP-2663) to the task's end."))
 	if h == nil {
 		h = metricnoop.Float64Histogram{}
 	}
-	return taskInstruments{duration: h}
+	return &telemetry{t: t, duration: h}
 }
 
-// taskTrace is the telemetry of one task being driven; nil records
-// nothing.
+// trace is the telemetry of one task being driven; nil records nothing.
 type taskTrace struct {
-	t      *Telemetry
+	tel    *telemetry
 	span   trace.Span
 	attrs  []attribute.KeyValue // the tool and the peer: the span's and the metric's
 	id     string
-	status tasks.Status
+	status Status
 	polls  int
 	start  time.Time
-	// handed is set when the call went back to the supervisor to resume
-	// the task on the next connection, whose own span and duration follow.
+	// handed is set when the call went back to resume the task on the
+	// next session, whose own span and duration follow.
 	handed bool
 }
 
-// startTask starts the span of task, which answered a call of tool; ctx
-// is the call's, with the caller's trace context. It returns ctx with the
-// span, and nil when t is nil.
-func (t *Telemetry) startTask(ctx context.Context, p peer, tool string, task *tasks.Task) (context.Context, *taskTrace) {
-	if t == nil {
+// start starts the span of task, which answered a call of tool; ctx is
+// the call's, with the caller's trace context. It returns ctx with the
+// span.
+func (tel *telemetry) start(ctx context.Context, tool string, task *Task) (context.Context, *taskTrace) {
+	if tel == nil {
 		return ctx, nil
 	}
-	attrs := make([]attribute.KeyValue, 0, len(p.attrs)+3)
-	attrs = append(attrs, semconv.GenAIToolName(tool), semconv.GenAIOperationNameExecuteTool, semconv.McpProtocolVersion(ProtocolVersion))
-	attrs = append(attrs, p.attrs...)
-	ctx, span := t.tracer.Start(ctx, instrument.SpanTask+" "+tool, trace.WithSpanKind(trace.SpanKindInternal),
+	attrs := make([]attribute.KeyValue, 0, len(tel.t.Peer)+3)
+	attrs = append(attrs, semconv.GenAIToolName(tool), semconv.GenAIOperationNameExecuteTool, semconv.McpProtocolVersion(tel.t.ProtocolVersion))
+	attrs = append(attrs, tel.t.Peer...)
+	ctx, span := tel.t.Tracer.Start(ctx, instrument.SpanTask+" "+tool, trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(attrs...), trace.WithAttributes(instrument.AttrTaskID.String(task.ID), instrument.AttrTaskStatus.String(string(task.Status))))
-	return ctx, &taskTrace{t: t, span: span, attrs: attrs, id: task.ID, status: task.Status, start: time.Now()}
+	return ctx, &taskTrace{tel: tel, span: span, attrs: attrs, id: task.ID, status: task.Status, start: time.Now()}
 }
 
-// seen wraps seen, tasks.Config.Seen, so that each description of the
-// task is also an event of its span.
-func (tr *taskTrace) seen(seen func(*tasks.Task)) func(*tasks.Task) {
+// seen wraps seen, Config.Seen, so that each description of the task is
+// also an event of its span.
+func (tr *taskTrace) seen(seen func(*Task)) func(*Task) {
 	if tr == nil {
 		return seen
 	}
-	return func(task *tasks.Task) {
+	return func(task *Task) {
 		tr.polls++
 		tr.status = task.Status
 		tr.span.AddEvent(instrument.EventTaskPoll, trace.WithAttributes(instrument.AttrTaskID.String(task.ID),
@@ -89,7 +92,7 @@ func (tr *taskTrace) seen(seen func(*tasks.Task)) func(*tasks.Task) {
 	}
 }
 
-// resumed notes that the task goes on from the next connection: the span
+// resumed notes that the task goes on from the next session: the span
 // ends with an event saying so, and no duration is recorded for this part.
 func (tr *taskTrace) resumed() {
 	if tr != nil {
@@ -111,7 +114,7 @@ func (tr *taskTrace) end(ctx context.Context, reply *messages.CallToolReply) {
 	}
 	attrs := append(tr.attrs[:len(tr.attrs):len(tr.attrs)], instrument.AttrTaskStatus.String(string(tr.status)))
 	tr.span.SetAttributes(instrument.AttrTaskStatus.String(string(tr.status)), instrument.AttrTaskPolls.Int(tr.polls))
-	if errType, code, msg := taskOutcome(ctx, reply); errType != "" {
+	if errType, code, msg := outcome(ctx, reply); errType != "" {
 		attrs = append(attrs, semconv.ErrorTypeKey.String(errType))
 		tr.span.SetAttributes(semconv.ErrorTypeKey.String(errType))
 		if code != "" {
@@ -120,17 +123,17 @@ func (tr *taskTrace) end(ctx context.Context, reply *messages.CallToolReply) {
 		tr.span.SetStatus(codes.Error, msg)
 	}
 	tr.span.End()
-	tr.t.task.duration.Record(context.WithoutCancel(ctx), time.Since(tr.start).Seconds(), metric.WithAttributes(attrs...))
+	tr.tel.duration.Record(context.WithoutCancel(ctx), time.Since(tr.start).Seconds(), metric.WithAttributes(attrs...))
 }
 
-// taskOutcome is the error.type of a task's call ("" for success), the
+// outcome is the error.type of a task's call ("" for success), the
 // JSON-RPC code of a failed task, and the span's status text.
-func taskOutcome(ctx context.Context, reply *messages.CallToolReply) (errType, code, msg string) {
+func outcome(ctx context.Context, reply *messages.CallToolReply) (errType, code, msg string) {
 	switch {
 	case reply == nil:
-		errType, _ = classifyOutcome(ctx, nil, context.Cause(ctx))
-		if errType == string(mcpconv.ErrorTypeOther) {
-			errType = instrument.ErrorTypeCancelled // the caller gave up
+		errType = instrument.ErrorTypeCancelled // the caller gave up
+		if errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+			errType = instrument.ErrorTypeTimeout
 		}
 		return errType, "", "the caller gave up"
 	case reply.Failure == nil:
