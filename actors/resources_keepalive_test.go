@@ -2,6 +2,8 @@ package actors_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -101,4 +104,43 @@ func TestResourcesKeepConnectionsAlive(t *testing.T) {
 			assert.LessOrEqual(t, conns.Load()-before, int64(maxNew), "new TCP connections in %d requests", reads)
 		})
 	}
+}
+
+// A request whose POST the server refuses with an HTTP error status and a
+// JSON-RPC error in the body fails with both: the status and the
+// server's code and words.
+func TestAnHTTPRefusalNamesTheJSONRPCCode(t *testing.T) {
+	sdk := testserver.NewHTTPHandler(keepAliveServer())
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Mcp-Method") != messages.MethodReadResource {
+			sdk.ServeHTTP(w, r)
+			return
+		}
+		var m struct {
+			ID json.RawMessage `json:"id"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&m)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32602,"message":"Invalid params: no such URI"}}`, m.ID)
+	}))
+	defer srv.Close()
+
+	system := actor.NewActorSystem(quiet.Actors())
+	pid := system.Root.Spawn(actors.NewConnectionProps(actors.ConnectionConfig{Transport: transport.StreamableHTTP{URL: srv.URL}}))
+	defer func() { require.NoError(t, system.Root.StopFuture(pid).Wait()) }()
+	res, err := system.Root.RequestFuture(pid, &messages.AwaitReady{}, 30*time.Second).Result()
+	require.NoError(t, err)
+	require.IsType(t, &messages.Ready{}, res)
+
+	reply, err := system.Root.RequestFuture(pid, &messages.ServerRequest{ID: 1, Method: messages.MethodReadResource, URI: "file:///nope"}, 30*time.Second).Result()
+	require.NoError(t, err)
+	require.IsType(t, &messages.ServerReply{}, reply)
+	f := reply.(*messages.ServerReply).Failure
+	require.NotNil(t, f)
+	assert.Equal(t, `resources/read "file:///nope"`, f.Op)
+	assert.Equal(t, "the server answered the POST with HTTP 400 Bad Request: error -32602: Invalid params: no such URI", f.Message)
+	var re *jsonrpc.Error
+	require.ErrorAs(t, f, &re, "the server's error is still there to errors.As")
+	assert.Equal(t, int64(-32602), re.Code)
 }
