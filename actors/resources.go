@@ -104,16 +104,33 @@ func (c *mcpConnection) onServerRequest(sender *actor.PID, msg *messages.ServerR
 	go c.serveRequest(ctx, cancel, timer, c.session, c.tail, sender, msg)
 }
 
+// streamDrainWait bounds how long a request's context outlives its
+// answer: the time go-sdk has to read the rest of the answer's event
+// stream (a server ends it at once), so that the HTTP connection stays
+// alive for the next request. Past it the context ends, and with it a
+// stream a server keeps open.
+const streamDrainWait = 5 * time.Second
+
 // serveRequest is one request's goroutine: it sends the request on s and
 // answers the caller, or hands the request back to the supervisor when the
 // session ended under it.
 func (c *mcpConnection) serveRequest(ctx context.Context, cancel context.CancelCauseFunc, timer *time.Timer,
 	s *mcp.ClientSession, tail transportext.StderrTail, sender *actor.PID, msg *messages.ServerRequest) {
 	defer c.wg.Done()
-	if timer != nil {
-		defer timer.Stop()
-	}
-	defer cancel(nil)
+	answered := false
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+		if answered {
+			// go-sdk reads the rest of the answer's event stream after
+			// handing the answer over: ending ctx now would close the
+			// body unread, and with it the keep-alive connection.
+			time.AfterFunc(streamDrainWait, func() { cancel(nil) })
+			return
+		}
+		cancel(nil)
+	}()
 	var reply *messages.ServerReply
 	func() {
 		defer func() {
@@ -123,6 +140,7 @@ func (c *mcpConnection) serveRequest(ctx context.Context, cancel context.CancelC
 		}()
 		res, err := sendRequest(ctx, s, msg)
 		if err == nil {
+			answered = true
 			reply = &messages.ServerReply{ID: msg.ID, Result: res}
 			return
 		}

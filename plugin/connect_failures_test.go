@@ -43,7 +43,7 @@ func TestConnectFailuresSayWhatHappened(t *testing.T) {
 			`does not speak MCP 2026-07-28: it answered server/discover with error 0 "method \"server/discover\" is invalid during session initialization"`, true},
 		{"HTTP 400 Server not initialized", transport.StreamableHTTP{URL: testserver.NewRefusingHTTP(t, 400, testserver.LegacyNotInitializedBody).URL},
 			plugin.ErrInternal, plugin.ErrProtocolVersion,
-			`does not speak MCP 2026-07-28: it answered the server/discover POST with "HTTP 400 Bad Request: Bad Request: Server not initialized"`, true},
+			`does not speak MCP 2026-07-28: it answered the server/discover POST with "HTTP 400 Bad Request: error -32000: Bad Request: Server not initialized"`, true},
 		{"HTTP 400 No valid session ID", transport.StreamableHTTP{URL: testserver.NewRefusingHTTP(t, 400, "Bad Request: No valid session ID provided").URL},
 			plugin.ErrInternal, plugin.ErrProtocolVersion, `"HTTP 400 Bad Request: Bad Request: No valid session ID provided"`, true},
 		{"HTTP 404", transport.StreamableHTTP{URL: testserver.NewRefusingHTTP(t, 404, "404 page not found").URL},

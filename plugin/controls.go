@@ -19,9 +19,12 @@ type controls struct {
 	onProgress     func(Progress)
 	idleTimeout    time.Duration
 	maxResultBytes int
-	onToolUI       func(context.Context, host.ToolResult, *ToolUI, error) // WithToolUIHandler (apps.go)
-	resourceTools  resourceTools                                          // WithResourceTools (resourcetools.go)
-	detach         *detacher                                              // WithTasks's DetachAfter: hook calls may detach (detach.go)
+	// maxResultSource names where maxResultBytes came from, for errors;
+	// "" means WithMaxResultBytes (see WithMaxResultBytesFrom).
+	maxResultSource string
+	onToolUI        func(context.Context, host.ToolResult, *ToolUI, error) // WithToolUIHandler (apps.go)
+	resourceTools   resourceTools                                          // WithResourceTools (resourcetools.go)
+	detach          *detacher                                              // WithTasks's DetachAfter: hook calls may detach (detach.go)
 }
 
 // ApprovalRequest is what [WithApproval]'s function decides on: one tool
@@ -114,8 +117,28 @@ func WithIdleTimeout(d time.Duration) Option {
 // [Future.ToolResult] and the hook are.
 func WithMaxResultBytes(n int) Option {
 	return newOption("WithMaxResultBytes", call, func(o *options) {
-		o.maxResultBytes = max(n, 0)
+		o.maxResultBytes, o.maxResultSource = max(n, 0), ""
 	})
+}
+
+// WithMaxResultBytesFrom is [WithMaxResultBytes] for a cap that came from
+// elsewhere than the program's code: source names it in the errors the cap
+// causes (e.g. [ErrResultTooLarge]'s) in place of the option's name. A
+// toolbox gives an mcp.json entry's "maxResultBytes" so, as
+// `"maxResultBytes" of server "docs"`. An empty source names the option.
+func WithMaxResultBytesFrom(n int, source string) Option {
+	return newOption("WithMaxResultBytesFrom", call, func(o *options) {
+		o.maxResultBytes, o.maxResultSource = max(n, 0), source
+	})
+}
+
+// maxResultFrom names where the result cap came from: its source, or the
+// option.
+func (c *controls) maxResultFrom() string {
+	if c.maxResultSource != "" {
+		return c.maxResultSource
+	}
+	return "WithMaxResultBytes"
 }
 
 // WithToolRefresh keeps the tool list live. The connection subscribes to

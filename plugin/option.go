@@ -14,7 +14,8 @@ import (
 // (grid.NewKind's grains answer every call with that error):
 //
 //   - the options of calls ([WithApproval], [WithProgress],
-//     [WithIdleTimeout], [WithMaxResultBytes], [WithDefaultCallTimeout],
+//     [WithIdleTimeout], [WithMaxResultBytes], [WithMaxResultBytesFrom],
+//     [WithDefaultCallTimeout],
 //     [WithCallTimeoutCap], [WithStatusHandler], [WithToolUIHandler])
 //     everywhere but a kind;
 //   - the options of the connection and its supervision

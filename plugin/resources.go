@@ -98,7 +98,7 @@ func (p *McpPlugin) ReadResource(ctx context.Context, uri string) (*mcp.ReadReso
 	}
 	if n > p.maxResultBytes {
 		return nil, &Error{Kind: KindInternal, Server: p.server, Op: msg.Op(),
-			Err: fmt.Errorf("%w: %s of contents, the cap is %s (WithMaxResultBytes)", ErrResultTooLarge, resourcetools.SizeOf(int64(n)), resourcetools.SizeOf(int64(p.maxResultBytes)))}
+			Err: fmt.Errorf("%w: %s of contents, the cap is %s (%s)", ErrResultTooLarge, resourcetools.SizeOf(int64(n)), resourcetools.SizeOf(int64(p.maxResultBytes)), p.maxResultFrom())}
 	}
 	return res, nil
 }

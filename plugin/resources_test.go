@@ -156,6 +156,11 @@ func TestReadResourceErrors(t *testing.T) {
 	var pe *plugin.Error
 	require.ErrorAs(t, err, &pe)
 	assert.Equal(t, `resources/read "file:///big.txt"`, pe.Op)
+	assert.ErrorContains(t, err, "the cap is 1.0 KiB (WithMaxResultBytes)")
+	from, _, _ := connectResources(t, plugin.WithMaxResultBytesFrom(1024, `"maxResultBytes" of server "docs"`))
+	_, err = from.ReadResource(t.Context(), "file:///big.txt")
+	assert.ErrorIs(t, err, plugin.ErrResultTooLarge)
+	assert.ErrorContains(t, err, `the cap is 1.0 KiB ("maxResultBytes" of server "docs")`, "the cap's source named")
 
 	// Under the cap the same plugin reads.
 	res, err := p.ReadResource(t.Context(), "file:///notes.txt")

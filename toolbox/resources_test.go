@@ -120,6 +120,7 @@ func TestReadResourceOverTheServersCap(t *testing.T) {
 	tb := open(t, config(t, map[string]entry{"docs": resourceEntry(t, entry{"maxResultBytes": 1024})}))
 	_, err := tb.ReadResource(t.Context(), "docs", resourceserver.BigURI)
 	assert.ErrorIs(t, err, plugin.ErrResultTooLarge)
+	assert.ErrorContains(t, err, `the cap is 1.0 KiB ("maxResultBytes" of server "docs")`, "the cap's source is the file's key")
 	res, err := tb.ReadResource(t.Context(), "docs", resourceserver.NotesURI)
 	require.NoError(t, err)
 	assert.Equal(t, resourceserver.NotesText, res.Contents[0].Text)

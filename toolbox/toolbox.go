@@ -512,7 +512,7 @@ func (t *Toolbox) pluginOptions(sc *mcpconfig.Server, o *options) []plugin.Optio
 		opts = append(opts, plugin.WithApproval(t.approval(sc, approve)))
 	}
 	if sc.MaxResultBytes > 0 {
-		opts = append(opts, plugin.WithMaxResultBytes(sc.MaxResultBytes))
+		opts = append(opts, plugin.WithMaxResultBytesFrom(sc.MaxResultBytes, fmt.Sprintf(`"maxResultBytes" of server %q`, sc.Name)))
 	}
 	if o.resourceTools {
 		opts = append(opts, plugin.WithResourceTools()) // resource links name the read tool

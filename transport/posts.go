@@ -141,8 +141,9 @@ func (rt *standAloneRoundTripper) dropNotification(req *http.Request, msg sentJS
 }
 
 // callFailed answers the call with id by a JSON-RPC error whose message is
-// msg, followed by the server's own error or a line of its body when resp
-// has either. resp's body is consumed.
+// msg, followed by the server's own error, code and message ("error
+// -32602: Invalid params"), or a line of its body, when resp has either.
+// resp's body is consumed.
 func callFailed(req *http.Request, id json.RawMessage, msg string, resp *http.Response) *http.Response {
 	rpcErr := map[string]any{"code": -32603} // internal error
 	if resp != nil {
@@ -150,7 +151,7 @@ func callFailed(req *http.Request, id json.RawMessage, msg string, resp *http.Re
 			// The server's own error, its code and data kept (go-sdk reads
 			// the supported versions from an unsupported-version error's).
 			rpcErr["code"] = rpc.Code
-			msg += ": " + oneLine(rpc.Message)
+			msg += fmt.Sprintf(": error %d: %s", rpc.Code, oneLine(rpc.Message))
 			if len(rpc.Data) > 0 {
 				rpcErr["data"] = rpc.Data
 			}

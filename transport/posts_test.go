@@ -111,15 +111,16 @@ func TestCallAnsweredWithAnErrorStatusFailsAlone(t *testing.T) {
 	assert.Equal(t, "transport: HTTP 500 Internal Server Error: overloaded try later", msg)
 
 	// A JSON-RPC error in the body is the server's own word: its code,
-	// message and data are kept (go-sdk reads an unsupported-version
-	// error's data to retry server/discover with a version both speak).
+	// message and data are kept, the code named in the message too (go-sdk
+	// reads an unsupported-version error's data to retry server/discover
+	// with a version both speak).
 	body := `{"jsonrpc":"2.0","id":7,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2026-07-28"]}}}`
 	resp, err = post(t, rt, context.Background(), url+"?code=400&type=application/json&body="+neturl.QueryEscape(body), aCall)
 	require.NoError(t, err)
 	b, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"jsonrpc":"2.0","id":7,"error":{"code":-32022,`+
-		`"message":"transport: HTTP 400 Bad Request: Unsupported protocol version","data":{"supported":["2026-07-28"]}}}`, string(b))
+		`"message":"transport: HTTP 400 Bad Request: error -32022: Unsupported protocol version","data":{"supported":["2026-07-28"]}}}`, string(b))
 	assert.Zero(t, logs.Len(), "a failed call is its caller's error, not a log line")
 
 	// Without an authorizer, 401 is one more status; with one, it is the
