@@ -6,7 +6,9 @@
 // server/discover through go-sdk (MCP 2026-07-28 only: a legacy initialize
 // never reaches the wire), lists every tool following each nextCursor, and
 // then answers [messages.AwaitReady] and serves [messages.CallTool]. Its
-// Receive never blocks on I/O: each tool call runs in a goroutine of its own,
+// Receive does no I/O while the session runs (once it stops, at Close, its
+// Stopping waits for the session's goroutines: protoactor-go ends an actor
+// as soon as Stopping returns): each tool call runs in a goroutine of its own,
 // many at once on the one session, and the goroutine answers the caller
 // directly (the answer's way is one hop, as short as a call can have).
 // What else becomes of a call the connection decides in its mailbox, where

@@ -24,7 +24,6 @@
 //     while a call runs; [CallOp] names a call's operation in errors.
 //   - Tool lists: [RefreshTools], [WatchTools], [UnwatchTools].
 //   - Supervision: [Reconnect], [HandedOver].
-//   - Resources, templates and prompts: [ServerRequest] → [ServerReply]
-//     (local to a process: no wire form yet).
+//   - Resources, templates and prompts: [ServerRequest] → [ServerReply].
 //   - Across members: [ToWire], [FromWire].
 package messages
