@@ -21,7 +21,9 @@ import (
 
 	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/host"
+	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
+	"github.com/cuca-go/mcpconnector/toolbox"
 	"github.com/cuca-go/mcpconnector/transport"
 )
 
@@ -393,4 +395,63 @@ func (r *legacyRun) wireLine(method string) string {
 		}
 	}
 	return ""
+}
+
+// The toolbox over an older revision's server: a lazy entry with
+// "legacyFallback": true starts at the first Open to learn its tools
+// (there is no manifest yet); opened again it is not started, its tools
+// come from the manifest, tool search finds them, and the first call,
+// approved by the handler, starts the server at its older revision. Its
+// tools are pinned, and the live list agrees with the pins.
+func TestLegacyEverythingToolbox(t *testing.T) {
+	r := startLegacy(t, legacyRow(t, legacyStdio))
+	file, err := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"everything": map[string]any{"command": r.argv[0], "args": r.argv[1:], "cwd": r.Dir, "legacyFallback": true, "lazy": true},
+	}})
+	require.NoError(t, err)
+	cfg, err := mcpconfig.Parse(file)
+	require.NoError(t, err)
+	manifests := t.TempDir()
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+
+	first, err := toolbox.Open(ctx, cfg, toolbox.WithManifestDir(manifests), toolbox.WithPinnedTools())
+	require.NoError(t, err)
+	require.Equal(t, plugin.StateReady, first.Status()["everything"].State, "no manifest yet: started at Open")
+	assert.Contains(t, actors.LegacyRevisions, first.ProtocolVersion("everything"))
+	require.NoError(t, first.Close())
+
+	var (
+		mu       sync.Mutex
+		approved []toolbox.ApprovalRequest
+	)
+	tb, err := toolbox.Open(ctx, cfg, toolbox.WithManifestDir(manifests), toolbox.WithPinnedTools(),
+		toolbox.WithToolSearch(toolbox.ToolSearch{}),
+		toolbox.WithApprovalHandler(func(_ context.Context, req toolbox.ApprovalRequest) error {
+			mu.Lock()
+			defer mu.Unlock()
+			approved = append(approved, req)
+			return nil
+		}))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = tb.Close() })
+	require.Equal(t, plugin.StateNotStarted, tb.Status()["everything"].State, "lazy, with a manifest")
+	require.True(t, tb.HasTool("everything__echo"), "from the manifest")
+	found := tb.Search("echo message")
+	require.NotEmpty(t, found)
+	assert.True(t, slices.ContainsFunc(found, func(tl toolbox.Tool) bool { return tl.Name == "everything__echo" }), "%v", found)
+
+	chunk := &host.Chunk{Blocks: []host.Block{host.ToolCall{ID: "c1", Name: "everything__echo", Arguments: json.RawMessage(`{"message":"lazy"}`)}}}
+	require.NoError(t, tb.OnStreamChunk(ctx, chunk))
+	out, ok := chunk.Blocks[0].(host.ToolResult)
+	require.True(t, ok)
+	assert.Equal(t, "Echo: lazy", out.Content)
+	assert.Equal(t, plugin.StateReady, tb.Status()["everything"].State, "started by the call")
+	assert.Contains(t, actors.LegacyRevisions, tb.ProtocolVersion("everything"))
+	assert.Empty(t, tb.HeldTools(), "the older revision's list matches its pins")
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, approved, 1)
+	assert.Equal(t, "echo", approved[0].ServerTool)
+	assert.Equal(t, "c1", approved[0].CallID)
 }
