@@ -1,5 +1,7 @@
 package interop
 
+//lint:file-ignore SA1019 sampling, roots and logging are deprecated as of 2026-07-28 (SEP-2577), and a part of the older revisions tested here
+
 import (
 	"context"
 	"encoding/json"
