@@ -151,6 +151,9 @@ func (r *runner) hookLegacy(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if st := legacy.Status(); st.Restarts > 0 {
+		r.progress("%s: the 2025-11-25 session restarted %d times (last failure: %v)", ScenarioHookLegacy, st.Restarts, st.LastFailure)
+	}
 	r.add(ScenarioHookLegacy, res...)
 	return nil
 }
