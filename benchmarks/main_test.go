@@ -5,12 +5,14 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/cuca-go/mcpconnector/benchmarks"
 	"github.com/cuca-go/mcpconnector/internal/fixture/taskserver"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 )
 
 func TestMain(m *testing.M) {
 	testserver.RunBenchIfChild()
+	benchmarks.RunLegacyIfChild()
 	taskserver.RunIfChild()
 	goleak.VerifyTestMain(m,
 		// The grid scenario's cluster: protoactor-go's throttles and its

@@ -105,6 +105,7 @@ func (r *Report) Targets() []Target {
 		})
 	}
 	out = append(out, r.directCallTargets()...)
+	out = append(out, r.legacyTargets()...)
 	if own, direct := r.find(ScenarioHookStdio, SubjectStdioConn, 0), r.find(ScenarioHookStdio, nameDirect, 0); own != nil && direct != nil {
 		out = append(out, Target{
 			Goal: "stdio connection alone (go-sdk session on ours vs on its CommandTransport)",
@@ -259,6 +260,8 @@ func (r *Report) note(row *Row) string {
 		}
 	case ScenarioResourceRead: // resources.go
 		return r.resourceReadNote(row)
+	case ScenarioHookLegacy: // legacy.go
+		return r.legacyNote(row)
 	case ScenarioToolboxHook:
 		if p := r.find(row.Scenario, nameHook, 0); row.Subject == SubjectToolboxHook && p != nil {
 			return fmt.Sprintf("p50 %+.1f%%, p99 %+.1f%%, CPU %+.1f%%, %+.1f allocs vs plugin hook",

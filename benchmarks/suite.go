@@ -150,6 +150,7 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 		{ScenarioHookStdio, r.hookStdio},
 		{ScenarioHookHTTP, r.hookHTTP},
 		{ScenarioResourceRead, r.resourceRead}, // resources.go
+		{ScenarioHookLegacy, r.hookLegacy},     // legacy.go
 		{ScenarioInstant, func(ctx context.Context) error {
 			return r.throughput(ctx, ScenarioInstant, InstantCall, cfg.InstantFor)
 		}},

@@ -94,6 +94,9 @@ func (rt *standAloneRoundTripper) RoundTrip(req *http.Request) (*http.Response, 
 		if resp.StatusCode < 400 || rt.authorizer && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
 			return resp, nil
 		}
+		if sessionLost(req, resp) { // an older revision's session (legacysession.go)
+			return nil, lostSession(req, resp)
+		}
 	} else if req.Context().Err() != nil {
 		return resp, err // the caller gave up; go-sdk knows what that means
 	}

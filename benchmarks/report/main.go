@@ -18,6 +18,7 @@ import (
 
 func main() {
 	testserver.RunBenchIfChild()
+	benchmarks.RunLegacyIfChild()
 	taskserver.RunIfChild()
 
 	quick := flag.Bool("quick", false, "run every scenario briefly (a smoke test, not a measurement)")

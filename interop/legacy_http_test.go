@@ -1,0 +1,110 @@
+package interop
+
+import (
+	"context"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cuca-go/mcpconnector/actors"
+	"github.com/cuca-go/mcpconnector/plugin"
+	"github.com/cuca-go/mcpconnector/transport"
+)
+
+// restartHTTP kills the run's HTTP server and starts it again on the same
+// port: a new process, which knows none of the old one's sessions.
+func (r *legacyRun) restartHTTP() {
+	r.t.Helper()
+	u, err := url.Parse(r.URL)
+	require.NoError(r.t, err)
+	r.Stop()
+	r.argv[len(r.argv)-1] = u.Port()
+	require.Equal(r.t, u.Port(), r.startHTTP())
+}
+
+// Over Streamable HTTP an older revision's session is the server's
+// Mcp-Session-Id. The TypeScript SDK v1 server restarted forgets it, and
+// answers the next POST 400 "No valid session ID provided" (the spec says
+// 404): the session is lost, the plugin initializes a new one, and calls
+// work again.
+func TestLegacyStreamableSessionLost(t *testing.T) {
+	r := startLegacy(t, legacyRow(t, legacyStreamable))
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	p, err := plugin.Connect(ctx, r.Transport, plugin.WithLegacyFallback(), plugin.WithBackoff(10*time.Millisecond, 200*time.Millisecond))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
+	assert.Equal(t, "Echo: one", legacyText(t, p, "echo", map[string]any{"message": "one"}))
+	require.Equal(t, 1, r.Received("initialize"))
+
+	r.restartHTTP()
+	var last error
+	require.Eventually(t, func() bool {
+		cctx, ccancel := context.WithTimeout(ctx, 30*time.Second)
+		defer ccancel()
+		res, err := p.CallTool(cctx, "echo", map[string]any{"message": "two"}).Await(cctx)
+		last = err
+		return err == nil && !res.IsError && plugin.RenderResult(res) == "Echo: two"
+	}, time.Minute, 50*time.Millisecond, "a call works again: %v", func() error { return last }())
+	assert.GreaterOrEqual(t, p.Status().Restarts, 1, "the lost session ended, and a new one began")
+	assert.Equal(t, 2, r.Received("initialize"), "the new process was initialized, once")
+	assert.Contains(t, actors.LegacyRevisions, p.ProtocolVersion())
+}
+
+// everythingHTTP starts server-everything's Streamable HTTP mode (the
+// TypeScript SDK v1's StreamableHTTPServerTransport with sessions) on a
+// free loopback port and returns its endpoint; the process is killed when
+// the test ends.
+func everythingHTTP(t *testing.T) string {
+	t.Helper()
+	argv, _, why := nodePackage("server-everything", "streamableHttp")(t.TempDir())
+	needs(t, "@modelcontextprotocol/server-everything streamableHttp", why)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	require.NoError(t, l.Close())
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), "PORT="+port)
+	cmd.Dir = t.TempDir()
+	var out lockedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	require.NoError(t, cmd.Start())
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-exited
+	})
+	require.Eventually(t, func() bool { return strings.Contains(out.String(), "listening on port") }, time.Minute, 20*time.Millisecond,
+		"server-everything streamableHttp did not listen: %s", out.String())
+	return "http://127.0.0.1:" + port + "/mcp"
+}
+
+// server-everything over Streamable HTTP, an older revision's session
+// with an Mcp-Session-Id: a call, its progress on the call's own stream,
+// and a sampling request the server sends within the call, answered by
+// InputHandlers.
+func TestLegacyEverythingStreamableHTTP(t *testing.T) {
+	endpoint := everythingHTTP(t)
+	var progress atomic.Int32
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	p, err := plugin.Connect(ctx, transport.StreamableHTTP{URL: endpoint}, plugin.WithLegacyFallback(),
+		plugin.WithInputRequired(everythingInput()), plugin.WithProgress(func(plugin.Progress) { progress.Add(1) }))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
+	assert.Contains(t, actors.LegacyRevisions, p.ProtocolVersion())
+	assert.Equal(t, "Echo: http", legacyText(t, p, "echo", map[string]any{"message": "http"}))
+	assert.Contains(t, legacyText(t, p, "trigger-long-running-operation", map[string]any{"duration": 0.2, "steps": 2}), "Steps: 2")
+	assert.Equal(t, int32(2), progress.Load(), "both progress notifications before the result")
+	assert.Contains(t, legacyText(t, p, "trigger-sampling-request", map[string]any{"prompt": "hi", "maxTokens": 5}), "sampled 5")
+}
