@@ -113,6 +113,10 @@ func causeOf(f *messages.Failure, err error) *messages.Failure {
 			// The transport answers an oversized message in the server's
 			// stead, as a JSON-RPC error that names the limit.
 			f.Cause, f.RPC = messages.CauseMessageTooLarge, nil
+		case noAnswerStandIn(f.RPC.Message):
+			// The transport's answer to a POST that got none: the call
+			// may have reached the server, and its answer is lost.
+			f.Cause, f.RPC = messages.CauseConnectionLost, nil
 		case tooDeepStandIn(f.RPC.Message):
 			// Likewise an answer nested past transport.MaxNesting: the
 			// server sent an answer, not this error.
@@ -143,11 +147,29 @@ func tooDeepStandIn(message string) bool {
 	return strings.Contains(message, transport.ErrMessageTooDeep.Error())
 }
 
+// noAnswerStandIn reports whether a JSON-RPC error's message is the
+// transport's answer, in the server's stead, to a POST that got no answer
+// (the connection under it broke) while the session goes on.
+func noAnswerStandIn(message string) bool {
+	return strings.HasPrefix(message, noAnswerPrefix)
+}
+
+// noAnswerPrefix begins the message of the Streamable HTTP transport's
+// stand-in for a POST that got no answer.
+const noAnswerPrefix = "transport: no answer to the POST"
+
+// noAnswer reports whether err holds the transport's stand-in for a POST
+// that got no answer (noAnswerStandIn).
+func noAnswer(err error) bool {
+	re, ok := errors.AsType[*jsonrpc.Error](err)
+	return ok && noAnswerStandIn(re.Message)
+}
+
 // standIn reports whether err is a *jsonrpc.Error no server sent (sdkCode,
-// tooLargeStandIn, tooDeepStandIn).
+// tooLargeStandIn, tooDeepStandIn, noAnswerStandIn).
 func standIn(err error) bool {
 	re, ok := err.(*jsonrpc.Error)
-	return ok && (sdkCode(re.Code) || tooLargeStandIn(re.Message) || tooDeepStandIn(re.Message))
+	return ok && (sdkCode(re.Code) || tooLargeStandIn(re.Message) || tooDeepStandIn(re.Message) || noAnswerStandIn(re.Message))
 }
 
 // kept is err as a failure keeps it in this process (messages.Failure.Err),

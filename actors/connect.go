@@ -321,7 +321,7 @@ func connectFailure(ctx context.Context, cfg *ConnectionConfig, err, discoverErr
 	}
 	if ce, ok := tr.(transportext.ChildExit); ok {
 		if st := ce.ChildExit(exitWait); st != "" {
-			return &messages.Failure{Kind: messages.FailureInternal, Op: "connect",
+			return &messages.Failure{Kind: messages.FailureInternal, Op: "connect", Exit: st,
 				Message: withTail("the server exited before answering server/discover ("+st+")", tail), Err: kept(err)}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -308,7 +309,10 @@ type (
 	}
 	// Each connection actor runs one session: what its goroutines send
 	// names no session or instance.
-	sessionEnded struct{ err error }
+	sessionEnded struct {
+		err  error
+		exit string // how the child exited, if it did (ChildExit)
+	}
 	// toolsStale: the server said its tool list changed.
 	toolsStale struct{}
 	// toolsListed: a tools/list after connecting is done.
@@ -552,7 +556,7 @@ func (c *mcpConnection) onDialDone(msg *dialDone) {
 	}
 	if msg.failure != nil {
 		c.logTail(msg.tail)
-		c.fail(msg.failure)
+		c.fail(situated(msg.failure))
 		return
 	}
 	c.state = ready
@@ -586,10 +590,11 @@ func (c *mcpConnection) onDialDone(msg *dialDone) {
 // the session's error once its last goroutine is done.
 func (c *mcpConnection) watch(s *mcp.ClientSession, conn *envelopeConn) {
 	c.wg.Add(1)
+	tail := c.tail
 	conn.afterClose(func() {
 		defer c.wg.Done()
 		err := s.Wait()
-		c.system.Root.Send(c.self, &sessionEnded{err: err})
+		c.system.Root.Send(c.self, &sessionEnded{err: err, exit: childExit(tail)})
 	})
 }
 
@@ -774,6 +779,11 @@ func (c *mcpConnection) callFailed(ctx context.Context, s *mcp.ClientSession, ta
 			c.handBack(cl, msg, false)
 			return nil
 		}
+		if ended.f.Exit != "" {
+			r := lostCall(msg, "the server exited ("+ended.f.Exit+") while the call was in flight (it may have run): "+ended.f.Message)
+			r.Failure.Exit = ended.f.Exit
+			return r
+		}
 		return lostCall(msg, "call in flight when the connection ended: "+ended.f.Message)
 	case errors.As(cause, &idle):
 		return failCall(msg, &messages.Failure{Kind: messages.FailureInternal, Cause: messages.CauseDeadline, Message: idle.Error()})
@@ -788,15 +798,26 @@ func (c *mcpConnection) callFailed(ctx context.Context, s *mcp.ClientSession, ta
 			c.handBack(cl, msg, false)
 			return nil
 		}
-		f := causeOf(&messages.Failure{Kind: messages.FailureInternal, Message: withTail("connection lost: "+lostWords(err), tail)}, err)
+		words := "connection lost: " + lostWords(err)
+		exit := childExit(tail)
+		if exit != "" {
+			words = "the server exited (" + exit + ") while the call was in flight (it may have run): " + lostWords(err)
+		}
+		f := causeOf(&messages.Failure{Kind: messages.FailureInternal, Message: withTail(words, tail), Exit: exit}, err)
 		if f.Cause == messages.CauseNone {
 			f.Cause = messages.CauseConnectionLost
 		}
+		_, f.Unreachable = unreachable("tools/call", err)
 		return failCall(msg, f)
 	}
 	text, ok := serverAnswered("", err) // the failure's Op names tools/call
 	if !ok {
 		text = unwrapped("tools/call", err.Error())
+	}
+	if noAnswer(err) {
+		// The transport's answer in the server's stead to a POST that got
+		// none: the call may have run, and its answer is lost.
+		text = "connection lost: " + strings.TrimPrefix(text, "transport: ")
 	}
 	f := causeOf(&messages.Failure{Kind: messages.FailureInternal, Message: text}, err)
 	if needsTasks(err) {
@@ -919,11 +940,14 @@ func (c *mcpConnection) onSessionEnded(msg *sessionEnded) {
 		return
 	}
 	why := "server closed the connection"
+	if msg.exit != "" {
+		why = "the server exited (" + msg.exit + ")"
+	}
 	if msg.err != nil {
 		why += ": " + elideServerBytes(msg.err.Error())
 	}
 	f := &messages.Failure{Kind: messages.FailureInternal, Op: "session", Message: withTail(why, c.tail), Cause: messages.CauseConnectionLost,
-		Err: kept(msg.err)}
+		Exit: msg.exit, Err: kept(msg.err)}
 	c.log.Warn("mcp session ended", zap.String("cause", f.Message))
 	c.logTail(c.tail)
 	c.fail(f)
@@ -1062,3 +1086,33 @@ func lostCall(msg *messages.CallTool, text string) *messages.CallToolReply {
 // expected; they are not worth a dead-letter log line.
 func (*dialDone) IgnoreDeadLetterLogging()     {}
 func (*sessionEnded) IgnoreDeadLetterLogging() {}
+
+// childExit says how the server's child exited ("exit status 3", "killed
+// by signal SIGKILL"), waiting up to exitWait once its output has ended;
+// "" for a child that still runs, or a transport with no child.
+// A child reaped by the session's close a moment ago reads "" until the
+// transport has recorded its status, so an empty answer is asked again
+// within the same bound.
+func childExit(tail transportext.StderrTail) string {
+	ce, ok := tail.(transportext.ChildExit)
+	if !ok {
+		return ""
+	}
+	deadline := time.Now().Add(exitWait)
+	for {
+		st := ce.ChildExit(time.Until(deadline))
+		if st != "" || !time.Now().Before(deadline) {
+			return st
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// situated is f, a failure to connect, with what happened as data: an
+// endpoint out of reach is Unreachable.
+func situated(f *messages.Failure) *messages.Failure {
+	if f.Err != nil && f.Kind == messages.FailureInternal && f.Cause == messages.CauseNone {
+		_, f.Unreachable = unreachable("", f.Err)
+	}
+	return f
+}

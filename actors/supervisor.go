@@ -751,14 +751,37 @@ func (s *mcpSupervisor) hold(deadline time.Time, expired func(seq uint64) any) (
 
 // holdExpired is the failure of a held message whose wait ran out; limit
 // names the message's own deadline, as limitOf and requestLimit do.
+// What happened to the server comes first (its state, the tries so far,
+// its last failure), then the limit; the last failure's Exit and
+// Unreachable say what happened as data, its Cause stays its own.
 func (s *mcpSupervisor) holdExpired(limit string) *messages.Failure {
-	cause := "connection is down"
-	if s.status.LastFailure != nil {
-		cause = s.status.LastFailure.Message
+	f := &messages.Failure{Kind: messages.FailureInternal, Cause: messages.CauseDeadline}
+	wait := fmt.Sprintf("deadline exceeded: no connection within the reconnection wait of %s (WithReconnectWait) or %s", s.cfg.ReconnectWait, limit)
+	last := s.status.LastFailure
+	if last == nil {
+		f.Message = "the connection is down: " + wait
+		return f
 	}
-	return &messages.Failure{Kind: messages.FailureInternal, Cause: messages.CauseDeadline,
-		Message: fmt.Sprintf("deadline exceeded: no connection within the reconnection wait of %s (WithReconnectWait) or %s: %s",
-			s.cfg.ReconnectWait, limit, cause)}
+	f.Exit, f.Unreachable = last.Exit, last.Unreachable
+	what := "the server is down"
+	switch {
+	case last.Exit != "":
+		what = "the server exited"
+	case last.Unreachable:
+		what = "the server is unreachable"
+	}
+	switch s.status.State {
+	case Reconnecting:
+		what += ", reconnecting"
+	case Connecting:
+		what += ", connecting"
+	}
+	tries := "tries"
+	if s.status.Restarts == 1 {
+		tries = "try"
+	}
+	f.Message = fmt.Sprintf("%s (%d %s so far; last: %s): %s", what, s.status.Restarts, tries, last.Error(), wait)
+	return f
 }
 
 func (s *mcpSupervisor) onWaitExpired(seq uint64) {

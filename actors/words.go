@@ -59,7 +59,7 @@ func fromServer(re *jsonrpc.Error) bool {
 	switch {
 	case re.Code == codeClientClosing || re.Code == codeServerClosing || re.Code == codeRejectedByTransport:
 		return false
-	case tooLargeStandIn(re.Message), tooDeepStandIn(re.Message):
+	case tooLargeStandIn(re.Message), tooDeepStandIn(re.Message), noAnswerStandIn(re.Message):
 		return false
 	}
 	return true

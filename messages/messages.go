@@ -222,6 +222,15 @@ type Failure struct {
 	// for its cool-down (the message says until when); Cause stays the
 	// last failure's. Matches [ErrCircuitOpen].
 	CircuitOpen bool
+	// Exit is how the server's child exited, when the failure is its exit
+	// ("exit status 1", "killed by signal SIGKILL"); empty otherwise. It
+	// adds to Cause (a call the child exited under is still
+	// [CauseConnectionLost]) and matches nothing.
+	Exit string
+	// Unreachable: the server could not be reached (nothing accepted the
+	// connection, its host is not found, TLS was refused, no answer in
+	// time). It adds to Cause and matches nothing.
+	Unreachable bool
 	// Err is the error the failure was made of, when it was made from one
 	// in this process (a *transport.SpawnError, transport.ErrNotSupported,
 	// the server's *jsonrpc.Error, an auth error, ...): errors.Is and

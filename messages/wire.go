@@ -232,7 +232,8 @@ func (w *WireCallToolReply) plain() *CallToolReply {
 // wire is f's wire form: everything but Err, the original error, which
 // is no data; Cause and the fields beside it carry what survives of it.
 func (f *Failure) wire() *WireFailure {
-	w := &WireFailure{Kind: string(f.Kind), Op: f.Op, Message: f.Message, Cause: string(f.Cause), CircuitOpen: f.CircuitOpen}
+	w := &WireFailure{Kind: string(f.Kind), Op: f.Op, Message: f.Message, Cause: string(f.Cause), CircuitOpen: f.CircuitOpen,
+		Exit: f.Exit, Unreachable: f.Unreachable}
 	if r := f.RPC; r != nil {
 		w.Rpc = &WireRPCError{Code: r.Code, Message: r.Message, Data: r.Data}
 	}
@@ -244,7 +245,8 @@ func (f *Failure) wire() *WireFailure {
 }
 
 func (w *WireFailure) plain() *Failure {
-	f := &Failure{Kind: FailureKind(w.Kind), Op: w.Op, Message: w.Message, Cause: FailureCause(w.Cause), CircuitOpen: w.CircuitOpen}
+	f := &Failure{Kind: FailureKind(w.Kind), Op: w.Op, Message: w.Message, Cause: FailureCause(w.Cause), CircuitOpen: w.CircuitOpen,
+		Exit: w.Exit, Unreachable: w.Unreachable}
 	if r := w.Rpc; r != nil {
 		f.RPC = &RPCError{Code: r.Code, Message: r.Message}
 		if len(r.Data) > 0 {

@@ -727,6 +727,8 @@ type WireFailure struct {
 	Rpc           *WireRPCError          `protobuf:"bytes,5,opt,name=rpc,proto3" json:"rpc,omitempty"`     // with cause "server_error"
 	Token         *WireTokenError        `protobuf:"bytes,6,opt,name=token,proto3" json:"token,omitempty"` // with cause "token_refused"
 	CircuitOpen   bool                   `protobuf:"varint,7,opt,name=circuit_open,json=circuitOpen,proto3" json:"circuit_open,omitempty"`
+	Exit          string                 `protobuf:"bytes,8,opt,name=exit,proto3" json:"exit,omitempty"`                // how the server's child exited, if the failure is its exit
+	Unreachable   bool                   `protobuf:"varint,9,opt,name=unreachable,proto3" json:"unreachable,omitempty"` // the server could not be reached
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -806,6 +808,20 @@ func (x *WireFailure) GetToken() *WireTokenError {
 func (x *WireFailure) GetCircuitOpen() bool {
 	if x != nil {
 		return x.CircuitOpen
+	}
+	return false
+}
+
+func (x *WireFailure) GetExit() string {
+	if x != nil {
+		return x.Exit
+	}
+	return ""
+}
+
+func (x *WireFailure) GetUnreachable() bool {
+	if x != nil {
+		return x.Unreachable
 	}
 	return false
 }
@@ -1172,7 +1188,7 @@ const file_wire_proto_rawDesc = "" +
 	"resultJson\x12<\n" +
 	"\afailure\x18\x03 \x01(\v2\".mcpconnector.messages.WireFailureR\afailure\" \n" +
 	"\x0eWireCancelCall\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\x04R\x02id\"\xf8\x01\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\"\xae\x02\n" +
 	"\vWireFailure\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x0e\n" +
 	"\x02op\x18\x02 \x01(\tR\x02op\x12\x18\n" +
@@ -1180,7 +1196,9 @@ const file_wire_proto_rawDesc = "" +
 	"\x05cause\x18\x04 \x01(\tR\x05cause\x125\n" +
 	"\x03rpc\x18\x05 \x01(\v2#.mcpconnector.messages.WireRPCErrorR\x03rpc\x12;\n" +
 	"\x05token\x18\x06 \x01(\v2%.mcpconnector.messages.WireTokenErrorR\x05token\x12!\n" +
-	"\fcircuit_open\x18\a \x01(\bR\vcircuitOpen\"P\n" +
+	"\fcircuit_open\x18\a \x01(\bR\vcircuitOpen\x12\x12\n" +
+	"\x04exit\x18\b \x01(\tR\x04exit\x12 \n" +
+	"\vunreachable\x18\t \x01(\bR\vunreachable\"P\n" +
 	"\fWireRPCError\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\x03R\x04code\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x12\n" +

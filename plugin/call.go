@@ -221,7 +221,7 @@ func (p *McpPlugin) approveAndSend(ctx context.Context, f *Future, args json.Raw
 	}
 	switch {
 	case ctx.Err() != nil:
-		f.ch <- p.callError(KindInternal, f.name, callerLeft(ctx.Err()))
+		f.ch <- p.callError(KindInternal, f.name, p.callerLeft(ctx.Err()))
 	case p.closed.Load():
 		f.ch <- p.callError(KindInternal, f.name, errors.New("plugin is closed"))
 	case err != nil:
@@ -431,9 +431,9 @@ func (f *Future) callerDeadlinePassed(err error) bool {
 func (f *Future) awaitCallerDeadline(ctx context.Context) error {
 	select {
 	case <-f.callCtx.Done():
-		return f.p.callError(KindInternal, f.name, callerLeft(f.callCtx.Err()))
+		return f.p.callError(KindInternal, f.name, f.p.callerLeft(f.callCtx.Err()))
 	case <-ctx.Done():
-		return f.p.callError(KindInternal, f.name, callerLeft(ctx.Err()))
+		return f.p.callError(KindInternal, f.name, f.p.callerLeft(ctx.Err()))
 	}
 }
 
@@ -447,6 +447,49 @@ func callerLeft(cause error) error {
 	return fmt.Errorf("caller gave up: %w", cause)
 }
 
+// callerLeft is why a call ended for its caller's ctx (the package's
+// callerLeft), said after what happened to the server when it was not
+// ready meanwhile: "the server is unreachable, reconnecting (6 tries so
+// far; last: connect: ...): the caller's deadline passed: context deadline
+// exceeded". The server's last failure is told, not wrapped: the error
+// matches ctx's error, as before.
+func (p *McpPlugin) callerLeft(cause error) error {
+	err := callerLeft(cause)
+	st := p.Status()
+	var last *Error
+	if st.State == StateReady || st.State == StateClosed || !errors.As(st.LastError, &last) {
+		return err
+	}
+	label := situationOf(last)
+	what := "the server is down"
+	switch label {
+	case "server unreachable":
+		what = "the server is unreachable"
+	case "server exited":
+		what = "the server exited"
+	case "protocol refused":
+		what = "the server refused this protocol"
+	default:
+		label = "server down"
+	}
+	switch st.State {
+	case StateReconnecting:
+		what += ", reconnecting"
+	case StateConnecting:
+		what += ", connecting"
+	}
+	tries := "tries"
+	if st.Restarts == 1 {
+		tries = "try"
+	}
+	lastText := last.Error()
+	if last.Err != nil {
+		lastText = last.Err.Error()
+	}
+	return &serverDownError{label: label, err: err,
+		words: fmt.Sprintf("%s (%d %s so far; last: %s)", what, st.Restarts, tries, lastText)}
+}
+
 // giveUp cancels the call on the connection and forgets its reply. A call
 // still being decided on is never sent.
 func (f *Future) giveUp(cause error) error {
@@ -454,7 +497,7 @@ func (f *Future) giveUp(cause error) error {
 		f.p.conn.Cancel(f.id)
 		f.p.router.forget(f.id)
 	}
-	return f.p.callError(KindInternal, f.name, callerLeft(cause))
+	return f.p.callError(KindInternal, f.name, f.p.callerLeft(cause))
 }
 
 // decodeReply maps a connection actor's reply to a result or an [*Error].

@@ -1,6 +1,7 @@
 package plugin
 
 import (
+	"context"
 	"errors"
 	"strings"
 
@@ -105,10 +106,21 @@ type Error struct {
 }
 
 // Error reads like "mcp-connector: internal: stdio "srv": tools/call "add": cause".
+// For an error of [KindInternal] whose situation is known, a short label of
+// what happened comes first, the kind word after it in brackets:
+// "mcp-connector: server exited (internal): ...", "server unreachable
+// (internal)", "protocol refused (internal)", "connection lost (internal)",
+// "circuit open (internal)", "timed out (internal)", "cancelled
+// (internal)", "server error (internal)" (docs/errors.md, "What each
+// situation prints").
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("mcp-connector: ")
-	b.WriteString(e.Kind.String())
+	if label := situationOf(e); label != "" {
+		b.WriteString(label + " (" + e.Kind.String() + ")")
+	} else {
+		b.WriteString(e.Kind.String())
+	}
 	if e.Schema != "" {
 		b.WriteString(" (" + e.Schema + ")")
 	}
@@ -166,3 +178,78 @@ func (p *McpPlugin) failure(f *messages.Failure) *Error {
 	}
 	return &Error{Kind: kind, Server: p.server, Err: f}
 }
+
+// situationOf is the label of what happened, for an error of KindInternal
+// whose cause is known: from its [*messages.Failure], or from a call that
+// waited for a server that was down. "" for any other error, which keeps
+// the bare kind word.
+func situationOf(e *Error) string {
+	if e.Kind != KindInternal || e.Err == nil {
+		return ""
+	}
+	var w *serverDownError
+	if errors.As(e.Err, &w) {
+		return w.label
+	}
+	var f *messages.Failure
+	if errors.As(e.Err, &f) {
+		return failureSituation(f)
+	}
+	var inner *Error
+	if errors.As(e.Err, &inner) && inner != e {
+		return situationOf(inner)
+	}
+	switch {
+	case errors.Is(e.Err, context.DeadlineExceeded):
+		return "timed out"
+	case errors.Is(e.Err, context.Canceled):
+		return "cancelled"
+	}
+	return ""
+}
+
+// failureSituation is the label of what happened to f, "" when nothing
+// more than its message is known.
+func failureSituation(f *messages.Failure) string {
+	switch {
+	case f.CircuitOpen:
+		return "circuit open"
+	case f.Cause == messages.CauseProtocolVersion:
+		return "protocol refused"
+	case f.Exit != "":
+		return "server exited"
+	case f.Unreachable:
+		return "server unreachable"
+	}
+	switch f.Cause {
+	case messages.CauseConnectionLost:
+		return "connection lost"
+	case messages.CauseDeadline:
+		return "timed out"
+	case messages.CauseCanceled:
+		return "cancelled"
+	case messages.CauseServerError:
+		return "server error"
+	case messages.CauseMessageTooLarge:
+		return "message too large"
+	case messages.CauseTaskLost:
+		return "task lost"
+	case messages.CauseTokenRefused:
+		return "token refused"
+	}
+	return ""
+}
+
+// serverDownError is why a call ended for its caller's ctx while its
+// server was not ready: what happened to the server first (its label and
+// words), then the caller's limit (err), which errors.Is and errors.As
+// reach. The server's last failure is told, not wrapped: the call matches
+// what it matched before, its caller's deadline or cancellation.
+type serverDownError struct {
+	label string // e.g. "server unreachable"
+	words string // e.g. "the server is unreachable, reconnecting (6 tries so far; last: connect: ...)"
+	err   error
+}
+
+func (e *serverDownError) Error() string { return e.words + ": " + e.err.Error() }
+func (e *serverDownError) Unwrap() error { return e.err }

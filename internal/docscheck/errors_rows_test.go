@@ -115,6 +115,65 @@ func TestEveryErrorsPageRowHasATest(t *testing.T) {
 	}
 }
 
+// situationHeader is the first header cell of docs/errors.md's table of
+// what each situation prints, whose rows name their tests themselves.
+const situationHeader = "Situation"
+
+// Every row of docs/errors.md's table "What each situation prints" names a
+// test, `TestName` (dir/), and every test it names exists.
+func TestEverySituationRowNamesATestThatExists(t *testing.T) {
+	root := moduleRoot(t)
+	page, err := os.ReadFile(filepath.Join(root, errorsPage))
+	if err != nil {
+		t.Fatalf("reading the errors page: %v", err)
+	}
+	rows := situationRows(string(page))
+	if len(rows) < 10 {
+		t.Fatalf("found %d situation rows in %s: the scan is broken", len(rows), errorsPage)
+	}
+	tests := map[string]map[string]bool{}
+	for _, line := range rows {
+		names := testName.FindAllStringSubmatch(line, -1)
+		if len(names) == 0 {
+			t.Errorf("%s: situation row %q names no test", errorsPage, line)
+		}
+		for _, n := range names {
+			fn, dir := n[1], n[2]
+			if tests[dir] == nil {
+				tests[dir] = testFuncs(t, filepath.Join(root, filepath.FromSlash(dir)))
+			}
+			if !tests[dir][fn] {
+				t.Errorf("%s: no func %s in %s/*_test.go", errorsPage, fn, dir)
+			}
+		}
+	}
+}
+
+// situationRows is the rows of the table of situations in page, its
+// header and rule left out.
+func situationRows(page string) []string {
+	var rows []string
+	in := false
+	for line := range strings.SplitSeq(page, "\n") {
+		if !strings.HasPrefix(line, "|") {
+			in = false
+			continue
+		}
+		cells := strings.Split(line, "|")
+		first := ""
+		if len(cells) > 1 {
+			first = strings.TrimSpace(cells[1])
+		}
+		switch {
+		case first == situationHeader:
+			in = true
+		case in && !strings.HasPrefix(first, "---"):
+			rows = append(rows, line)
+		}
+	}
+	return rows
+}
+
 // The scan reads each kind of first cell as its row's name.
 func TestErrorRowsAreReadFromEachKindOfCell(t *testing.T) {
 	page := "| Name | Meaning |\n|---|---|\n" +
@@ -123,9 +182,11 @@ func TestErrorRowsAreReadFromEachKindOfCell(t *testing.T) {
 		"| `errors.As(err, &rpcErr)` with `rpcErr *jsonrpc.Error` (go-sdk's) | x |\n" +
 		"| `messages.ErrA`, `messages.ErrB` | x |\n" +
 		"| none of the above | x |\n" +
-		"| Test | Cause |\n"
+		"| Test | Cause |\n" +
+		"\n| Situation | Prints | Test |\n|---|---|---|\n| A child exits | `server exited` | `TestX` (plugin/) |\n\n" +
+		"| Name | Meaning |\n| `plugin.ErrIO` | x |\n"
 	got := errorRows(page)
-	want := []string{"plugin.ErrConnectionLost", "context.Canceled", "*jsonrpc.Error", "messages.ErrA", "messages.ErrB", "none of the above"}
+	want := []string{"plugin.ErrConnectionLost", "context.Canceled", "*jsonrpc.Error", "messages.ErrA", "messages.ErrB", "none of the above", "plugin.ErrIO"}
 	if !slices.Equal(got, want) {
 		t.Errorf("errorRows = %q, want %q", got, want)
 	}
@@ -148,13 +209,18 @@ func errorRows(page string) []string {
 			rows = append(rows, name)
 		}
 	}
+	situations := false // in the table of situations, checked apart
 	for line := range strings.SplitSeq(page, "\n") {
 		cells := strings.Split(line, "|")
 		if !strings.HasPrefix(line, "| ") || len(cells) < 3 {
+			situations = situations && strings.HasPrefix(line, "|")
 			continue
 		}
 		first := strings.TrimSpace(cells[1])
-		if first == "Name" || first == "Test" || strings.HasPrefix(first, "---") {
+		if first == situationHeader {
+			situations = true
+		}
+		if situations || first == "Name" || first == "Test" || strings.HasPrefix(first, "---") {
 			continue
 		}
 		spans := codeSpan.FindAllStringSubmatch(first, -1)
