@@ -266,7 +266,7 @@ func (c *HTTP) sawAnswer(msg jsonrpc.Message) {
 	}
 }
 
-// Close closes go-sdk's connection; the pump ends with it. It returns
+// Close closes go-sdk's connection, which ends the session's Read. It returns
 // once what calls left behind them (a cancel's notification, a stream's
 // drain), halted by the end, is done: no POST outlives the connection.
 func (c *HTTP) Close() error {
