@@ -18,8 +18,9 @@ import (
 )
 
 // Resources, resource templates and prompts ([messages.ServerRequest]):
-// the connection runs each request on a goroutine of its own, as it runs a
-// tool call, and that goroutine answers the caller. The supervisor holds
+// the connection runs each request on a goroutine other than its
+// mailbox's (one that served a request before, if one waits for the next),
+// and that goroutine answers the caller. The supervisor holds
 // requests while reconnecting, as it holds tool calls, for at most its
 // ReconnectWait. These requests only read, so one the session ended under
 // goes back to the supervisor to run on the next session.
@@ -29,6 +30,57 @@ import (
 type requestTable struct {
 	mu sync.Mutex
 	m  map[uint64]context.CancelCauseFunc
+	// jobs hands a request to a worker that served one and waits, for
+	// requestWorkerIdle, for the next; made on first use, by the mailbox.
+	jobs chan requestJob
+}
+
+// workers is t's channel to its idle workers; only the connection's
+// mailbox calls it.
+func (t *requestTable) workers() chan requestJob {
+	if t.jobs == nil {
+		t.jobs = make(chan requestJob)
+	}
+	return t.jobs
+}
+
+// requestJob is one request for a worker: what serveRequest takes.
+type requestJob struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	timer  *time.Timer
+	s      *mcp.ClientSession
+	tail   transportext.StderrTail
+	sender *actor.PID
+	msg    *messages.ServerRequest
+}
+
+// requestWorkerIdle is how long a goroutine that served a request waits
+// for the next before it ends. A new goroutine's stack grows, by copies,
+// to the depth of go-sdk's HTTP call and decoding on every request: about
+// as much time as the plugin's actor hops together. A worker's stack has
+// grown already. Short enough that nothing idles long past a Close.
+const requestWorkerIdle = 50 * time.Millisecond
+
+// requestWorker serves job, and then the jobs handed to it while it
+// waits, until none comes for requestWorkerIdle. It is counted in the
+// connection's wg only while it serves one (see onServerRequest).
+func (c *mcpConnection) requestWorker(jobs <-chan requestJob, job requestJob) {
+	var idle *time.Timer
+	for {
+		c.serveRequest(job.ctx, job.cancel, job.timer, job.s, job.tail, job.sender, job.msg)
+		job = requestJob{}
+		if idle == nil {
+			idle = time.NewTimer(requestWorkerIdle)
+		} else {
+			idle.Reset(requestWorkerIdle)
+		}
+		select {
+		case job = <-jobs:
+		case <-idle.C:
+			return
+		}
+	}
 }
 
 func (t *requestTable) add(id uint64, cancel context.CancelCauseFunc) {
@@ -100,8 +152,14 @@ func (c *mcpConnection) onServerRequest(sender *actor.PID, msg *messages.ServerR
 		timer = time.AfterFunc(time.Until(msg.Deadline), func() { cancel(context.DeadlineExceeded) })
 	}
 	c.requests.add(msg.ID, cancel)
-	c.wg.Add(1)
-	go c.serveRequest(ctx, cancel, timer, c.session, c.tail, sender, msg)
+	c.wg.Add(1) // done by serveRequest
+	job := requestJob{ctx: ctx, cancel: cancel, timer: timer, s: c.session, tail: c.tail, sender: sender, msg: msg}
+	jobs := c.requests.workers()
+	select {
+	case jobs <- job: // a worker waiting for one
+	default:
+		go c.requestWorker(jobs, job)
+	}
 }
 
 // streamDrainWait bounds how long a request's context outlives its

@@ -59,15 +59,23 @@ type HTTP struct {
 	lists  map[int64]bool // ids of tools/list calls not answered yet
 	listN  atomic.Int32   // len(lists)
 
-	pumped chan readResult // go-sdk's connection's messages, read ahead by pump
-	inject chan injected   // messages of direct calls' streams
+	// Messages of direct calls' streams wait in queued for the session's
+	// Read, which reads go-sdk's connection itself (no goroutine between
+	// them: go-sdk's stream reader hands each message straight to the
+	// session's) under a context of its own, wake, that hand cancels to
+	// have a queued message read.
+	injMu  sync.Mutex
+	queued []injected
+	wake   context.CancelFunc // ends the Read's context; nil if none
 
 	// Read's own, on the session's one reading goroutine.
-	ack     chan struct{} // closed on the Read after an injected message
-	readErr error
+	ack      chan struct{} // closed on the Read after an injected message
+	readErr  error
+	readCtx  context.Context // the Read's context while no message is queued
+	readFrom context.Context // the ctx readCtx derives from
+	stopHalt func() bool     // stops the halted AfterFunc of readCtx
 
 	closeOnce sync.Once
-	stopPump  context.CancelFunc
 }
 
 // HTTPConfig is what the direct calls over Streamable HTTP take besides
@@ -85,11 +93,6 @@ type HTTPConfig struct {
 // errClosed is why the calls of a closed connection fail, in go-sdk's
 // words.
 var errClosed = errors.New("client is closing")
-
-type readResult struct {
-	msg jsonrpc.Message
-	err error
-}
 
 // injected is a message of a direct call's stream for the session; ack is
 // closed when the session has taken it and asks for the next.
@@ -117,12 +120,7 @@ func NewHTTP(inner mcp.Connection, sdk *mcp.StreamableClientTransport, cfg HTTPC
 		maxEvent:   sdk.MaxEventSize,
 		tooLarge:   tooLarge,
 		repeatable: cfg.Repeatable,
-		pumped:     make(chan readResult),
-		inject:     make(chan injected),
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	c.stopPump = cancel
-	go c.pump(ctx, c.doneChan())
 	return c
 }
 
@@ -158,54 +156,71 @@ func (c *HTTP) mayRepeat(tool string) bool {
 	return f != nil && (*f)(tool)
 }
 
-// pump reads go-sdk's connection, so that Read can wait for its messages
-// and for those of direct calls at once. It ends with the connection.
-func (c *HTTP) pump(ctx context.Context, done <-chan struct{}) {
-	for {
-		msg, err := c.Connection.Read(ctx)
-		select {
-		case c.pumped <- readResult{msg, err}:
-		case <-done:
-			return
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
 // Read returns the next message of go-sdk's connection or of a direct
-// call's stream.
+// call's stream. It reads go-sdk's connection on the caller's goroutine
+// (the session's one reader), under a context that a message queued by
+// hand, or the connection's end, cancels.
 func (c *HTTP) Read(ctx context.Context) (jsonrpc.Message, error) {
 	if c.ack != nil {
 		close(c.ack)
 		c.ack = nil
 	}
-	if c.readErr != nil {
-		return nil, c.readErr
+	for {
+		if c.readErr != nil {
+			return nil, c.readErr
+		}
+		c.injMu.Lock()
+		if len(c.queued) > 0 {
+			in := c.queued[0]
+			c.queued[0] = injected{}
+			c.queued = c.queued[1:]
+			c.injMu.Unlock()
+			c.ack = in.ack
+			return in.msg, nil
+		}
+		if c.readCtx == nil || c.readFrom != ctx || c.readCtx.Err() != nil {
+			c.newReadCtxLocked(ctx)
+		}
+		rctx := c.readCtx
+		c.injMu.Unlock()
+		msg, err := c.Connection.Read(rctx)
+		if err == nil {
+			if c.listN.Load() > 0 {
+				c.sawAnswer(msg)
+			}
+			return msg, nil
+		}
+		if rctx.Err() == nil {
+			c.readErr = err // go-sdk's connection failed or closed
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		select {
+		case <-c.doneChan():
+			c.readErr = c.ended()
+			if c.readErr == errClosed {
+				c.readErr = io.EOF
+			}
+		default: // woken for a queued message
+		}
 	}
-	select {
-	case r := <-c.pumped:
-		if r.err != nil {
-			c.readErr = r.err
-			return nil, r.err
-		}
-		if c.listN.Load() > 0 {
-			c.sawAnswer(r.msg)
-		}
-		return r.msg, nil
-	case in := <-c.inject:
-		c.ack = in.ack
-		return in.msg, nil
-	case <-c.doneChan():
-		c.readErr = c.ended()
-		if c.readErr == errClosed {
-			c.readErr = io.EOF
-		}
-		return nil, c.readErr
-	case <-ctx.Done():
-		return nil, ctx.Err()
+}
+
+// newReadCtxLocked makes the Read's context from ctx, ended by the
+// connection's end as well; injMu is held.
+func (c *HTTP) newReadCtxLocked(ctx context.Context) {
+	if c.stopHalt != nil {
+		c.stopHalt()
+		c.wake()
 	}
+	rctx, cancel := context.WithCancel(ctx)
+	c.endMu.Lock()
+	halted := c.haltedLocked()
+	c.endMu.Unlock()
+	c.stopHalt = context.AfterFunc(halted, cancel)
+	c.readCtx, c.readFrom, c.wake = rctx, ctx, cancel
 }
 
 // Write writes msg on go-sdk's connection, learning the envelope from the
@@ -251,33 +266,42 @@ func (c *HTTP) sawAnswer(msg jsonrpc.Message) {
 	}
 }
 
-// Close closes go-sdk's connection; the pump ends with it. It returns
+// Close closes go-sdk's connection, which ends the session's Read. It returns
 // once what calls left behind them (a cancel's notification, a stream's
 // drain), halted by the end, is done: no POST outlives the connection.
 func (c *HTTP) Close() error {
 	c.closeOnce.Do(func() { c.end(errClosed) })
 	err := c.Connection.Close()
-	c.stopPump()
 	c.bg.Wait()
 	return err
 }
 
 // hand gives the session msg, a message of a direct call's stream, and
 // waits until the session has taken it in (its next Read), so that a
-// progress notification reaches its caller before the call's result.
+// progress notification reaches its caller before the call's result. A
+// message the session has not taken when ctx ends, or the connection,
+// is dropped.
 func (c *HTTP) hand(ctx context.Context, msg jsonrpc.Message) {
 	ack := make(chan struct{})
 	done := c.doneChan()
-	select {
-	case c.inject <- injected{msg, ack}:
-	case <-ctx.Done():
-		return
-	case <-done:
-		return
+	c.injMu.Lock()
+	c.queued = append(c.queued, injected{msg, ack})
+	if c.wake != nil {
+		c.wake()
 	}
+	c.injMu.Unlock()
 	select {
 	case <-ack:
+		return
 	case <-ctx.Done():
 	case <-done:
 	}
+	c.injMu.Lock()
+	for i, in := range c.queued {
+		if in.ack == ack {
+			c.queued = append(c.queued[:i], c.queued[i+1:]...)
+			break
+		}
+	}
+	c.injMu.Unlock()
 }
