@@ -992,6 +992,7 @@ func (c *mcpConnection) end(f *messages.Failure) {
 	if c.cancelList != nil {
 		c.cancelList()
 	}
+	c.requests.stopWorkers()
 	// Each call's own goroutine answers it (or hands it back): cancelled
 	// with the connection's failure as the cause, it knows why.
 	ended := &connectionEnded{f: f, closing: c.closing}

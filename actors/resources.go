@@ -44,6 +44,16 @@ func (t *requestTable) workers() chan requestJob {
 	return t.jobs
 }
 
+// stopWorkers ends the idle workers at once, when the session ends, so
+// that none outlives the connection by its idle wait; only the mailbox
+// calls it.
+func (t *requestTable) stopWorkers() {
+	if t.jobs != nil {
+		close(t.jobs)
+		t.jobs = nil
+	}
+}
+
 // requestJob is one request for a worker: what serveRequest takes.
 type requestJob struct {
 	ctx    context.Context
@@ -56,7 +66,8 @@ type requestJob struct {
 }
 
 // requestWorkerIdle is how long a goroutine that served a request waits
-// for the next before it ends. A new goroutine's stack grows, by copies,
+// for the next before it ends (or until the session ends, whichever
+// comes first). A new goroutine's stack grows, by copies,
 // to the depth of go-sdk's HTTP call and decoding on every request: about
 // as much time as the plugin's actor hops together. A worker's stack has
 // grown already. Short enough that nothing idles long past a Close.
@@ -75,8 +86,12 @@ func (c *mcpConnection) requestWorker(jobs <-chan requestJob, job requestJob) {
 		} else {
 			idle.Reset(requestWorkerIdle)
 		}
+		var ok bool
 		select {
-		case job = <-jobs:
+		case job, ok = <-jobs:
+			if !ok {
+				return // the session ended (stopWorkers)
+			}
 		case <-idle.C:
 			return
 		}
