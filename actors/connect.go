@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -104,7 +105,7 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 	}
 
 	log := logfield.Server(cfg.Logger, transportext.LabelOf(cfg.Transport))
-	opts, exts := clientOptions(cfg, log, hooks)
+	opts, exts, declared := clientOptions(cfg, log, hooks)
 	client := mcp.NewClient(cfg.ClientInfo, opts)
 	if len(cfg.Roots) > 0 {
 		client.AddRoots(cfg.Roots...)
@@ -130,6 +131,9 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 				// An older revision's session: its messages carry no
 				// 2026-07-28 envelope.
 				conn.forget()
+				if p, ok := req.GetParams().(*mcp.InitializeParams); ok {
+					undeclare(p, declared)
+				}
 			}
 			res, err := next(ctx, method, req)
 			if method == "server/discover" && err != nil {
@@ -156,11 +160,15 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 	}
 	ir := session.InitializeResult()
 	legacy := ir != nil && cfg.LegacyFallback && slices.Contains(LegacyRevisions, ir.ProtocolVersion)
-	if legacy {
-		// The direct tools/call path speaks 2026-07-28 only (its
-		// envelope; over HTTP no session id): an older revision's calls
-		// go through the session.
+	if legacy && !overStdio(cfg.Transport) {
+		// Over Streamable HTTP the direct tools/call path speaks
+		// 2026-07-28 only (no session id): an older revision's calls go
+		// through the session. Over stdio an older revision's tools/call
+		// is the same line without the envelope, which the path drops
+		// itself once it sees initialize go out (directcall.Lines.Learn).
 		d.direct = nil
+	} else if legacy && d.direct != nil {
+		d.direct = sessionCaller{Caller: d.direct, session: session}
 	}
 	if ir == nil || (ir.ProtocolVersion != ProtocolVersion && !legacy) {
 		got := ""
@@ -180,14 +188,59 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 	return d, nil
 }
 
+// undeclare takes out of an older revision's initialize params the
+// capabilities' extensions that the session's extensions declared
+// (declared): they are 2026-07-28's (the tasks extension, SEP-2663), which
+// such a session does not have. Those the host declared itself stay.
+func undeclare(p *mcp.InitializeParams, declared []string) {
+	c := p.Capabilities
+	if c == nil || len(declared) == 0 || !slices.ContainsFunc(declared, func(k string) bool { _, ok := c.Extensions[k]; return ok }) {
+		return
+	}
+	cp := *c
+	cp.Extensions = maps.Clone(c.Extensions)
+	for _, k := range declared {
+		delete(cp.Extensions, k)
+	}
+	if len(cp.Extensions) == 0 {
+		cp.Extensions = nil
+	}
+	p.Capabilities = &cp
+}
+
+// sessionCaller is the direct path of an older revision's session: its
+// calls' requests name the session (callDirect), whose revision their
+// spans record.
+type sessionCaller struct {
+	directcall.Caller
+	session *mcp.ClientSession
+}
+
+// overStdio reports whether t, unwrapped, is transport.Stdio.
+func overStdio(t transport.McpTransport) bool {
+	for range 8 { // bounded: a transport that wraps itself is a bug, not a hang
+		w, ok := t.(wrappedTransport)
+		if !ok {
+			break
+		}
+		t = w.Unwrap()
+	}
+	switch t.(type) {
+	case transport.Stdio, *transport.Stdio:
+		return true
+	}
+	return false
+}
+
 // clientOptions declares no capability we do not implement and switches off
 // go-sdk's automatic multi-round-trip handling, so input_required surfaces.
 // The hooks go before handlers of the same notifications in
 // cfg.ClientOptions, which still run.
 //
 // It also returns the extensions of cfg that take part in the session,
-// each having declared itself in the options.
-func clientOptions(cfg *ConnectionConfig, log *zap.Logger, hooks sessionHooks) (*mcp.ClientOptions, []extension.Extension) {
+// each having declared itself in the options, and the keys they added to
+// the capabilities' extensions.
+func clientOptions(cfg *ConnectionConfig, log *zap.Logger, hooks sessionHooks) (*mcp.ClientOptions, []extension.Extension, []string) {
 	var opts mcp.ClientOptions
 	if cfg.ClientOptions != nil {
 		opts = *cfg.ClientOptions
@@ -198,9 +251,35 @@ func clientOptions(cfg *ConnectionConfig, log *zap.Logger, hooks sessionHooks) (
 	if opts.MultiRoundTrip == nil {
 		opts.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}
 	}
+	var before map[string]any
+	if opts.Capabilities != nil {
+		before = opts.Capabilities.Extensions
+	}
 	exts := declare(cfg, &opts)
+	var declared []string
+	if opts.Capabilities != nil {
+		for k := range opts.Capabilities.Extensions {
+			if _, ok := before[k]; !ok {
+				declared = append(declared, k)
+			}
+		}
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(zapslog.NewHandler(log.Core()))
+	}
+	//lint:ignore SA1019 logging is deprecated as of 2026-07-28 (SEP-2577); older revisions' servers send it
+	if opts.LoggingMessageHandler == nil {
+		// The server's notifications/message (deprecated by 2026-07-28,
+		// sent by older revisions' servers) go to the logger at Debug,
+		// whatever their level, which is a field: the server's words are
+		// not the host's warnings.
+		//lint:ignore SA1019 as above
+		opts.LoggingMessageHandler = func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			if p := req.Params; p != nil {
+				log.Debug("mcp server log", zap.String("level", string(p.Level)),
+					zap.String("logger", p.Logger), zap.Any("data", p.Data))
+			}
+		}
 	}
 	// Progress for our calls is taken as it is read (envelopeConn.Read);
 	// a ProgressNotificationHandler of cfg.ClientOptions still runs.
@@ -216,7 +295,7 @@ func clientOptions(cfg *ConnectionConfig, log *zap.Logger, hooks sessionHooks) (
 		}
 	}
 	listChangedHandlers(cfg, &opts)
-	return &opts, exts
+	return &opts, exts, declared
 }
 
 // listHints are a tool list's cache hints (SEP-2549), over all its pages:
