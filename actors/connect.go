@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/cuca-go/mcpconnector/internal/core/directcall"
 	"github.com/cuca-go/mcpconnector/internal/core/extension"
+	"github.com/cuca-go/mcpconnector/internal/core/legacy"
 	"github.com/cuca-go/mcpconnector/internal/core/logfield"
 	"github.com/cuca-go/mcpconnector/internal/core/tracelog"
 	"github.com/cuca-go/mcpconnector/internal/core/transportext"
@@ -42,6 +42,15 @@ const (
 // ConnectionConfig.LegacyFallback accepts from a server that refused
 // server/discover, newest first.
 var LegacyRevisions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// dialectOf is the session dialect of cfg (extension.Dialect): the older
+// revisions' with LegacyFallback, none without.
+func dialectOf(cfg *ConnectionConfig) extension.Dialect {
+	if cfg.LegacyFallback {
+		return legacy.Dialect{Accepts: LegacyRevisions}
+	}
+	return nil
+}
 
 // errLegacyRefused is what the sending middleware returns for initialize.
 var errLegacyRefused = errors.New("legacy initialize refused: this client speaks only MCP " + ProtocolVersion)
@@ -90,7 +99,8 @@ func dial(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks, p peer
 // dialSession opens the transport, connects with server/discover only, and
 // lists every tool. On failure it leaves nothing running.
 func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks, p peer) (*dialed, *messages.Failure) {
-	if _, sse := cfg.Transport.(transport.SSE); sse && !cfg.LegacyFallback {
+	dialect := dialectOf(cfg)
+	if _, sse := cfg.Transport.(transport.SSE); sse && dialect == nil {
 		// NotSupported: a final failure, never retried.
 		return nil, transportFailure("connect", fmt.Errorf("%w: %s is the HTTP+SSE transport of MCP 2024-11-05; it needs plugin.WithLegacyFallback",
 			transport.ErrNotSupported, cfg.Transport), nil)
@@ -125,14 +135,14 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			switch method {
 			case "initialize", "notifications/initialized":
-				if !cfg.LegacyFallback {
+				if dialect == nil {
 					return nil, errLegacyRefused
 				}
-				// An older revision's session: its messages carry no
+				// The dialect's session: its messages carry no
 				// 2026-07-28 envelope.
 				conn.forget()
 				if p, ok := req.GetParams().(*mcp.InitializeParams); ok {
-					undeclare(p, declared)
+					dialect.Initialize(p, declared)
 				}
 			}
 			res, err := next(ctx, method, req)
@@ -159,18 +169,13 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 		return nil, causeOf(f, err)
 	}
 	ir := session.InitializeResult()
-	legacy := ir != nil && cfg.LegacyFallback && slices.Contains(LegacyRevisions, ir.ProtocolVersion)
-	if legacy && !overStdio(cfg.Transport) {
-		// Over Streamable HTTP the direct tools/call path speaks
-		// 2026-07-28 only (no session id): an older revision's calls go
-		// through the session. Over stdio an older revision's tools/call
-		// is the same line without the envelope, which the path drops
-		// itself once it sees initialize go out (directcall.Lines.Learn).
-		d.direct = nil
-	} else if legacy && d.direct != nil {
+	dialected := ir != nil && dialect != nil && slices.Contains(dialect.Revisions(), ir.ProtocolVersion)
+	if dialected && !dialect.Direct(cfg.Transport, ir.ProtocolVersion) {
+		d.direct = nil // the dialect's calls go through the session
+	} else if dialected && d.direct != nil {
 		d.direct = sessionCaller{Caller: d.direct, session: session}
 	}
-	if ir == nil || (ir.ProtocolVersion != ProtocolVersion && !legacy) {
+	if ir == nil || (ir.ProtocolVersion != ProtocolVersion && !dialected) {
 		got := ""
 		if ir != nil {
 			got = ir.ProtocolVersion
@@ -188,48 +193,12 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 	return d, nil
 }
 
-// undeclare takes out of an older revision's initialize params the
-// capabilities' extensions that the session's extensions declared
-// (declared): they are 2026-07-28's (the tasks extension, SEP-2663), which
-// such a session does not have. Those the host declared itself stay.
-func undeclare(p *mcp.InitializeParams, declared []string) {
-	c := p.Capabilities
-	if c == nil || len(declared) == 0 || !slices.ContainsFunc(declared, func(k string) bool { _, ok := c.Extensions[k]; return ok }) {
-		return
-	}
-	cp := *c
-	cp.Extensions = maps.Clone(c.Extensions)
-	for _, k := range declared {
-		delete(cp.Extensions, k)
-	}
-	if len(cp.Extensions) == 0 {
-		cp.Extensions = nil
-	}
-	p.Capabilities = &cp
-}
-
-// sessionCaller is the direct path of an older revision's session: its
+// sessionCaller is the direct path of a dialect's session: its
 // calls' requests name the session (callDirect), whose revision their
 // spans record.
 type sessionCaller struct {
 	directcall.Caller
 	session *mcp.ClientSession
-}
-
-// overStdio reports whether t, unwrapped, is transport.Stdio.
-func overStdio(t transport.McpTransport) bool {
-	for range 8 { // bounded: a transport that wraps itself is a bug, not a hang
-		w, ok := t.(wrappedTransport)
-		if !ok {
-			break
-		}
-		t = w.Unwrap()
-	}
-	switch t.(type) {
-	case transport.Stdio, *transport.Stdio:
-		return true
-	}
-	return false
 }
 
 // clientOptions declares no capability we do not implement and switches off
