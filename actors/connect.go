@@ -19,6 +19,7 @@ import (
 
 	"github.com/cuca-go/mcpconnector/internal/core/directcall"
 	"github.com/cuca-go/mcpconnector/internal/core/extension"
+	"github.com/cuca-go/mcpconnector/internal/core/legacy"
 	"github.com/cuca-go/mcpconnector/internal/core/logfield"
 	"github.com/cuca-go/mcpconnector/internal/core/tracelog"
 	"github.com/cuca-go/mcpconnector/internal/core/transportext"
@@ -41,6 +42,15 @@ const (
 // ConnectionConfig.LegacyFallback accepts from a server that refused
 // server/discover, newest first.
 var LegacyRevisions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// dialectOf is the session dialect of cfg (extension.Dialect): the older
+// revisions' with LegacyFallback, none without.
+func dialectOf(cfg *ConnectionConfig) extension.Dialect {
+	if cfg.LegacyFallback {
+		return legacy.Dialect{Accepts: LegacyRevisions}
+	}
+	return nil
+}
 
 // errLegacyRefused is what the sending middleware returns for initialize.
 var errLegacyRefused = errors.New("legacy initialize refused: this client speaks only MCP " + ProtocolVersion)
@@ -89,7 +99,8 @@ func dial(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks, p peer
 // dialSession opens the transport, connects with server/discover only, and
 // lists every tool. On failure it leaves nothing running.
 func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks, p peer) (*dialed, *messages.Failure) {
-	if _, sse := cfg.Transport.(transport.SSE); sse && !cfg.LegacyFallback {
+	dialect := dialectOf(cfg)
+	if _, sse := cfg.Transport.(transport.SSE); sse && dialect == nil {
 		// NotSupported: a final failure, never retried.
 		return nil, transportFailure("connect", fmt.Errorf("%w: %s is the HTTP+SSE transport of MCP 2024-11-05; it needs plugin.WithLegacyFallback",
 			transport.ErrNotSupported, cfg.Transport), nil)
@@ -104,7 +115,7 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 	}
 
 	log := logfield.Server(cfg.Logger, transportext.LabelOf(cfg.Transport))
-	opts, exts := clientOptions(cfg, log, hooks)
+	opts, exts, declared := clientOptions(cfg, log, hooks)
 	client := mcp.NewClient(cfg.ClientInfo, opts)
 	if len(cfg.Roots) > 0 {
 		client.AddRoots(cfg.Roots...)
@@ -124,12 +135,15 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			switch method {
 			case "initialize", "notifications/initialized":
-				if !cfg.LegacyFallback {
+				if dialect == nil {
 					return nil, errLegacyRefused
 				}
-				// An older revision's session: its messages carry no
+				// The dialect's session: its messages carry no
 				// 2026-07-28 envelope.
 				conn.forget()
+				if p, ok := req.GetParams().(*mcp.InitializeParams); ok {
+					dialect.Initialize(p, declared)
+				}
 			}
 			res, err := next(ctx, method, req)
 			if method == "server/discover" && err != nil {
@@ -155,14 +169,13 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 		return nil, causeOf(f, err)
 	}
 	ir := session.InitializeResult()
-	legacy := ir != nil && cfg.LegacyFallback && slices.Contains(LegacyRevisions, ir.ProtocolVersion)
-	if legacy {
-		// The direct tools/call path speaks 2026-07-28 only (its
-		// envelope; over HTTP no session id): an older revision's calls
-		// go through the session.
-		d.direct = nil
+	dialected := ir != nil && dialect != nil && slices.Contains(dialect.Revisions(), ir.ProtocolVersion)
+	if dialected && !dialect.Direct(cfg.Transport, ir.ProtocolVersion) {
+		d.direct = nil // the dialect's calls go through the session
+	} else if dialected && d.direct != nil {
+		d.direct = sessionCaller{Caller: d.direct, session: session}
 	}
-	if ir == nil || (ir.ProtocolVersion != ProtocolVersion && !legacy) {
+	if ir == nil || (ir.ProtocolVersion != ProtocolVersion && !dialected) {
 		got := ""
 		if ir != nil {
 			got = ir.ProtocolVersion
@@ -180,14 +193,23 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 	return d, nil
 }
 
+// sessionCaller is the direct path of a dialect's session: its
+// calls' requests name the session (callDirect), whose revision their
+// spans record.
+type sessionCaller struct {
+	directcall.Caller
+	session *mcp.ClientSession
+}
+
 // clientOptions declares no capability we do not implement and switches off
 // go-sdk's automatic multi-round-trip handling, so input_required surfaces.
 // The hooks go before handlers of the same notifications in
 // cfg.ClientOptions, which still run.
 //
 // It also returns the extensions of cfg that take part in the session,
-// each having declared itself in the options.
-func clientOptions(cfg *ConnectionConfig, log *zap.Logger, hooks sessionHooks) (*mcp.ClientOptions, []extension.Extension) {
+// each having declared itself in the options, and the keys they added to
+// the capabilities' extensions.
+func clientOptions(cfg *ConnectionConfig, log *zap.Logger, hooks sessionHooks) (*mcp.ClientOptions, []extension.Extension, []string) {
 	var opts mcp.ClientOptions
 	if cfg.ClientOptions != nil {
 		opts = *cfg.ClientOptions
@@ -198,9 +220,35 @@ func clientOptions(cfg *ConnectionConfig, log *zap.Logger, hooks sessionHooks) (
 	if opts.MultiRoundTrip == nil {
 		opts.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}
 	}
+	var before map[string]any
+	if opts.Capabilities != nil {
+		before = opts.Capabilities.Extensions
+	}
 	exts := declare(cfg, &opts)
+	var declared []string
+	if opts.Capabilities != nil {
+		for k := range opts.Capabilities.Extensions {
+			if _, ok := before[k]; !ok {
+				declared = append(declared, k)
+			}
+		}
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(zapslog.NewHandler(log.Core()))
+	}
+	//lint:ignore SA1019 logging is deprecated as of 2026-07-28 (SEP-2577); older revisions' servers send it
+	if opts.LoggingMessageHandler == nil {
+		// The server's notifications/message (deprecated by 2026-07-28,
+		// sent by older revisions' servers) go to the logger at Debug,
+		// whatever their level, which is a field: the server's words are
+		// not the host's warnings.
+		//lint:ignore SA1019 as above
+		opts.LoggingMessageHandler = func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			if p := req.Params; p != nil {
+				log.Debug("mcp server log", zap.String("level", string(p.Level)),
+					zap.String("logger", p.Logger), zap.Any("data", p.Data))
+			}
+		}
 	}
 	// Progress for our calls is taken as it is read (envelopeConn.Read);
 	// a ProgressNotificationHandler of cfg.ClientOptions still runs.
@@ -216,7 +264,7 @@ func clientOptions(cfg *ConnectionConfig, log *zap.Logger, hooks sessionHooks) (
 		}
 	}
 	listChangedHandlers(cfg, &opts)
-	return &opts, exts
+	return &opts, exts, declared
 }
 
 // listHints are a tool list's cache hints (SEP-2549), over all its pages:

@@ -68,7 +68,11 @@ func (c *mcpConnection) callDirect(ctx context.Context, dc directcall.Caller, pa
 		}
 		return res.(*mcp.CallToolResult), nil
 	}
-	res, err := c.cfg.Telemetry.middleware(c.peer, c.cfg.Logger)(send)(ctx, methodCallTool, &mcp.ClientRequest[*mcp.CallToolParams]{Params: params})
+	req := &mcp.ClientRequest[*mcp.CallToolParams]{Params: params}
+	if sc, ok := dc.(sessionCaller); ok {
+		req.Session = sc.session // its span records the session's revision
+	}
+	res, err := c.cfg.Telemetry.middleware(c.peer, c.cfg.Logger)(send)(ctx, methodCallTool, req)
 	if err != nil {
 		return nil, err
 	}

@@ -30,8 +30,7 @@ const (
 	// SubjectLegacyHook is the plugin hook on the 2025-11-25 session.
 	SubjectLegacyHook = "plugin hook, 2025-11-25"
 	// SubjectLegacy2026Session is the plugin hook on a 2026-07-28 session
-	// with tools/call through go-sdk's ClientSession, as on the older
-	// revision's session (which has no direct path).
+	// with tools/call through go-sdk's ClientSession (DisableDirectCalls).
 	SubjectLegacy2026Session = "plugin hook, 2026-07-28, session tools/call"
 	// SubjectLegacy2026Direct is the plugin's default on a 2026-07-28
 	// session: tools/call on its own path.

@@ -5,6 +5,7 @@ package interop
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -20,6 +21,8 @@ import (
 	"github.com/stretchr/testify/require"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/host"
@@ -342,8 +345,8 @@ func TestLegacyEverythingSpans(t *testing.T) {
 }
 
 // Logging: the server's notifications/message reach a LoggingMessageHandler
-// given through WithClientOptions (the plugin's own logger does not get
-// them, on any revision).
+// given through WithClientOptions, which takes the place of the plugin's
+// own (TestLegacyEverythingLoggingToLogger).
 func TestLegacyEverythingLogging(t *testing.T) {
 	got := make(chan *mcp.LoggingMessageParams, 16)
 	_, p := everything(t, plugin.WithClientOptions(&mcp.ClientOptions{
@@ -363,6 +366,62 @@ func TestLegacyEverythingLogging(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("no notifications/message within a minute")
 	}
+}
+
+// The server's notifications/message reach the plugin's logger
+// (WithLogger), naming the server.
+func TestLegacyEverythingLoggingToLogger(t *testing.T) {
+	core, logs := observer.New(zap.DebugLevel)
+	_, p := everything(t, plugin.WithLogger(zap.New(core)))
+	legacyText(t, p, "toggle-simulated-logging", nil)
+	defer legacyText(t, p, "toggle-simulated-logging", nil)
+	require.Eventually(t, func() bool {
+		for _, e := range logs.All() {
+			if text := fmt.Sprint(e.Message, e.ContextMap()); strings.Contains(text, "level message") || strings.Contains(text, "level-message") {
+				return true
+			}
+		}
+		return false
+	}, time.Minute, 50*time.Millisecond, "a notifications/message in the log")
+}
+
+// WithTasks declares the 2026-07-28 tasks extension (SEP-2663); an older
+// revision's initialize does not: that session has no such extension.
+func TestLegacyTasksNotDeclaredOnInitialize(t *testing.T) {
+	r, p := everything(t, plugin.WithTasks(plugin.TaskOptions{}))
+	assert.Equal(t, "Echo: t", legacyText(t, p, "echo", map[string]any{"message": "t"}))
+	var init struct {
+		Params struct {
+			Capabilities map[string]json.RawMessage `json:"capabilities"`
+		} `json:"params"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.wireLine("initialize")), &init))
+	assert.NotContains(t, string(init.Params.Capabilities["extensions"]), "io.modelcontextprotocol/tasks")
+}
+
+// Over stdio an older revision's tool call takes the direct path (whose
+// ids are below -2^40, never go-sdk's), as a 2026-07-28 session's does, as
+// that revision's tools/call: the same line without the 2026-07-28
+// envelope, which initialize's revision has none of
+// (TestLegacyEverythingCancellation: its notifications/cancelled too).
+func TestLegacyEverythingDirectCalls(t *testing.T) {
+	r, p := everything(t)
+	assert.Equal(t, "Echo: d", legacyText(t, p, "echo", map[string]any{"message": "d"}))
+	var call struct {
+		ID     json.Number `json:"id"`
+		Params struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		} `json:"params"`
+	}
+	line := r.wireLine("tools/call")
+	d := json.NewDecoder(strings.NewReader(line))
+	d.UseNumber()
+	require.NoError(t, d.Decode(&call), line)
+	id, err := call.ID.Int64()
+	require.NoError(t, err)
+	assert.Less(t, id, int64(-1<<40), "the direct path's id: %s", line)
+	assert.NotContains(t, call.Params.Meta, mcp.MetaKeyProtocolVersion, line)
+	assert.NotContains(t, call.Params.Meta, mcp.MetaKeyClientCapabilities, line)
 }
 
 // Tasks (SEP-2663) are a 2026-07-28 extension: with WithTasks, calls on an

@@ -3,6 +3,7 @@ package directcall
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -27,13 +28,34 @@ type Lines struct {
 
 	mu      sync.Mutex
 	waiting map[int64]chan *jsonrpc.Response
+
+	// bare: the session is an older revision's (initialize went out),
+	// whose messages carry no envelope.
+	bare atomic.Bool
 }
 
 // NewLines returns the direct calls of a connection that writes to out.
 func NewLines(out LineWriter) *Lines { return &Lines{out: out} }
 
-// Learn takes the _meta envelope from a request go-sdk writes.
-func (l *Lines) Learn(req *jsonrpc.Request) { l.learn(req) }
+// Learn takes the _meta envelope from a request go-sdk writes. An
+// initialize makes the session an older revision's (the connection sends
+// it only after the server refused server/discover, with
+// plugin.WithLegacyFallback): the envelope learnt from server/discover is
+// dropped, and the direct calls go as that revision's tools/call, the
+// same line without it.
+func (l *Lines) Learn(req *jsonrpc.Request) {
+	if l.bare.Load() {
+		return
+	}
+	if req.Method == methodInitialize {
+		l.bare.Store(true)
+		l.env.Store(nil)
+		return
+	}
+	l.learn(req)
+}
+
+const methodInitialize = "initialize"
 
 // Deliver hands a response to its direct call, and reports whether it was
 // one's (answered, or given up on): such a response is not go-sdk's.

@@ -29,13 +29,26 @@
 //
 // The tasks extension (internal/core/tasks, SEP-2663) is the first to plug
 // in this way. The next one (MCP Apps' ui resources, resource
-// subscriptions, the session dialect of another protocol revision) does
-// the same: it implements Extension, takes what it reads out of the
-// session in Take, sends its own requests with Session.Write, answers or
-// hands back calls through Call, and keeps its state in its Part and
-// CallPart, never in the core's call or in messages.CallTool beyond its
-// opaque entry there. A host installs it by adding it to
-// ConnectionConfig.Extensions; the core needs no change.
+// subscriptions) does the same: it implements Extension, takes what it
+// reads out of the session in Take, sends its own requests with
+// Session.Write, answers or hands back calls through Call, and keeps its
+// state in its Part and CallPart, never in the core's call or in
+// messages.CallTool beyond its opaque entry there. A host installs it by
+// adding it to ConnectionConfig.Extensions; the core needs no change.
+//
+// A session of another protocol revision plugs in one level down, as a
+// [Dialect] of the session: the older revisions' (internal/core/legacy,
+// which actors.ConnectionConfig.LegacyFallback selects) is the one. The
+// core asks it at three points of making a session, and nowhere else:
+// whether initialize may follow a refused server/discover (only with a
+// dialect), what the initialize params say (Initialize: without the
+// 2026-07-28 extensions that the connection's extensions declared), and,
+// once the server has answered, whether the revision negotiated is the
+// dialect's (Revisions) and whether its calls keep the transport's direct
+// path (Direct). The core drops the 2026-07-28 envelope of a dialect's
+// session itself, and names the revision in its spans and status; the
+// calls, extensions and supervision are the same on every revision. A new
+// dialect implements Dialect and is selected in actors' dialectOf.
 package extension
 
 import (
