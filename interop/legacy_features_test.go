@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -302,7 +301,9 @@ func TestLegacyEverythingRestart(t *testing.T) {
 	assert.Equal(t, "Echo: one", legacyText(t, p, "echo", map[string]any{"message": "one"}))
 
 	first := lastPID(t, pids)
-	require.NoError(t, syscall.Kill(first, syscall.SIGKILL))
+	proc, err := os.FindProcess(first)
+	require.NoError(t, err)
+	require.NoError(t, proc.Kill()) // SIGKILL where there are signals
 	require.Eventually(t, func() bool {
 		st := p.Status()
 		return st.Restarts >= 1 && st.State == plugin.StateReady

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuca-go/mcpconnector/host"
+	"github.com/cuca-go/mcpconnector/internal/fixture/proc"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -88,7 +88,7 @@ func TestSituationCallInFlightWhenTheChildIsKilled(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ran")
 	f := p.CallTool(t.Context(), "record", map[string]any{"path": path, "tag": "x", "ms": 60000})
 	require.Eventually(t, func() bool { _, err := os.Stat(path); return err == nil }, 30*time.Second, 5*time.Millisecond)
-	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
+	require.NoError(t, proc.Kill(pid)) // SIGKILL where there are signals
 	_, err = f.Await(t.Context())
 	rest := situationText(t, err, "server exited (internal)")
 	assert.Regexp(t, `^stdio "[^"]*": tools/call "record": the server exited \(killed by signal SIGKILL\) while the call was in flight \(it may have run\)`, rest)
