@@ -54,7 +54,7 @@ func (t *requestTable) stopWorkers() {
 	}
 }
 
-// requestJob is one request for a worker: what serveRequest takes.
+// requestJob is one request for a worker, as serveRequest runs it.
 type requestJob struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -79,7 +79,7 @@ const requestWorkerIdle = 50 * time.Millisecond
 func (c *mcpConnection) requestWorker(jobs <-chan requestJob, job requestJob) {
 	var idle *time.Timer
 	for {
-		c.serveRequest(job.ctx, job.cancel, job.timer, job.s, job.tail, job.sender, job.msg)
+		c.serveRequest(job)
 		job = requestJob{}
 		if idle == nil {
 			idle = time.NewTimer(requestWorkerIdle)
@@ -184,11 +184,11 @@ func (c *mcpConnection) onServerRequest(sender *actor.PID, msg *messages.ServerR
 // stream a server keeps open.
 const streamDrainWait = 5 * time.Second
 
-// serveRequest is one request's goroutine: it sends the request on s and
-// answers the caller, or hands the request back to the supervisor when the
-// session ended under it.
-func (c *mcpConnection) serveRequest(ctx context.Context, cancel context.CancelCauseFunc, timer *time.Timer,
-	s *mcp.ClientSession, tail transportext.StderrTail, sender *actor.PID, msg *messages.ServerRequest) {
+// serveRequest runs job on a worker: it sends the request on the job's
+// session and answers the caller, or hands the request back to the
+// supervisor when the session ended under it.
+func (c *mcpConnection) serveRequest(job requestJob) {
+	ctx, cancel, timer, s, tail, sender, msg := job.ctx, job.cancel, job.timer, job.s, job.tail, job.sender, job.msg
 	defer c.wg.Done()
 	answered := false
 	defer func() {
