@@ -13,6 +13,7 @@ import (
 func TestMain(m *testing.M) {
 	testserver.RunBenchIfChild()
 	benchmarks.RunLegacyIfChild()
+	benchmarks.RunTemplateIfChild()
 	taskserver.RunIfChild()
 	goleak.VerifyTestMain(m,
 		// The grid scenario's cluster: protoactor-go's throttles and its

@@ -151,6 +151,7 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 		{ScenarioHookHTTP, r.hookHTTP},
 		{ScenarioResourceRead, r.resourceRead}, // resources.go
 		{ScenarioHookLegacy, r.hookLegacy},     // legacy.go
+		{ScenarioPipeLimit, r.pipeLimit},       // pipe.go
 		{ScenarioInstant, func(ctx context.Context) error {
 			return r.throughput(ctx, ScenarioInstant, InstantCall, cfg.InstantFor)
 		}},

@@ -19,6 +19,7 @@ import (
 func main() {
 	testserver.RunBenchIfChild()
 	benchmarks.RunLegacyIfChild()
+	benchmarks.RunTemplateIfChild()
 	taskserver.RunIfChild()
 
 	quick := flag.Bool("quick", false, "run every scenario briefly (a smoke test, not a measurement)")
