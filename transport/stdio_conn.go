@@ -38,8 +38,7 @@ type stdioConn struct {
 	lines *lineReader
 	sent  directcall.SentIDs // shared by Write and Read, under its own lock
 
-	writeMu sync.Mutex
-	wbuf    []byte
+	out lineWriter // stdin's writes, batched
 
 	direct *directcall.Lines // the tools/call requests sent beside go-sdk's
 
@@ -126,6 +125,7 @@ func startStdio(path string, cfg Stdio, td time.Duration, tail *stderrTail, logg
 		cmd: cmd, stdin: pipes[0][1], stdout: pipes[1][0], stderr: pipes[2][0],
 		td: td, tail: tail, logger: logger,
 		lines:      newLineReader(pipes[1][0], MaxMessageBytes),
+		out:        lineWriter{w: pipes[0][1]},
 		stderrDone: make(chan struct{}),
 		gate:       newFloodGate(logger),
 	}
@@ -246,29 +246,34 @@ func putDecoder(d *directcall.Decoder) {
 	decoders.Put(d)
 }
 
-// Write sends msg as one line, with one write.
+// Write sends msg as one line, with one write (shared with the lines of
+// other writers ready at the same moment; see lineWriter).
 func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
-	b, err := directcall.AppendMessage(c.wbuf[:0], msg)
+	bp := writeBuffers.Get().(*[]byte)
+	defer func() {
+		if cap(*bp) <= maxKeptWriteBuffer {
+			*bp = (*bp)[:0]
+			writeBuffers.Put(bp)
+		}
+	}()
+	b, err := directcall.AppendMessage((*bp)[:0], msg)
+	*bp = b
 	if err != nil {
 		return fmt.Errorf("marshaling message: %v", err)
 	}
 	b = append(b, '\n')
+	*bp = b
+	var before func()
 	if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
-		c.sent.Remember(req.ID)
-		c.direct.Learn(req)
+		before = func() {
+			c.sent.Remember(req.ID)
+			c.direct.Learn(req)
+		}
 	}
-	_, err = c.stdin.Write(b)
-	if cap(b) <= maxKeptWriteBuffer {
-		c.wbuf = b[:0]
-	} else {
-		c.wbuf = nil
-	}
-	if err != nil {
+	if err := c.out.write(b, before); err != nil {
 		// The pipe is closed at the child's end: it exited, or closed its
 		// stdin, and reads nothing more, a part of this line included.
 		return fmt.Errorf("%w: %w", ErrNotSent, err)
@@ -279,9 +284,7 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 // WriteLine writes line, a whole message and its newline, as Write does:
 // the direct calls' way out ([directcall.LineWriter]).
 func (c *stdioConn) WriteLine(line []byte) error {
-	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
-	if _, err := c.stdin.Write(line); err != nil {
+	if err := c.out.write(line, nil); err != nil {
 		return fmt.Errorf("%w: %w", ErrNotSent, err)
 	}
 	return nil

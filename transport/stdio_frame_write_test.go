@@ -1,0 +1,98 @@
+package transport
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// gatedWriter records each Write; the first one blocks until release.
+type gatedWriter struct {
+	entered chan struct{}
+	release chan struct{}
+	mu      sync.Mutex
+	writes  []string
+	err     error
+}
+
+func (g *gatedWriter) Write(p []byte) (int, error) {
+	g.mu.Lock()
+	first := len(g.writes) == 0
+	g.writes = append(g.writes, string(p))
+	g.mu.Unlock()
+	if first {
+		close(g.entered)
+		<-g.release
+	}
+	return len(p), g.err
+}
+
+func (lw *lineWriter) queuedLines() int {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	return bytes.Count(lw.queued, []byte("\n"))
+}
+
+// Lines handed over while a write is under way leave together, in one
+// Write, in the order they came; a lone line is written at once.
+func TestLineWriterBatches(t *testing.T) {
+	g := &gatedWriter{entered: make(chan struct{}), release: make(chan struct{})}
+	lw := &lineWriter{w: g}
+	first := make(chan error, 1)
+	go func() { first <- lw.write([]byte("a\n"), nil) }()
+	<-g.entered
+	const n = 8
+	errs := make(chan error, n)
+	for i := range n {
+		go func() { errs <- lw.write(fmt.Appendf(nil, "l%d\n", i), nil) }()
+	}
+	for lw.queuedLines() < n {
+		runtime.Gosched() // until every line is queued behind the write
+	}
+	close(g.release)
+	require.NoError(t, <-first)
+	for range n {
+		require.NoError(t, <-errs)
+	}
+	require.Len(t, g.writes, 2, "the queued lines go out in one write")
+	assert.Equal(t, "a\n", g.writes[0])
+	lines := strings.Split(strings.TrimSuffix(g.writes[1], "\n"), "\n")
+	require.Len(t, lines, n)
+	sort.Strings(lines)
+	for i, l := range lines {
+		assert.Equal(t, fmt.Sprintf("l%d", i), l)
+	}
+	// Free again: a lone line goes at once, in a write of its own.
+	require.NoError(t, lw.write([]byte("z\n"), nil))
+	assert.Equal(t, []string{"a\n", g.writes[1], "z\n"}, g.writes)
+}
+
+// Every writer of a batch gets the error of the write that carried its
+// line.
+func TestLineWriterBatchError(t *testing.T) {
+	boom := errors.New("broken pipe")
+	g := &gatedWriter{entered: make(chan struct{}), release: make(chan struct{}), err: boom}
+	lw := &lineWriter{w: g}
+	first := make(chan error, 1)
+	go func() { first <- lw.write([]byte("a\n"), nil) }()
+	<-g.entered
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() { errs <- lw.write([]byte("b\n"), nil) }()
+	}
+	for lw.queuedLines() < 2 {
+		runtime.Gosched()
+	}
+	close(g.release)
+	require.ErrorIs(t, <-first, boom)
+	require.ErrorIs(t, <-errs, boom)
+	require.ErrorIs(t, <-errs, boom)
+}
