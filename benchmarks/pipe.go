@@ -57,8 +57,9 @@ func RunTemplateIfChild() {
 	os.Exit(0)
 }
 
-// templateStdio is the command that runs the template server.
-func templateStdio() (transport.Stdio, error) {
+// TemplateStdio is the command that runs this executable as the template
+// server ([ServeTemplate]); the program calls [RunTemplateIfChild] first.
+func TemplateStdio() (transport.Stdio, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return transport.Stdio{}, err
@@ -145,7 +146,7 @@ func PluginCallTool(p *plugin.McpPlugin, c Call) *Subject {
 // pipeLimit measures ScenarioPipeLimit: each subject on its own template
 // child, for each of 1 and 16 callers, in one interleaved run.
 func (r *runner) pipeLimit(ctx context.Context) error {
-	t, err := templateStdio()
+	t, err := TemplateStdio()
 	if err != nil {
 		return err
 	}

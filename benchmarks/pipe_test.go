@@ -1,0 +1,59 @@
+package benchmarks_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/cuca-go/mcpconnector/benchmarks"
+	"github.com/cuca-go/mcpconnector/plugin"
+)
+
+// BenchmarkPipeLimit is the hook's direct stdio call against the minimal
+// template server, with 1 and 16 callers: the place to profile the call
+// path, and where its allocations per call are read (the goal: at most 12
+// and 1 KiB; see benchmarks.ScenarioPipeLimit). For example
+//
+//	go test ./benchmarks -run '^$' -bench 'PipeLimit/hook/1$' -benchtime 20000x -memprofile mem.out
+func BenchmarkPipeLimit(b *testing.B) {
+	t, err := benchmarks.TemplateStdio()
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := connectPlugin(b, t)
+	for _, s := range []*benchmarks.Subject{
+		benchmarks.PluginHook(p, benchmarks.InstantCall),
+		benchmarks.PluginCallTool(p, benchmarks.InstantCall),
+	} {
+		name := map[string]string{"plugin hook": "hook", benchmarks.SubjectPipeCallTool: "calltool"}[s.Name]
+		for _, n := range []int{1, 16} {
+			b.Run(fmt.Sprintf("%s/%d", name, n), func(b *testing.B) {
+				if n == 1 {
+					latency(b, s)
+					return
+				}
+				parallel(b, s, n)
+			})
+		}
+	}
+}
+
+// TestTemplateServer checks that every client the scenario compares
+// connects to the template server and gets the expected result.
+func TestTemplateServer(t *testing.T) {
+	ts, err := benchmarks.TemplateStdio()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	p, err := plugin.Connect(ctx, ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	for _, s := range []*benchmarks.Subject{benchmarks.PluginHook(p, benchmarks.InstantCall), benchmarks.PluginCallTool(p, benchmarks.InstantCall)} {
+		if err := s.New()(ctx); err != nil {
+			t.Fatalf("%s: %v", s.Name, err)
+		}
+	}
+}
