@@ -212,7 +212,14 @@ type mcpConnection struct {
 	queued   []queuedCall     // CallTool arrivals while connecting, in order
 	inflight map[uint64]*call // calls sent to the server, by ID
 	requests requestTable     // resources and prompts requests in flight (resources.go)
-	pruneAt  int              // inflight size at which finished calls are dropped
+	// callJobs hands a call to a worker that ran one and waits, for
+	// requestWorkerIdle, for the next; made on first use, by the mailbox,
+	// and closed when the session ends.
+	callJobs chan callJob
+	// deadlines cancel calls at their deadline, on one timer; made on
+	// first use, by the mailbox.
+	deadlines *deadlines
+	pruneAt   int // inflight size at which finished calls are dropped
 
 	// FinishCalls senders, answered once no call is in flight; while there
 	// are any, every call that ends says so (callFinished).
@@ -253,7 +260,8 @@ type call struct {
 	msg      *messages.CallTool
 	sender   *actor.PID
 	cancel   context.CancelCauseFunc
-	timer    *time.Timer // fires cancel at the call's deadline
+	timer    *deadline // cancels the call at its deadline (&dl), or nil
+	dl       deadline
 	gaveUp   bool        // its caller cancelled it; the actor's alone
 	back     bool        // its goroutine handed it back (handBack); the goroutine's alone
 	finished atomic.Bool // the call's goroutine is done with it
@@ -653,7 +661,11 @@ func (c *mcpConnection) onCallTool(sender *actor.PID, msg *messages.CallTool) {
 		}
 	}
 	if !msg.Deadline.IsZero() {
-		cl.timer = time.AfterFunc(time.Until(msg.Deadline), func() { cancel(context.DeadlineExceeded) })
+		if c.deadlines == nil {
+			c.deadlines = &deadlines{}
+		}
+		cl.timer = &cl.dl
+		c.deadlines.add(cl.timer, msg.Deadline, cancel)
 	}
 	if msg.Progress || msg.IdleTimeout > 0 {
 		c.track(cl)
@@ -662,8 +674,51 @@ func (c *mcpConnection) onCallTool(sender *actor.PID, msg *messages.CallTool) {
 		c.prune()
 	}
 	c.inflight[msg.ID] = cl
-	c.wg.Add(1)
-	go c.run(&cl.ctx, c.session, c.conn, c.tail, c.direct, cl, msg)
+	c.wg.Add(1) // done by run
+	job := callJob{s: c.session, conn: c.conn, tail: c.tail, dc: c.direct, cl: cl}
+	if c.callJobs == nil {
+		c.callJobs = make(chan callJob)
+	}
+	select {
+	case c.callJobs <- job: // a worker waiting for one
+	default:
+		go c.callWorker(c.callJobs, job)
+	}
+}
+
+// callJob is one call for a worker, as run runs it.
+type callJob struct {
+	s    *mcp.ClientSession
+	conn *envelopeConn
+	tail transportext.StderrTail
+	dc   directcall.Caller
+	cl   *call
+}
+
+// callWorker runs job, and then the calls handed to it while it waits,
+// until none comes for requestWorkerIdle or the session ends. A call
+// costs no goroutine of its own while calls keep coming; the worker is
+// counted in the connection's wg only while it runs one (see run).
+func (c *mcpConnection) callWorker(jobs <-chan callJob, job callJob) {
+	var idle *time.Timer
+	for {
+		c.run(&job.cl.ctx, job.s, job.conn, job.tail, job.dc, job.cl, job.cl.msg)
+		job = callJob{}
+		if idle == nil {
+			idle = time.NewTimer(requestWorkerIdle)
+		} else {
+			idle.Reset(requestWorkerIdle)
+		}
+		var ok bool
+		select {
+		case job, ok = <-jobs:
+			if !ok {
+				return // the session ended
+			}
+		case <-idle.C:
+			return
+		}
+	}
 }
 
 // prune drops the calls whose goroutines are done. Calls are not reported
@@ -993,6 +1048,10 @@ func (c *mcpConnection) end(f *messages.Failure) {
 		c.cancelList()
 	}
 	c.requests.stopWorkers()
+	if c.callJobs != nil {
+		close(c.callJobs) // the idle call workers end
+		c.callJobs = nil
+	}
 	// Each call's own goroutine answers it (or hands it back): cancelled
 	// with the connection's failure as the cause, it knows why.
 	ended := &connectionEnded{f: f, closing: c.closing}

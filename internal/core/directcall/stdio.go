@@ -114,7 +114,7 @@ func (l *Lines) writeLine(add func(b []byte) ([]byte, error)) error {
 
 // roundTrip writes the line of call n and waits for its answer.
 func (l *Lines) roundTrip(ctx context.Context, n int64, params *mcp.CallToolParams, env *envelope, sent func()) (*jsonrpc.Response, error) {
-	ch := make(chan *jsonrpc.Response, 1)
+	ch := replyChans.Get().(chan *jsonrpc.Response)
 	l.mu.Lock()
 	if l.waiting == nil {
 		l.waiting = map[int64]chan *jsonrpc.Response{}
@@ -130,10 +130,12 @@ func (l *Lines) roundTrip(ctx context.Context, n int64, params *mcp.CallToolPara
 	}
 	select {
 	case r := <-ch:
+		replyChans.Put(ch)
 		return r, nil
 	case <-done:
 		select {
 		case r := <-ch: // answered as the connection ended
+			replyChans.Put(ch)
 			return r, nil
 		default:
 		}
@@ -143,6 +145,12 @@ func (l *Lines) roundTrip(ctx context.Context, n int64, params *mcp.CallToolPara
 		return nil, errCancelled
 	}
 }
+
+// replyChans are the channels direct calls wait on for their answer. A
+// channel goes back only once its one answer has been taken: Deliver takes
+// it out of waiting before it sends, and sends once. One a call gave up on
+// is left to the collector, as an answer may still come to it.
+var replyChans = sync.Pool{New: func() any { return make(chan *jsonrpc.Response, 1) }}
 
 func (l *Lines) forget(n int64) {
 	l.mu.Lock()
