@@ -356,11 +356,13 @@ func (f *Future) await(ctx context.Context, stop <-chan struct{}) (_ *mcp.CallTo
 	case <-stop:
 		select {
 		case msg = <-f.ch: // answered meanwhile: the answer wins
+			f.received()
 			f.res, f.err = f.p.decodeReply(f.name, msg)
 		default:
 			return nil, nil, true
 		}
 	case msg = <-f.ch:
+		f.received()
 		f.res, f.err = f.p.decodeReply(f.name, msg)
 		if f.err != nil && f.callerDeadlinePassed(f.err) {
 			f.err = f.awaitCallerDeadline(ctx)
@@ -372,6 +374,7 @@ func (f *Future) await(ctx context.Context, stop <-chan struct{}) (_ *mcp.CallTo
 	case <-f.p.done:
 		select {
 		case msg = <-f.ch:
+			f.received()
 			f.res, f.err = f.p.decodeReply(f.name, msg)
 		default:
 			f.p.router.forget(f.id)
@@ -381,6 +384,16 @@ func (f *Future) await(ctx context.Context, stop <-chan struct{}) (_ *mcp.CallTo
 	f.done = true
 	f.logEnd()
 	return f.res, f.err, false
+}
+
+// received puts f's channel back in replyChans once its reply is taken:
+// nothing sends on it again. A channel approval made (approveAndSend may
+// send on it) is not the router's to give back. f.mu is held.
+func (f *Future) received() {
+	if f.gate == nil {
+		replyChans.Put(f.ch)
+	}
+	f.ch = nil
 }
 
 // logEnd writes, at debug level, how the call ended: its tool, duration,

@@ -33,13 +33,19 @@ func newCallRouter(system *actor.ActorSystem) *callRouter {
 	return r
 }
 
-// expect registers f for its reply, which will arrive on f.ch (made here
-// unless f has one). A call that approval let through leaves approving
+// replyChans are the channels futures wait on for their reply. A channel
+// goes back only once its one reply has been taken (Future.received): the
+// router takes a call's entry out before it sends, and sends once. One a
+// caller gave up on is left to the collector, as a reply may still come.
+var replyChans = sync.Pool{New: func() any { return make(chan any, 1) }}
+
+// expect registers f for its reply, which will arrive on f.ch (taken from
+// replyChans here unless f has one). A call that approval let through leaves approving
 // (nil for any other) as it is registered, under the router's lock, so
 // that inFlight never counts it twice.
 func (r *callRouter) expect(f *Future, approving *atomic.Int64) {
 	if f.ch == nil {
-		f.ch = make(chan any, 1)
+		f.ch = replyChans.Get().(chan any)
 	}
 	r.mu.Lock()
 	r.pending[f.id] = pendingCall{ch: f.ch, f: f}
