@@ -8,8 +8,9 @@
 // then answers [messages.AwaitReady] and serves [messages.CallTool]. Its
 // Receive does no I/O while the session runs (once it stops, at Close, its
 // Stopping waits for the session's goroutines: protoactor-go ends an actor
-// as soon as Stopping returns): each tool call runs in a goroutine of its own,
-// many at once on the one session, and the goroutine answers the caller
+// as soon as Stopping returns): each tool call runs on a goroutine apart (a
+// worker that ran one before and waits for the next, briefly, or a new one),
+// many at once on the one session, and that goroutine answers the caller
 // directly (the answer's way is one hop, as short as a call can have).
 // What else becomes of a call the connection decides in its mailbox, where
 // the call's cancel arrives too: a call that goes back for the next
