@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/cuca-go/mcpconnector/internal/core/resourcetools"
-	"github.com/cuca-go/mcpconnector/internal/core/serverrules"
+	"github.com/cuca-go/mcpconnector/toolbox/internal/serverrules"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
 )

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/cuca-go/mcpconnector/internal/core/serverrules"
+	"github.com/cuca-go/mcpconnector/toolbox/internal/serverrules"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
 )

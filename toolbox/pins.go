@@ -10,8 +10,8 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/cuca-go/mcpconnector/internal/core/manifest"
-	"github.com/cuca-go/mcpconnector/internal/core/serverrules"
+	"github.com/cuca-go/mcpconnector/toolbox/internal/manifest"
+	"github.com/cuca-go/mcpconnector/toolbox/internal/serverrules"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/plugin"
 )

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cuca-go/mcpconnector/internal/core/serverrules"
+	"github.com/cuca-go/mcpconnector/toolbox/internal/serverrules"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 )
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/core/resourcetools"
-	"github.com/cuca-go/mcpconnector/internal/core/serverrules"
+	"github.com/cuca-go/mcpconnector/toolbox/internal/serverrules"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/plugin"
 )
