@@ -37,7 +37,7 @@ var rowTests = map[string][]string{
 	"context.DeadlineExceeded":     {"plugin.TestErrorsPageRowsThroughThePlugin", "plugin.TestEveryDeadlineWrapsDeadlineExceededAndNamesItsLimit", "plugin.TestTaskTimeoutCancels", "plugin.TestTaskIdleTimeoutCancels"},
 	"context.Canceled":             {"plugin.TestErrorsPageRowsThroughThePlugin"},
 	"*jsonrpc.Error":               {"plugin.TestErrorsPageRowsThroughThePlugin", "plugin.TestTaskIsErrorAndFailure", "plugin.TestReadResourceErrors", "toolbox.TestErrorsPageCausesThroughTheToolbox", "grid.TestCausesAreKeptOnTheGrainsMemberAndFlattenedAcrossTheWire"},
-	"transport.ErrMessageTooLarge": {"plugin.TestOversizedResultIsRefusedInBoundedMemory"},
+	"transport.ErrMessageTooLarge": {"plugin.TestOversizedResultIsRefusedInBoundedMemory", "grid.TestCausesAreKeptOnTheGrainsMemberAndFlattenedAcrossTheWire"},
 	"*auth.TokenError":             {"auth.TestAuthErrorsReachThePluginsError"},
 	"none of the above":            {"plugin.TestErrorsPageRowsThroughThePlugin"},
 	// toolbox
@@ -71,7 +71,7 @@ var rowTests = map[string][]string{
 	"*messages.Failure":           {"plugin.TestErrorsPageRowsThroughThePlugin", "grid.TestCausesAreKeptOnTheGrainsMemberAndFlattenedAcrossTheWire"},
 	"messages.ErrConnectionLost":  {"plugin.TestErrorsPageRowsThroughThePlugin"},
 	"messages.ErrProtocolVersion": {"plugin.TestErrorsPageRowsThroughThePlugin"},
-	"messages.ErrCircuitOpen":     {"messages.TestFailureCausesSurviveTheWire", "plugin.TestRestartBudgetSpentFailsFastAndCloseStillWorks"},
+	"messages.ErrCircuitOpen":     {"internal/core/wire.TestFailureCausesSurviveTheWire", "plugin.TestRestartBudgetSpentFailsFastAndCloseStillWorks"},
 	"messages.ErrTaskLost":        {"plugin.TestTaskLostWhenServerForgets"},
 }
 
