@@ -10,8 +10,8 @@ import (
 
 	"github.com/cuca-go/mcpconnector/auth"
 	"github.com/cuca-go/mcpconnector/internal/core/directcall"
+	"github.com/cuca-go/mcpconnector/internal/core/failcause"
 	"github.com/cuca-go/mcpconnector/messages"
-	"github.com/cuca-go/mcpconnector/transport"
 )
 
 // The wire forms: every message of package messages has a protobuf form
@@ -277,8 +277,8 @@ func (w *WireFailure) plain() *messages.Failure {
 		t := w.Token
 		f.Err = &auth.TokenError{Endpoint: t.Endpoint, GrantType: t.GrantType, StatusCode: int(t.StatusCode),
 			Code: t.Code, Description: t.Description}
-	case f.Cause == messages.CauseMessageTooLarge:
-		f.Err = transport.ErrMessageTooLarge
+	default:
+		f.Err = failcause.Err(f.Cause, nil)
 	}
 	return f
 }
