@@ -3,7 +3,6 @@ package messages
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -29,13 +28,15 @@ const (
 	// CauseCanceled: the caller cancelled. Matches context.Canceled.
 	CauseCanceled FailureCause = "canceled"
 	// CauseConnectionLost: the session ended under the call, which may
-	// have reached the server. Matches [ErrConnectionLost].
+	// have reached the server. Package plugin maps it to its
+	// ErrConnectionLost.
 	CauseConnectionLost FailureCause = "connection_lost"
 	// CauseServerError: the server answered a JSON-RPC error, kept in
 	// [Failure.RPC]. errors.As finds it as a *jsonrpc.Error.
 	CauseServerError FailureCause = "server_error"
 	// CauseProtocolVersion: the server does not speak the one protocol
-	// revision this client does. Matches [ErrProtocolVersion].
+	// revision this client does. Package plugin maps it to its
+	// ErrProtocolVersion.
 	CauseProtocolVersion FailureCause = "protocol_version"
 	// CauseMessageTooLarge: the server sent a message over the
 	// transport's limit. Its Err matches transport.ErrMessageTooLarge.
@@ -52,23 +53,9 @@ const (
 	// the wire only the message says why.
 	CauseNotStarted FailureCause = "not_started"
 	// CauseTaskLost: the server no longer knows the task (SEP-2663) that
-	// answered the call; the tool is not called again. Matches
-	// [ErrTaskLost].
+	// answered the call; the tool is not called again. Package plugin maps
+	// it to its ErrTaskLost.
 	CauseTaskLost FailureCause = "task_lost"
-)
-
-// Sentinels a [Failure] matches with errors.Is, by its Cause.
-var (
-	// ErrConnectionLost: the session ended while the call was in flight.
-	ErrConnectionLost = errors.New("connection lost")
-	// ErrProtocolVersion: the server does not speak MCP 2026-07-28.
-	ErrProtocolVersion = errors.New("protocol version not supported")
-	// ErrCircuitOpen: the connection is failed and waits for its
-	// cool-down before it tries again ([Failure.CircuitOpen]).
-	ErrCircuitOpen = errors.New("circuit open")
-	// ErrTaskLost: the server no longer knows the task that answered the
-	// call, which is distinct from a task that failed.
-	ErrTaskLost = errors.New("task lost")
 )
 
 // RPCError is a JSON-RPC error object as the server sent it.
@@ -90,23 +77,21 @@ func (f *Failure) Error() string {
 }
 
 // Unwrap returns the errors errors.Is and errors.As see through a
-// failure: its Err, then the error its Cause stands for when this package
-// owns it, a sentinel (context.DeadlineExceeded, context.Canceled,
-// [ErrConnectionLost], [ErrProtocolVersion], [ErrTaskLost]) or a
-// *jsonrpc.Error rebuilt from RPC, so that a failure that crossed the wire
-// still matches what its cause matched; and [ErrCircuitOpen] too when
-// CircuitOpen is set. Err comes first, so errors.As finds the server's own
-// *jsonrpc.Error before the rebuilt copy.
+// failure: its Err, then the error its Cause stands for when that error is
+// the standard library's or go-sdk's (context.DeadlineExceeded,
+// context.Canceled, a *jsonrpc.Error rebuilt from RPC), so that a failure
+// that crossed the wire still matches what its cause matched. Err comes
+// first, so errors.As finds the server's own *jsonrpc.Error before the
+// rebuilt copy. The causes are data: the module's sentinels of them (the
+// plugin's ErrConnectionLost, ErrProtocolVersion, ErrCircuitOpen,
+// ErrTaskLost) are matched where a failure meets its caller, by
+// plugin.Error.
 func (f *Failure) Unwrap() []error {
 	var errs []error
 	if f.Err != nil {
 		errs = append(errs, f.Err)
 	}
-	errs = append(errs, f.causes()...)
-	if f.CircuitOpen {
-		errs = append(errs, ErrCircuitOpen)
-	}
-	return errs
+	return append(errs, f.causes()...)
 }
 
 func (f *Failure) causes() []error {
@@ -115,12 +100,6 @@ func (f *Failure) causes() []error {
 		return []error{context.DeadlineExceeded}
 	case CauseCanceled:
 		return []error{context.Canceled}
-	case CauseConnectionLost:
-		return []error{ErrConnectionLost}
-	case CauseProtocolVersion:
-		return []error{ErrProtocolVersion}
-	case CauseTaskLost:
-		return []error{ErrTaskLost}
 	case CauseServerError:
 		if f.RPC != nil {
 			return []error{&jsonrpc.Error{Code: f.RPC.Code, Message: f.RPC.Message, Data: f.RPC.Data}}

@@ -205,7 +205,7 @@ type Failure struct {
 	RPC *RPCError
 	// CircuitOpen: the restart budget is spent and the connection waits
 	// for its cool-down (the message says until when); Cause stays the
-	// last failure's. Matches [ErrCircuitOpen].
+	// last failure's. Package plugin maps it to its ErrCircuitOpen.
 	CircuitOpen bool
 	// Exit is how the server's child exited, when the failure is its exit
 	// ("exit status 1", "killed by signal SIGKILL"); empty otherwise. It

@@ -61,18 +61,14 @@ var rowTests = map[string][]string{
 	"auth.ErrDPoPNonce":        {"auth.TestAuthErrorsReachThePluginsError"},
 	"auth.ErrDPoPProofRefused": {"auth.TestAuthErrorsReachThePluginsError"},
 	// mcpconfig, client, messages
-	"*mcpconfig.Error":            {"mcpconfig.TestErrorFields"},
-	"client.ErrConfig":            {"client.TestNewConfiguration"},
-	"client.ErrRequest":           {"client.TestRequestInvalid"},
-	"*client.StatusError":         {"client.TestStreamHTTPError"},
-	"client.ErrIncompleteStream":  {"client.TestStreamCutInTheMiddle"},
-	"client.ErrMalformedStream":   {"client.TestStreamMalformed"},
-	"client.ErrHook":              {"client.TestStreamHookErrors"},
-	"*messages.Failure":           {"plugin.TestErrorsPageRowsThroughThePlugin", "grid.TestCausesAreKeptOnTheGrainsMemberAndFlattenedAcrossTheWire"},
-	"messages.ErrConnectionLost":  {"plugin.TestErrorsPageRowsThroughThePlugin"},
-	"messages.ErrProtocolVersion": {"plugin.TestErrorsPageRowsThroughThePlugin"},
-	"messages.ErrCircuitOpen":     {"internal/core/wire.TestFailureCausesSurviveTheWire", "plugin.TestRestartBudgetSpentFailsFastAndCloseStillWorks"},
-	"messages.ErrTaskLost":        {"plugin.TestTaskLostWhenServerForgets"},
+	"*mcpconfig.Error":           {"mcpconfig.TestErrorFields"},
+	"client.ErrConfig":           {"client.TestNewConfiguration"},
+	"client.ErrRequest":          {"client.TestRequestInvalid"},
+	"*client.StatusError":        {"client.TestStreamHTTPError"},
+	"client.ErrIncompleteStream": {"client.TestStreamCutInTheMiddle"},
+	"client.ErrMalformedStream":  {"client.TestStreamMalformed"},
+	"client.ErrHook":             {"client.TestStreamHookErrors"},
+	"*messages.Failure":          {"plugin.TestErrorsPageRowsThroughThePlugin", "grid.TestCausesAreKeptOnTheGrainsMemberAndFlattenedAcrossTheWire"},
 }
 
 // Every row of docs/errors.md names a test in rowTests, every test named
