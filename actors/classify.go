@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cuca-go/mcpconnector/internal/core/failcause"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
 )
@@ -99,12 +100,12 @@ const (
 	codeRejectedByTransport = -32005
 )
 
-// causeOf is f with why err happened as data (messages.Failure.CauseOf)
+// causeOf is f with why err happened as data (failcause.Of)
 // and err itself as kept: go-sdk's own codes of a broken connection count
 // as no answer of the server's, and the transport's stand-in for an
 // oversized message as that message.
 func causeOf(f *messages.Failure, err error) *messages.Failure {
-	f.CauseOf(err)
+	failcause.Of(f, err)
 	if f.Cause == messages.CauseServerError {
 		switch {
 		case sdkCode(f.RPC.Code):
@@ -123,7 +124,7 @@ func causeOf(f *messages.Failure, err error) *messages.Failure {
 			f.Cause, f.RPC = messages.CauseNone, nil
 		}
 	}
-	f.Err = kept(err)
+	f.Err = failcause.Err(f.Cause, kept(err))
 	return f
 }
 

@@ -274,7 +274,7 @@ func TestConnectionSessionLostUnderACall(t *testing.T) {
 		mem.kill()
 		r := in.reply(t)
 		require.NotNil(t, r.Failure)
-		assert.ErrorIs(t, r.Failure, messages.ErrConnectionLost)
+		assert.Equal(t, messages.CauseConnectionLost, r.Failure.Cause)
 		assert.Equal(t, messages.CallOp("block"), r.Failure.Op)
 		ended := recv(t, statuses, "ended")
 		assert.Equal(t, actors.Failed, ended.state)

@@ -58,7 +58,7 @@
 //
 // The actors speak plain messages only: they never read or write a wire
 // form. Across the members of a cluster the messages travel in their wire
-// forms (messages.ToWire), converted by package grid at the cluster's
+// forms (internal/core/wire), converted by package grid at the cluster's
 // edges: its grain reads what arrives in a wire form as the plain message
 // before passing it on, and sets [ConnectionConfig.Deliver], through
 // which the connection sends every answer and notice, to a function that

@@ -139,7 +139,7 @@ func TestSupervisorFinalFailureWaitsForReconnect(t *testing.T) {
 		recovers  bool // the Reconnect's attempt finds a server
 	}{
 		{name: "a server that refuses 2026-07-28", mem: &memory{legacy: true},
-			is: func(f *messages.Failure) bool { return errors.Is(f, messages.ErrProtocolVersion) }},
+			is: func(f *messages.Failure) bool { return f.Cause == messages.CauseProtocolVersion }},
 		{name: "a command that cannot start", mem: &memory{refuse: []error{spawnErr}}, recovers: true,
 			is: func(f *messages.Failure) bool { return f.Kind == messages.FailureIO }},
 		{name: "a transport that cannot work", mem: &memory{refuse: []error{transport.ErrNotSupported}}, recovers: true,
@@ -234,7 +234,7 @@ func TestSupervisorBreakerOpensPastTheBudget(t *testing.T) {
 
 		reply := ask(t, system, pid, &messages.CallTool{ID: 1, Name: "add"}).(*messages.CallToolReply)
 		require.NotNil(t, reply.Failure)
-		assert.ErrorIs(t, reply.Failure, messages.ErrCircuitOpen, "a call fails at once with the circuit-open cause")
+		assert.True(t, reply.Failure.CircuitOpen, "a call fails at once with the circuit open")
 
 		time.Sleep(10*time.Second - time.Millisecond)
 		synctest.Wait()
@@ -500,7 +500,7 @@ func TestSupervisorRetriesOnlyIdempotentCallsInFlight(t *testing.T) {
 		lost := in.reply(t)
 		assert.Equal(t, uint64(1), lost.ID)
 		require.NotNil(t, lost.Failure)
-		assert.ErrorIs(t, lost.Failure, messages.ErrConnectionLost)
+		assert.Equal(t, messages.CauseConnectionLost, lost.Failure.Cause)
 		synctest.Wait()
 		in.empty(t) // the idempotent call waits for the next session
 

@@ -15,7 +15,7 @@ import (
 	"github.com/asynkron/protoactor-go/remote"
 
 	"github.com/cuca-go/mcpconnector/grid"
-	"github.com/cuca-go/mcpconnector/messages"
+	"github.com/cuca-go/mcpconnector/internal/core/wire"
 	"github.com/cuca-go/mcpconnector/transport"
 )
 
@@ -42,8 +42,8 @@ const echoKind = "bench-echo"
 type echoGrain struct{}
 
 func (echoGrain) Receive(ctx actor.Context) {
-	if _, ok := ctx.Message().(*messages.WireAwaitReady); ok {
-		ctx.Respond(&messages.WireAwaitReady{})
+	if _, ok := ctx.Message().(*wire.WireAwaitReady); ok {
+		ctx.Respond(&wire.WireAwaitReady{})
 	}
 }
 
@@ -56,11 +56,11 @@ func RemoteEcho(a *cluster.Cluster) *Subject {
 			if pid == nil {
 				return errors.New("no echo grain")
 			}
-			res, err := a.ActorSystem.Root.RequestFuture(pid, &messages.WireAwaitReady{}, 10*time.Second).Result()
+			res, err := a.ActorSystem.Root.RequestFuture(pid, &wire.WireAwaitReady{}, 10*time.Second).Result()
 			if err != nil {
 				return err
 			}
-			if _, ok := res.(*messages.WireAwaitReady); !ok {
+			if _, ok := res.(*wire.WireAwaitReady); !ok {
 				return fmt.Errorf("echo answered %T", res)
 			}
 			return nil

@@ -24,8 +24,13 @@
 //	github, err := grid.Connect(ctx, c, "github")
 //	// github.OnStreamChunk, github.CallTool, ... as with plugin.Connect
 //
-// Messages cross the wire in their protobuf wire forms (package messages);
-// tools and results travel as their JSON, losslessly.
+// The plain messages of package messages cross the wire in their protobuf
+// wire forms, which this package's own wire code (internal/core/wire) makes
+// and reads; tools and results travel as their JSON, losslessly, and a
+// failure matches on every member the errors it matched where it was made
+// (errors.Is with transport.ErrMessageTooLarge, errors.As with
+// *auth.TokenError, ...), except the original error's own type, of which
+// only the text crosses.
 //
 // # Failures
 //

@@ -30,10 +30,12 @@ import (
 func TestCausesAreKeptOnTheGrainsMemberAndFlattenedAcrossTheWire(t *testing.T) {
 	const missing = "mcpconnector-test-no-such-server"
 	cmd, args := testserver.Command(t, "call_error")
+	hugeCmd, hugeArgs := testserver.Command(t, "misbehave")
 	env := map[string]string{"GORACE": "atexit_sleep_ms=0"}
 	cfg := &mcpconfig.Config{Servers: map[string]*mcpconfig.Server{
 		"absent": {Name: "absent", Type: mcpconfig.TypeStdio, Command: missing},
 		"rpc":    {Name: "rpc", Type: mcpconfig.TypeStdio, Command: cmd, Args: args, Env: env},
+		"huge":   {Name: "huge", Type: mcpconfig.TypeStdio, Command: hugeCmd, Args: hugeArgs, Env: env},
 	}}
 	members := startMembers(t, 2, cfg)
 
@@ -74,6 +76,28 @@ func TestCausesAreKeptOnTheGrainsMemberAndFlattenedAcrossTheWire(t *testing.T) {
 			require.ErrorAs(t, err, &rpc, m.where)
 			assert.Equal(t, int64(testserver.CallErrorCode), rpc.Code, m.where)
 			assert.Equal(t, testserver.CallErrorMessage, rpc.Message, m.where)
+		}
+	})
+
+	// An oversized message's cause stands for transport's sentinel, which
+	// package messages does not know: the failure matches it on the
+	// grain's member by the error it was made of, and on another member by
+	// the error the wire code rebuilds from the cause.
+	t.Run("a message over the transport's limit", func(t *testing.T) {
+		hosting, others := hostOf(t, members, "huge")
+		for _, m := range []struct {
+			where string
+			c     *cluster.Cluster
+		}{{"on the grain's member", hosting}, {"across the wire", others[0]}} {
+			p := connect(t, m.c, "huge")
+			_, err := p.CallTool(t.Context(), "huge", map[string]any{"mib": transport.MaxMessageBytes>>20 + 1}).Await(t.Context())
+			require.Error(t, err, m.where)
+			t.Log(m.where+":", err)
+			assert.ErrorIs(t, err, plugin.ErrInternal, m.where)
+			assert.ErrorIs(t, err, transport.ErrMessageTooLarge, m.where)
+			var f *messages.Failure
+			require.ErrorAs(t, err, &f, m.where)
+			assert.Equal(t, messages.CauseMessageTooLarge, f.Cause, m.where)
 		}
 	})
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/cuca-go/mcpconnector/internal/core/wire"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testremote"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/messages"
@@ -95,7 +96,7 @@ func caller(t *testing.T, system *actor.ActorSystem, pid *actor.PID, in *inbox) 
 	// the grain goes through the remote.
 	to := actor.NewPID(pid.Address, pid.Id)
 	return func(msg any) {
-		w, ok := messages.ToWire(msg)
+		w, ok := wire.ToWire(msg)
 		require.True(t, ok, "%T has a wire form", msg)
 		system.Root.RequestWithCustomSender(to, w, in.pid)
 	}
@@ -108,7 +109,7 @@ func arrived[T any](t *testing.T, in *inbox) T {
 	m := in.next(t)
 	_, isProto := m.(proto.Message)
 	require.True(t, isProto, "got %T, want a wire form", m)
-	p, ok := messages.FromWire(m)
+	p, ok := wire.FromWire(m)
 	require.True(t, ok, "got %T, want a wire form of the protocol", m)
 	v, ok := p.(T)
 	require.True(t, ok, "got %T %+v", p, p)

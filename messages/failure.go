@@ -3,18 +3,18 @@ package messages
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-
-	"github.com/cuca-go/mcpconnector/auth"
-	"github.com/cuca-go/mcpconnector/transport"
 )
 
 // FailureCause says why a [Failure] happened, as data that crosses the
-// wire. Each cause but [CauseNone] makes the failure match a Go error with
-// errors.Is or errors.As ([Failure.Unwrap]).
+// wire. A cause whose error this package owns (a context error, its own
+// sentinels, the server's *jsonrpc.Error) makes the failure match it with
+// errors.Is or errors.As ([Failure.Unwrap]); the causes that stand for
+// another package's error (an oversized message, a token refusal) match it
+// through [Failure.Err], which the code that made the failure, or that
+// read it from the wire, sets.
 type FailureCause string
 
 // The causes of a [Failure].
@@ -28,19 +28,21 @@ const (
 	// CauseCanceled: the caller cancelled. Matches context.Canceled.
 	CauseCanceled FailureCause = "canceled"
 	// CauseConnectionLost: the session ended under the call, which may
-	// have reached the server. Matches [ErrConnectionLost].
+	// have reached the server. Package plugin maps it to its
+	// ErrConnectionLost.
 	CauseConnectionLost FailureCause = "connection_lost"
 	// CauseServerError: the server answered a JSON-RPC error, kept in
 	// [Failure.RPC]. errors.As finds it as a *jsonrpc.Error.
 	CauseServerError FailureCause = "server_error"
 	// CauseProtocolVersion: the server does not speak the one protocol
-	// revision this client does. Matches [ErrProtocolVersion].
+	// revision this client does. Package plugin maps it to its
+	// ErrProtocolVersion.
 	CauseProtocolVersion FailureCause = "protocol_version"
 	// CauseMessageTooLarge: the server sent a message over the
-	// transport's limit. Matches transport.ErrMessageTooLarge.
+	// transport's limit. Its Err matches transport.ErrMessageTooLarge.
 	CauseMessageTooLarge FailureCause = "message_too_large"
-	// CauseTokenRefused: a token endpoint refused the grant, kept in
-	// [Failure.Token]. errors.As finds it as a *auth.TokenError.
+	// CauseTokenRefused: a token endpoint refused the grant. Its Err
+	// holds the refusal, which errors.As finds as a *auth.TokenError.
 	CauseTokenRefused FailureCause = "token_refused"
 	// CauseNotStarted: the server's command could not be started (a
 	// transport.SpawnError); no restart helps until the host asks again. A
@@ -51,23 +53,9 @@ const (
 	// the wire only the message says why.
 	CauseNotStarted FailureCause = "not_started"
 	// CauseTaskLost: the server no longer knows the task (SEP-2663) that
-	// answered the call; the tool is not called again. Matches
-	// [ErrTaskLost].
+	// answered the call; the tool is not called again. Package plugin maps
+	// it to its ErrTaskLost.
 	CauseTaskLost FailureCause = "task_lost"
-)
-
-// Sentinels a [Failure] matches with errors.Is, by its Cause.
-var (
-	// ErrConnectionLost: the session ended while the call was in flight.
-	ErrConnectionLost = errors.New("connection lost")
-	// ErrProtocolVersion: the server does not speak MCP 2026-07-28.
-	ErrProtocolVersion = errors.New("protocol version not supported")
-	// ErrCircuitOpen: the connection is failed and waits for its
-	// cool-down before it tries again ([Failure.CircuitOpen]).
-	ErrCircuitOpen = errors.New("circuit open")
-	// ErrTaskLost: the server no longer knows the task that answered the
-	// call, which is distinct from a task that failed.
-	ErrTaskLost = errors.New("task lost")
 )
 
 // RPCError is a JSON-RPC error object as the server sent it.
@@ -89,24 +77,21 @@ func (f *Failure) Error() string {
 }
 
 // Unwrap returns the errors errors.Is and errors.As see through a
-// failure: the original error (Err) when the failure was made in this
-// process, then the error its Cause stands for, a sentinel
-// (context.DeadlineExceeded, context.Canceled, [ErrConnectionLost],
-// [ErrProtocolVersion], transport.ErrMessageTooLarge) or a rebuilt
-// *jsonrpc.Error or *auth.TokenError, so that a failure that crossed the
-// wire still matches what its cause matched; and [ErrCircuitOpen] too when
-// CircuitOpen is set. Err comes first, so errors.As finds the server's own
-// *jsonrpc.Error (or *auth.TokenError) before the rebuilt copy.
+// failure: its Err, then the error its Cause stands for when that error is
+// the standard library's or go-sdk's (context.DeadlineExceeded,
+// context.Canceled, a *jsonrpc.Error rebuilt from RPC), so that a failure
+// that crossed the wire still matches what its cause matched. Err comes
+// first, so errors.As finds the server's own *jsonrpc.Error before the
+// rebuilt copy. The causes are data: the module's sentinels of them (the
+// plugin's ErrConnectionLost, ErrProtocolVersion, ErrCircuitOpen,
+// ErrTaskLost) are matched where a failure meets its caller, by
+// plugin.Error.
 func (f *Failure) Unwrap() []error {
 	var errs []error
 	if f.Err != nil {
 		errs = append(errs, f.Err)
 	}
-	errs = append(errs, f.causes()...)
-	if f.CircuitOpen {
-		errs = append(errs, ErrCircuitOpen)
-	}
-	return errs
+	return append(errs, f.causes()...)
 }
 
 func (f *Failure) causes() []error {
@@ -115,52 +100,10 @@ func (f *Failure) causes() []error {
 		return []error{context.DeadlineExceeded}
 	case CauseCanceled:
 		return []error{context.Canceled}
-	case CauseConnectionLost:
-		return []error{ErrConnectionLost}
-	case CauseProtocolVersion:
-		return []error{ErrProtocolVersion}
-	case CauseMessageTooLarge:
-		return []error{transport.ErrMessageTooLarge}
-	case CauseTaskLost:
-		return []error{ErrTaskLost}
 	case CauseServerError:
 		if f.RPC != nil {
 			return []error{&jsonrpc.Error{Code: f.RPC.Code, Message: f.RPC.Message, Data: f.RPC.Data}}
 		}
-	case CauseTokenRefused:
-		if f.Token != nil {
-			te := *f.Token
-			return []error{&te}
-		}
 	}
 	return nil
-}
-
-// CauseOf keeps err in f's Err and reads why it happened into f's Cause
-// (and RPC or Token), for the first cause err matches in this order: a
-// token refusal, an oversized message, a deadline, a cancellation, the
-// server's JSON-RPC error. It leaves the Cause as it is when err matches
-// none, and f as it is when err is nil. errors.As stops at the first
-// *jsonrpc.Error, so go-sdk's own wire codes (a write the transport
-// rejected) count as the server's only when nothing else matched.
-func (f *Failure) CauseOf(err error) *Failure {
-	var te *auth.TokenError
-	var re *jsonrpc.Error
-	if err != nil {
-		f.Err = err
-	}
-	switch {
-	case err == nil:
-	case errors.As(err, &te):
-		f.Cause, f.Token = CauseTokenRefused, te
-	case errors.Is(err, transport.ErrMessageTooLarge):
-		f.Cause = CauseMessageTooLarge
-	case errors.Is(err, context.DeadlineExceeded):
-		f.Cause = CauseDeadline
-	case errors.Is(err, context.Canceled):
-		f.Cause = CauseCanceled
-	case errors.As(err, &re):
-		f.Cause, f.RPC = CauseServerError, &RPCError{Code: re.Code, Message: re.Message, Data: re.Data}
-	}
-	return f
 }

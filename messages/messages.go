@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/cuca-go/mcpconnector/auth"
 )
 
 // AwaitReady asks a connection for its tools. Sent by the facade once after
@@ -66,7 +64,7 @@ type CallTool struct {
 	// [*CallTask], and which task the call resumes instead of running the
 	// tool again. The core reads only [CallExt.Resumes]. It crosses the
 	// wire as its extension's JSON, read back by the reader the extension
-	// registered ([RegisterCallExt]).
+	// registered with the grid's wire code.
 	Ext CallExt
 	// TraceContext is the caller's OpenTelemetry context as W3C fields
 	// (traceparent, tracestate, baggage), so that the connection's span of
@@ -85,16 +83,6 @@ type CallExt interface {
 	// server runs already) rather than run the tool: such a call is never
 	// dropped when its caller gives up, but resumed only to be cancelled.
 	Resumes() bool
-}
-
-// callExts are the readers of the wire forms of CallExt, by extension.
-var callExts = map[string]func(state []byte) (CallExt, error){}
-
-// RegisterCallExt registers read as the reader of the wire form (JSON)
-// of extension name's [CallExt]. Call it from an init function: the
-// readers are not guarded for registration after.
-func RegisterCallExt(name string, read func(state []byte) (CallExt, error)) {
-	callExts[name] = read
 }
 
 // TaskState is a task (SEP-2663, io.modelcontextprotocol/tasks) as its
@@ -215,12 +203,9 @@ type Failure struct {
 	Cause FailureCause
 	// RPC is the server's JSON-RPC error, when Cause is [CauseServerError].
 	RPC *RPCError
-	// Token is the token endpoint's refusal, when Cause is
-	// [CauseTokenRefused].
-	Token *auth.TokenError
 	// CircuitOpen: the restart budget is spent and the connection waits
 	// for its cool-down (the message says until when); Cause stays the
-	// last failure's. Matches [ErrCircuitOpen].
+	// last failure's. Package plugin maps it to its ErrCircuitOpen.
 	CircuitOpen bool
 	// Exit is how the server's child exited, when the failure is its exit
 	// ("exit status 1", "killed by signal SIGKILL"); empty otherwise. It
@@ -235,10 +220,13 @@ type Failure struct {
 	// in this process (a *transport.SpawnError, transport.ErrNotSupported,
 	// the server's *jsonrpc.Error, an auth error, ...): errors.Is and
 	// errors.As reach it and what it wraps. It is the one field that is
-	// not plain data, and it never crosses the wire: a wire form leaves it
-	// out, and on the other member Cause and the fields beside it rebuild
-	// what survives. Nil when the failure was decided without an error (a
-	// deadline's timer, a closed connection) or arrived over the wire.
+	// not plain data, and it never crosses the wire as it is: a wire form
+	// carries Cause and the fields beside it (a token refusal's as well),
+	// and on the other member the wire code rebuilds what survives: the
+	// *auth.TokenError of [CauseTokenRefused], transport.ErrMessageTooLarge
+	// for [CauseMessageTooLarge]; nil for any other cause. Nil too when the
+	// failure was decided without an error (a deadline's timer, a closed
+	// connection).
 	Err error
 }
 

@@ -70,15 +70,19 @@ var (
 var (
 	// ErrConnectionLost: the session ended while the call was in flight
 	// (it may have reached the server, so it is not sent again).
-	ErrConnectionLost = messages.ErrConnectionLost
+	ErrConnectionLost = errors.New("connection lost")
 	// ErrProtocolVersion: the server does not speak MCP 2026-07-28 (it
 	// may speak only older revisions). Of kind Internal, and final: the
 	// server is not started again until the host asks.
-	ErrProtocolVersion = messages.ErrProtocolVersion
+	ErrProtocolVersion = errors.New("protocol version not supported")
 	// ErrCircuitOpen: the restart budget is spent; the connection tries
 	// again after its cool-down ([WithBreakerCoolDown]) or when asked
 	// ([McpPlugin.Reconnect]).
-	ErrCircuitOpen = messages.ErrCircuitOpen
+	ErrCircuitOpen = errors.New("circuit open")
+	// ErrTaskLost: with [WithTasks], the server no longer knows the task
+	// that answered the call (tasks/get answered -32602), which is
+	// distinct from a task that failed; the tool is not called again.
+	ErrTaskLost = errors.New("task lost")
 )
 
 // ArgumentsSchema is the Schema of the [KindValidation] error for tool
@@ -139,9 +143,16 @@ func (e *Error) Error() string {
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Is reports whether target is the sentinel of e's Kind.
+// Is reports whether target is the sentinel of e's Kind, or of why the
+// connection failed ([ErrConnectionLost], [ErrProtocolVersion],
+// [ErrCircuitOpen], [ErrTaskLost]), read from the cause of the
+// *messages.Failure in e's chain: a failure is data, and this is where its
+// cause becomes a sentinel.
 func (e *Error) Is(target error) bool {
 	switch target {
+	case ErrConnectionLost, ErrProtocolVersion, ErrCircuitOpen, ErrTaskLost:
+		var f *messages.Failure
+		return errors.As(e.Err, &f) && causeIs(f, target)
 	case ErrInternal:
 		return e.Kind == KindInternal
 	case ErrIO:
@@ -152,6 +163,21 @@ func (e *Error) Is(target error) bool {
 		return e.Kind == KindValidation
 	case ErrDenied:
 		return e.Kind == KindDenied
+	}
+	return false
+}
+
+// causeIs reports whether target is the sentinel of f's cause.
+func causeIs(f *messages.Failure, target error) bool {
+	switch target {
+	case ErrConnectionLost:
+		return f.Cause == messages.CauseConnectionLost
+	case ErrProtocolVersion:
+		return f.Cause == messages.CauseProtocolVersion
+	case ErrCircuitOpen:
+		return f.CircuitOpen
+	case ErrTaskLost:
+		return f.Cause == messages.CauseTaskLost
 	}
 	return false
 }

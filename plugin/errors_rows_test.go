@@ -122,14 +122,14 @@ func TestErrorsPageRowsThroughThePlugin(t *testing.T) {
 				_, err := connect(t, testserver.Stdio(t), fast).CallTool(t.Context(), "exit", nil).Await(t.Context())
 				return err
 			},
-			is:    []error{plugin.ErrInternal, plugin.ErrConnectionLost, messages.ErrConnectionLost},
+			is:    []error{plugin.ErrInternal, plugin.ErrConnectionLost},
 			isNot: []error{context.DeadlineExceeded, context.Canceled}},
 		{row: "plugin.ErrProtocolVersion: a server that speaks only initialize",
 			run: func(t *testing.T) error {
 				_, err := plugin.Connect(t.Context(), testserver.Raw(t, "legacy"), plugin.WithConnectTimeout(time.Minute))
 				return err
 			},
-			is: []error{plugin.ErrInternal, plugin.ErrProtocolVersion, messages.ErrProtocolVersion}},
+			is: []error{plugin.ErrInternal, plugin.ErrProtocolVersion}},
 		{row: "context.DeadlineExceeded: a cap given to a call the server never answers in time",
 			run: func(t *testing.T) error {
 				p := connect(t, testserver.Stdio(t), plugin.WithCallTimeoutCap(100*time.Millisecond))

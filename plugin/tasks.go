@@ -121,12 +121,6 @@ func WithTasks(o TaskOptions) Option {
 	})
 }
 
-// ErrTaskLost: the server no longer knows the task that answered the call
-// (tasks/get answered "invalid params"); the tool is not called again. Of
-// kind Internal, and distinct from a task that failed, whose error is the
-// server's *jsonrpc.Error.
-var ErrTaskLost = messages.ErrTaskLost
-
 // taskDeadline sets the deadline of msg's task (tasks.Call.Deadline):
 // the caller's deadline when its ctx has one, else the task timeout,
 // capped by the tool timeout.

@@ -6,9 +6,9 @@ import (
 	"fmt"
 
 	"github.com/cuca-go/mcpconnector/internal/core/resourcetools"
-	"github.com/cuca-go/mcpconnector/internal/core/serverrules"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
+	"github.com/cuca-go/mcpconnector/toolbox/internal/serverrules"
 )
 
 // ErrApprovalHandlerMissing is wrapped by the denial of a call whose

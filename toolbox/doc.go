@@ -19,7 +19,7 @@
 //	}
 //	// register tb with the client: it is a host.Plugin.
 //
-// [Open] spawns one parent actor (internal/core/toolboxactor), the parent of one
+// [Open] spawns one parent actor (toolbox/internal/toolboxactor), the parent of one
 // supervised connection per enabled server; the servers connect in
 // parallel. A server that fails does not fail Open (unless [WithStrict]):
 // [Toolbox.Status] reports it, and its tools appear when it comes up.

@@ -6,9 +6,9 @@ import (
 	"strings"
 
 	"github.com/cuca-go/mcpconnector/host"
-	"github.com/cuca-go/mcpconnector/internal/core/serverrules"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/plugin"
+	"github.com/cuca-go/mcpconnector/toolbox/internal/serverrules"
 )
 
 // ErrServerDown is wrapped by the error of a call to a name that no

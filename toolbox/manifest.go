@@ -10,9 +10,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/host"
-	"github.com/cuca-go/mcpconnector/internal/core/manifest"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
+	"github.com/cuca-go/mcpconnector/toolbox/internal/manifest"
 )
 
 // DefaultManifestDir is where manifests are kept when a server is lazy or

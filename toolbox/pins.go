@@ -10,10 +10,10 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/cuca-go/mcpconnector/internal/core/manifest"
-	"github.com/cuca-go/mcpconnector/internal/core/serverrules"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/plugin"
+	"github.com/cuca-go/mcpconnector/toolbox/internal/manifest"
+	"github.com/cuca-go/mcpconnector/toolbox/internal/serverrules"
 )
 
 // ErrToolChanged is wrapped by the error of a call to a tool that

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cuca-go/mcpconnector/internal/core/serverrules"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
+	"github.com/cuca-go/mcpconnector/toolbox/internal/serverrules"
 )
 
 // ServerPolicy says which servers of a config may run, as the allowed and

@@ -14,9 +14,9 @@ import (
 
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/core/resourcetools"
-	"github.com/cuca-go/mcpconnector/internal/core/serverrules"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/plugin"
+	"github.com/cuca-go/mcpconnector/toolbox/internal/serverrules"
 )
 
 // ErrNameCollision is wrapped by the error of two tools that would be

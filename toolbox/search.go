@@ -7,8 +7,8 @@ import (
 
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/core/resourcetools"
-	"github.com/cuca-go/mcpconnector/internal/core/serverrules"
-	"github.com/cuca-go/mcpconnector/internal/core/toolsearch"
+	"github.com/cuca-go/mcpconnector/toolbox/internal/serverrules"
+	"github.com/cuca-go/mcpconnector/toolbox/internal/toolsearch"
 )
 
 // ToolSearch configures tool search ([WithToolSearch]). The zero value

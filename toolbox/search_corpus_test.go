@@ -139,7 +139,7 @@ func corpusSearch(t *testing.T) func(query string, k int) []string {
 // recall at 3, 5 and 10 (a task is found when a tool it needs is loaded)
 // and the share of steps covered at 5, each held to a floor just under
 // what it measures, so that a change that makes one worse fails. The
-// engine's own TestFiguresOnTaskSets (internal/core/toolsearch) reads the
+// engine's own TestFiguresOnTaskSets (toolbox/internal/toolsearch) reads the
 // same figures without servers; the tests that measure its parts and
 // weights are there.
 func TestSearchFiguresOnTaskSets(t *testing.T) {

@@ -17,12 +17,12 @@ import (
 
 	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/host"
-	"github.com/cuca-go/mcpconnector/internal/core/manifest"
 	"github.com/cuca-go/mcpconnector/internal/core/named"
-	"github.com/cuca-go/mcpconnector/internal/core/toolboxactor"
 	"github.com/cuca-go/mcpconnector/internal/core/toolboxremote"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
+	"github.com/cuca-go/mcpconnector/toolbox/internal/manifest"
+	"github.com/cuca-go/mcpconnector/toolbox/internal/toolboxactor"
 	"github.com/cuca-go/mcpconnector/transport"
 )
 

@@ -76,6 +76,47 @@ func (a *API) CountsText() string {
 	return b.String()
 }
 
+// Budget is the most lines the listing may hold: in all, and outside the
+// packages Unbudgeted names (the plain-data protocol and the adapters).
+type Budget struct {
+	Total   int
+	Outside int
+}
+
+// Unbudgeted reports whether the lines of package path count toward
+// Budget.Total only: messages, and the modules under adapters/.
+func Unbudgeted(path string) bool {
+	rel := strings.TrimPrefix(path, ModulePath+"/")
+	return rel == "messages" || strings.HasPrefix(rel, "adapters/")
+}
+
+// Over returns what of the listing lines exceeds b, one sentence per
+// figure over budget, and nil when it fits.
+func (b Budget) Over(lines []string) []string {
+	total, outside := len(lines), 0
+	for _, l := range lines {
+		if !Unbudgeted(linePackage(l)) {
+			outside++
+		}
+	}
+	var over []string
+	if total > b.Total {
+		over = append(over, fmt.Sprintf("%d lines in all, over the budget of %d", total, b.Total))
+	}
+	if outside > b.Outside {
+		over = append(over, fmt.Sprintf("%d lines outside messages and adapters, over the budget of %d", outside, b.Outside))
+	}
+	return over
+}
+
+// linePackage is the import path a listing line is about:
+// "pkg a/b, func F()" gives "a/b".
+func linePackage(line string) string {
+	rest, _ := strings.CutPrefix(line, "pkg ")
+	path, _, _ := strings.Cut(rest, ",")
+	return path
+}
+
 // ParseListing returns the lines of a checked-in listing, leaving out
 // blank lines and comment lines (those starting with #).
 func ParseListing(data []byte) []string {

@@ -37,7 +37,7 @@ var rowTests = map[string][]string{
 	"context.DeadlineExceeded":     {"plugin.TestErrorsPageRowsThroughThePlugin", "plugin.TestEveryDeadlineWrapsDeadlineExceededAndNamesItsLimit", "plugin.TestTaskTimeoutCancels", "plugin.TestTaskIdleTimeoutCancels"},
 	"context.Canceled":             {"plugin.TestErrorsPageRowsThroughThePlugin"},
 	"*jsonrpc.Error":               {"plugin.TestErrorsPageRowsThroughThePlugin", "plugin.TestTaskIsErrorAndFailure", "plugin.TestReadResourceErrors", "toolbox.TestErrorsPageCausesThroughTheToolbox", "grid.TestCausesAreKeptOnTheGrainsMemberAndFlattenedAcrossTheWire"},
-	"transport.ErrMessageTooLarge": {"plugin.TestOversizedResultIsRefusedInBoundedMemory"},
+	"transport.ErrMessageTooLarge": {"plugin.TestOversizedResultIsRefusedInBoundedMemory", "grid.TestCausesAreKeptOnTheGrainsMemberAndFlattenedAcrossTheWire"},
 	"*auth.TokenError":             {"auth.TestAuthErrorsReachThePluginsError"},
 	"none of the above":            {"plugin.TestErrorsPageRowsThroughThePlugin"},
 	// toolbox
@@ -61,18 +61,14 @@ var rowTests = map[string][]string{
 	"auth.ErrDPoPNonce":        {"auth.TestAuthErrorsReachThePluginsError"},
 	"auth.ErrDPoPProofRefused": {"auth.TestAuthErrorsReachThePluginsError"},
 	// mcpconfig, client, messages
-	"*mcpconfig.Error":            {"mcpconfig.TestErrorFields"},
-	"client.ErrConfig":            {"client.TestNewConfiguration"},
-	"client.ErrRequest":           {"client.TestRequestInvalid"},
-	"*client.StatusError":         {"client.TestStreamHTTPError"},
-	"client.ErrIncompleteStream":  {"client.TestStreamCutInTheMiddle"},
-	"client.ErrMalformedStream":   {"client.TestStreamMalformed"},
-	"client.ErrHook":              {"client.TestStreamHookErrors"},
-	"*messages.Failure":           {"plugin.TestErrorsPageRowsThroughThePlugin", "grid.TestCausesAreKeptOnTheGrainsMemberAndFlattenedAcrossTheWire"},
-	"messages.ErrConnectionLost":  {"plugin.TestErrorsPageRowsThroughThePlugin"},
-	"messages.ErrProtocolVersion": {"plugin.TestErrorsPageRowsThroughThePlugin"},
-	"messages.ErrCircuitOpen":     {"messages.TestFailureCausesSurviveTheWire", "plugin.TestRestartBudgetSpentFailsFastAndCloseStillWorks"},
-	"messages.ErrTaskLost":        {"plugin.TestTaskLostWhenServerForgets"},
+	"*mcpconfig.Error":           {"mcpconfig.TestErrorFields"},
+	"client.ErrConfig":           {"client.TestNewConfiguration"},
+	"client.ErrRequest":          {"client.TestRequestInvalid"},
+	"*client.StatusError":        {"client.TestStreamHTTPError"},
+	"client.ErrIncompleteStream": {"client.TestStreamCutInTheMiddle"},
+	"client.ErrMalformedStream":  {"client.TestStreamMalformed"},
+	"client.ErrHook":             {"client.TestStreamHookErrors"},
+	"*messages.Failure":          {"plugin.TestErrorsPageRowsThroughThePlugin", "grid.TestCausesAreKeptOnTheGrainsMemberAndFlattenedAcrossTheWire"},
 }
 
 // Every row of docs/errors.md names a test in rowTests, every test named

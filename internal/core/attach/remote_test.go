@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/cuca-go/mcpconnector/internal/core/attach"
+	"github.com/cuca-go/mcpconnector/internal/core/wire"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testremote"
 	"github.com/cuca-go/mcpconnector/messages"
 )
@@ -50,12 +51,12 @@ func TestLinkAcrossRemote(t *testing.T) {
 		}
 		received <- m
 		switch w := m.(type) {
-		case *messages.WireAwaitReady:
-			c.Respond(&messages.WireReady{ToolsJson: []byte(`[{"name":"add","inputSchema":{"type":"object"}}]`),
+		case *wire.WireAwaitReady:
+			c.Respond(&wire.WireReady{ToolsJson: []byte(`[{"name":"add","inputSchema":{"type":"object"}}]`),
 				ProtocolVersion: "2026-07-28"})
-		case *messages.WireCallTool:
-			c.Respond(&messages.WireCallProgress{Id: w.Id, Progress: 1, Total: 2, Message: "half"})
-			c.Respond(&messages.WireCallToolReply{Id: w.Id, ResultJson: []byte(`{"content":[{"type":"text","text":"3"}]}`)})
+		case *wire.WireCallTool:
+			c.Respond(&wire.WireCallProgress{Id: w.Id, Progress: 1, Total: 2, Message: "half"})
+			c.Respond(&wire.WireCallToolReply{Id: w.Id, ResultJson: []byte(`{"content":[{"type":"text","text":"3"}]}`)})
 		}
 	}))
 	t.Cleanup(func() { _ = host.Root.StopFuture(pid).Wait() })
@@ -81,15 +82,15 @@ func TestLinkAcrossRemote(t *testing.T) {
 
 	_, err := l.AwaitReady(ctx)
 	require.NoError(t, err)
-	assert.IsType(t, &messages.WireAwaitReady{}, next())
+	assert.IsType(t, &wire.WireAwaitReady{}, next())
 	ready := <-o.tools
 	require.Len(t, ready.Tools, 1)
 	assert.Equal(t, "add", ready.Tools[0].Name)
-	assert.IsType(t, &messages.WireWatchTools{}, next())
+	assert.IsType(t, &wire.WireWatchTools{}, next())
 
 	deadline := time.Now().Add(time.Minute).Round(0)
 	require.NoError(t, l.Send(ctx, &messages.CallTool{ID: 7, Name: "add", Arguments: json.RawMessage(`{"a":1,"b":2}`), Deadline: deadline}))
-	call, ok := next().(*messages.WireCallTool)
+	call, ok := next().(*wire.WireCallTool)
 	require.True(t, ok, "the call crossed as its wire form")
 	assert.Equal(t, uint64(7), call.Id)
 	assert.JSONEq(t, `{"a":1,"b":2}`, string(call.Arguments))
@@ -102,7 +103,7 @@ func TestLinkAcrossRemote(t *testing.T) {
 	require.Len(t, r.Result.Content, 1)
 
 	l.Cancel(7)
-	assert.Equal(t, uint64(7), next().(*messages.WireCancelCall).Id)
+	assert.Equal(t, uint64(7), next().(*wire.WireCancelCall).Id)
 	l.Close()
-	assert.IsType(t, &messages.WireUnwatchTools{}, next())
+	assert.IsType(t, &wire.WireUnwatchTools{}, next())
 }

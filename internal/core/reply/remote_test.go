@@ -34,7 +34,7 @@ func TestAskAcrossRemote(t *testing.T) {
 			return
 		}
 		seen <- fmt.Sprintf("%T", c.Message())
-		w, _ := messages.ToWire(&messages.Failure{Kind: messages.FailureIO, Op: "connect", Message: "no such command",
+		w, _ := wire.ToWire(&messages.Failure{Kind: messages.FailureIO, Op: "connect", Message: "no such command",
 			Cause: messages.CauseNotStarted})
 		c.Respond(w)
 	}))
@@ -46,7 +46,7 @@ func TestAskAcrossRemote(t *testing.T) {
 	// process it resolves to.
 	got, err := reply.Ask(ctx, caller, actor.NewPID(pid.Address, pid.Id), &messages.Reconnect{}, wire.Codec)
 	require.NoError(t, err)
-	assert.Equal(t, "*messages.WireReconnect", <-seen, "the question crossed as its wire form")
+	assert.Equal(t, "*wire.WireReconnect", <-seen, "the question crossed as its wire form")
 	f, ok := got.(*messages.Failure)
 	require.True(t, ok, "got %T", got)
 	assert.Equal(t, &messages.Failure{Kind: messages.FailureIO, Op: "connect", Message: "no such command",

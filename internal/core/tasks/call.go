@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	gridwire "github.com/cuca-go/mcpconnector/internal/core/wire"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 
@@ -32,7 +33,7 @@ type Call struct {
 var _ messages.CallExt = (*Call)(nil)
 
 func init() {
-	messages.RegisterCallExt(Extension, func(state []byte) (messages.CallExt, error) {
+	gridwire.RegisterCallExt(Extension, func(state []byte) (messages.CallExt, error) {
 		c := new(Call)
 		if err := json.Unmarshal(state, c); err != nil {
 			return nil, err

@@ -34,7 +34,7 @@ func TestForConvertsOnlyWhatLeaves(t *testing.T) {
 	call := &messages.CallTool{ID: 4, Name: "add"}
 	assert.Same(t, call, wire.For(system, local, call))
 	assert.Same(t, call, wire.For(system, nil, call))
-	w, ok := wire.For(system, far, call).(*messages.WireCallTool)
+	w, ok := wire.For(system, far, call).(*wire.WireCallTool)
 	require.True(t, ok)
 	assert.Equal(t, uint64(4), w.Id)
 	dead := &actor.DeadLetterResponse{}

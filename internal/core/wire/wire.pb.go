@@ -1,9 +1,11 @@
-// The wire forms of the actor protocol in messages.go, for actors on other
-// members of a protoactor cluster. protoactor's remote serialises every
-// message with protobuf; each plain message converts to its Wire* form on
-// the way out and back on the way in (wire.go). MCP payloads (tools, server
-// identity, tool results) travel as their JSON, which go-sdk reads back
-// losslessly.
+// The wire forms of the actor protocol (package messages), for actors on
+// other members of a protoactor cluster. protoactor's remote serialises
+// every message with protobuf; each plain message converts to its Wire*
+// form on the way out and back on the way in (forms.go). The proto package
+// keeps its name, mcpconnector.messages: remote names each message by its
+// full name on the wire, so moving the Go code changed no byte. MCP
+// payloads (tools, server identity, tool results) travel as their JSON,
+// which go-sdk reads back losslessly.
 //
 // Regenerate with protoc-gen-go v1.36.12 (go install
 // google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12, matching the
@@ -16,7 +18,7 @@
 // 	protoc        v3.21.12
 // source: wire.proto
 
-package messages
+package wire
 
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
@@ -1228,7 +1230,7 @@ const file_wire_proto_rawDesc = "" +
 	"\x06method\x18\x02 \x01(\tR\x06method\x12\x1f\n" +
 	"\vresult_json\x18\x03 \x01(\fR\n" +
 	"resultJson\x12<\n" +
-	"\afailure\x18\x04 \x01(\v2\".mcpconnector.messages.WireFailureR\afailureB*Z(github.com/cuca-go/mcpconnector/messagesb\x06proto3"
+	"\afailure\x18\x04 \x01(\v2\".mcpconnector.messages.WireFailureR\afailureB4Z2github.com/cuca-go/mcpconnector/internal/core/wireb\x06proto3"
 
 var (
 	file_wire_proto_rawDescOnce sync.Once

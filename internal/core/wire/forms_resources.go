@@ -1,4 +1,4 @@
-package messages
+package wire
 
 import (
 	"encoding/json"
@@ -6,13 +6,15 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cuca-go/mcpconnector/messages"
 )
 
-// The wire forms of [ServerRequest] and [ServerReply]: a reply's result
+// The wire forms of [messages.ServerRequest] and [messages.ServerReply]: a reply's result
 // travels as go-sdk's JSON of it, named by its method, and reads back as
 // the same result type.
 
-func (m *ServerRequest) wire() *WireServerRequest {
+func serverRequestWire(m *messages.ServerRequest) *WireServerRequest {
 	w := &WireServerRequest{Id: m.ID, Method: m.Method, Cursor: m.Cursor, Uri: m.URI, Name: m.Name,
 		Arguments: m.Arguments, Limit: m.Limit}
 	if !m.Deadline.IsZero() {
@@ -21,8 +23,8 @@ func (m *ServerRequest) wire() *WireServerRequest {
 	return w
 }
 
-func (w *WireServerRequest) plain() *ServerRequest {
-	m := &ServerRequest{ID: w.Id, Method: w.Method, Cursor: w.Cursor, URI: w.Uri, Name: w.Name, Limit: w.Limit}
+func (w *WireServerRequest) plain() *messages.ServerRequest {
+	m := &messages.ServerRequest{ID: w.Id, Method: w.Method, Cursor: w.Cursor, URI: w.Uri, Name: w.Name, Limit: w.Limit}
 	if len(w.Arguments) > 0 {
 		m.Arguments = w.Arguments
 	}
@@ -36,15 +38,15 @@ func (w *WireServerRequest) plain() *ServerRequest {
 func resultMethod(r mcp.Result) string {
 	switch r.(type) {
 	case *mcp.ListResourcesResult:
-		return MethodListResources
+		return messages.MethodListResources
 	case *mcp.ListResourceTemplatesResult:
-		return MethodListResourceTemplates
+		return messages.MethodListResourceTemplates
 	case *mcp.ReadResourceResult:
-		return MethodReadResource
+		return messages.MethodReadResource
 	case *mcp.ListPromptsResult:
-		return MethodListPrompts
+		return messages.MethodListPrompts
 	case *mcp.GetPromptResult:
-		return MethodGetPrompt
+		return messages.MethodGetPrompt
 	}
 	return ""
 }
@@ -52,26 +54,26 @@ func resultMethod(r mcp.Result) string {
 // newResult is an empty result of method, or nil.
 func newResult(method string) mcp.Result {
 	switch method {
-	case MethodListResources:
+	case messages.MethodListResources:
 		return new(mcp.ListResourcesResult)
-	case MethodListResourceTemplates:
+	case messages.MethodListResourceTemplates:
 		return new(mcp.ListResourceTemplatesResult)
-	case MethodReadResource:
+	case messages.MethodReadResource:
 		return new(mcp.ReadResourceResult)
-	case MethodListPrompts:
+	case messages.MethodListPrompts:
 		return new(mcp.ListPromptsResult)
-	case MethodGetPrompt:
+	case messages.MethodGetPrompt:
 		return new(mcp.GetPromptResult)
 	}
 	return nil
 }
 
-// wire carries the result as JSON; a result that cannot be written fails
-// the request instead.
-func (m *ServerReply) wire() *WireServerReply {
+// serverReplyWire carries the result as JSON; a result that cannot be
+// written fails the request instead.
+func serverReplyWire(m *messages.ServerReply) *WireServerReply {
 	w := &WireServerReply{Id: m.ID}
 	if m.Failure != nil {
-		w.Failure = m.Failure.wire()
+		w.Failure = failureWire(m.Failure)
 	}
 	if m.Result != nil {
 		w.Method = resultMethod(m.Result)
@@ -82,7 +84,7 @@ func (m *ServerReply) wire() *WireServerReply {
 			w.ResultJson, err = json.Marshal(m.Result)
 		}
 		if err != nil {
-			w.Method, w.ResultJson, w.Failure = "", nil, wireFailure("", "the result", err).wire()
+			w.Method, w.ResultJson, w.Failure = "", nil, failureWire(wireFailure("", "the result", err))
 		}
 	}
 	return w
@@ -90,8 +92,8 @@ func (m *ServerReply) wire() *WireServerReply {
 
 // plain reads the result back as its method's type; one that does not
 // read back fails the request.
-func (w *WireServerReply) plain() *ServerReply {
-	m := &ServerReply{ID: w.Id}
+func (w *WireServerReply) plain() *messages.ServerReply {
+	m := &messages.ServerReply{ID: w.Id}
 	if w.Failure != nil {
 		m.Failure = w.Failure.plain()
 	}

@@ -29,7 +29,7 @@ func longTask(tb testing.TB) string {
 
 // BenchmarkSearch ranks over 1,164 tools: a short phrasing, a 2 KB task
 // of several steps and a 20 KB paste (go test -run '^$' -bench
-// BenchmarkSearch ./internal/core/toolsearch/).
+// BenchmarkSearch ./toolbox/internal/toolsearch/).
 func BenchmarkSearch(b *testing.B) {
 	idx := NewIndex(loadCorpus(b, loadAll(b), benchCopies).docs, Defaults)
 	for _, c := range []struct{ name, query string }{
@@ -49,7 +49,7 @@ func BenchmarkSearch(b *testing.B) {
 }
 
 // BenchmarkNewIndex indexes 1,164 tools whose keywords are read
-// (go test -run '^$' -bench BenchmarkNewIndex ./internal/core/toolsearch/).
+// (go test -run '^$' -bench BenchmarkNewIndex ./toolbox/internal/toolsearch/).
 func BenchmarkNewIndex(b *testing.B) {
 	docs := loadCorpus(b, loadAll(b), benchCopies).docs
 	b.ReportAllocs()
@@ -59,7 +59,7 @@ func BenchmarkNewIndex(b *testing.B) {
 }
 
 // BenchmarkWords reads the keywords of the corpus's 582 tools (go test
-// -run '^$' -bench BenchmarkWords ./internal/core/toolsearch/).
+// -run '^$' -bench BenchmarkWords ./toolbox/internal/toolsearch/).
 func BenchmarkWords(b *testing.B) {
 	var tools []Tool
 	for _, s := range loadAll(b) {

@@ -4,7 +4,6 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/cuca-go/mcpconnector/internal/core/reply"
-	"github.com/cuca-go/mcpconnector/messages"
 )
 
 // Codec asks an actor on another member in wire forms ([Request]) and
@@ -27,7 +26,7 @@ func Remote(system *actor.ActorSystem, pid *actor.PID) bool {
 // otherwise.
 func For(system *actor.ActorSystem, to *actor.PID, msg any) any {
 	if Remote(system, to) {
-		if w, ok := messages.ToWire(msg); ok {
+		if w, ok := ToWire(msg); ok {
 			return w
 		}
 	}
@@ -37,7 +36,7 @@ func For(system *actor.ActorSystem, to *actor.PID, msg any) any {
 // Plain returns an arriving message as its receiver reads it: the plain
 // message of a wire form, msg itself otherwise.
 func Plain(msg any) any {
-	if p, ok := messages.FromWire(msg); ok {
+	if p, ok := FromWire(msg); ok {
 		return p
 	}
 	return msg

@@ -1,7 +1,8 @@
-package messages
+package wire
 
 import (
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -9,54 +10,55 @@ import (
 
 	"github.com/cuca-go/mcpconnector/auth"
 	"github.com/cuca-go/mcpconnector/internal/core/directcall"
+	"github.com/cuca-go/mcpconnector/internal/core/failcause"
+	"github.com/cuca-go/mcpconnector/messages"
 )
 
-// The wire forms: every message of the protocol has a protobuf form
+// The wire forms: every message of package messages has a protobuf form
 // (wire.proto, the generated Wire* types), which is what travels between
-// the members of a cluster. Package grid converts at its own edges (its
-// grain and its facade's link): a message bound for another member goes out
-// as [ToWire] makes it, and what arrives in a wire form is read as
-// [FromWire] gives it back, so the code on both sides only ever handles the
-// plain messages. Nothing here
-// names the cluster's transport: any carrier of protobuf messages will do.
+// the members of a cluster. A message bound for another member goes out as
+// [ToWire] makes it, and what arrives in a wire form is read as [FromWire]
+// gives it back, so the code on both sides only ever handles the plain
+// messages. Nothing here names the cluster's transport: any carrier of
+// protobuf messages will do.
 
-// ToWire returns the wire form of msg, a message of this package, and
+// ToWire returns the wire form of msg, a message of package messages, and
 // true; nil and false for anything else (a wire form already, or another
 // package's message, travels as it is). A message whose JSON payload cannot
 // be written (a tool list, a tool result) turns into the failure that says
 // so, which the receiver gets instead: failing beats dropping.
 func ToWire(msg any) (proto.Message, bool) {
 	switch m := msg.(type) {
-	case *CallTool:
-		return m.wire(), true
-	case *CallToolReply:
-		return m.wire(), true
-	case *CallTask:
+	case *messages.CallTool:
+		return callToolWire(m), true
+	case *messages.CallToolReply:
+		return callToolReplyWire(m), true
+	case *messages.CallTask:
 		return &WireCallTask{Id: m.ID, TaskId: m.TaskID}, true
-	case *CallProgress:
+	case *messages.CallProgress:
 		return &WireCallProgress{Id: m.ID, Progress: m.Progress, Total: m.Total, Message: m.Message}, true
-	case *CancelCall:
+	case *messages.CancelCall:
 		return &WireCancelCall{Id: m.ID}, true
-	case *Ready:
-		return m.wire(), true
-	case *Failure:
-		return m.wire(), true
-	case *AwaitReady:
+	case *messages.Ready:
+		return readyWire(m), true
+	case *messages.Failure:
+		return failureWire(m), true
+	case *messages.AwaitReady:
 		return &WireAwaitReady{}, true
-	case *RefreshTools:
+	case *messages.RefreshTools:
 		return &WireRefreshTools{}, true
-	case *WatchTools:
+	case *messages.WatchTools:
 		return &WireWatchTools{}, true
-	case *UnwatchTools:
+	case *messages.UnwatchTools:
 		return &WireUnwatchTools{}, true
-	case *Reconnect:
+	case *messages.Reconnect:
 		return &WireReconnect{}, true
-	case *HandedOver:
+	case *messages.HandedOver:
 		return &WireHandedOver{}, true
-	case *ServerRequest:
-		return m.wire(), true
-	case *ServerReply:
-		return m.wire(), true
+	case *messages.ServerRequest:
+		return serverRequestWire(m), true
+	case *messages.ServerReply:
+		return serverReplyWire(m), true
 	}
 	return nil, false
 }
@@ -64,7 +66,7 @@ func ToWire(msg any) (proto.Message, bool) {
 // FromWire returns the plain message of msg, a wire form of this package,
 // and true; nil and false for anything else. A wire form whose JSON payload
 // does not read back turns into the failure that says so (a
-// [*CallToolReply] with its Failure set, for a tool result).
+// [*messages.CallToolReply] with its Failure set, for a tool result).
 func FromWire(msg any) (any, bool) {
 	switch w := msg.(type) {
 	case *WireCallTool:
@@ -72,27 +74,27 @@ func FromWire(msg any) (any, bool) {
 	case *WireCallToolReply:
 		return w.plain(), true
 	case *WireCallTask:
-		return &CallTask{ID: w.Id, TaskID: w.TaskId}, true
+		return &messages.CallTask{ID: w.Id, TaskID: w.TaskId}, true
 	case *WireCallProgress:
-		return &CallProgress{ID: w.Id, Progress: w.Progress, Total: w.Total, Message: w.Message}, true
+		return &messages.CallProgress{ID: w.Id, Progress: w.Progress, Total: w.Total, Message: w.Message}, true
 	case *WireCancelCall:
-		return &CancelCall{ID: w.Id}, true
+		return &messages.CancelCall{ID: w.Id}, true
 	case *WireReady:
 		return w.plain(), true
 	case *WireFailure:
 		return w.plain(), true
 	case *WireAwaitReady:
-		return &AwaitReady{}, true
+		return &messages.AwaitReady{}, true
 	case *WireRefreshTools:
-		return &RefreshTools{}, true
+		return &messages.RefreshTools{}, true
 	case *WireWatchTools:
-		return &WatchTools{}, true
+		return &messages.WatchTools{}, true
 	case *WireUnwatchTools:
-		return &UnwatchTools{}, true
+		return &messages.UnwatchTools{}, true
 	case *WireReconnect:
-		return &Reconnect{}, true
+		return &messages.Reconnect{}, true
 	case *WireHandedOver:
-		return &HandedOver{}, true
+		return &messages.HandedOver{}, true
 	case *WireServerRequest:
 		return w.plain(), true
 	case *WireServerReply:
@@ -102,29 +104,30 @@ func FromWire(msg any) (any, bool) {
 }
 
 // wireFailure is the failure a payload that cannot cross the wire becomes.
-func wireFailure(op, what string, err error) *Failure {
-	return &Failure{Kind: FailureInternal, Op: op, Message: what + " did not survive the wire: " + err.Error()}
+func wireFailure(op, what string, err error) *messages.Failure {
+	return &messages.Failure{Kind: messages.FailureInternal, Op: op, Message: what + " did not survive the wire: " + err.Error()}
 }
 
-// wire carries the tools and the server identity as JSON; a list that
+// readyWire carries the tools and the server identity as JSON; a list that
 // cannot be written becomes the failure that says so.
-func (m *Ready) wire() proto.Message {
+func readyWire(m *messages.Ready) proto.Message {
 	tools, err := json.Marshal(m.Tools)
 	if err != nil {
-		return wireFailure("tools/list", "the tool list", err).wire()
+		return failureWire(wireFailure("tools/list", "the tool list", err))
 	}
 	w := &WireReady{ToolsJson: tools, ProtocolVersion: m.ProtocolVersion, ToolsTtlNanos: int64(m.ToolsTTL), ToolsCacheScope: m.ToolsCacheScope, Instructions: m.Instructions}
 	if m.ServerInfo != nil {
 		if w.ServerInfoJson, err = json.Marshal(m.ServerInfo); err != nil {
-			return wireFailure("tools/list", "the server identity", err).wire()
+			return failureWire(wireFailure("tools/list", "the server identity", err))
 		}
 	}
 	return w
 }
 
-// plain is a [*Ready], or the [*Failure] of a list that does not read back.
+// plain is a [*messages.Ready], or the [*messages.Failure] of a list that
+// does not read back.
 func (w *WireReady) plain() any {
-	m := &Ready{ProtocolVersion: w.ProtocolVersion, ToolsTTL: time.Duration(w.ToolsTtlNanos), ToolsCacheScope: w.ToolsCacheScope, Instructions: w.Instructions}
+	m := &messages.Ready{ProtocolVersion: w.ProtocolVersion, ToolsTTL: time.Duration(w.ToolsTtlNanos), ToolsCacheScope: w.ToolsCacheScope, Instructions: w.Instructions}
 	if err := json.Unmarshal(w.ToolsJson, &m.Tools); err != nil {
 		return wireFailure("tools/list", "the tool list", err)
 	}
@@ -137,7 +140,7 @@ func (w *WireReady) plain() any {
 	return m
 }
 
-func (m *CallTool) wire() *WireCallTool {
+func callToolWire(m *messages.CallTool) *WireCallTool {
 	w := &WireCallTool{Id: m.ID, Name: m.Name, Arguments: m.Arguments, Progress: m.Progress, IdleTimeoutNanos: int64(m.IdleTimeout),
 		TraceContext: m.TraceContext, Limit: m.Limit}
 	if !m.Deadline.IsZero() {
@@ -152,8 +155,8 @@ func (m *CallTool) wire() *WireCallTool {
 	return w
 }
 
-func (w *WireCallTool) plain() *CallTool {
-	m := &CallTool{ID: w.Id, Name: w.Name, Arguments: w.Arguments, Progress: w.Progress, IdleTimeout: time.Duration(w.IdleTimeoutNanos),
+func (w *WireCallTool) plain() *messages.CallTool {
+	m := &messages.CallTool{ID: w.Id, Name: w.Name, Arguments: w.Arguments, Progress: w.Progress, IdleTimeout: time.Duration(w.IdleTimeoutNanos),
 		Limit: w.Limit}
 	if len(w.TraceContext) > 0 {
 		m.TraceContext = w.TraceContext
@@ -167,9 +170,19 @@ func (w *WireCallTool) plain() *CallTool {
 	return m
 }
 
+// callExts are the readers of the wire forms of CallExt, by extension.
+var callExts = map[string]func(state []byte) (messages.CallExt, error){}
+
+// RegisterCallExt registers read as the reader of the wire form (JSON)
+// of extension name's [messages.CallExt]. Call it from an init function:
+// the readers are not guarded for registration after.
+func RegisterCallExt(name string, read func(state []byte) (messages.CallExt, error)) {
+	callExts[name] = read
+}
+
 // readExt is the CallExt w carries, or, when no reader reads it, its
 // state kept as it came, which crosses the wire again unchanged.
-func readExt(w *WireCallExt) CallExt {
+func readExt(w *WireCallExt) messages.CallExt {
 	if read := callExts[w.Name]; read != nil {
 		if x, err := read(w.State); err == nil {
 			return x
@@ -194,24 +207,24 @@ func (u *unknownExt) MarshalJSON() ([]byte, error) {
 	return u.state, nil
 }
 
-// wire carries the result as JSON; a result that cannot be written fails
-// the call instead.
-func (m *CallToolReply) wire() *WireCallToolReply {
+// callToolReplyWire carries the result as JSON; a result that cannot be
+// written fails the call instead.
+func callToolReplyWire(m *messages.CallToolReply) *WireCallToolReply {
 	w := &WireCallToolReply{Id: m.ID}
 	if m.Failure != nil {
-		w.Failure = m.Failure.wire()
+		w.Failure = failureWire(m.Failure)
 	}
 	if m.Result != nil {
 		var err error
 		if w.ResultJson, err = json.Marshal(m.Result); err != nil {
-			w.ResultJson, w.Failure = nil, wireFailure("", "the tool result", err).wire()
+			w.ResultJson, w.Failure = nil, failureWire(wireFailure("", "the tool result", err))
 		}
 	}
 	return w
 }
 
-func (w *WireCallToolReply) plain() *CallToolReply {
-	m := &CallToolReply{ID: w.Id}
+func (w *WireCallToolReply) plain() *messages.CallToolReply {
+	m := &messages.CallToolReply{ID: w.Id}
 	if w.Failure != nil {
 		m.Failure = w.Failure.plain()
 	}
@@ -229,33 +242,43 @@ func (w *WireCallToolReply) plain() *CallToolReply {
 	return m
 }
 
-// wire is f's wire form: everything but Err, the original error, which
-// is no data; Cause and the fields beside it carry what survives of it.
-func (f *Failure) wire() *WireFailure {
+// failureWire is f's wire form: everything but Err, the original error,
+// which is no data; Cause and the fields beside it carry what survives of
+// it, and for [messages.CauseTokenRefused] the refusal's fields too.
+func failureWire(f *messages.Failure) *WireFailure {
 	w := &WireFailure{Kind: string(f.Kind), Op: f.Op, Message: f.Message, Cause: string(f.Cause), CircuitOpen: f.CircuitOpen,
 		Exit: f.Exit, Unreachable: f.Unreachable}
 	if r := f.RPC; r != nil {
 		w.Rpc = &WireRPCError{Code: r.Code, Message: r.Message, Data: r.Data}
 	}
-	if t := f.Token; t != nil {
+	var t *auth.TokenError
+	if f.Cause == messages.CauseTokenRefused && errors.As(f.Err, &t) {
 		w.Token = &WireTokenError{Endpoint: t.Endpoint, GrantType: t.GrantType, StatusCode: int32(t.StatusCode),
 			Code: t.Code, Description: t.Description}
 	}
 	return w
 }
 
-func (w *WireFailure) plain() *Failure {
-	f := &Failure{Kind: FailureKind(w.Kind), Op: w.Op, Message: w.Message, Cause: FailureCause(w.Cause), CircuitOpen: w.CircuitOpen,
+// plain is w's failure, with an Err rebuilt for a cause that stands for
+// another package's error.
+func (w *WireFailure) plain() *messages.Failure {
+	f := &messages.Failure{Kind: messages.FailureKind(w.Kind), Op: w.Op, Message: w.Message, Cause: messages.FailureCause(w.Cause), CircuitOpen: w.CircuitOpen,
 		Exit: w.Exit, Unreachable: w.Unreachable}
 	if r := w.Rpc; r != nil {
-		f.RPC = &RPCError{Code: r.Code, Message: r.Message}
+		f.RPC = &messages.RPCError{Code: r.Code, Message: r.Message}
 		if len(r.Data) > 0 {
 			f.RPC.Data = r.Data
 		}
 	}
-	if t := w.Token; t != nil {
-		f.Token = &auth.TokenError{Endpoint: t.Endpoint, GrantType: t.GrantType, StatusCode: int(t.StatusCode),
+	// Err is what the causes of other packages' errors stand for, so that
+	// the failure matches here what it matched where it was made.
+	switch {
+	case w.Token != nil:
+		t := w.Token
+		f.Err = &auth.TokenError{Endpoint: t.Endpoint, GrantType: t.GrantType, StatusCode: int(t.StatusCode),
 			Code: t.Code, Description: t.Description}
+	default:
+		f.Err = failcause.Err(f.Cause, nil)
 	}
 	return f
 }

@@ -1,4 +1,4 @@
-package messages_test
+package wire_test
 
 import (
 	"testing"
@@ -17,7 +17,7 @@ func TestFailureSituationSurvivesTheWire(t *testing.T) {
 	got := roundTrip(t, f).(*messages.Failure)
 	assert.Equal(t, "exit status 3", got.Exit)
 	assert.False(t, got.Unreachable)
-	assert.ErrorIs(t, got, messages.ErrConnectionLost)
+	assert.Equal(t, messages.CauseConnectionLost, got.Cause)
 
 	u := &messages.Failure{Kind: messages.FailureInternal, Op: "connect", Message: "could not reach", Unreachable: true}
 	got = roundTrip(t, u).(*messages.Failure)

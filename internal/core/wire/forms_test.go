@@ -1,4 +1,4 @@
-package messages_test
+package wire_test
 
 import (
 	"context"
@@ -17,6 +17,8 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/cuca-go/mcpconnector/auth"
+	"github.com/cuca-go/mcpconnector/internal/core/failcause"
+	"github.com/cuca-go/mcpconnector/internal/core/wire"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
 )
@@ -25,7 +27,7 @@ import (
 // travels between members, and returns what arrives.
 func roundTrip(t *testing.T, m any) any {
 	t.Helper()
-	pm, ok := messages.ToWire(m)
+	pm, ok := wire.ToWire(m)
 	require.True(t, ok, "%T has a wire form", m)
 	b, err := proto.Marshal(pm)
 	require.NoError(t, err)
@@ -34,7 +36,7 @@ func roundTrip(t *testing.T, m any) any {
 	require.NoError(t, err)
 	back := mt.New().Interface()
 	require.NoError(t, proto.Unmarshal(b, back))
-	out, ok := messages.FromWire(back)
+	out, ok := wire.FromWire(back)
 	require.True(t, ok, "%T reads back", back)
 	return out
 }
@@ -92,23 +94,24 @@ func TestFailureCausesSurviveTheWire(t *testing.T) {
 	rpc := &jsonrpc.Error{Code: -32602, Message: "bad arguments", Data: json.RawMessage(`{"field":"a"}`)}
 	token := &auth.TokenError{Endpoint: "https://as.example/token", GrantType: "client_credentials", StatusCode: 400, Code: "invalid_client"}
 	cases := []struct {
-		name string
-		err  error
-		is   error
+		name  string
+		err   error
+		is    error
+		wired error // the Err the wire code rebuilds
 	}{
-		{"deadline", fmt.Errorf("calling: %w", context.DeadlineExceeded), context.DeadlineExceeded},
-		{"canceled", context.Canceled, context.Canceled},
-		{"too large", fmt.Errorf("read: %w", transport.ErrMessageTooLarge), transport.ErrMessageTooLarge},
-		{"server error", fmt.Errorf("calling %q: %w", "tools/call", rpc), nil},
-		{"token", fmt.Errorf("post: %w", token), nil},
+		{"deadline", fmt.Errorf("calling: %w", context.DeadlineExceeded), context.DeadlineExceeded, nil},
+		{"canceled", context.Canceled, context.Canceled, nil},
+		{"too large", fmt.Errorf("read: %w", transport.ErrMessageTooLarge), transport.ErrMessageTooLarge, transport.ErrMessageTooLarge},
+		{"server error", fmt.Errorf("calling %q: %w", "tools/call", rpc), nil, nil},
+		{"token", fmt.Errorf("post: %w", token), nil, token},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			f := (&messages.Failure{Kind: messages.FailureInternal, Op: "tools/call \"x\"", Message: tc.err.Error()}).CauseOf(tc.err)
+			f := failcause.Of(&messages.Failure{Kind: messages.FailureInternal, Op: "tools/call \"x\"", Message: tc.err.Error()}, tc.err)
 			require.NotEqual(t, messages.CauseNone, f.Cause)
 			require.Equal(t, tc.err, f.Err, "the original error is kept in process")
 			wired := *f
-			wired.Err = nil // the one field that does not cross the wire
+			wired.Err = tc.wired // the one field that does not cross the wire as it is
 			for i, got := range []*messages.Failure{f, roundTrip(t, f).(*messages.Failure),
 				roundTrip(t, &messages.CallToolReply{ID: 1, Failure: f}).(*messages.CallToolReply).Failure} {
 				if i == 0 {
@@ -132,19 +135,16 @@ func TestFailureCausesSurviveTheWire(t *testing.T) {
 			}
 		})
 	}
-	for cause, is := range map[messages.FailureCause]error{
-		messages.CauseConnectionLost:  messages.ErrConnectionLost,
-		messages.CauseProtocolVersion: messages.ErrProtocolVersion,
-	} {
+	for _, cause := range []messages.FailureCause{messages.CauseConnectionLost, messages.CauseProtocolVersion, messages.CauseTaskLost} {
 		f := roundTrip(t, &messages.Failure{Kind: messages.FailureInternal, Cause: cause}).(*messages.Failure)
-		assert.ErrorIs(t, f, is, "cause %q", cause)
+		assert.Equal(t, cause, f.Cause)
 		assert.NotErrorIs(t, f, context.DeadlineExceeded)
 	}
 	open := roundTrip(t, &messages.Failure{Kind: messages.FailureInternal, Cause: messages.CauseConnectionLost, CircuitOpen: true}).(*messages.Failure)
-	assert.ErrorIs(t, open, messages.ErrCircuitOpen)
-	assert.ErrorIs(t, open, messages.ErrConnectionLost, "an open breaker keeps the last cause")
+	assert.True(t, open.CircuitOpen)
+	assert.Equal(t, messages.CauseConnectionLost, open.Cause, "an open breaker keeps the last cause")
 	boom := errors.New("boom")
-	plain := (&messages.Failure{Kind: messages.FailureInternal, Message: "boom"}).CauseOf(boom)
+	plain := failcause.Of(&messages.Failure{Kind: messages.FailureInternal, Message: "boom"}, boom)
 	assert.Equal(t, messages.CauseNone, plain.Cause)
 	assert.Equal(t, []error{boom}, plain.Unwrap(), "an error of no known cause matches only itself")
 	assert.Nil(t, roundTrip(t, plain).(*messages.Failure).Unwrap(), "and nothing once it crossed the wire")
@@ -174,7 +174,7 @@ func TestFailureKeepsItsErrorInProcessAndFlattensItOnTheWire(t *testing.T) {
 	// The original comes before the cause's rebuilt copy: errors.As finds
 	// the server's own *jsonrpc.Error.
 	rpc := &jsonrpc.Error{Code: -32602, Message: "bad arguments"}
-	r := (&messages.Failure{Kind: messages.FailureInternal}).CauseOf(fmt.Errorf("calling: %w", rpc))
+	r := failcause.Of(&messages.Failure{Kind: messages.FailureInternal}, fmt.Errorf("calling: %w", rpc))
 	var re *jsonrpc.Error
 	require.ErrorAs(t, r, &re)
 	assert.Same(t, rpc, re)
@@ -182,4 +182,12 @@ func TestFailureKeepsItsErrorInProcessAndFlattensItOnTheWire(t *testing.T) {
 	require.ErrorAs(t, wired, &re)
 	assert.NotSame(t, rpc, re)
 	assert.Equal(t, rpc, re)
+}
+
+// The wire forms keep their protobuf names (package mcpconnector.messages)
+// wherever their Go code lives: a remote member finds a message's type by
+// that name, so moving the code changes no byte on the wire.
+func TestWireFormsKeepTheirNames(t *testing.T) {
+	assert.Equal(t, "mcpconnector.messages", string(wire.File_wire_proto.Package()))
+	assert.Equal(t, "mcpconnector.messages.WireCallTool", string((&wire.WireCallTool{}).ProtoReflect().Descriptor().FullName()))
 }

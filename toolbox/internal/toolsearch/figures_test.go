@@ -17,7 +17,7 @@ import (
 // corpus: recall at 3, 5 and 10 (a task is found when a tool it needs is
 // loaded) and the share of steps covered at 5, each held to a floor just
 // under what it measures, so that a change that makes one worse fails
-// (go test -run TestFiguresOnTaskSets -v ./internal/core/toolsearch/).
+// (go test -run TestFiguresOnTaskSets -v ./toolbox/internal/toolsearch/).
 // toolbox's TestSearchFiguresOnTaskSets measures the same through a
 // toolbox, and must read the same.
 func TestFiguresOnTaskSets(t *testing.T) {
@@ -108,7 +108,7 @@ func TestPartsOnTheirOwn(t *testing.T) {
 // search is tuned with: the tuned phrasings and the several-step tasks
 // written before tuning. TOOLSEARCH_GRID holds a JSON list of Knobs to
 // score, each over Defaults (TOOLSEARCH_GRID='[{"ServerBoost":2}]' go test
-// -run TestRankingTuning -v ./internal/core/toolsearch/); without it the
+// -run TestRankingTuning -v ./toolbox/internal/toolsearch/); without it the
 // test is skipped. The held-out sets are not read here.
 func TestRankingTuning(t *testing.T) {
 	grid := os.Getenv("TOOLSEARCH_GRID")
@@ -139,7 +139,7 @@ func TestRankingTuning(t *testing.T) {
 // together, on every set over the 582 tools and on the held-out
 // phrasings over the 189 tools of the first corpus too: run it with -v to
 // read the figures (TOOLSEARCH_PARTS=1 go test -run
-// TestRankingPartsOnTheirOwn -v ./internal/core/toolsearch/; it reads the
+// TestRankingPartsOnTheirOwn -v ./toolbox/internal/toolsearch/; it reads the
 // held-out sets, so it is not run by default, and TestFiguresOnTaskSets
 // holds the default's figures to floors). It checks that the default, all
 // of them together, finds more of the tuned phrasings than the ranking

@@ -1,4 +1,4 @@
-package messages_test
+package wire_test
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuca-go/mcpconnector/internal/core/tasks"
+	"github.com/cuca-go/mcpconnector/internal/core/wire"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 
@@ -46,8 +47,8 @@ func TestACallsTaskCrossesTheWire(t *testing.T) {
 // The state of an extension this process has no reader for crosses the
 // wire again unchanged.
 func TestAnUnknownExtensionsStateIsKept(t *testing.T) {
-	w := &messages.WireCallTool{Name: "x", Ext: &messages.WireCallExt{Name: "example/other", State: []byte(`{"a":1}`)}}
-	m, ok := messages.FromWire(w)
+	w := &wire.WireCallTool{Name: "x", Ext: &wire.WireCallExt{Name: "example/other", State: []byte(`{"a":1}`)}}
+	m, ok := wire.FromWire(w)
 	require.True(t, ok)
 	call := m.(*messages.CallTool)
 	require.NotNil(t, call.Ext)

@@ -1,4 +1,4 @@
-package messages_test
+package wire_test
 
 import (
 	"testing"

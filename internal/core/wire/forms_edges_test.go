@@ -1,4 +1,4 @@
-package messages_test
+package wire_test
 
 import (
 	"encoding/json"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/cuca-go/mcpconnector/auth"
 	"github.com/cuca-go/mcpconnector/internal/core/tasks"
+	"github.com/cuca-go/mcpconnector/internal/core/wire"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 
@@ -22,7 +23,7 @@ func TestEveryMessageRoundTrips(t *testing.T) {
 	rpc := &messages.Failure{Kind: messages.FailureInternal, Op: messages.CallOp("add"), Message: "bad",
 		Cause: messages.CauseServerError, RPC: &messages.RPCError{Code: -32602, Message: "bad", Data: json.RawMessage(`{"f":1}`)}}
 	token := &messages.Failure{Kind: messages.FailureIO, Op: "connect", Message: "refused", Cause: messages.CauseTokenRefused,
-		Token: &auth.TokenError{Endpoint: "https://as.example/token", GrantType: "client_credentials", StatusCode: 401,
+		Err: &auth.TokenError{Endpoint: "https://as.example/token", GrantType: "client_credentials", StatusCode: 401,
 			Code: "invalid_client", Description: "who are you"}, CircuitOpen: true}
 	equal := []any{
 		&messages.AwaitReady{},
@@ -66,29 +67,29 @@ func TestEveryMessageRoundTrips(t *testing.T) {
 	}
 	// Every wire form in wire.proto is a message above: none is left out.
 	wires := 0
-	for _, m := range []proto.Message{&messages.WireAwaitReady{}, &messages.WireReady{}, &messages.WireCallTool{},
-		&messages.WireCallProgress{}, &messages.WireCallTask{}, &messages.WireRefreshTools{}, &messages.WireWatchTools{}, &messages.WireUnwatchTools{},
-		&messages.WireReconnect{}, &messages.WireHandedOver{}, &messages.WireCallToolReply{}, &messages.WireCancelCall{},
-		&messages.WireFailure{}, &messages.WireServerRequest{}, &messages.WireServerReply{}} {
-		plain, ok := messages.FromWire(m)
+	for _, m := range []proto.Message{&wire.WireAwaitReady{}, &wire.WireReady{}, &wire.WireCallTool{},
+		&wire.WireCallProgress{}, &wire.WireCallTask{}, &wire.WireRefreshTools{}, &wire.WireWatchTools{}, &wire.WireUnwatchTools{},
+		&wire.WireReconnect{}, &wire.WireHandedOver{}, &wire.WireCallToolReply{}, &wire.WireCancelCall{},
+		&wire.WireFailure{}, &wire.WireServerRequest{}, &wire.WireServerReply{}} {
+		plain, ok := wire.FromWire(m)
 		require.True(t, ok, "%T reads back", m)
 		assert.True(t, seen[reflect.TypeOf(plain)], "%T (from %T) is round-tripped above", plain, m)
 		wires++
 	}
-	assert.Equal(t, messages.File_wire_proto.Messages().Len()-3, wires,
+	assert.Equal(t, wire.File_wire_proto.Messages().Len()-3, wires,
 		"every top-level wire form but the two nested in WireFailure and WireCallExt (in WireCallTool) is read back")
 }
 
 // What is not a message of the protocol is no business of the wire forms:
 // it travels, and arrives, as it is.
 func TestToWireAndFromWireLeaveOtherMessagesAlone(t *testing.T) {
-	for _, m := range []any{nil, "text", struct{}{}, messages.CallTool{}, &messages.WireCallTool{Id: 1}, &messages.RPCError{}} {
-		w, ok := messages.ToWire(m)
+	for _, m := range []any{nil, "text", struct{}{}, messages.CallTool{}, &wire.WireCallTool{Id: 1}, &messages.RPCError{}} {
+		w, ok := wire.ToWire(m)
 		assert.False(t, ok, "%T", m)
 		assert.Nil(t, w)
 	}
-	for _, m := range []any{nil, &messages.CallTool{ID: 1}, &messages.Ready{}, &messages.WireRPCError{}, &messages.WireTokenError{}} {
-		p, ok := messages.FromWire(m)
+	for _, m := range []any{nil, &messages.CallTool{ID: 1}, &messages.Ready{}, &wire.WireRPCError{}, &wire.WireTokenError{}} {
+		p, ok := wire.FromWire(m)
 		assert.False(t, ok, "%T", m)
 		assert.Nil(t, p)
 	}
@@ -112,20 +113,20 @@ func TestPayloadsThatDoNotSurviveTheWireFail(t *testing.T) {
 	assert.Contains(t, f.Message, "the tool list did not survive the wire")
 
 	// Arriving: JSON that does not read back.
-	got, ok := messages.FromWire(&messages.WireCallToolReply{Id: 6, ResultJson: []byte(`{"content":7}`)})
+	got, ok := wire.FromWire(&wire.WireCallToolReply{Id: 6, ResultJson: []byte(`{"content":7}`)})
 	require.True(t, ok)
 	r := got.(*messages.CallToolReply)
 	assert.Nil(t, r.Result)
 	require.NotNil(t, r.Failure)
 	assert.Contains(t, r.Failure.Message, "the tool result did not survive the wire")
 
-	got, ok = messages.FromWire(&messages.WireReady{ToolsJson: []byte(`{`)})
+	got, ok = wire.FromWire(&wire.WireReady{ToolsJson: []byte(`{`)})
 	require.True(t, ok)
 	f, ok = got.(*messages.Failure)
 	require.True(t, ok, "a tool list that does not read back is a failure: %T", got)
 	assert.Equal(t, "tools/list", f.Op)
 
-	got, ok = messages.FromWire(&messages.WireReady{ToolsJson: []byte(`[]`), ServerInfoJson: []byte(`"x"`)})
+	got, ok = wire.FromWire(&wire.WireReady{ToolsJson: []byte(`[]`), ServerInfoJson: []byte(`"x"`)})
 	require.True(t, ok)
 	f, ok = got.(*messages.Failure)
 	require.True(t, ok, "a server identity that does not read back is a failure: %T", got)

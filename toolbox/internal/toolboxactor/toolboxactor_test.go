@@ -12,11 +12,11 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/cuca-go/mcpconnector/actors"
-	"github.com/cuca-go/mcpconnector/internal/core/toolboxactor"
 	"github.com/cuca-go/mcpconnector/internal/fixture/proc"
 	"github.com/cuca-go/mcpconnector/internal/fixture/quiet"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/messages"
+	"github.com/cuca-go/mcpconnector/toolbox/internal/toolboxactor"
 )
 
 // The toolbox actor spawns servers as named children on request, refuses a
