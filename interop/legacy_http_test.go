@@ -2,6 +2,7 @@ package interop
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/url"
 	"os"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -107,4 +110,58 @@ func TestLegacyEverythingStreamableHTTP(t *testing.T) {
 	assert.Contains(t, legacyText(t, p, "trigger-long-running-operation", map[string]any{"duration": 0.2, "steps": 2}), "Steps: 2")
 	assert.Equal(t, int32(2), progress.Load(), "both progress notifications before the result")
 	assert.Contains(t, legacyText(t, p, "trigger-sampling-request", map[string]any{"prompt": "hi", "maxTokens": 5}), "sampled 5")
+}
+
+// After initialize over Streamable HTTP, every request names the
+// negotiated revision in its MCP-Protocol-Version header, and the client
+// opens the revision's standalone GET stream: the TypeScript SDK v1 server
+// sends what answers no request (notifications/tools/list_changed, a
+// notifications/message) only there, so without it the plugin's tool
+// list never learns of the new tool, and the logger hears nothing.
+func TestLegacyStreamableListChanged(t *testing.T) {
+	for _, direct := range []bool{true, false} {
+		t.Run(map[bool]string{true: "direct calls", false: "DisableDirectCalls"}[direct], func(t *testing.T) {
+			r := startLegacy(t, legacyRow(t, legacyStreamable))
+			core, logs := observer.New(zap.DebugLevel)
+			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+			defer cancel()
+			tr := r.Transport.(transport.StreamableHTTP)
+			tr.DisableDirectCalls = !direct
+			p, err := plugin.Connect(ctx, tr, plugin.WithLegacyFallback(), plugin.WithToolRefresh(), plugin.WithLogger(zap.New(core)))
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = p.Close() })
+			version := p.ProtocolVersion()
+			require.Contains(t, actors.LegacyRevisions, version)
+			require.False(t, p.HasTool("extra"))
+
+			// The stream opens beside the session, and the server drops
+			// what it sends while it has none: grow until the plugin hears.
+			require.Eventually(t, func() bool {
+				if !p.HasTool("extra") {
+					assert.Equal(t, "grew", legacyText(t, p, "grow", nil))
+				}
+				return p.HasTool("extra")
+			}, time.Minute, 200*time.Millisecond, "tools/list_changed reached the plugin")
+			assert.Equal(t, "extra", legacyText(t, p, "extra", nil))
+			require.Eventually(t, func() bool {
+				for _, e := range logs.All() {
+					if e.Message == "mcp server log" && fmt.Sprint(e.ContextMap()["data"]) == "grew" {
+						return true
+					}
+				}
+				return false
+			}, time.Minute, 20*time.Millisecond, "the server's notifications/message reached the logger")
+
+			require.NoError(t, p.Close())
+			r.Stop() // every line the server printed is counted
+			assert.Equal(t, 1, r.Received("initialize at none"), "initialize names no revision yet")
+			assert.Equal(t, 1, r.Received("notifications/initialized at "+version))
+			assert.GreaterOrEqual(t, r.Received("tools/list at "+version), 2, "the first list, and the one after the change")
+			assert.GreaterOrEqual(t, r.Received("tools/call at "+version), 2, "grow, extra")
+			assert.GreaterOrEqual(t, r.Received("GET at "+version), 1)
+			for _, m := range []string{"notifications/initialized", "tools/list", "tools/call", "GET"} {
+				assert.Zero(t, r.Received(m+" at none"), "%s without MCP-Protocol-Version", m)
+			}
+		})
+	}
 }
