@@ -4,15 +4,19 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
@@ -116,8 +120,10 @@ func TestLegacyEverythingStreamableHTTP(t *testing.T) {
 // negotiated revision in its MCP-Protocol-Version header, and the client
 // opens the revision's standalone GET stream: the TypeScript SDK v1 server
 // sends what answers no request (notifications/tools/list_changed, a
-// notifications/message) only there, so without it the plugin's tool
-// list never learns of the new tool, and the logger hears nothing.
+// notifications/message, its ping) only there, so without it the plugin's
+// tool list never learns of the new tool, the logger hears nothing, and
+// the ping goes unanswered. The client's own pings (go-sdk's KeepAlive)
+// name the revision too.
 func TestLegacyStreamableListChanged(t *testing.T) {
 	for _, direct := range []bool{true, false} {
 		t.Run(map[bool]string{true: "direct calls", false: "DisableDirectCalls"}[direct], func(t *testing.T) {
@@ -127,7 +133,8 @@ func TestLegacyStreamableListChanged(t *testing.T) {
 			defer cancel()
 			tr := r.Transport.(transport.StreamableHTTP)
 			tr.DisableDirectCalls = !direct
-			p, err := plugin.Connect(ctx, tr, plugin.WithLegacyFallback(), plugin.WithToolRefresh(), plugin.WithLogger(zap.New(core)))
+			p, err := plugin.Connect(ctx, tr, plugin.WithLegacyFallback(), plugin.WithToolRefresh(), plugin.WithLogger(zap.New(core)),
+				plugin.WithClientOptions(&mcp.ClientOptions{KeepAlive: 50 * time.Millisecond}))
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = p.Close() })
 			version := p.ProtocolVersion()
@@ -151,6 +158,9 @@ func TestLegacyStreamableListChanged(t *testing.T) {
 				}
 				return false
 			}, time.Minute, 20*time.Millisecond, "the server's notifications/message reached the logger")
+			assert.Equal(t, "pong", legacyText(t, p, "ping-client", nil), "the client answers the server's ping")
+			require.Eventually(t, func() bool { return r.Received("ping at "+version) >= 1 }, time.Minute, 20*time.Millisecond,
+				"the client's keep-alive ping")
 
 			require.NoError(t, p.Close())
 			r.Stop() // every line the server printed is counted
@@ -159,9 +169,91 @@ func TestLegacyStreamableListChanged(t *testing.T) {
 			assert.GreaterOrEqual(t, r.Received("tools/list at "+version), 2, "the first list, and the one after the change")
 			assert.GreaterOrEqual(t, r.Received("tools/call at "+version), 2, "grow, extra")
 			assert.GreaterOrEqual(t, r.Received("GET at "+version), 1)
-			for _, m := range []string{"notifications/initialized", "tools/list", "tools/call", "GET"} {
+			for _, m := range []string{"notifications/initialized", "tools/list", "tools/call", "ping", "GET"} {
 				assert.Zero(t, r.Received(m+" at none"), "%s without MCP-Protocol-Version", m)
 			}
 		})
 	}
+}
+
+// A go-sdk v1.8.0 server that serves only the older revisions over
+// Streamable HTTP with sessions, behind a bearer token: the fallback's
+// session lists every page of tools (two a page), calls one, carries the
+// token and the revision's header on every request after initialize (its
+// standalone stream's GET too), and hears the server's
+// tools/list_changed on that stream.
+func TestLegacyGoSDKServerOverHTTP(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "interop-go-sdk-older", Version: "1.8.0"},
+		&mcp.ServerOptions{PageSize: 2, SupportedProtocolVersions: actors.LegacyRevisions})
+	addTool := func(name string) {
+		s.AddTool(&mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: name}}}, nil
+			})
+	}
+	for i := range 5 {
+		addTool(fmt.Sprint("t", i))
+	}
+	var lists atomic.Int32
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/list" {
+				lists.Add(1)
+			}
+			return next(ctx, method, req)
+		}
+	})
+	var mu sync.Mutex
+	versions := map[string]int{} // MCP-Protocol-Version header ("" none) -> requests
+	gets, refused := 0, 0
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		if r.Header.Get("Authorization") != "Bearer interop-token" {
+			refused++
+			mu.Unlock()
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		versions[r.Header.Get("Mcp-Protocol-Version")]++
+		if r.Method == http.MethodGet {
+			gets++
+		}
+		mu.Unlock()
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	p, err := plugin.Connect(ctx, transport.StreamableHTTP{URL: srv.URL, BearerToken: "interop-token"},
+		plugin.WithLegacyFallback(), plugin.WithToolRefresh())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
+	version := p.ProtocolVersion()
+	require.Equal(t, actors.LegacyRevisions[0], version)
+	assert.Len(t, p.Tools(), 5, "every page")
+	assert.GreaterOrEqual(t, lists.Load(), int32(3), "three pages of two")
+	assert.Equal(t, "t3", legacyText(t, p, "t3", nil))
+
+	// The stream opens beside the session; a change the server makes
+	// before it has one is not sent.
+	n := 0
+	require.Eventually(t, func() bool {
+		if p.HasTool(fmt.Sprint("n", n)) {
+			return true
+		}
+		n++
+		addTool(fmt.Sprint("n", n))
+		return false
+	}, time.Minute, 100*time.Millisecond, "tools/list_changed reached the plugin")
+	assert.Equal(t, fmt.Sprint("n", n), legacyText(t, p, fmt.Sprint("n", n), nil))
+
+	require.NoError(t, p.Close())
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Zero(t, refused, "every request carried the token")
+	assert.GreaterOrEqual(t, gets, 1, "the standalone stream was opened")
+	assert.Equal(t, 1, versions[""], "only initialize names no revision: %v", versions)
+	assert.Equal(t, 1, versions[actors.ProtocolVersion], "server/discover: %v", versions)
 }

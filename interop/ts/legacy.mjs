@@ -20,7 +20,8 @@
 // add {a, b} answers the sum, grow adds the tool extra (which answers
 // "extra"), then sends notifications/tools/list_changed and a
 // notifications/message "grew" to every session, which without a request
-// of theirs go on each session's standalone GET stream.
+// of theirs go on each session's standalone GET stream; ping-client pings
+// the client there, and answers "pong" once it has answered.
 import { createServer } from 'node:http';
 import { randomUUID } from 'node:crypto';
 
@@ -48,6 +49,7 @@ const tools = [
     inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
   },
   { name: 'grow', description: 'Add the tool extra', inputSchema: { type: 'object', properties: {} } },
+  { name: 'ping-client', description: 'Ping the client', inputSchema: { type: 'object', properties: {} } },
 ];
 const extra = { name: 'extra', description: 'Added by grow', inputSchema: { type: 'object', properties: {} } };
 
@@ -71,6 +73,9 @@ function newServer() {
         return { content: [{ type: 'text', text: 'grew' }] };
       case 'extra':
         return { content: [{ type: 'text', text: 'extra' }] };
+      case 'ping-client':
+        await s.ping(); // not of this request: on the standalone stream
+        return { content: [{ type: 'text', text: 'pong' }] };
       default:
         return { content: [{ type: 'text', text: 'no such tool: ' + req.params.name }], isError: true };
     }
