@@ -257,3 +257,38 @@ func TestLegacyGoSDKServerOverHTTP(t *testing.T) {
 	assert.Equal(t, 1, versions[""], "only initialize names no revision: %v", versions)
 	assert.Equal(t, 1, versions[actors.ProtocolVersion], "server/discover: %v", versions)
 }
+
+// server-everything over Streamable HTTP sends
+// notifications/resources/list_changed (a tool registers a resource) on
+// the session's standalone GET stream, which the plugin opens after
+// initialize: the change reaches WithListChangeHandler. The stream opens
+// beside the session, and the server drops what it sends while there is
+// none, so resources are registered until one change is heard.
+func TestLegacyEverythingStreamableListChanged(t *testing.T) {
+	endpoint := everythingHTTP(t)
+	changes := make(chan plugin.ListChange, 16)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	p, err := plugin.Connect(ctx, transport.StreamableHTTP{URL: endpoint}, plugin.WithLegacyFallback(),
+		plugin.WithListChangeHandler(func(c plugin.ListChange) {
+			select {
+			case changes <- c:
+			default:
+			}
+		}))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
+	data := "data:text/plain;base64,aGVsbG8="
+	n := 0
+	require.Eventually(t, func() bool {
+		select {
+		case c := <-changes:
+			assert.Equal(t, plugin.ResourcesChanged, c)
+			return true
+		default:
+		}
+		n++
+		legacyText(t, p, "gzip-file-as-resource", map[string]any{"name": fmt.Sprintf("interop%d.gz", n), "data": data})
+		return false
+	}, time.Minute, 200*time.Millisecond, "notifications/resources/list_changed on the standalone stream")
+}
