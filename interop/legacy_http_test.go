@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
+	"golang.org/x/oauth2"
 
 	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -177,12 +178,46 @@ func TestLegacyStreamableListChanged(t *testing.T) {
 }
 
 // A go-sdk v1.8.0 server that serves only the older revisions over
-// Streamable HTTP with sessions, behind a bearer token: the fallback's
+// Streamable HTTP with sessions, behind a bearer token (given as
+// BearerToken, or got by an OAuth handler on the first 401): the fallback's
 // session lists every page of tools (two a page), calls one, carries the
 // token and the revision's header on every request after initialize (its
 // standalone stream's GET too), and hears the server's
 // tools/list_changed on that stream.
 func TestLegacyGoSDKServerOverHTTP(t *testing.T) {
+	t.Run("BearerToken", func(t *testing.T) { legacyGoSDKServerOverHTTP(t, nil) })
+	// An OAuth handler that has no token until the server's first 401,
+	// which its Authorize answers with one.
+	t.Run("OAuthHandler", func(t *testing.T) { legacyGoSDKServerOverHTTP(t, &grantOnChallenge{}) })
+}
+
+// grantOnChallenge is a go-sdk auth.OAuthHandler whose Authorize gets
+// the token the test server wants.
+type grantOnChallenge struct {
+	mu         sync.Mutex
+	token      *oauth2.Token
+	authorized int
+}
+
+func (h *grantOnChallenge) TokenSource(context.Context) (oauth2.TokenSource, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.token == nil {
+		return nil, nil
+	}
+	return oauth2.StaticTokenSource(h.token), nil
+}
+
+func (h *grantOnChallenge) Authorize(_ context.Context, _ *http.Request, resp *http.Response) error {
+	_ = resp.Body.Close()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.token = &oauth2.Token{AccessToken: "interop-token", TokenType: "Bearer"}
+	h.authorized++
+	return nil
+}
+
+func legacyGoSDKServerOverHTTP(t *testing.T, oauth *grantOnChallenge) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "interop-go-sdk-older", Version: "1.8.0"},
 		&mcp.ServerOptions{PageSize: 2, SupportedProtocolVersions: actors.LegacyRevisions})
 	addTool := func(name string) {
@@ -226,8 +261,11 @@ func TestLegacyGoSDKServerOverHTTP(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	p, err := plugin.Connect(ctx, transport.StreamableHTTP{URL: srv.URL, BearerToken: "interop-token"},
-		plugin.WithLegacyFallback(), plugin.WithToolRefresh())
+	tr := transport.StreamableHTTP{URL: srv.URL, BearerToken: "interop-token"}
+	if oauth != nil {
+		tr = transport.StreamableHTTP{URL: srv.URL, OAuthHandler: oauth}
+	}
+	p, err := plugin.Connect(ctx, tr, plugin.WithLegacyFallback(), plugin.WithToolRefresh())
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close() })
 	version := p.ProtocolVersion()
@@ -252,7 +290,14 @@ func TestLegacyGoSDKServerOverHTTP(t *testing.T) {
 	require.NoError(t, p.Close())
 	mu.Lock()
 	defer mu.Unlock()
-	assert.Zero(t, refused, "every request carried the token")
+	if oauth != nil {
+		assert.Equal(t, 1, refused, "the first request, before the handler had a token")
+		oauth.mu.Lock()
+		assert.Equal(t, 1, oauth.authorized)
+		oauth.mu.Unlock()
+	} else {
+		assert.Zero(t, refused, "every request carried the token")
+	}
 	assert.GreaterOrEqual(t, gets, 1, "the standalone stream was opened")
 	assert.Equal(t, 1, versions[""], "only initialize names no revision: %v", versions)
 	assert.Equal(t, 1, versions[actors.ProtocolVersion], "server/discover: %v", versions)
