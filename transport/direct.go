@@ -62,6 +62,8 @@ type httpTransport struct {
 	conn   atomic.Pointer[directcall.HTTP]
 	// repeatable is RetryCutStreams's; nil means no call is re-sent.
 	repeatable atomic.Pointer[func(tool string) bool]
+	// revision is an older revision's session's (legacysession.go).
+	revision *atomic.Pointer[string]
 }
 
 // RetryCutStreams implements transportext.CutStreamRetrier; it applies to every
@@ -80,7 +82,7 @@ func (t *httpTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := directcall.NewHTTP(inner, t.sdk, directcall.HTTPConfig{TooLarge: ErrMessageTooLarge, Repeatable: &t.repeatable})
+	c := directcall.NewHTTP(inner, t.sdk, directcall.HTTPConfig{TooLarge: ErrMessageTooLarge, Repeatable: &t.repeatable, Revision: t.revision})
 	t.conn.Store(c)
 	return gatedConn{c, newFloodGate(t.logger)}, nil // see flood.go
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync/atomic"
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -66,8 +67,8 @@ type StreamableHTTP struct {
 	// DisableDirectCalls sends tools/call through go-sdk's
 	// ClientSession.CallTool instead of POSTing it from this package (see
 	// the package doc), which is the default: the same requests and results
-	// at a fraction of the bytes and CPU. Open then returns go-sdk's
-	// *mcp.StreamableClientTransport itself. The environment variable
+	// at a fraction of the bytes and CPU. Every other message goes by
+	// go-sdk's *mcp.StreamableClientTransport either way. The environment variable
 	// MCPCONNECTOR_DIRECT_CALLS=0 turns the direct path off for every
 	// server.
 	DisableDirectCalls bool
@@ -129,6 +130,8 @@ func (h StreamableHTTP) Open(logger *zap.Logger) (mcp.Transport, error) {
 	if err != nil {
 		return nil, err
 	}
+	revision := new(atomic.Pointer[string]) // an older revision's session's (legacysession.go)
+	client = revisionHeader(client, revision, h.URL)
 	client = standAlonePosts(client, logger, oauth != nil) // see posts.go: one failed POST fails no other
 	client = limitResponses(client)
 	client = origin.Client(client) // credentials and bodies stay at the endpoint's origin
@@ -139,9 +142,11 @@ func (h StreamableHTTP) Open(logger *zap.Logger) (mcp.Transport, error) {
 		OAuthHandler: oauth,
 	}
 	if h.DisableDirectCalls || !directCallsAllowed() {
-		return gatedTransport{sdk, logger}, nil // go-sdk's connection, under the flood gate (flood.go)
+		// go-sdk's connection, under the flood gate (flood.go), with an
+		// older revision's standalone stream (legacysession.go).
+		return gatedTransport{sessionTransport{sdk: sdk, revision: revision}, logger}, nil
 	}
-	return &httpTransport{sdk: sdk, logger: logger}, nil // see direct.go
+	return &httpTransport{sdk: sdk, logger: logger, revision: revision}, nil // see direct.go
 }
 
 // errBearerRefused is what a request authorized by [StreamableHTTP.BearerToken]

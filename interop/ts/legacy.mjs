@@ -13,8 +13,15 @@
 //
 // Each listens on 127.0.0.1:PORT (0: any free port) and prints
 // "listening PORT" once it does, then "received METHOD" for each request
-// or notification a client POSTs to it. Its tools: echo {message} answers
-// "Echo: <message>", add {a, b} answers the sum.
+// or notification a client POSTs to it, and over Streamable HTTP
+// "received METHOD at VERSION" beside it (VERSION: the request's
+// MCP-Protocol-Version header, or "none"; METHOD is GET for the client's
+// standalone stream). Its tools: echo {message} answers "Echo: <message>",
+// add {a, b} answers the sum, grow adds the tool extra (which answers
+// "extra"), then sends notifications/tools/list_changed and a
+// notifications/message "grew" to every session, which without a request
+// of theirs go on each session's standalone GET stream; ping-client pings
+// the client there, and answers "pong" once it has answered.
 import { createServer } from 'node:http';
 import { randomUUID } from 'node:crypto';
 
@@ -29,6 +36,7 @@ if ((mode !== 'http' && mode !== 'sse') || port === undefined) {
   process.exit(2);
 }
 
+const sessionServers = new Set(); // the Streamable HTTP sessions' Servers
 const tools = [
   {
     name: 'echo',
@@ -40,10 +48,14 @@ const tools = [
     description: 'Add two numbers',
     inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
   },
+  { name: 'grow', description: 'Add the tool extra', inputSchema: { type: 'object', properties: {} } },
+  { name: 'ping-client', description: 'Ping the client', inputSchema: { type: 'object', properties: {} } },
 ];
+const extra = { name: 'extra', description: 'Added by grow', inputSchema: { type: 'object', properties: {} } };
 
 function newServer() {
-  const s = new Server({ name: 'interop-typescript-v1-' + mode, version: '1.32.2' }, { capabilities: { tools: {} } });
+  const s = new Server({ name: 'interop-typescript-v1-' + mode, version: '1.32.2' },
+    { capabilities: { tools: { listChanged: true }, logging: {} } });
   s.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
   s.setRequestHandler(CallToolRequestSchema, async (req) => {
     const args = req.params.arguments ?? {};
@@ -52,6 +64,18 @@ function newServer() {
         return { content: [{ type: 'text', text: 'Echo: ' + args.message }] };
       case 'add':
         return { content: [{ type: 'text', text: String(args.a + args.b) }] };
+      case 'grow':
+        if (!tools.includes(extra)) tools.push(extra);
+        for (const other of sessionServers) {
+          await other.sendToolListChanged();
+          await other.sendLoggingMessage({ level: 'info', logger: 'legacy.mjs', data: 'grew' });
+        }
+        return { content: [{ type: 'text', text: 'grew' }] };
+      case 'extra':
+        return { content: [{ type: 'text', text: 'extra' }] };
+      case 'ping-client':
+        await s.ping(); // not of this request: on the standalone stream
+        return { content: [{ type: 'text', text: 'pong' }] };
       default:
         return { content: [{ type: 'text', text: 'no such tool: ' + req.params.name }], isError: true };
     }
@@ -74,9 +98,13 @@ function readJSON(req) {
   });
 }
 
-function noteReceived(body) {
+function noteReceived(body, req) {
+  const version = req?.headers['mcp-protocol-version'] ?? 'none';
+  if (req?.method === 'GET') console.log('received GET at ' + version);
   for (const m of Array.isArray(body) ? body : [body]) {
-    if (typeof m?.method === 'string') console.log('received ' + m.method);
+    if (typeof m?.method !== 'string') continue;
+    console.log('received ' + m.method);
+    if (req) console.log('received ' + m.method + ' at ' + version);
   }
 }
 
@@ -90,7 +118,7 @@ const sessions = new Map();
 async function streamable(req, res) {
   const id = req.headers['mcp-session-id'];
   const body = req.method === 'POST' ? await readJSON(req) : undefined;
-  noteReceived(body);
+  noteReceived(body, req);
   let t = id ? sessions.get(id) : undefined;
   if (!t) {
     if (id || req.method !== 'POST' || !isInitializeRequest(body)) {
@@ -101,8 +129,13 @@ async function streamable(req, res) {
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sid) => sessions.set(sid, t),
     });
-    t.onclose = () => t.sessionId && sessions.delete(t.sessionId);
-    await newServer().connect(t);
+    const s = newServer();
+    sessionServers.add(s);
+    t.onclose = () => {
+      sessionServers.delete(s);
+      if (t.sessionId) sessions.delete(t.sessionId);
+    };
+    await s.connect(t);
   }
   await t.handleRequest(req, res, body);
 }

@@ -55,6 +55,14 @@ type HTTP struct {
 
 	paramHeaders atomic.Bool // a listed tool binds arguments to headers
 
+	// revision is HTTPConfig.Revision; initID is the id of the
+	// initialize request written, while initPending says its answer is
+	// awaited (see sawInitialized).
+	revision    *atomic.Pointer[string]
+	initMu      sync.Mutex
+	initID      jsonrpc.ID
+	initPending atomic.Bool
+
 	listMu sync.Mutex
 	lists  map[int64]bool // ids of tools/list calls not answered yet
 	listN  atomic.Int32   // len(lists)
@@ -88,6 +96,12 @@ type HTTPConfig struct {
 	// whose answer's stream was cut before the answer is re-sent once,
 	// with a new id. A nil pointer in it means none.
 	Repeatable *atomic.Pointer[func(tool string) bool]
+	// Revision, if set, is given the revision that the answer to an
+	// initialize negotiated, when it is older than 2026-07-28 (a session
+	// of plugin.WithLegacyFallback): the transport puts it in the
+	// MCP-Protocol-Version header of every later request. The connection
+	// then opens the revision's standalone GET stream (see [HTTP.Read]).
+	Revision *atomic.Pointer[string]
 }
 
 // errClosed is why the calls of a closed connection fail, in go-sdk's
@@ -120,6 +134,7 @@ func NewHTTP(inner mcp.Connection, sdk *mcp.StreamableClientTransport, cfg HTTPC
 		maxEvent:   sdk.MaxEventSize,
 		tooLarge:   tooLarge,
 		repeatable: cfg.Repeatable,
+		revision:   cfg.Revision,
 	}
 	return c
 }
@@ -156,8 +171,9 @@ func (c *HTTP) mayRepeat(tool string) bool {
 	return f != nil && (*f)(tool)
 }
 
-// Read returns the next message of go-sdk's connection or of a direct
-// call's stream. It reads go-sdk's connection on the caller's goroutine
+// Read returns the next message of go-sdk's connection, of a direct
+// call's stream, or of the standalone GET stream of a session older than
+// 2026-07-28. It reads go-sdk's connection on the caller's goroutine
 // (the session's one reader), under a context that a message queued by
 // hand, or the connection's end, cancels.
 func (c *HTTP) Read(ctx context.Context) (jsonrpc.Message, error) {
@@ -187,6 +203,9 @@ func (c *HTTP) Read(ctx context.Context) (jsonrpc.Message, error) {
 		if err == nil {
 			if c.listN.Load() > 0 {
 				c.sawAnswer(msg)
+			}
+			if c.initPending.Load() {
+				c.sawInitialized(msg)
 			}
 			return msg, nil
 		}
@@ -229,6 +248,12 @@ func (c *HTTP) newReadCtxLocked(ctx context.Context) {
 func (c *HTTP) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
 		c.learn(req)
+		if req.Method == methodInitialize {
+			c.initMu.Lock()
+			c.initID = req.ID
+			c.initPending.Store(true)
+			c.initMu.Unlock()
+		}
 		if req.Method == "tools/list" {
 			if n, ok := req.ID.Raw().(int64); ok {
 				c.listMu.Lock()
