@@ -8,7 +8,7 @@ import (
 
 // Dialect is a session at a protocol revision other than the core's
 // (2026-07-28): the older revisions a connection with
-// actors.ConnectionConfig.LegacyFallback speaks (internal/core/legacy).
+// actors.ConnectionConfig.LegacyFallback speaks (actors/internal/legacy).
 // Where an [Extension] plugs in beside the calls of a session, a dialect
 // plugs in where the session is made: the core connects with
 // server/discover, and when the server refuses it, go-sdk's initialize

@@ -37,7 +37,7 @@
 // adding it to ConnectionConfig.Extensions; the core needs no change.
 //
 // A session of another protocol revision plugs in one level down, as a
-// [Dialect] of the session: the older revisions' (internal/core/legacy,
+// [Dialect] of the session: the older revisions' (actors/internal/legacy,
 // which actors.ConnectionConfig.LegacyFallback selects) is the one. The
 // core asks it at three points of making a session, and nowhere else:
 // whether initialize may follow a refused server/discover (only with a
