@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -52,7 +53,7 @@ func openChecked(cfg *mcpconfig.Config, lazy bool, dir string) func(context.Cont
 			return nil, err
 		}
 		for name, st := range tb.Status() {
-			if lazy && st.State != plugin.StateNotStarted {
+			if lazy && st.State != actors.NotStarted {
 				return tb, fmt.Errorf("lazy server %s is %s: a child process started", name, st.State)
 			}
 		}

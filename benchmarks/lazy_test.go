@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/benchmarks"
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
@@ -34,7 +35,7 @@ func lazyConfig(b *testing.B, n int, lazy bool, dir string) *mcpconfig.Config {
 func notStarted(b *testing.B, tb *toolbox.Toolbox) {
 	b.Helper()
 	for name, st := range tb.Status() {
-		if st.State != plugin.StateNotStarted {
+		if st.State != actors.NotStarted {
 			b.Fatalf("server %s is %s: a child process started", name, st.State)
 		}
 	}

@@ -16,12 +16,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/grid"
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/countserver"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
-	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
 
@@ -75,14 +75,14 @@ func TestLazyGrainIsActivatedOnFirstCall(t *testing.T) {
 	require.NoError(t, err)
 	defer tb.Close()
 	assert.EqualValues(t, 1, discovers.Load(), "no grain activated at Open")
-	assert.Equal(t, plugin.StateNotStarted, tb.Status()["count"].State)
+	assert.Equal(t, actors.NotStarted, tb.Status()["count"].State)
 	assert.True(t, tb.HasTool("count__add"), "tools from the manifest")
 
 	chunk := &host.Chunk{Blocks: []host.Block{host.ToolCall{ID: "c1", Name: "count__add", Arguments: []byte(`{"a":2,"b":3}`)}}}
 	require.NoError(t, tb.OnStreamChunk(context.Background(), chunk))
 	assert.Equal(t, host.ToolResult{ToolCallID: "c1", Name: "count__add", Content: "5"}, chunk.Blocks[0])
 	assert.EqualValues(t, 2, discovers.Load(), "the first call activated the grain")
-	assert.Equal(t, plugin.StateReady, tb.Status()["count"].State)
+	assert.Equal(t, actors.Ready, tb.Status()["count"].State)
 	hosting, _ := hostOf(t, members, "count")
 	assert.NotNil(t, hosting)
 }

@@ -306,7 +306,7 @@ func TestLegacyEverythingRestart(t *testing.T) {
 	require.NoError(t, proc.Kill()) // SIGKILL where there are signals
 	require.Eventually(t, func() bool {
 		st := p.Status()
-		return st.Restarts >= 1 && st.State == plugin.StateReady
+		return st.Restarts >= 1 && st.State == actors.Ready
 	}, time.Minute, 20*time.Millisecond, "restarted and ready")
 	assert.NotEqual(t, first, lastPID(t, pids), "a new child")
 	assert.Contains(t, actors.LegacyRevisions, p.ProtocolVersion(), "initialized again")
@@ -483,7 +483,7 @@ func TestLegacyEverythingToolbox(t *testing.T) {
 
 	first, err := toolbox.Open(ctx, cfg, toolbox.WithManifestDir(manifests), toolbox.WithPinnedTools())
 	require.NoError(t, err)
-	require.Equal(t, plugin.StateReady, first.Status()["everything"].State, "no manifest yet: started at Open")
+	require.Equal(t, actors.Ready, first.Status()["everything"].State, "no manifest yet: started at Open")
 	assert.Contains(t, actors.LegacyRevisions, first.ProtocolVersion("everything"))
 	require.NoError(t, first.Close())
 
@@ -501,7 +501,7 @@ func TestLegacyEverythingToolbox(t *testing.T) {
 		}))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = tb.Close() })
-	require.Equal(t, plugin.StateNotStarted, tb.Status()["everything"].State, "lazy, with a manifest")
+	require.Equal(t, actors.NotStarted, tb.Status()["everything"].State, "lazy, with a manifest")
 	require.True(t, tb.HasTool("everything__echo"), "from the manifest")
 	found := tb.Search("echo message")
 	require.NotEmpty(t, found)
@@ -512,7 +512,7 @@ func TestLegacyEverythingToolbox(t *testing.T) {
 	out, ok := chunk.Blocks[0].(host.ToolResult)
 	require.True(t, ok)
 	assert.Equal(t, "Echo: lazy", out.Content)
-	assert.Equal(t, plugin.StateReady, tb.Status()["everything"].State, "started by the call")
+	assert.Equal(t, actors.Ready, tb.Status()["everything"].State, "started by the call")
 	assert.Contains(t, actors.LegacyRevisions, tb.ProtocolVersion("everything"))
 	assert.Empty(t, tb.HeldTools(), "the older revision's list matches its pins")
 	mu.Lock()

@@ -101,13 +101,13 @@ func TestLegacyToolboxConfigKey(t *testing.T) {
 
 	st := tb.Status()
 	for _, name := range []string{"old", "sse"} {
-		require.Equal(t, plugin.StateReady, st[name].State, "%s: %v", name, st[name].LastError)
+		require.Equal(t, actors.Ready, st[name].State, "%s: %v", name, st[name].LastError)
 		assert.Contains(t, actors.LegacyRevisions, tb.ProtocolVersion(name), name)
 	}
-	assert.Equal(t, plugin.StateFailed, st["sseplain"].State)
+	assert.Equal(t, actors.Failed, st["sseplain"].State)
 	require.ErrorIs(t, st["sseplain"].LastError, plugin.ErrNotSupported)
 	assert.ErrorContains(t, st["sseplain"].LastError, `needs "legacyFallback": true`)
-	assert.NotEqual(t, plugin.StateReady, st["plain"].State)
+	assert.NotEqual(t, actors.Ready, st["plain"].State)
 	assert.ErrorIs(t, st["plain"].LastError, plugin.ErrProtocolVersion)
 	assert.Empty(t, tb.ProtocolVersion("plain"))
 

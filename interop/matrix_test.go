@@ -20,6 +20,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"
@@ -362,13 +363,13 @@ var scenarios = []scenario{
 			// Nothing listens: the call fails and the session ends.
 			_, err := call(p, "add", map[string]any{"a": 40, "b": 2})
 			require.ErrorIs(t, err, plugin.ErrInternal, "the server is down")
-			require.Eventually(t, func() bool { return p.Status().State != plugin.StateReady }, 10*time.Second, time.Millisecond,
+			require.Eventually(t, func() bool { return p.Status().State != actors.Ready }, 10*time.Second, time.Millisecond,
 				"the client sees the endpoint gone")
 			ep.start(t)
 		}
 		require.Eventually(t, func() bool {
 			st := p.Status()
-			return st.State == plugin.StateReady && st.Restarts >= 1
+			return st.State == actors.Ready && st.Restarts >= 1
 		}, 20*time.Second, 5*time.Millisecond, "reconnected: %+v", p.Status())
 		assert.Equal(t, "42", callText(t, p, "add", map[string]any{"a": 40, "b": 2}))
 	}},

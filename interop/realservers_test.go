@@ -23,6 +23,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"
 )
@@ -132,7 +133,7 @@ func TestGoplsMCPIsRefusedOnceQuotingItsAnswer(t *testing.T) {
 	assert.Never(t, func() bool { return starts() > 1 || p.Status().Restarts > 0 }, refusalWait, 50*time.Millisecond,
 		"a refusal is final: no restart")
 	st := p.Status()
-	assert.Equal(t, plugin.StateFailed, st.State)
+	assert.Equal(t, actors.Failed, st.State)
 	assert.Zero(t, st.Restarts)
 	assert.Equal(t, 1, starts(), "gopls started once")
 	require.ErrorIs(t, st.LastError, plugin.ErrProtocolVersion)
@@ -181,7 +182,7 @@ func TestLegacyStreamableHTTPServerIsRefusedOnce(t *testing.T) {
 	assert.Never(t, func() bool { return posts.Load() > 1 || p.Status().Restarts > 0 }, refusalWait, 50*time.Millisecond,
 		"a refusal is final: no retry")
 	st := p.Status()
-	assert.Equal(t, plugin.StateFailed, st.State)
+	assert.Equal(t, actors.Failed, st.State)
 	assert.Equal(t, int32(1), posts.Load(), "one discover POST")
 }
 
@@ -243,7 +244,7 @@ func TestDBHubOverHTTPKilledAndStartedAgain(t *testing.T) {
 	require.EventuallyWithT(t, func(c *assert.CollectT) { assert.NoError(c, call()) }, 60*time.Second, 50*time.Millisecond,
 		"a call succeeds once dbhub is back")
 	st := p.Status()
-	assert.Equal(t, plugin.StateReady, st.State)
+	assert.Equal(t, actors.Ready, st.State)
 	assert.NoError(t, st.LastError, "a recovered status carries no error of the past")
 }
 

@@ -66,19 +66,19 @@ func TestAttachFollowsTheActor(t *testing.T) {
 	require.NoError(t, err)
 	defer p.Close()
 	assert.Len(t, p.Tools(), len(testserver.ToolNames))
-	assert.Equal(t, plugin.StateReady, p.Status().State)
+	assert.Equal(t, actors.Ready, p.Status().State)
 	require.NoError(t, p.WaitReady(ctx), "WaitReady asks the actor the facade is attached to")
 	before := callText(t, p, "pid", nil)
 
 	// The actor goes; the facade hears of it (a watch) and is
 	// reconnecting until the next call finds the new one.
 	m.stop()
-	require.Eventually(t, func() bool { return p.Status().State == plugin.StateReconnecting }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return p.Status().State == actors.Reconnecting }, 10*time.Second, time.Millisecond)
 	m.spawn()
 	require.NoError(t, p.WaitReady(ctx), "WaitReady finds the new home")
 	after := callText(t, p, "pid", nil)
 	assert.NotEqual(t, before, after)
-	require.Eventually(t, func() bool { return p.Status().State == plugin.StateReady }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return p.Status().State == actors.Ready }, 10*time.Second, time.Millisecond)
 	assert.Len(t, p.Tools(), len(testserver.ToolNames), "tools refreshed from the new home")
 	assert.Equal(t, "3", callText(t, p, "add", map[string]any{"a": 1, "b": 2}))
 
@@ -130,7 +130,7 @@ func TestAttachResendsADeadLetter(t *testing.T) {
 
 	old := m.pid
 	m.stop()
-	require.Eventually(t, func() bool { return p.Status().State == plugin.StateReconnecting }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return p.Status().State == actors.Reconnecting }, 10*time.Second, time.Millisecond)
 	m.spawn()
 	defer m.stop()
 	mu.Lock()

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/core/instrument"
 	"github.com/cuca-go/mcpconnector/internal/core/resourcetools"
@@ -470,7 +471,7 @@ func (p *McpPlugin) callerLeft(cause error) error {
 	err := callerLeft(cause)
 	st := p.Status()
 	var last *Error
-	if st.State == StateReady || st.State == StateClosed || !errors.As(st.LastError, &last) {
+	if st.State == actors.Ready || st.State == actors.Closed || !errors.As(st.LastError, &last) {
 		return err
 	}
 	label := situationOf(last)
@@ -486,9 +487,9 @@ func (p *McpPlugin) callerLeft(cause error) error {
 		label = "server down"
 	}
 	switch st.State {
-	case StateReconnecting:
+	case actors.Reconnecting:
 		what += ", reconnecting"
-	case StateConnecting:
+	case actors.Connecting:
 		what += ", connecting"
 	}
 	tries := "tries"

@@ -60,7 +60,7 @@ func TestReadyCallsSkipTheSupervisor(t *testing.T) {
 	assert.Equal(t, before, atSupervisor.Load(), "ready: no call passes through the supervisor")
 
 	killServer(t, p)
-	require.Eventually(t, func() bool { return p.Status().State == plugin.StateReconnecting }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return p.Status().State == actors.Reconnecting }, 10*time.Second, time.Millisecond)
 	res, err := p.CallTool(context.Background(), "add", map[string]any{"a": 2, "b": 2}).Await(context.Background())
 	require.NoError(t, err, "a call made while reconnecting waits for the new session")
 	assert.Equal(t, "4", plugin.RenderResult(res))

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/internal/fixture/proc"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -131,7 +132,7 @@ func TestCallsAfterAnUnsupervisedSessionEndedAreConnectionLost(t *testing.T) {
 	p := connect(t, testserver.Stdio(t), plugin.WithoutSupervision())
 	_, err := p.CallTool(context.Background(), "exit", nil).Await(context.Background())
 	require.ErrorIs(t, err, plugin.ErrConnectionLost)
-	require.Eventually(t, func() bool { return p.Status().State == plugin.StateFailed }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return p.Status().State == actors.Failed }, 10*time.Second, time.Millisecond)
 	_, err = p.CallTool(context.Background(), "add", json.RawMessage(`{"a":1,"b":2}`)).Await(context.Background())
 	require.ErrorIs(t, err, plugin.ErrConnectionLost)
 	assert.ErrorIs(t, err, plugin.ErrInternal)

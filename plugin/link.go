@@ -8,6 +8,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/internal/core/link"
 	"github.com/cuca-go/mcpconnector/internal/core/reply"
 	"github.com/cuca-go/mcpconnector/messages"
@@ -69,7 +70,7 @@ func follow(ctx context.Context, t link.Target, o *options) (*McpPlugin, error) 
 		_ = p.Close()
 		return nil, p.linkError("connect", err)
 	}
-	p.setState(StateReady, nil)
+	p.setState(actors.Ready, nil)
 	return p, nil
 }
 
@@ -92,8 +93,8 @@ func (e *linkEvents) Resolve(r *messages.CallToolReply) { e.router.resolve(r.ID,
 func (e *linkEvents) Progress(m *messages.CallProgress) { e.router.progress(m) }
 func (e *linkEvents) Task(m *messages.CallTask)         { e.router.task(m) }
 func (e *linkEvents) StoreTools(m *messages.Ready)      { (*McpPlugin)(e).storeTools(m) }
-func (e *linkEvents) Relocated()                        { (*McpPlugin)(e).setState(StateReady, nil) }
-func (e *linkEvents) Lost(cause error)                  { (*McpPlugin)(e).setState(StateReconnecting, cause) }
+func (e *linkEvents) Relocated()                        { (*McpPlugin)(e).setState(actors.Ready, nil) }
+func (e *linkEvents) Lost(cause error)                  { (*McpPlugin)(e).setState(actors.Reconnecting, cause) }
 
 // localLink is the link to the actor a plugin spawned.
 type localLink struct {

@@ -187,7 +187,7 @@ func Connect(ctx context.Context, t transport.McpTransport, opts ...Option) (*Mc
 // the backoff of [WithBackoff], within the restart budget and then once per
 // cool-down of the breaker ([WithBreakerCoolDown]), and the plugin's tools
 // appear when the server comes up. Until then [McpPlugin.Tools] is empty,
-// Status is [StateConnecting] and then [StateFailed] with the last error,
+// Status is [actors.Connecting] and then [actors.Failed] with the last error,
 // and calls fail at once. What no retry mends is not retried until
 // [McpPlugin.Reconnect]: a server that does not speak 2026-07-28
 // ([ErrProtocolVersion]), a command that cannot start ([ErrIO]), a
@@ -294,7 +294,7 @@ func newFacade(server, label string, o *options) *McpPlugin {
 	initial := newToolSnapshot(nil)
 	initial.initial = true
 	p.tools.Store(initial)
-	p.status.Store(&Status{State: StateConnecting})
+	p.status.Store(&Status{State: actors.Connecting})
 	handlers := o.onStatus
 	p.notify = func(s Status) {
 		for _, h := range handlers {
@@ -430,7 +430,7 @@ func (p *McpPlugin) Close() error {
 		p.conn.Close()
 		p.router.close()
 		old := p.Status()
-		p.status.Store(&Status{State: StateClosed, Restarts: old.Restarts, LastError: old.LastError,
+		p.status.Store(&Status{State: actors.Closed, Restarts: old.Restarts, LastError: old.LastError,
 			LastFailure: old.LastFailure, LastFailureAt: old.LastFailureAt})
 		close(p.done)
 		if p.ownSystem {

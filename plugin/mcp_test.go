@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/proc"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
@@ -224,7 +225,7 @@ func TestUnsupervisedCallsAfterTheServerDiedFailInternal(t *testing.T) {
 		return err != nil && assert.ErrorIs(t, err, plugin.ErrInternal) &&
 			assert.Contains(t, err.Error(), "exiting on request", "the error carries the child's stderr")
 	}, 10*time.Second, 20*time.Millisecond)
-	assert.Equal(t, plugin.StateFailed, p.Status().State)
+	assert.Equal(t, actors.Failed, p.Status().State)
 }
 
 func TestConcurrentCallsRunConcurrentlyOnOneSession(t *testing.T) {

@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -198,7 +199,7 @@ func TestLineThatIsNoMessageIsSkippedAndTheSessionGoesOn(t *testing.T) {
 		assert.Contains(t, err.Error(), "deadline exceeded")
 		requireUsable(t, p)
 	})
-	assert.Equal(t, plugin.StateReady, p.Status().State)
+	assert.Equal(t, actors.Ready, p.Status().State)
 	assert.Zero(t, p.Status().Restarts, "no line ended the session")
 	assert.NotZero(t, logs.FilterMessageSnippet("not JSON-RPC messages").Len(), "skipped lines are warned of")
 }

@@ -7,6 +7,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 
@@ -62,7 +63,7 @@ func (p *McpPlugin) storeTools(r *messages.Ready) {
 		return
 	}
 	ch := &toolChange{added: added, removed: removed}
-	if p.status.Load().State != StateReady {
+	if p.status.Load().State != actors.Ready {
 		p.pendingChange.Store(ch)
 		return
 	}
@@ -78,7 +79,7 @@ func (p *McpPlugin) storeTools(r *messages.Ready) {
 // takeChange puts a pending change of the tool list into s, a status that
 // says ready.
 func (p *McpPlugin) takeChange(s *Status) {
-	if s.State != StateReady {
+	if s.State != actors.Ready {
 		return
 	}
 	if ch := p.pendingChange.Swap(nil); ch != nil {

@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -40,7 +41,7 @@ func (l *changeLog) changed(added, removed []string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return slices.ContainsFunc(l.all, func(s plugin.Status) bool {
-		return s.State == plugin.StateReady && slices.Equal(s.ToolsAdded, added) && slices.Equal(s.ToolsRemoved, removed)
+		return s.State == actors.Ready && slices.Equal(s.ToolsAdded, added) && slices.Equal(s.ToolsRemoved, removed)
 	})
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
 )
@@ -18,7 +19,7 @@ func reconnecting() (plugin.Option, <-chan struct{}) {
 	ch := make(chan struct{})
 	seen := false
 	return plugin.WithStatusHandler(func(s plugin.Status) {
-		if s.State == plugin.StateReconnecting && !seen {
+		if s.State == actors.Reconnecting && !seen {
 			seen = true
 			close(ch)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"
@@ -95,7 +96,7 @@ func TestLegacyOnlyServerIsNotStartedAgainUntilAsked(t *testing.T) {
 			require.ErrorIs(t, err, plugin.ErrInternal)
 			assert.Contains(t, err.Error(), "does not speak MCP 2026-07-28")
 			st := p.Status()
-			assert.Equal(t, plugin.StateFailed, st.State)
+			assert.Equal(t, actors.Failed, st.State)
 			assert.ErrorIs(t, st.LastError, plugin.ErrProtocolVersion)
 			_, err = p.CallTool(context.Background(), "t", nil).Await(context.Background())
 			assert.ErrorIs(t, err, plugin.ErrProtocolVersion, "calls fail at once with the reason")
@@ -106,7 +107,7 @@ func TestLegacyOnlyServerIsNotStartedAgainUntilAsked(t *testing.T) {
 			err = p.Reconnect(context.Background())
 			require.ErrorIs(t, err, plugin.ErrProtocolVersion)
 			assert.Equal(t, 2, discovers(), "asked again, it is started once more, and no more")
-			assert.Equal(t, plugin.StateFailed, p.Status().State)
+			assert.Equal(t, actors.Failed, p.Status().State)
 		})
 	}
 }
@@ -181,13 +182,13 @@ func TestHTTPServerBackAfterALongOutageServesWithinOneCoolDown(t *testing.T) {
 	require.NoError(t, err)
 	srv2 := serve(ln2)
 	defer srv2.Close()
-	require.Eventually(t, func() bool { return p.Status().State == plugin.StateReady }, 10*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return p.Status().State == actors.Ready }, 10*time.Second, 5*time.Millisecond)
 	assert.Equal(t, "42", callText(t, p, "add", map[string]any{"a": 40, "b": 2}))
 
 	// Recovered, the status carries no error of the past; the last
 	// failure, the breaker's, stays readable apart with its time.
 	st := p.Status()
-	assert.Equal(t, plugin.StateReady, st.State)
+	assert.Equal(t, actors.Ready, st.State)
 	assert.NoError(t, st.LastError)
 	require.Error(t, st.LastFailure)
 	assert.ErrorIs(t, st.LastFailure, plugin.ErrCircuitOpen)
@@ -211,7 +212,7 @@ func TestStatusAfterRecoveryCarriesNoErrorOfThePast(t *testing.T) {
 	killServer(t, p)
 	require.Eventually(t, func() bool {
 		st := p.Status()
-		return st.State == plugin.StateReady && st.Restarts == 1
+		return st.State == actors.Ready && st.Restarts == 1
 	}, 10*time.Second, time.Millisecond)
 	st := p.Status()
 	assert.NoError(t, st.LastError, "ready: no error of the past")
@@ -225,10 +226,10 @@ func TestStatusAfterRecoveryCarriesNoErrorOfThePast(t *testing.T) {
 	defer mu.Unlock()
 	var reconnecting *plugin.Status
 	for i := range seen {
-		if seen[i].State == plugin.StateReconnecting {
+		if seen[i].State == actors.Reconnecting {
 			reconnecting = &seen[i]
 		}
-		if seen[i].State == plugin.StateReady {
+		if seen[i].State == actors.Ready {
 			assert.NoError(t, seen[i].LastError, "no ready status carries an error")
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -155,7 +156,7 @@ func TestToolArgumentsAndResultsAreNeverLoggedAboveDebug(t *testing.T) {
 				// supervisor says it is ready again.
 				require.Eventually(t, func() bool {
 					st := p.Status()
-					return st.Restarts >= 1 && st.State == plugin.StateReady
+					return st.Restarts >= 1 && st.State == actors.Ready
 				}, 10*time.Second, 5*time.Millisecond)
 				assert.NotEmpty(t, logs.FilterMessageSnippet("restarting").All(), "the restart was logged")
 			}

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/proc"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
@@ -58,7 +59,7 @@ func TestSituationCallWhileTheServerIsUnreachable(t *testing.T) {
 	stop()
 	require.Eventually(t, func() bool {
 		st := p.Status()
-		return st.State == plugin.StateReconnecting && st.Restarts >= 2 && st.LastError != nil
+		return st.State == actors.Reconnecting && st.Restarts >= 2 && st.LastError != nil
 	}, 30*time.Second, 5*time.Millisecond)
 
 	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
@@ -156,7 +157,7 @@ func TestSituationCircuitOpen(t *testing.T) {
 		plugin.WithRestartBudget(1, time.Minute), plugin.WithBreakerCoolDown(time.Hour, time.Hour))
 	require.NoError(t, err)
 	defer p.Close()
-	require.Eventually(t, func() bool { return p.Status().State == plugin.StateFailed && p.Status().Restarts >= 1 }, 30*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return p.Status().State == actors.Failed && p.Status().Restarts >= 1 }, 30*time.Second, 5*time.Millisecond)
 	require.Eventually(t, func() bool { return assert.ObjectsAreEqual(true, isCircuitOpen(p.Status().LastError)) }, 30*time.Second, 5*time.Millisecond)
 	_, err = p.CallTool(t.Context(), "t", nil).Await(t.Context())
 	rest := situationText(t, err, "circuit open (internal)")
@@ -248,7 +249,7 @@ func TestSituationReconnectWaitPasses(t *testing.T) {
 	_, _ = p.CallTool(t.Context(), "add", nil).Await(t.Context()) // the session notices the server's end
 	require.Eventually(t, func() bool {
 		st := p.Status()
-		return st.State == plugin.StateReconnecting && st.Restarts >= 2 && st.LastError != nil
+		return st.State == actors.Reconnecting && st.Restarts >= 2 && st.LastError != nil
 	}, 30*time.Second, 5*time.Millisecond)
 
 	_, err = p.CallTool(t.Context(), "add", nil).Await(t.Context())

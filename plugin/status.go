@@ -6,33 +6,18 @@ import (
 	"github.com/cuca-go/mcpconnector/actors"
 )
 
-// State is the health of a plugin's connection. It is actors.State, the
-// same type under this package's name: the constants below are its values,
-// so that a plugin's user compares states without importing actors, whose
-// own names (actors.Ready, ...) are for a program that spawns the actors
-// itself.
-type State = actors.State
-
-// The states of a connection: connecting at first, then ready; reconnecting
-// while a supervised connection restarts; failed once the restart budget is
-// spent (or, unsupervised, once the session ended); closed after Close. A
-// plugin made by [Connect] with [WithRetryConnect] whose first connection failed is failed too, while
-// its supervisor keeps trying; it becomes ready when the server comes up.
-const (
-	StateConnecting   = actors.Connecting
-	StateReady        = actors.Ready
-	StateReconnecting = actors.Reconnecting
-	StateFailed       = actors.Failed
-	StateClosed       = actors.Closed
-	// StateNotStarted is a server that a toolbox has not started yet: a
-	// lazy one, whose tools are known from its manifest. A plugin itself
-	// is never in it.
-	StateNotStarted = actors.NotStarted
-)
-
 // Status is what [McpPlugin.Status] reports.
 type Status struct {
-	State State
+	// State is the health of the connection (package actors names its
+	// values): connecting at first, then ready; reconnecting while a
+	// supervised connection restarts; failed once the restart budget is
+	// spent (or, unsupervised, once the session ended); closed after
+	// Close. A plugin made by [Connect] with [WithRetryConnect] whose first
+	// connection failed is failed too, while its supervisor keeps trying;
+	// it becomes ready when the server comes up. A toolbox's server not
+	// started yet (a lazy one, its tools known from its manifest) is
+	// actors.NotStarted; a plugin itself is never in it.
+	State actors.State
 	// Restarts counts the connection's restarts since Connect.
 	Restarts int
 	// LastError is why the connection is not ready now: the failure of its
@@ -81,11 +66,11 @@ func (p *McpPlugin) setStatus(notify func(Status), st actors.Status) {
 // setState records a state the facade itself observed (an attached
 // facade's actor lost or found again); cause, if not nil, becomes LastError
 // and LastFailure.
-func (p *McpPlugin) setState(st State, cause error) {
+func (p *McpPlugin) setState(st actors.State, cause error) {
 	old := p.Status()
 	s := &Status{State: st, Restarts: old.Restarts, LastFailure: old.LastFailure, LastFailureAt: old.LastFailureAt,
 		ProtocolVersion: old.ProtocolVersion}
-	if st != StateReady {
+	if st != actors.Ready {
 		s.LastError = old.LastError
 	}
 	if cause != nil {

@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/internal/fixture/proc"
 	"github.com/cuca-go/mcpconnector/internal/fixture/quiet"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
@@ -50,7 +51,7 @@ func awaitRestarts(t *testing.T, p *plugin.McpPlugin, n int) {
 	t.Helper()
 	require.Eventually(t, func() bool {
 		st := p.Status()
-		return st.Restarts >= n && st.State == plugin.StateReady
+		return st.Restarts >= n && st.State == actors.Ready
 	}, 10*time.Second, time.Millisecond)
 }
 
@@ -65,7 +66,7 @@ func lines(t *testing.T, path string) []string {
 // statusLog collects every status change.
 type statusLog struct {
 	mu     sync.Mutex
-	states []plugin.State
+	states []actors.State
 }
 
 func (l *statusLog) handler(s plugin.Status) {
@@ -74,10 +75,10 @@ func (l *statusLog) handler(s plugin.Status) {
 	l.states = append(l.states, s.State)
 }
 
-func (l *statusLog) get() []plugin.State {
+func (l *statusLog) get() []actors.State {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return append([]plugin.State(nil), l.states...)
+	return append([]actors.State(nil), l.states...)
 }
 
 func TestKilledServerIsRestartedAndNothingRunsTwice(t *testing.T) {
@@ -103,11 +104,11 @@ func TestKilledServerIsRestartedAndNothingRunsTwice(t *testing.T) {
 
 	assert.Equal(t, []string{"slow", "next"}, lines(t, record), "the killed call was never re-sent")
 	st := p.Status()
-	assert.Equal(t, plugin.StateReady, st.State)
+	assert.Equal(t, actors.Ready, st.State)
 	assert.Equal(t, 1, st.Restarts)
 	assert.NoError(t, st.LastError, "ready again: no error of the past")
 	require.Error(t, st.LastFailure, "the lost session stays readable apart")
-	assert.Equal(t, []plugin.State{plugin.StateConnecting, plugin.StateReady, plugin.StateReconnecting, plugin.StateReady}, log.get())
+	assert.Equal(t, []actors.State{actors.Connecting, actors.Ready, actors.Reconnecting, actors.Ready}, log.get())
 }
 
 func TestServerThatExitsIsRestarted(t *testing.T) {
@@ -150,7 +151,7 @@ func TestServerThatNeverStartsFailsConnectWithoutARestartLoop(t *testing.T) {
 		transportSh("echo 'cannot open database' >&2; exit 1"), fast, plugin.WithStatusHandler(log.handler))
 	require.ErrorIs(t, err, plugin.ErrInternal)
 	assert.Contains(t, err.Error(), "cannot open database", "the child's stderr says why")
-	assert.Equal(t, []plugin.State{plugin.StateConnecting, plugin.StateFailed, plugin.StateClosed}, log.get())
+	assert.Equal(t, []actors.State{actors.Connecting, actors.Failed, actors.Closed}, log.get())
 	t.Logf("Connect failed after %s", time.Since(start))
 
 	_, err = plugin.Connect(context.Background(), transport.NewStdio("mcpconnector-no-such-command"), fast)
@@ -174,7 +175,7 @@ func TestGarbageOnStdoutIsSkippedWithoutARestart(t *testing.T) {
 	_, err := p.CallTool(ctx, "t", nil).Await(ctx)
 	require.ErrorIs(t, err, plugin.ErrInternal)
 	assert.Contains(t, err.Error(), "deadline exceeded")
-	assert.Equal(t, plugin.StateReady, p.Status().State)
+	assert.Equal(t, actors.Ready, p.Status().State)
 	assert.Zero(t, p.Status().Restarts)
 }
 
@@ -184,7 +185,7 @@ func TestRestartBudgetSpentFailsFastAndCloseStillWorks(t *testing.T) {
 	awaitRestarts(t, p, 1)
 	require.Equal(t, "42", callText(t, p, "add", map[string]any{"a": 40, "b": 2}))
 	killServer(t, p)
-	require.Eventually(t, func() bool { return p.Status().State == plugin.StateFailed }, 10*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return p.Status().State == actors.Failed }, 10*time.Second, 5*time.Millisecond)
 	_, err := p.CallTool(context.Background(), "add", nil).Await(context.Background())
 	require.ErrorIs(t, err, plugin.ErrInternal)
 	assert.ErrorIs(t, err, plugin.ErrCircuitOpen)
@@ -192,21 +193,21 @@ func TestRestartBudgetSpentFailsFastAndCloseStillWorks(t *testing.T) {
 	assert.Contains(t, err.Error(), "1 restarts failed within")
 	assert.Contains(t, err.Error(), "next try at")
 	require.NoError(t, p.Close())
-	assert.Equal(t, plugin.StateClosed, p.Status().State)
+	assert.Equal(t, actors.Closed, p.Status().State)
 }
 
 func TestCallsWaitForTheReconnectionOrTheirWaitLimit(t *testing.T) {
 	p := connect(t, testserver.Stdio(t), plugin.WithBackoff(400*time.Millisecond, 400*time.Millisecond),
 		plugin.WithReconnectWait(50*time.Millisecond))
 	killServer(t, p)
-	require.Eventually(t, func() bool { return p.Status().State == plugin.StateReconnecting }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return p.Status().State == actors.Reconnecting }, 10*time.Second, time.Millisecond)
 	_, err := p.CallTool(context.Background(), "add", nil).Await(context.Background())
 	require.ErrorIs(t, err, plugin.ErrInternal)
 	assert.Contains(t, err.Error(), "no connection within the reconnection wait")
 
 	p2 := connect(t, testserver.Stdio(t), plugin.WithBackoff(200*time.Millisecond, 200*time.Millisecond))
 	killServer(t, p2)
-	require.Eventually(t, func() bool { return p2.Status().State == plugin.StateReconnecting }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return p2.Status().State == actors.Reconnecting }, 10*time.Second, time.Millisecond)
 	var futures []*plugin.Future
 	for i := range 5 {
 		futures = append(futures, p2.CallTool(context.Background(), "add", map[string]any{"a": i, "b": 0}))
@@ -222,12 +223,12 @@ func TestCloseDuringReconnection(t *testing.T) {
 	p, err := plugin.Connect(context.Background(), testserver.Stdio(t), plugin.WithBackoff(10*time.Second, 10*time.Second))
 	require.NoError(t, err)
 	killServer(t, p)
-	require.Eventually(t, func() bool { return p.Status().State == plugin.StateReconnecting }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return p.Status().State == actors.Reconnecting }, 10*time.Second, time.Millisecond)
 	waiting := p.CallTool(context.Background(), "add", nil)
 	require.NoError(t, p.Close())
 	_, err = waiting.Await(context.Background())
 	require.ErrorIs(t, err, plugin.ErrInternal)
-	assert.Equal(t, plugin.StateClosed, p.Status().State)
+	assert.Equal(t, actors.Closed, p.Status().State)
 }
 
 func TestRetryIdempotentIsOptIn(t *testing.T) {
@@ -278,13 +279,13 @@ func TestHTTPServerStoppedAndRestartedOnTheSamePort(t *testing.T) {
 	require.NoError(t, srv.Close())
 	_, err = p.CallTool(context.Background(), "add", nil).Await(context.Background())
 	require.ErrorIs(t, err, plugin.ErrInternal, "the endpoint is gone")
-	require.Eventually(t, func() bool { return p.Status().State == plugin.StateReconnecting }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return p.Status().State == actors.Reconnecting }, 10*time.Second, time.Millisecond)
 
 	ln2, err := net.Listen("tcp", addr)
 	require.NoError(t, err)
 	srv2 := serve(ln2)
 	defer srv2.Close()
-	require.Eventually(t, func() bool { return p.Status().State == plugin.StateReady }, 10*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return p.Status().State == actors.Ready }, 10*time.Second, 5*time.Millisecond)
 	assert.Equal(t, "42", callText(t, p, "add", map[string]any{"a": 40, "b": 2}))
 	assert.GreaterOrEqual(t, p.Status().Restarts, 1)
 }

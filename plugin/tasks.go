@@ -16,16 +16,15 @@ import (
 // calls with. The zero value uses the default of each field.
 type TaskOptions struct {
 	// DefaultPollInterval is the wait between two tasks/get when the
-	// server suggests none; zero means [DefaultTaskPollInterval].
+	// server suggests none; zero means 1 s.
 	DefaultPollInterval time.Duration
 	// MinPollInterval and MaxPollInterval bound the server's suggested
-	// pollIntervalMs; zero means [MinTaskPollInterval] and
-	// [MaxTaskPollInterval]. A task's first wait is lengthened by up to
+	// pollIntervalMs; zero means 50 ms and 30 s. A task's first wait is lengthened by up to
 	// 10% (jitter); each later one is the interval exactly.
 	MinPollInterval, MaxPollInterval time.Duration
 	// Timeout bounds a task's call, from its start, when the call's ctx
 	// has no deadline: it replaces [WithDefaultCallTimeout] once the
-	// server has answered with a task. Zero means [DefaultTaskTimeout];
+	// server has answered with a task. Zero means 24 h;
 	// [WithCallTimeoutCap] still caps it, and a ctx deadline replaces it.
 	Timeout time.Duration
 	// DetachAfter, if positive, lets a hook call (OnStreamChunk, a
@@ -55,14 +54,6 @@ type TaskRecord = tasks.Record
 // DirTaskStore is the [TaskStore] on local disk: one file per task in its
 // Dir, replaced whole (written, synced, renamed) on every answer.
 type DirTaskStore = tasks.DirStore
-
-// The defaults of [TaskOptions].
-const (
-	DefaultTaskPollInterval = tasks.DefaultInterval // 1s
-	MinTaskPollInterval     = tasks.MinInterval     // 50ms
-	MaxTaskPollInterval     = tasks.MaxInterval     // 30s
-	DefaultTaskTimeout      = tasks.DefaultTimeout  // 24h
-)
 
 // WithTasks opts in to the tasks extension (SEP-2663,
 // io.modelcontextprotocol/tasks), which is otherwise not declared, so
@@ -116,7 +107,7 @@ func WithTasks(o TaskOptions) Option {
 		opts.taskStore = o.Store
 		opts.taskTimeout = o.Timeout
 		if opts.taskTimeout <= 0 {
-			opts.taskTimeout = DefaultTaskTimeout
+			opts.taskTimeout = tasks.DefaultTimeout
 		}
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/internal/fixture/taskserver"
 	"github.com/cuca-go/mcpconnector/plugin"
 )
@@ -25,11 +26,11 @@ import (
 // message (a poll that changed it) and each state of its connection.
 type taskEvents struct {
 	polled chan struct{}
-	states chan plugin.State
+	states chan actors.State
 }
 
 func newTaskEvents() *taskEvents {
-	return &taskEvents{polled: make(chan struct{}, 1), states: make(chan plugin.State, 64)}
+	return &taskEvents{polled: make(chan struct{}, 1), states: make(chan actors.State, 64)}
 }
 
 func (e *taskEvents) options() []plugin.Option {
@@ -51,7 +52,7 @@ func (e *taskEvents) options() []plugin.Option {
 }
 
 // await waits for the connection's state want.
-func (e *taskEvents) await(t *testing.T, want plugin.State) {
+func (e *taskEvents) await(t *testing.T, want actors.State) {
 	t.Helper()
 	for {
 		select {
@@ -102,9 +103,9 @@ func taskIDs(reqs []taskserver.Request) map[string]bool {
 func restartMidTask(t *testing.T, s taskServer, e *taskEvents, dir string) {
 	t.Helper()
 	require.NoError(t, s.http.Stop())
-	e.await(t, plugin.StateReconnecting)
+	e.await(t, actors.Reconnecting)
 	require.NoError(t, s.http.Restart(dir))
-	e.await(t, plugin.StateReady)
+	e.await(t, actors.Ready)
 }
 
 func TestTaskResumesAfterHTTPServerRestart(t *testing.T) {
@@ -156,7 +157,7 @@ func TestTaskOverStdioEndsWithItsChild(t *testing.T) {
 	require.ErrorIs(t, err, plugin.ErrConnectionLost, "the child died under the crash call")
 	_, err = f.Await(t.Context())
 	require.ErrorIs(t, err, plugin.ErrConnectionLost, "the task died with its child")
-	e.await(t, plugin.StateReady)
+	e.await(t, actors.Ready)
 	// The next child, on the same directory, would know the task: it is
 	// not asked about it, and the tool is not called again.
 	assert.Equal(t, "quick", callText(t, p, "quick", nil))
@@ -199,7 +200,7 @@ func TestTaskCancelledWhileReconnecting(t *testing.T) {
 	f := p.CallTool(ctx, "work", map[string]any{"outcome": "never", "message": "step"})
 	e.poll()
 	require.NoError(t, s.http.Stop())
-	e.await(t, plugin.StateReconnecting)
+	e.await(t, actors.Reconnecting)
 	// The caller gives up while no connection can cancel the task.
 	cancel()
 	_, err := f.Await(t.Context())
@@ -229,7 +230,7 @@ func TestTaskCancelledBeforeItsCallIsBack(t *testing.T) {
 	require.NoError(t, s.http.Stop())
 	// Another call finds the server gone, and ends the connection.
 	q := p.CallTool(t.Context(), "quick", nil)
-	e.await(t, plugin.StateReconnecting)
+	e.await(t, actors.Reconnecting)
 	cancel()
 	_, err := f.Await(t.Context())
 	require.ErrorIs(t, err, context.Canceled)
@@ -263,7 +264,7 @@ func TestTaskCancelledAsItsServerWentAway(t *testing.T) {
 	cancel()
 	_, err := f.Await(t.Context())
 	require.ErrorIs(t, err, context.Canceled)
-	e.await(t, plugin.StateReconnecting) // the cancel's failure ended the connection
+	e.await(t, actors.Reconnecting) // the cancel's failure ended the connection
 	require.NoError(t, s.http.Restart(s.dir))
 	s.waitCancel(t)
 	require.NoError(t, p.Close())

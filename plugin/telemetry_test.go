@@ -304,7 +304,7 @@ func TestTelemetryRecordsReconnection(t *testing.T) {
 	require.Error(t, err, "the server died under the call")
 	require.Eventually(t, func() bool {
 		st := p.Status()
-		return st.State == plugin.StateReady && st.Restarts == 1
+		return st.State == actors.Ready && st.Restarts == 1
 	}, 20*time.Second, 10*time.Millisecond)
 	assert.Equal(t, "42", callText(t, p, "add", map[string]any{"a": 40, "b": 2}))
 

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/cuca-go/mcpconnector/plugin"
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
 
@@ -80,7 +80,7 @@ func TestALazyManifestOlderThanItsTTLIsListedAgainAtOpen(t *testing.T) {
 	// Within its ttl: not started, its tools from the manifest.
 	hs.grown.Store(true)
 	tb := open(t, cfg, toolbox.WithManifestDir(dir))
-	assert.Equal(t, plugin.StateNotStarted, tb.Status()["h"].State)
+	assert.Equal(t, actors.NotStarted, tb.Status()["h"].State)
 	assert.Equal(t, []string{"h__a"}, exposed(tb))
 	assert.Equal(t, lists, hs.lists.Load())
 	require.NoError(t, tb.Close())
@@ -92,13 +92,13 @@ func TestALazyManifestOlderThanItsTTLIsListedAgainAtOpen(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(files[0], raw, 0o600))
 	tb = open(t, cfg, toolbox.WithManifestDir(dir))
-	assert.Equal(t, plugin.StateReady, tb.Status()["h"].State)
+	assert.Equal(t, actors.Ready, tb.Status()["h"].State)
 	assert.Greater(t, hs.lists.Load(), lists)
 	assert.Equal(t, []string{"h__a", "h__b"}, exposed(tb), "the new list, not the manifest's")
 	require.NoError(t, tb.Close())
 
 	// Written again with the new list and time: the next Open trusts it.
 	tb = open(t, cfg, toolbox.WithManifestDir(dir))
-	assert.Equal(t, plugin.StateNotStarted, tb.Status()["h"].State)
+	assert.Equal(t, actors.NotStarted, tb.Status()["h"].State)
 	assert.Equal(t, []string{"h__a", "h__b"}, exposed(tb))
 }

@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/internal/fixture/countserver"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
@@ -37,9 +38,9 @@ func TestABrokenEntryIsAFailedServerAndTheOthersStart(t *testing.T) {
 	tb := open(t, cfg)
 	assert.Equal(t, []string{"bad", "good", "unset"}, tb.Servers())
 	st := tb.Status()
-	assert.Equal(t, plugin.StateReady, st["good"].State)
+	assert.Equal(t, actors.Ready, st["good"].State)
 	for _, name := range []string{"bad", "unset"} {
-		assert.Equal(t, plugin.StateFailed, st[name].State, name)
+		assert.Equal(t, actors.Failed, st[name].State, name)
 		var cerr *mcpconfig.Error
 		require.ErrorAs(t, st[name].LastError, &cerr, name)
 		assert.Equal(t, name, cerr.Server)
@@ -76,7 +77,7 @@ func TestAnUntrustedLayersServerStartsNothingUntilApproved(t *testing.T) {
 
 	tb := open(t, cfg)
 	st := tb.Status()["repo"]
-	assert.Equal(t, plugin.StateFailed, st.State)
+	assert.Equal(t, actors.Failed, st.State)
 	require.ErrorIs(t, st.LastError, toolbox.ErrUntrusted)
 	assert.Contains(t, st.LastError.Error(), e["command"].(string))
 	assert.Equal(t, 0, countserver.Starts(t, log), "no command runs before the approval")
@@ -84,7 +85,7 @@ func TestAnUntrustedLayersServerStartsNothingUntilApproved(t *testing.T) {
 
 	cfg.Approve("repo")
 	tb = open(t, cfg)
-	assert.Equal(t, plugin.StateReady, tb.Status()["repo"].State)
+	assert.Equal(t, actors.Ready, tb.Status()["repo"].State)
 	assert.Equal(t, 1, countserver.Starts(t, log))
 }
 
@@ -139,7 +140,7 @@ func TestAFailingHeadersHelperIsTheServersErrorWithoutItsOutput(t *testing.T) {
 	tb := open(t, cfg, toolbox.WithPluginOptions(plugin.WithRestartBudget(1, time.Hour)))
 	for name, want := range map[string]string{"exits": "exited with status 3", "garbled": "not one JSON object"} {
 		st := tb.Status()[name]
-		assert.Equal(t, plugin.StateFailed, st.State, name)
+		assert.Equal(t, actors.Failed, st.State, name)
 		require.Error(t, st.LastError, name)
 		assert.Contains(t, st.LastError.Error(), toolbox.ErrHeadersHelper.Error(), name)
 		assert.Contains(t, st.LastError.Error(), want, name)

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -116,7 +117,7 @@ func TestToolListChangeRechecksCollisions(t *testing.T) {
 		return errors.Is(tb.Status()["a"].LastError, toolbox.ErrNameCollision)
 	}, 10*time.Second, 5*time.Millisecond)
 	st := tb.Status()["a"]
-	assert.Equal(t, plugin.StateFailed, st.State)
+	assert.Equal(t, actors.Failed, st.State)
 	assert.Contains(t, st.LastError.Error(), `server "a"`)
 	assert.Contains(t, st.LastError.Error(), `server "b"`)
 	assert.False(t, tb.HasTool("fresh"))
@@ -127,7 +128,7 @@ func TestToolListChangeRechecksCollisions(t *testing.T) {
 	var bs testserver.ControlsStats
 	require.NoError(t, json.Unmarshal([]byte(call(t, tb, "b_stats", nil)), &bs))
 	assert.Equal(t, int64(0), bs.Calls, "b_stats is still b's stats")
-	assert.Equal(t, plugin.StateReady, tb.Status()["b"].State)
+	assert.Equal(t, actors.Ready, tb.Status()["b"].State)
 
 	// a drops the tool again: its names are free, and it is back.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -135,7 +136,7 @@ func TestToolListChangeRechecksCollisions(t *testing.T) {
 	_, err := tb.Plugin("a").CallTool(ctx, "remove_tool", map[string]any{"name": "b_stats"}).Await(ctx)
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return tb.HasTool("fresh") && tb.HasTool("add_tool") }, 10*time.Second, 5*time.Millisecond)
-	assert.Equal(t, plugin.StateReady, tb.Status()["a"].State)
+	assert.Equal(t, actors.Ready, tb.Status()["a"].State)
 	assert.NoError(t, tb.Status()["a"].LastError)
 	require.NoError(t, json.Unmarshal([]byte(call(t, tb, "b_stats", nil)), &bs))
 	assert.Equal(t, int64(0), bs.Calls, "b_stats stayed b's throughout")

@@ -64,7 +64,7 @@
 // names of its env variables and headers), written atomically, mode 0600.
 // A server marked "lazy": true is then not started by Open once its
 // manifest exists: its tools are exposed from the manifest and its status
-// is [plugin.StateNotStarted]; the first call of one of them (or
+// is [actors.NotStarted]; the first call of one of them (or
 // [Toolbox.Start]) starts it, once however many calls arrive together, and
 // its real list replaces the manifest's. "stopWhenIdle": "10m" stops it
 // again after that long without requests, never while one is under way

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -77,11 +78,11 @@ func (t *Toolbox) downError(rt *routeTable, name string) error {
 	t.mu.Lock()
 	st := t.statusOf(found.server)
 	t.mu.Unlock()
-	if (st.State == plugin.StateReady || st.State == plugin.StateNotStarted) && st.LastError == nil {
+	if (st.State == actors.Ready || st.State == actors.NotStarted) && st.LastError == nil {
 		return nil // up with no such tool, or lazy and not started: an unknown name
 	}
-	if st.State == plugin.StateReady {
-		st.State = plugin.StateFailed // held out whole (a name collision)
+	if st.State == actors.Ready {
+		st.State = actors.Failed // held out whole (a name collision)
 	}
 	srv := found.server.cfg.Name
 	return &plugin.Error{Kind: plugin.KindInternal, Server: fmt.Sprintf("server %q", srv), Op: messages.CallOp(name),
@@ -91,7 +92,7 @@ func (t *Toolbox) downError(rt *routeTable, name string) error {
 // serverDown is why a call to a down server's tool is not sent.
 type serverDown struct {
 	server, tool string
-	state        plugin.State
+	state        actors.State
 	cause        error
 }
 

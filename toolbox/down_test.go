@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
@@ -20,7 +21,7 @@ func TestFailedServersToolSaysTheServerIsDownAndWhy(t *testing.T) {
 		"alpha":  stdioEntry(t),
 		"travel": {"command": "/nonexistent/mcp-server"},
 	}), fast)
-	require.Equal(t, plugin.StateFailed, tb.Status()["travel"].State)
+	require.Equal(t, actors.Failed, tb.Status()["travel"].State)
 	why := tb.Status()["travel"].LastError.Error()
 
 	chunk := &host.Chunk{Blocks: []host.Block{

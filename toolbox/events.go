@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox/internal/serverrules"
@@ -129,7 +130,7 @@ func (t *Toolbox) reportNotStarted() {
 		err := s.startErr
 		t.mu.Unlock()
 		if err != nil && s.plugin() == nil {
-			h(ServerStatus{Server: name, Status: plugin.Status{State: plugin.StateFailed, LastError: err}})
+			h(ServerStatus{Server: name, Status: plugin.Status{State: actors.Failed, LastError: err}})
 		}
 	}
 }

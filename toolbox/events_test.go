@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
@@ -43,7 +44,7 @@ func TestStatusHandlerNamesTheServer(t *testing.T) {
 		"absent": {"command": "/nonexistent/mcp-server"},
 		"legacy": {"type": "sse", "url": "http://127.0.0.1:1/sse"},
 	}), fast, toolbox.WithStatusHandler(ev.add))
-	find := func(server string, state plugin.State) *toolbox.ServerStatus {
+	find := func(server string, state actors.State) *toolbox.ServerStatus {
 		for _, st := range ev.all() {
 			if st.Server == server && st.State == state {
 				return &st
@@ -52,17 +53,17 @@ func TestStatusHandlerNamesTheServer(t *testing.T) {
 		return nil
 	}
 	require.Eventually(t, func() bool {
-		return find("alpha", plugin.StateReady) != nil && find("absent", plugin.StateFailed) != nil
+		return find("alpha", actors.Ready) != nil && find("absent", actors.Failed) != nil
 	}, time.Minute, 5*time.Millisecond)
-	absent := find("absent", plugin.StateFailed)
+	absent := find("absent", actors.Failed)
 	assert.ErrorIs(t, absent.LastError, plugin.ErrIO)
-	legacy := find("legacy", plugin.StateFailed)
+	legacy := find("legacy", actors.Failed)
 	require.NotNil(t, legacy, "reported during Open")
 	assert.ErrorIs(t, legacy.LastError, plugin.ErrNotSupported)
 	for _, st := range ev.all() {
 		assert.Contains(t, []string{"alpha", "absent", "legacy"}, st.Server)
 	}
-	assert.Equal(t, plugin.StateReady, tb.Status()["alpha"].State)
+	assert.Equal(t, actors.Ready, tb.Status()["alpha"].State)
 }
 
 // Progress and approval requests carry the server's key, the tool's

@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
@@ -47,7 +48,7 @@ func ExampleWithStatusHandler() {
 	handler := func(st toolbox.ServerStatus) {
 		mu.Lock()
 		defer mu.Unlock()
-		if _, seen := settled[st.Server]; seen || st.State == plugin.StateConnecting {
+		if _, seen := settled[st.Server]; seen || st.State == actors.Connecting {
 			return
 		}
 		settled[st.Server] = fmt.Sprintf("%s %s restarts=%d not-supported=%t",

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -35,7 +36,7 @@ func TestLegacyOnlyServersAreStartedOnce(t *testing.T) {
 	assert.Equal(t, "3", call(t, tb, "alpha__add", map[string]any{"a": 1, "b": 2}))
 	for _, name := range names {
 		st := tb.Status()[name]
-		assert.Equal(t, plugin.StateFailed, st.State, name)
+		assert.Equal(t, actors.Failed, st.State, name)
 		require.ErrorIs(t, st.LastError, plugin.ErrProtocolVersion, name)
 		assert.Contains(t, st.LastError.Error(), `server "`+name+`"`)
 		assert.Zero(t, st.Restarts, name)
@@ -72,7 +73,7 @@ func TestOpenIsBoundedByTheConnectTimeout(t *testing.T) {
 		toolbox.WithPluginOptions(plugin.WithConnectTimeout(300*time.Millisecond)))
 	t.Logf("Open returned after %s", time.Since(start))
 	st := tb.Status()["mute"]
-	assert.Equal(t, plugin.StateFailed, st.State)
+	assert.Equal(t, actors.Failed, st.State)
 	require.ErrorIs(t, st.LastError, context.DeadlineExceeded)
 	assert.Contains(t, st.LastError.Error(), "connect timeout of 300ms")
 	assert.Equal(t, "3", call(t, tb, "alpha__add", map[string]any{"a": 1, "b": 2}))
@@ -118,7 +119,7 @@ func TestHostPluginOptionsWinOverTheToolboxDefaults(t *testing.T) {
 		toolbox.WithPluginOptions(plugin.WithBackoff(time.Minute, time.Minute)),
 		toolbox.WithPluginOptions(plugin.WithConnectTimeout(300*time.Millisecond)))
 	st := tb.Status()["mute"]
-	assert.Equal(t, plugin.StateFailed, st.State)
+	assert.Equal(t, actors.Failed, st.State)
 	require.ErrorIs(t, st.LastError, context.DeadlineExceeded)
 	assert.Contains(t, st.LastError.Error(), "connect timeout of 300ms")
 }

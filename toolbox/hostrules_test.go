@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/countserver"
 	"github.com/cuca-go/mcpconnector/internal/fixture/proc"
@@ -228,8 +229,8 @@ func TestARequiredServerThatExitsFailsOpenAndClosesTheOthers(t *testing.T) {
 	delete(cfg.Servers, "extra")
 	cfg.Servers["needed"].Required = false
 	tb = open(t, cfg, fast)
-	assert.NotEqual(t, plugin.StateReady, tb.Status()["needed"].State)
-	assert.Equal(t, plugin.StateReady, tb.Status()["other"].State)
+	assert.NotEqual(t, actors.Ready, tb.Status()["needed"].State)
+	assert.Equal(t, actors.Ready, tb.Status()["other"].State)
 }
 
 func TestADeniedServerIsNotStartedAndSaysWhichRule(t *testing.T) {
@@ -242,7 +243,7 @@ func TestADeniedServerIsNotStartedAndSaysWhichRule(t *testing.T) {
 	assert.Equal(t, 0, countserver.Starts(t, deniedLog), "never started")
 	assert.Equal(t, 1, countserver.Starts(t, allowedLog))
 	st := tb.Status()["bad"]
-	assert.Equal(t, plugin.StateFailed, st.State)
+	assert.Equal(t, actors.Failed, st.State)
 	require.Error(t, st.LastError)
 	assert.ErrorIs(t, st.LastError, toolbox.ErrDeniedByPolicy)
 	assert.ErrorIs(t, st.LastError, plugin.ErrDenied)

@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -82,7 +83,7 @@ func (t *Toolbox) startedAndReady(ctx context.Context, s *server) (*plugin.McpPl
 	if err != nil {
 		return nil, t.startWaitError(ctx, wctx, s, err)
 	}
-	if p.Status().State == plugin.StateReady {
+	if p.Status().State == actors.Ready {
 		return p, nil
 	}
 	if err := p.WaitReady(wctx); err != nil {
@@ -297,7 +298,7 @@ func (t *Toolbox) callable(ctx context.Context, rt *routeTable, r *route) (*plug
 	// at most the connect timeout, not the plugin's reconnect wait.
 	// A start not yet concluded counts as connecting too: its plugin may
 	// have failed already, and the breaker is about to answer for it.
-	connecting := s.lazy && p != nil && (p.Status().State == plugin.StateConnecting || s.startUnderway() != nil)
+	connecting := s.lazy && p != nil && (p.Status().State == actors.Connecting || s.startUnderway() != nil)
 	if p != nil && !connecting && t.routes.Load() == rt {
 		return p, nil
 	}

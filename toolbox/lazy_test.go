@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/countserver"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
@@ -73,7 +74,7 @@ func TestLazyServerStartsOnFirstCallOnceAManifestIsKept(t *testing.T) {
 	tb = open(t, cfg, toolbox.WithManifestDir(dir))
 	assert.Equal(t, 1, countserver.Starts(t, log), "no child process at Open")
 	assert.Equal(t, []string{"c__add", "c__echo"}, exposed(tb))
-	assert.Equal(t, plugin.StateNotStarted, tb.Status()["c"].State)
+	assert.Equal(t, actors.NotStarted, tb.Status()["c"].State)
 	assert.Equal(t, "not started", tb.Status()["c"].State.String())
 	assert.Nil(t, tb.Plugin("c"))
 
@@ -81,7 +82,7 @@ func TestLazyServerStartsOnFirstCallOnceAManifestIsKept(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "hi", got)
 	assert.Equal(t, 2, countserver.Starts(t, log), "the first call started it")
-	assert.Equal(t, plugin.StateReady, tb.Status()["c"].State)
+	assert.Equal(t, actors.Ready, tb.Status()["c"].State)
 	_, err = echo(t, tb, "c__echo")
 	require.NoError(t, err)
 	assert.Equal(t, 2, countserver.Starts(t, log), "once")
@@ -132,7 +133,7 @@ func TestStartStartsALazyServer(t *testing.T) {
 	tb := open(t, cfg, toolbox.WithManifestDir(dir))
 	require.NoError(t, tb.Start(t.Context(), "c"))
 	assert.Equal(t, 2, countserver.Starts(t, log))
-	assert.Equal(t, plugin.StateReady, tb.Status()["c"].State)
+	assert.Equal(t, actors.Ready, tb.Status()["c"].State)
 	require.NoError(t, tb.Start(t.Context(), "c"), "already started")
 	assert.Equal(t, 2, countserver.Starts(t, log))
 	assert.ErrorIs(t, tb.Start(t.Context(), "nope"), toolbox.ErrUnknownServer)
@@ -164,7 +165,7 @@ func TestStopWhenIdleStopsALazyServerAndTheNextCallStartsIt(t *testing.T) {
 	require.NoError(t, tb.OnStreamChunk(t.Context(), chunk))
 	require.Equal(t, host.ToolResult{ToolCallID: "x", Name: "c__echo", Content: "hi"}, chunk.Blocks[0])
 	// Not a timing assertion: the state it ends in, however long it takes.
-	require.Eventually(t, func() bool { return tb.Status()["c"].State == plugin.StateNotStarted }, 30*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return tb.Status()["c"].State == actors.NotStarted }, 30*time.Second, 5*time.Millisecond)
 	assert.Equal(t, []string{"c__add", "c__echo"}, exposed(tb), "its tools stay exposed")
 	got, err := echo(t, tb, "c__echo")
 	require.NoError(t, err)
@@ -195,14 +196,14 @@ func TestStopWhenIdleWaitsForACallUnderWay(t *testing.T) {
 		// Many idle times pass (a busy machine may give the timer fewer
 		// chances; it never makes this fail).
 		time.Sleep(300 * time.Millisecond)
-		require.Equal(t, plugin.StateReady, tb.Status()["s"].State, "not stopped under the call")
+		require.Equal(t, actors.Ready, tb.Status()["s"].State, "not stopped under the call")
 		second := tb.CallTool(ctx, "s__meet", map[string]any{"dir": met, "n": 2})
 		for _, f := range []*plugin.Future{first, second} {
 			res, err := f.Await(ctx)
 			require.NoError(t, err)
 			assert.Equal(t, "together", plugin.RenderResult(res))
 		}
-		require.Eventually(t, func() bool { return tb.Status()["s"].State == plugin.StateNotStarted }, 30*time.Second, 5*time.Millisecond,
+		require.Eventually(t, func() bool { return tb.Status()["s"].State == actors.NotStarted }, 30*time.Second, 5*time.Millisecond,
 			"stopped once idle")
 	})
 
@@ -217,7 +218,7 @@ func TestStopWhenIdleWaitsForACallUnderWay(t *testing.T) {
 		f := tb.CallTool(ctx, "s__add", map[string]any{"a": 1, "b": 2})
 		<-asked
 		time.Sleep(300 * time.Millisecond)
-		require.Equal(t, plugin.StateReady, tb.Status()["s"].State, "not stopped while the call awaits its approval")
+		require.Equal(t, actors.Ready, tb.Status()["s"].State, "not stopped while the call awaits its approval")
 		close(decide)
 		res, err := f.Await(ctx)
 		require.NoError(t, err)
@@ -252,7 +253,7 @@ func TestPinnedToolsHoldOutAChangedTool(t *testing.T) {
 	assert.Contains(t, res.Content, "changed since it was pinned")
 
 	st := tb.Status()["c"]
-	assert.Equal(t, plugin.StateReady, st.State)
+	assert.Equal(t, actors.Ready, st.State)
 	require.ErrorIs(t, st.LastError, toolbox.ErrToolChanged)
 	assert.Contains(t, st.LastError.Error(), `"echo" changed since it was pinned (description)`)
 	assert.Equal(t, []toolbox.HeldTool{{Server: "c", Tool: "echo", Name: "c__echo", Changed: []string{"description"}}}, tb.HeldTools())
@@ -306,7 +307,7 @@ func TestPinnedLazyServerIsCheckedBeforeAndAfterItStarts(t *testing.T) {
 
 	// The same through CallTool, on a fresh start.
 	tb2 := open(t, config(t, map[string]entry{"c": counted(t, log, "2", entry{"lazy": true})}), pinned...)
-	assert.Equal(t, plugin.StateNotStarted, tb2.Status()["c"].State)
+	assert.Equal(t, actors.NotStarted, tb2.Status()["c"].State)
 	_, err = echo(t, tb2, "c__echo")
 	require.ErrorIs(t, err, plugin.ErrDenied)
 	require.ErrorIs(t, err, toolbox.ErrToolChanged)
@@ -349,7 +350,7 @@ func TestManifestBadInput(t *testing.T) {
 		core, logs := observer.New(zapcore.WarnLevel)
 		tb := open(t, cfg, toolbox.WithManifestDir(dir), toolbox.WithPluginOptions(plugin.WithLogger(zap.New(core))))
 		assert.Equal(t, 2, countserver.Starts(t, log), "no usable manifest: started at Open")
-		assert.Equal(t, plugin.StateReady, tb.Status()["c"].State)
+		assert.Equal(t, actors.Ready, tb.Status()["c"].State)
 		assert.Len(t, logs.FilterMessage("mcp server manifest ignored").All(), 1)
 		require.NoError(t, tb.Close())
 		raw, err := os.ReadFile(files[0])
@@ -364,7 +365,7 @@ func TestManifestBadInput(t *testing.T) {
 		changed["args"] = append(changed["args"].([]string), "--other")
 		tb := open(t, config(t, map[string]entry{"c": changed}), toolbox.WithManifestDir(dir))
 		assert.Equal(t, 2, countserver.Starts(t, log), "started at Open: its manifest is for another entry")
-		assert.NotEqual(t, plugin.StateNotStarted, tb.Status()["c"].State)
+		assert.NotEqual(t, actors.NotStarted, tb.Status()["c"].State)
 	})
 	t.Run("two toolboxes over one dir at once", func(t *testing.T) {
 		dir, log := t.TempDir(), filepath.Join(t.TempDir(), "starts")
@@ -382,7 +383,7 @@ func TestManifestBadInput(t *testing.T) {
 		files, _ := filepath.Glob(filepath.Join(dir, "*"))
 		require.Len(t, files, 1, "no temporary file left")
 		tb := open(t, cfg, toolbox.WithManifestDir(dir), toolbox.WithPinnedTools())
-		assert.Equal(t, plugin.StateNotStarted, tb.Status()["c"].State, "the manifest is whole")
+		assert.Equal(t, actors.NotStarted, tb.Status()["c"].State, "the manifest is whole")
 		assert.Empty(t, tb.HeldTools())
 	})
 	t.Run("the default dir is the user's cache", func(t *testing.T) {
@@ -430,7 +431,7 @@ func TestCloseDuringALazyStart(t *testing.T) {
 	go func() { _, err := echo(t, tb, "c__echo"); called <- err }()
 	require.NoError(t, tb.Close())
 	<-called // answered, one way or the other
-	assert.NotEqual(t, plugin.StateReady, tb.Status()["c"].State)
+	assert.NotEqual(t, actors.Ready, tb.Status()["c"].State)
 }
 
 // Tool search finds a lazy server's tools from its manifest; calling what

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/countserver"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -63,7 +64,7 @@ func lazyVariant(t *testing.T, variant string, opts ...toolbox.Option) (tb *tool
 	require.Equal(t, 1, countserver.Starts(t, log))
 	bad := config(t, map[string]entry{"c": counted(t, log, variant, entry{"lazy": true})})
 	tb = open(t, bad, append([]toolbox.Option{toolbox.WithManifestDir(dir)}, opts...)...)
-	require.Equal(t, plugin.StateNotStarted, tb.Status()["c"].State)
+	require.Equal(t, actors.NotStarted, tb.Status()["c"].State)
 	return tb, log
 }
 
@@ -196,7 +197,7 @@ func TestEveryCallWaitingForALazyConnectionEndsByTheConnectTimeout(t *testing.T)
 		assert.Contains(t, res.Content, "connect timeout of 1s", i)
 	}
 	st := tb.Status()["c"]
-	assert.Equal(t, plugin.StateFailed, st.State, "the attempt failed; the next waits for its backoff")
+	assert.Equal(t, actors.Failed, st.State, "the attempt failed; the next waits for its backoff")
 	require.Error(t, st.LastError)
 	assert.Contains(t, st.LastError.Error(), "connect timeout of 1s")
 	assert.Equal(t, 2, countserver.Starts(t, log), "started once")

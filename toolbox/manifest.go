@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -70,7 +71,7 @@ func (t *Toolbox) loadManifest(s *server) {
 // list, or else a lazy server's manifest's. Under s.listMu.
 func (t *Toolbox) currentTools(s *server) (tools []*mcp.Tool, defs []host.ToolDefinition, real bool) {
 	p := s.plugin()
-	if p != nil && p.Status().State == plugin.StateReady {
+	if p != nil && p.Status().State == actors.Ready {
 		s.everReady = true
 	}
 	switch {

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/internal/fixture/countserver"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -376,8 +377,8 @@ func TestASlowListReadHoldsUpNoOtherServer(t *testing.T) {
 	}
 	guard("Status", func() {
 		st := tb.Status()
-		assert.Equal(t, plugin.StateReady, st["b"].State)
-		assert.Equal(t, plugin.StateReady, st["slow"].State)
+		assert.Equal(t, actors.Ready, st["b"].State)
+		assert.Equal(t, actors.Ready, st["slow"].State)
 	})
 	guard("Tools", func() { assert.Contains(t, exposed(tb), "b__stats") })
 	guard("HeldTools", func() { assert.Empty(t, tb.HeldTools()) })
@@ -432,7 +433,7 @@ func TestAllLazyToolboxChecksPluginOptionsAtOpen(t *testing.T) {
 
 	// Options in their place pass, and still nothing starts.
 	tb = open(t, cfg, toolbox.WithManifestDir(dir), toolbox.WithPluginOptions(plugin.WithConnectTimeout(5*time.Second)))
-	assert.Equal(t, plugin.StateNotStarted, tb.Status()["c"].State)
+	assert.Equal(t, actors.NotStarted, tb.Status()["c"].State)
 	assert.Equal(t, []string{"c__add", "c__echo"}, exposed(tb))
 	assert.Equal(t, 1, countserver.Starts(t, log))
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/core/resourcetools"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -208,7 +209,7 @@ func (t *Toolbox) readyServers() []readyServer {
 	for _, n := range t.names {
 		s := t.servers[n]
 		release := t.busy(s)
-		if p := s.plugin(); p != nil && p.Status().State == plugin.StateReady {
+		if p := s.plugin(); p != nil && p.Status().State == actors.Ready {
 			out = append(out, readyServer{name: n, p: p, release: release})
 		} else {
 			release()

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/resourceserver"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
@@ -294,7 +295,7 @@ func TestALazyServerStartsWhenItsResourcesAreAskedFor(t *testing.T) {
 	cfg := config(t, map[string]entry{"lz": resourceEntry(t, entry{"lazy": true})})
 	require.NoError(t, open(t, cfg, toolbox.WithManifestDir(dir)).Close()) // keeps its manifest
 	tb := open(t, cfg, toolbox.WithManifestDir(dir), toolbox.WithResourceTools())
-	require.Equal(t, plugin.StateNotStarted, tb.Status()["lz"].State)
+	require.Equal(t, actors.NotStarted, tb.Status()["lz"].State)
 
 	all := chunkOf(t, tb, host.ToolCall{ID: "a", Name: "list_mcp_resources"})[0]
 	assert.False(t, all.IsError)
@@ -302,10 +303,10 @@ func TestALazyServerStartsWhenItsResourcesAreAskedFor(t *testing.T) {
 	none, err := tb.ListResources(t.Context(), "")
 	require.NoError(t, err)
 	assert.Empty(t, none, "a listing of every server starts no lazy one")
-	assert.Equal(t, plugin.StateNotStarted, tb.Status()["lz"].State)
+	assert.Equal(t, actors.NotStarted, tb.Status()["lz"].State)
 
 	rs, err := tb.ListResources(t.Context(), "lz")
 	require.NoError(t, err)
 	assert.Len(t, rs, 4)
-	assert.Equal(t, plugin.StateReady, tb.Status()["lz"].State, "naming it started it")
+	assert.Equal(t, actors.Ready, tb.Status()["lz"].State, "naming it started it")
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/core/resourcetools"
 	"github.com/cuca-go/mcpconnector/messages"
@@ -314,7 +315,7 @@ func (t *Toolbox) commit(b built, order []*server, opening bool) {
 				zap.String("mcp_server", s.cfg.Name), zap.Int("tools", b.count[s]))
 		}
 		s.heldOut = nil
-		if p := s.plugin(); s.admittedAt == 0 && (b.count[s] > 0 || p != nil && p.Status().State == plugin.StateReady) {
+		if p := s.plugin(); s.admittedAt == 0 && (b.count[s] > 0 || p != nil && p.Status().State == actors.Ready) {
 			t.admitted++
 			s.admittedAt = t.admitted
 			if !opening {

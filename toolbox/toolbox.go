@@ -130,7 +130,7 @@ func (s *server) plugin() *plugin.McpPlugin { return s.p.Load() }
 // failed (each attempt is bounded by the connect timeout; ctx bounds the
 // wait). When ctx ends first, Open does not fail for it: it returns the
 // toolbox (nil error) with each server whose first connection had not
-// concluded still connecting, [plugin.StateConnecting] in
+// concluded still connecting, [actors.Connecting] in
 // [Toolbox.Status], its tools absent (a call to one fails with
 // [ErrServerDown]) until it comes up; [Toolbox.WaitReady] waits for them.
 // ctx ends only the wait, never a connection. The exceptions are those of
@@ -588,7 +588,7 @@ func (t *Toolbox) Plugin(server string) *plugin.McpPlugin {
 }
 
 // Status reports each enabled server's health. A lazy server that has not
-// started (or stopped when idle) is [plugin.StateNotStarted]. With
+// started (or stopped when idle) is [actors.NotStarted]. With
 // [WithPinnedTools], a server some of whose tools are held out has an
 // error wrapping [ErrToolChanged] as LastError, naming them and what
 // changed, while its State stays as it is. A server whose tools are
@@ -626,18 +626,18 @@ func (t *Toolbox) statusOf(s *server) plugin.Status {
 	p := s.plugin()
 	switch {
 	case s.startErr != nil:
-		return plugin.Status{State: plugin.StateFailed, LastError: s.startErr}
+		return plugin.Status{State: actors.Failed, LastError: s.startErr}
 	case p == nil && t.closed.Load():
-		return plugin.Status{State: plugin.StateClosed}
+		return plugin.Status{State: actors.Closed}
 	case p == nil:
-		return plugin.Status{State: plugin.StateNotStarted, LastError: s.heldTools()}
+		return plugin.Status{State: actors.NotStarted, LastError: s.heldTools()}
 	case s.heldOut != nil && !t.closed.Load():
 		st := p.Status()
-		st.State, st.LastError = plugin.StateFailed, s.heldOut
+		st.State, st.LastError = actors.Failed, s.heldOut
 		return st
 	default:
 		st := p.Status()
-		if held := s.heldTools(); held != nil && st.State == plugin.StateReady {
+		if held := s.heldTools(); held != nil && st.State == actors.Ready {
 			st.LastError = held
 		}
 		return st

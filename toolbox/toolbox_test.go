@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/fixture/proc"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
@@ -105,7 +106,7 @@ func TestThreeServersSharingToolNamesAreRoutedByPrefix(t *testing.T) {
 	assert.Equal(t, "42", call(t, tb, "gamma__add", map[string]any{"a": 40, "b": 2}))
 
 	for name, st := range tb.Status() {
-		assert.Equal(t, plugin.StateReady, st.State, name)
+		assert.Equal(t, actors.Ready, st.State, name)
 	}
 	require.NotNil(t, tb.Plugin("alpha"))
 	assert.Nil(t, tb.Plugin("nope"))
@@ -172,7 +173,7 @@ func TestServerThatNeverStartsDoesNotFailOpen(t *testing.T) {
 		"absent": {"command": "/nonexistent/mcp-server"},
 	}), fast)
 	st := tb.Status()["absent"]
-	assert.Equal(t, plugin.StateFailed, st.State)
+	assert.Equal(t, actors.Failed, st.State)
 	require.Error(t, st.LastError)
 	assert.ErrorIs(t, st.LastError, plugin.ErrIO)
 	assert.Contains(t, st.LastError.Error(), `server "absent"`)
@@ -187,7 +188,7 @@ func TestServerThatNeverStartsDoesNotFailOpen(t *testing.T) {
 	require.NotNil(t, p)
 	assert.ErrorIs(t, p.Reconnect(context.Background()), plugin.ErrIO)
 	st = tb.Status()["absent"]
-	assert.Equal(t, plugin.StateFailed, st.State)
+	assert.Equal(t, actors.Failed, st.State)
 	assert.ErrorIs(t, st.LastError, plugin.ErrIO)
 	assert.Equal(t, 1, st.Restarts, "one try, the one asked for")
 }
@@ -205,7 +206,7 @@ func TestUnsupportedTransportIsReportedNotStarted(t *testing.T) {
 	cfg := config(t, map[string]entry{"alpha": stdioEntry(t), "legacy": {"type": "sse", "url": "http://127.0.0.1:1/sse"}})
 	tb := open(t, cfg)
 	st := tb.Status()["legacy"]
-	assert.Equal(t, plugin.StateFailed, st.State)
+	assert.Equal(t, actors.Failed, st.State)
 	assert.ErrorIs(t, st.LastError, plugin.ErrNotSupported)
 	assert.Contains(t, st.LastError.Error(), `"legacy"`)
 	assert.Nil(t, tb.Plugin("legacy"))
@@ -233,7 +234,7 @@ func TestLateServerComesUpAndItsToolsAppear(t *testing.T) {
 	tb := open(t, config(t, map[string]entry{"alpha": stdioEntry(t), "late": late}), fast)
 
 	st := tb.Status()["late"]
-	assert.Equal(t, plugin.StateFailed, st.State)
+	assert.Equal(t, actors.Failed, st.State)
 	assert.Contains(t, st.LastError.Error(), "not yet", "the child's stderr is in the error")
 	assert.False(t, tb.HasTool("late__add"))
 	_, err := tb.Plugin("late").CallTool(context.Background(), "add", nil).Await(context.Background())
@@ -241,7 +242,7 @@ func TestLateServerComesUpAndItsToolsAppear(t *testing.T) {
 
 	require.NoError(t, os.WriteFile(flag, nil, 0o600))
 	require.Eventually(t, func() bool { return tb.HasTool("late__add") }, time.Minute, 5*time.Millisecond)
-	assert.Equal(t, plugin.StateReady, tb.Status()["late"].State)
+	assert.Equal(t, actors.Ready, tb.Status()["late"].State)
 	assert.Equal(t, "5", call(t, tb, "late__add", map[string]any{"a": 2, "b": 3}))
 }
 
@@ -253,7 +254,7 @@ func TestKilledServerRestartsWhileTheOthersKeepAnswering(t *testing.T) {
 
 	// beta answers throughout alpha's restart.
 	deadline := time.Now().Add(time.Minute)
-	for tb.Status()["alpha"].Restarts < 1 || tb.Status()["alpha"].State != plugin.StateReady {
+	for tb.Status()["alpha"].Restarts < 1 || tb.Status()["alpha"].State != actors.Ready {
 		require.True(t, time.Now().Before(deadline), "alpha did not restart")
 		assert.Equal(t, "3", call(t, tb, "beta__add", map[string]any{"a": 1, "b": 2}))
 	}
@@ -331,7 +332,7 @@ func TestLateServerThatWouldCollideStaysOut(t *testing.T) {
 		return errors.Is(tb.Status()["late"].LastError, toolbox.ErrNameCollision)
 	}, 10*time.Second, 5*time.Millisecond)
 	st := tb.Status()["late"]
-	assert.Equal(t, plugin.StateFailed, st.State)
+	assert.Equal(t, actors.Failed, st.State)
 	assert.Contains(t, st.LastError.Error(), `server "early"`)
 	assert.Contains(t, st.LastError.Error(), `server "late"`)
 	// The early server keeps every name; none of late's tools got in.
@@ -371,7 +372,7 @@ func TestCloseEndsEveryServerAndLaterCallsFail(t *testing.T) {
 		assert.True(t, proc.Gone(pid), "child %d is gone, not a zombie", pid)
 	}
 	for name, st := range tb.Status() {
-		assert.Equal(t, plugin.StateClosed, st.State, name)
+		assert.Equal(t, actors.Closed, st.State, name)
 	}
 	_, err = tb.CallTool(context.Background(), "alpha__add", nil).Await(context.Background())
 	assert.Error(t, err)

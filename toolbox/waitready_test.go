@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
@@ -37,7 +38,7 @@ func TestOpenWhoseCtxEndsFirstReturnsAToolboxStillConnecting(t *testing.T) {
 	tb, err := toolbox.Open(ctx, cfg)
 	require.NoError(t, err, "ctx ends the wait, not Open")
 	t.Cleanup(func() { _ = tb.Close() })
-	assert.Equal(t, plugin.StateConnecting, tb.Status()["gate"].State)
+	assert.Equal(t, actors.Connecting, tb.Status()["gate"].State)
 	assert.False(t, tb.HasTool("gate__add"))
 	_, err = tb.CallTool(t.Context(), "gate__add", nil).Await(t.Context())
 	require.ErrorIs(t, err, toolbox.ErrServerDown)
@@ -60,7 +61,7 @@ func TestOpenWhoseCtxEndsFirstReturnsAToolboxStillConnecting(t *testing.T) {
 	assert.NotContains(t, err.Error(), `"gate"`)
 	assert.Contains(t, err.Error(), `server "absent" is not ready`)
 	assert.ErrorIs(t, err, plugin.ErrIO)
-	assert.Equal(t, plugin.StateReady, tb.Status()["gate"].State)
+	assert.Equal(t, actors.Ready, tb.Status()["gate"].State)
 	require.Eventually(t, func() bool { return tb.HasTool("gate__add") }, time.Minute, 5*time.Millisecond)
 	assert.Equal(t, "3", call(t, tb, "gate__add", map[string]any{"a": 1, "b": 2}))
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/cluster"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/examples/demoserver"
 	"github.com/cuca-go/mcpconnector/grid"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -124,7 +125,7 @@ func run(ctx context.Context, out io.Writer) error {
 	// A call sent in the instant before A hears of the death would be a
 	// call in flight on a dead member: it would fail after the loss grace.
 	// The example waits for A to notice, as a host watching Status would.
-	for calc.Status().State == plugin.StateReady {
+	for calc.Status().State == actors.Ready {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/examples/demoserver"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"
@@ -30,9 +31,9 @@ func run() error {
 		plugin.WithStatusHandler(func(s plugin.Status) {
 			line := fmt.Sprintf("  status: %s (restarts: %d)", s.State, s.Restarts)
 			switch {
-			case s.LastError != nil && s.State == plugin.StateReconnecting:
+			case s.LastError != nil && s.State == actors.Reconnecting:
 				line += "\n    cause: " + s.LastError.Error()
-			case s.State == plugin.StateReady && s.LastFailure != nil:
+			case s.State == actors.Ready && s.LastFailure != nil:
 				// Ready carries no error of the past; the last failure
 				// stays readable apart.
 				line += fmt.Sprintf("\n    recovered from (%s): %v", s.LastFailureAt.Format(time.TimeOnly), s.LastFailure)
@@ -62,7 +63,7 @@ func run() error {
 	}
 	// Wait until the supervisor has noticed; a call made in between is a
 	// call in flight at the crash, and fails.
-	for p.Status().State == plugin.StateReady && p.Status().Restarts == 0 {
+	for p.Status().State == actors.Ready && p.Status().Restarts == 0 {
 		time.Sleep(time.Millisecond)
 	}
 	sum, err = call(ctx, p, "add", map[string]any{"a": 21, "b": 21})

@@ -22,7 +22,7 @@
 //
 // It opens every enabled server in parallel with [toolbox.Open] and prints
 // one aligned line per server: its name, its transport, its state as
-// [plugin.State] prints it (ready, failed, ...; "disabled" for a server the
+// [actors.State] prints it (ready, failed, ...; "disabled" for a server the
 // file disables) and, when it is not ready, the reason. Under each ready
 // server come its tools, by exposed name ("<server>__<tool>"), each
 // description indented and wrapped. A server that fails to connect, such as

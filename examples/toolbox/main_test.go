@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/examples/demomodel"
 	"github.com/cuca-go/mcpconnector/examples/demoserver"
 	"github.com/cuca-go/mcpconnector/examples/observe"
@@ -136,7 +137,7 @@ func TestBothBundledServersAdd(t *testing.T) {
 		assert.Equal(t, "42", plugin.RenderResult(res), name)
 	}
 	for name, st := range tb.Status() {
-		assert.Equal(t, plugin.StateReady, st.State, name)
+		assert.Equal(t, actors.Ready, st.State, name)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/client"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -17,7 +18,7 @@ import (
 const descWidth = 76
 
 // printServers prints one aligned line per server of the file, in name
-// order: its name, its transport, its state as [plugin.State] prints it
+// order: its name, its transport, its state as [actors.State] prints it
 // ("disabled" for a server the file disables) and, when it is not ready,
 // why. Under each ready server, its tools by exposed name, each description
 // indented and wrapped.
@@ -93,13 +94,13 @@ func (l serverLines) line(name string, st plugin.Status, tools int, revision str
 			reason = st.LastError.Error()
 		}
 		switch st.State {
-		case plugin.StateReady:
+		case actors.Ready:
 			count := toolCount(tools)
 			if revision != "" && revision != currentRevision {
 				count += ", MCP " + revision
 			}
 			state, reason = state+" ("+count+")", ""
-		case plugin.StateNotStarted:
+		case actors.NotStarted:
 			// A lazy server: its tools are known from its manifest.
 			state, reason = state+" ("+toolCount(tools)+" from its manifest)", ""
 		}
@@ -131,7 +132,7 @@ func notReady(servers *mcpconfig.Config, tb *toolbox.Toolbox) []string {
 	var down []string
 	status := tb.Status()
 	for _, name := range tb.Servers() {
-		if status[name].State != plugin.StateReady {
+		if status[name].State != actors.Ready {
 			down = append(down, name)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
 )
@@ -13,7 +14,7 @@ import (
 // at 2026-07-28 (or not yet ready) does not.
 func TestReadyLineNamesAnOlderRevision(t *testing.T) {
 	l := newServerLines(&mcpconfig.Config{Servers: map[string]*mcpconfig.Server{"old": {Name: "old", Type: mcpconfig.TypeStdio}}})
-	ready := plugin.Status{State: plugin.StateReady}
+	ready := plugin.Status{State: actors.Ready}
 	assert.Equal(t, "  old  stdio  ready (8 tools, MCP 2025-11-25)", l.line("old", ready, 8, "2025-11-25"))
 	assert.Equal(t, "  old  stdio  ready (8 tools)", l.line("old", ready, 8, "2026-07-28"))
 	assert.Equal(t, "  old  stdio  ready (1 tool)", l.line("old", ready, 1, ""))
