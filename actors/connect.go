@@ -21,6 +21,7 @@ import (
 	"github.com/cuca-go/mcpconnector/internal/core/directcall"
 	"github.com/cuca-go/mcpconnector/internal/core/extension"
 	"github.com/cuca-go/mcpconnector/internal/core/logfield"
+	"github.com/cuca-go/mcpconnector/internal/core/named"
 	"github.com/cuca-go/mcpconnector/internal/core/tracelog"
 	"github.com/cuca-go/mcpconnector/internal/core/transportext"
 	"github.com/cuca-go/mcpconnector/messages"
@@ -114,7 +115,7 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 		hooks.opened(tr)
 	}
 
-	log := logfield.Server(cfg.Logger, transportext.LabelOf(cfg.Transport))
+	log := logfield.Server(cfg.Logger, named.LabelOf(cfg.Transport))
 	opts, exts, declared := clientOptions(cfg, log, hooks)
 	client := mcp.NewClient(cfg.ClientInfo, opts)
 	if len(cfg.Roots) > 0 {

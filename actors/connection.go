@@ -19,6 +19,7 @@ import (
 	"github.com/cuca-go/mcpconnector/internal/core/hostmsg"
 	"github.com/cuca-go/mcpconnector/internal/core/instrument"
 	"github.com/cuca-go/mcpconnector/internal/core/logfield"
+	"github.com/cuca-go/mcpconnector/internal/core/named"
 	"github.com/cuca-go/mcpconnector/internal/core/transportext"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
@@ -348,7 +349,7 @@ func (c *mcpConnection) logTail(tail transportext.StderrTail) {
 
 func newConnection(cfg ConnectionConfig) *mcpConnection {
 	c := &mcpConnection{cfg: cfg, inflight: map[uint64]*call{}, pruneAt: 64, tokens: map[string]*call{},
-		log: logfield.Server(cfg.Logger, transportext.LabelOf(cfg.Transport)), dialOut: make(chan *dialDone, 1)}
+		log: logfield.Server(cfg.Logger, named.LabelOf(cfg.Transport)), dialOut: make(chan *dialDone, 1)}
 	if cfg.Telemetry != nil {
 		c.peer = peerOf(cfg.Transport)
 	}

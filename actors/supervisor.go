@@ -11,7 +11,7 @@ import (
 
 	"github.com/cuca-go/mcpconnector/internal/core/hostmsg"
 	"github.com/cuca-go/mcpconnector/internal/core/logfield"
-	"github.com/cuca-go/mcpconnector/internal/core/transportext"
+	"github.com/cuca-go/mcpconnector/internal/core/named"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 
@@ -365,7 +365,7 @@ func (s *mcpSupervisor) retire(sup actor.Supervisor, child *actor.PID) {
 // log is the connection's logger, naming the server as "mcp_server".
 func (s *mcpSupervisor) log() *zap.Logger {
 	if s.logger == nil {
-		s.logger = logfield.Server(s.cfg.Connection.Logger, transportext.LabelOf(s.cfg.Connection.Transport))
+		s.logger = logfield.Server(s.cfg.Connection.Logger, named.LabelOf(s.cfg.Connection.Transport))
 	}
 	return s.logger
 }

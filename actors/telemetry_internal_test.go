@@ -16,10 +16,10 @@ import (
 	"github.com/cuca-go/mcpconnector/transport"
 )
 
-// named wraps a transport as a toolbox does.
-type named struct{ transport.McpTransport }
+// wrapped wraps a transport as a toolbox does.
+type wrapped struct{ transport.McpTransport }
 
-func (n named) Unwrap() transport.McpTransport { return n.McpTransport }
+func (n wrapped) Unwrap() transport.McpTransport { return n.McpTransport }
 
 func TestPeerAttributes(t *testing.T) {
 	for _, tc := range []struct {
@@ -32,7 +32,7 @@ func TestPeerAttributes(t *testing.T) {
 			map[attribute.Key]string{"network.transport": "tcp", "network.protocol.name": "http", "server.address": "127.0.0.1", "server.port": "8080"}},
 		{"https without a port", transport.StreamableHTTP{URL: "https://mcp.example.com/mcp"},
 			map[attribute.Key]string{"network.transport": "tcp", "server.address": "mcp.example.com", "server.port": "443"}},
-		{"wrapped", named{transport.StreamableHTTP{URL: "http://[::1]:9/mcp"}},
+		{"wrapped", wrapped{transport.StreamableHTTP{URL: "http://[::1]:9/mcp"}},
 			map[attribute.Key]string{"network.transport": "tcp", "server.address": "::1", "server.port": "9"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -13,8 +13,8 @@ import (
 	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/internal/core/hostmsg"
 	"github.com/cuca-go/mcpconnector/internal/core/logfield"
+	"github.com/cuca-go/mcpconnector/internal/core/named"
 	"github.com/cuca-go/mcpconnector/internal/core/tasks"
-	"github.com/cuca-go/mcpconnector/internal/core/transportext"
 	"github.com/cuca-go/mcpconnector/internal/core/wire"
 	"github.com/cuca-go/mcpconnector/messages"
 )
@@ -120,7 +120,7 @@ func (g *grain) start(ctx actor.Context, server string) {
 	}
 	cfg.Connection.Deliver = wire.Send
 	g.store = tasks.StoreOf(cfg.Connection.Extensions)
-	g.label = transportext.LabelOf(cfg.Connection.Transport)
+	g.label = named.LabelOf(cfg.Connection.Transport)
 	if cfg.Connection.Logger != nil {
 		g.logger = logfield.Server(cfg.Connection.Logger, server)
 	}

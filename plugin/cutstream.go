@@ -29,9 +29,6 @@ func (r retryCutStreams) Open(logger *zap.Logger) (mcp.Transport, error) {
 	return t, err
 }
 
-// ServerLabel is the wrapped transport's label.
-func (r retryCutStreams) ServerLabel() string { return transportext.LabelOf(r.McpTransport) }
-
 // Unwrap returns the wrapped transport.
 func (r retryCutStreams) Unwrap() transport.McpTransport { return r.McpTransport }
 

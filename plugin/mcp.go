@@ -16,6 +16,7 @@ import (
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/core/hostmsg"
 	"github.com/cuca-go/mcpconnector/internal/core/link"
+	"github.com/cuca-go/mcpconnector/internal/core/named"
 	"github.com/cuca-go/mcpconnector/internal/core/pluginopt"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -24,7 +25,6 @@ import (
 	"go.uber.org/zap/exp/zapslog"
 
 	"github.com/cuca-go/mcpconnector/actors"
-	"github.com/cuca-go/mcpconnector/internal/core/transportext"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
 )
@@ -203,7 +203,7 @@ func start(t transport.McpTransport, o *options) (*McpPlugin, error) {
 	if t == nil {
 		return nil, &Error{Kind: KindInternal, Op: "connect", Err: errors.New("nil transport")}
 	}
-	p := newFacade(t.String(), transportext.LabelOf(t), o)
+	p := newFacade(t.String(), named.LabelOf(t), o)
 	p.resourceTools.nameServer(t)
 	notify := p.notify
 	if o.Supervisor.Connection.RetryIdempotent {

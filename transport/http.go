@@ -79,8 +79,9 @@ type StreamableHTTP struct {
 // "?token=" in the URL never reaches an error text).
 func (h StreamableHTTP) String() string { return fmt.Sprintf("http %q", transportext.RedactURL(h.URL)) }
 
-// ServerLabel returns Label, or String() when Label is empty.
-func (h StreamableHTTP) ServerLabel() string {
+// label names the server in logs: Label, or String() when Label is
+// empty.
+func (h StreamableHTTP) label() string {
 	if h.Label != "" {
 		return h.Label
 	}
@@ -125,7 +126,7 @@ func (h StreamableHTTP) Open(logger *zap.Logger) (mcp.Transport, error) {
 	if logger == nil {
 		logger = zap.NewNop()
 	}
-	logger = logfield.Server(logger, h.ServerLabel())
+	logger = logfield.Server(logger, h.label())
 	client, oauth, err := h.wireAuth(client, oauth, logger)
 	if err != nil {
 		return nil, err

@@ -39,8 +39,9 @@ type SSE struct {
 // information, query or fragment.
 func (s SSE) String() string { return fmt.Sprintf("sse %q", transportext.RedactURL(s.URL)) }
 
-// ServerLabel returns Label, or String() when Label is empty.
-func (s SSE) ServerLabel() string {
+// label names the server in logs: Label, or String() when Label is
+// empty.
+func (s SSE) label() string {
 	if s.Label != "" {
 		return s.Label
 	}

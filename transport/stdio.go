@@ -63,8 +63,9 @@ type Stdio struct {
 	DisableDirectCalls bool
 }
 
-// ServerLabel returns Label, or String() when Label is empty.
-func (s Stdio) ServerLabel() string {
+// label names the server in logs: Label, or String() when Label is
+// empty.
+func (s Stdio) label() string {
 	if s.Label != "" {
 		return s.Label
 	}
@@ -116,7 +117,7 @@ func (s Stdio) Open(logger *zap.Logger) (mcp.Transport, error) {
 	if td <= 0 {
 		td = DefaultTerminateTimeout
 	}
-	logger = logfield.Server(logger, s.ServerLabel())
+	logger = logfield.Server(logger, s.label())
 	return &stdioTransport{
 		direct: !s.DisableDirectCalls && directCallsAllowed(),
 		cfg:    s,

@@ -21,9 +21,6 @@ func (s serverTransport) String() string {
 	return fmt.Sprintf("server %q (%s)", s.name, s.McpTransport.String())
 }
 
-// ServerLabel names the server in logs by its entry's key alone.
-func (s serverTransport) ServerLabel() string { return s.name }
-
 // Unwrap returns the server's own transport, so that telemetry can tell
 // stdio from HTTP and read the address.
 func (s serverTransport) Unwrap() transport.McpTransport { return s.McpTransport }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/cuca-go/mcpconnector/internal/core/directcall"
 	"github.com/cuca-go/mcpconnector/internal/core/extension"
-	"github.com/cuca-go/mcpconnector/internal/core/transportext"
+	"github.com/cuca-go/mcpconnector/internal/core/named"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
 )
@@ -420,7 +420,7 @@ func (tc *taskCall) keeper(t *Task) *keeper {
 	k := &keeper{tc: tc, tool: tc.c.Message().Name, id: t.ID}
 	if outlives(tc.p.tr) {
 		k.store = tc.p.ext.s.Store
-		k.server = transportext.LabelOf(tc.p.tr)
+		k.server = named.LabelOf(tc.p.tr)
 	}
 	return k
 }

@@ -3,7 +3,6 @@
 // what they report. The connection actor (package actors) and the plugin
 // ask an opened transport for these by type assertion; no user needs them:
 //
-//   - [Labeled], [LabelOf]: how logs name a transport's server.
 //   - [Aborter], [ChildExit], [StderrTail]: a stdio child's forced end,
 //     its exit status and its last stderr lines, for error messages.
 //   - [CutStreamRetrier]: a Streamable HTTP transport that re-sends a

@@ -3,7 +3,6 @@ package transportext
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
@@ -11,24 +10,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
-
-// Labeled is implemented by transports that name their server for logs
-// otherwise than String() does: transport.Stdio and transport.StreamableHTTP
-// by their Label, a toolbox's servers by the key of their mcp.json entry.
-type Labeled interface {
-	ServerLabel() string
-}
-
-// LabelOf names t's server as logs name it: its ServerLabel when it has
-// one, else String().
-func LabelOf(t fmt.Stringer) string {
-	if l, ok := t.(Labeled); ok {
-		if s := l.ServerLabel(); s != "" {
-			return s
-		}
-	}
-	return t.String()
-}
 
 // Aborter is implemented by the transports transport.Stdio.Open returns:
 // Abort ends a connection attempt that ran out of time without the grace
