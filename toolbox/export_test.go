@@ -1,6 +1,10 @@
 package toolbox
 
-import "github.com/cuca-go/mcpconnector/host"
+import (
+	"context"
+
+	"github.com/cuca-go/mcpconnector/host"
+)
 
 // Table is what a test sees of a route table as it goes in.
 type Table struct {
@@ -43,4 +47,14 @@ func WithSerialHook(held func(server string)) Option {
 		}
 		o.test.serialHeld = held
 	})
+}
+
+// StartAsClosing asks server to start as a call that arrives just after
+// Close began would (Close's first step: the toolbox marked closed), and
+// reports the call's error and whether a start is left under way, one
+// that Close would wait for.
+func StartAsClosing(t *Toolbox, server string) (error, bool) {
+	t.closed.Store(true)
+	_, err := t.ensureStarted(context.Background(), t.servers[server])
+	return err, t.servers[server].startUnderWay() != nil
 }

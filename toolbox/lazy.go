@@ -161,11 +161,12 @@ func (t *Toolbox) ensureStarted(ctx context.Context, s *server) (*plugin.McpPlug
 			s.startMu.Unlock()
 			return nil, err // the breaker is open: no start before its cool-down
 		}
-		s.starting = make(chan struct{})
 		if t.closed.Load() {
+			// No start under way is left behind: Close waits for one.
 			s.startMu.Unlock()
 			return nil, &plugin.Error{Kind: plugin.KindInternal, Server: fmt.Sprintf("server %q", s.cfg.Name), Op: "start", Err: errors.New("toolbox: closed")}
 		}
+		s.starting = make(chan struct{})
 		s.starts++
 		go t.startLazy(s, s.starting, s.starts)
 	}

@@ -420,6 +420,24 @@ func TestPinnedToolsHoldOutAToolAddedWhileRunning(t *testing.T) {
 	assert.Empty(t, tb.HeldTools())
 }
 
+// A call of a lazy server's tool that arrives as Close begins starts
+// nothing, and leaves no start under way behind: Close waits for one, and
+// would wait forever (TestCloseDuringALazyStart hung so when its call came
+// between Close's first step and its wait).
+func TestACallAsCloseBeginsLeavesNoStartUnderWay(t *testing.T) {
+	dir, log := t.TempDir(), filepath.Join(t.TempDir(), "starts")
+	cfg := config(t, map[string]entry{"c": counted(t, log, "1", entry{"lazy": true})})
+	require.NoError(t, open(t, cfg, toolbox.WithManifestDir(dir)).Close())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	tb, err := toolbox.Open(ctx, cfg, toolbox.WithManifestDir(dir)) // closed below only if Close can end
+	require.NoError(t, err)
+	err, left := toolbox.StartAsClosing(tb, "c")
+	require.Error(t, err)
+	require.False(t, left, "a start is left under way, which Close would wait for forever")
+	require.NoError(t, tb.Close())
+}
+
 // Close while a lazy server starts: the start ends, its child is closed,
 // and nothing outlives Close (goleak checks at the end).
 func TestCloseDuringALazyStart(t *testing.T) {
