@@ -78,12 +78,6 @@ type ConnectionConfig struct {
 	// OnStatus, if set, is told when the connection becomes ready or ends.
 	// It runs on the actor's goroutine and must not block.
 	OnStatus func(state State, f *messages.Failure)
-	// Deliver, if set, sends every answer and notice the connection, and
-	// the supervisor above it, address to a caller (call replies, progress,
-	// tool lists, failures, hostmsg.CallsFinished); nil sends each as it is. A
-	// host whose callers live elsewhere converts the messages there:
-	// package grid gives their wire forms to callers on other members.
-	Deliver func(system *actor.ActorSystem, to *actor.PID, msg any)
 	// OnReady, if set, receives the tools when the session becomes ready,
 	// just before OnStatus. Same rules as OnStatus. (A supervisor has an
 	// OnReady of its own; this one is for an unsupervised connection.)
@@ -101,13 +95,20 @@ type ConnectionConfig struct {
 	// NotSupported.
 	Extensions []extension.Extension
 
+	// deliver sends every answer and notice the connection, and the
+	// supervisor above it, address to a caller (call replies, progress,
+	// tool lists, failures, hostmsg.CallsFinished): an extension's that is
+	// an extension.Deliverer (package grid's, which gives callers on other
+	// members the wire forms), else each as it is.
+	deliver func(system *actor.ActorSystem, to *actor.PID, msg any)
+
 	// restarts, set by a supervisor as it spawns the connection, is its
 	// restart count so far, which the connection attempt's span records:
 	// a value, copied into each session's connection.
 	restarts int64
 }
 
-// sendAsIs is the Deliver of a host whose callers are all in its process.
+// sendAsIs is the delivery of a host whose callers are all in its process.
 func sendAsIs(system *actor.ActorSystem, to *actor.PID, msg any) { system.Root.Send(to, msg) }
 
 func (c ConnectionConfig) withDefaults() ConnectionConfig {
@@ -123,8 +124,11 @@ func (c ConnectionConfig) withDefaults() ConnectionConfig {
 	if c.ConnectTimeout <= 0 {
 		c.ConnectTimeout = DefaultConnectTimeout
 	}
-	if c.Deliver == nil {
-		c.Deliver = sendAsIs
+	c.deliver = sendAsIs
+	for _, e := range c.Extensions {
+		if d, ok := e.(extension.Deliverer); ok {
+			c.deliver = d.Deliver
+		}
 	}
 	return c
 }
@@ -575,7 +579,7 @@ func (c *mcpConnection) onDialDone(msg *dialDone) {
 	c.log.Info("mcp connected", zap.Int("tools", len(c.ready.Tools)))
 	c.watch(c.session, msg.d.conn)
 	for _, w := range c.waiters {
-		c.cfg.Deliver(c.system, w, c.ready)
+		c.cfg.deliver(c.system, w, c.ready)
 	}
 	c.waiters = nil
 	for _, q := range c.queued {
@@ -793,7 +797,7 @@ func (c *mcpConnection) run(ctx context.Context, s *mcp.ClientSession, conn *env
 		reply = c.callFailed(ctx, s, tail, cl, err)
 	}()
 	if reply != nil {
-		c.cfg.Deliver(c.system, cl.sender, reply)
+		c.cfg.deliver(c.system, cl.sender, reply)
 	}
 	if cl.back {
 		return // the actor is done with it as it takes it back (onHandBack)
@@ -1027,7 +1031,7 @@ func (c *mcpConnection) end(f *messages.Failure) {
 	c.state = ended
 	c.failure = f
 	for _, w := range c.waiters {
-		c.cfg.Deliver(c.system, w, f)
+		c.cfg.deliver(c.system, w, f)
 	}
 	c.waiters = nil
 	for _, q := range c.queued {
@@ -1042,7 +1046,7 @@ func (c *mcpConnection) end(f *messages.Failure) {
 	}
 	c.queued = nil
 	for _, w := range c.refreshWaiters {
-		c.cfg.Deliver(c.system, w, f)
+		c.cfg.deliver(c.system, w, f)
 	}
 	c.refreshWaiters = nil
 	if c.cancelList != nil {
@@ -1124,7 +1128,7 @@ func (c *mcpConnection) release() {
 // nothing.
 func (c *mcpConnection) reply(to *actor.PID, msg any) {
 	if to != nil {
-		c.cfg.Deliver(c.system, to, msg)
+		c.cfg.deliver(c.system, to, msg)
 	}
 }
 

@@ -60,8 +60,9 @@
 // form. Across the members of a cluster the messages travel in their wire
 // forms (internal/core/wire), converted by package grid at the cluster's
 // edges: its grain reads what arrives in a wire form as the plain message
-// before passing it on, and sets [ConnectionConfig.Deliver], through
-// which the connection sends every answer and notice, to a function that
-// gives a sender on another member the wire form. Between actors of one
+// before passing it on, and adds an extension to
+// [ConnectionConfig.Extensions] (an extension.Deliverer) through which the
+// connection sends every answer and notice, which gives a sender on
+// another member the wire form. Between actors of one
 // process nothing is converted.
 package actors

@@ -78,7 +78,7 @@ func (e extCall) Message() *messages.CallTool { return e.cl.msg }
 
 func (e extCall) Tell(msg any) {
 	if e.cl.sender != nil {
-		e.c.cfg.Deliver(e.c.system, e.cl.sender, msg)
+		e.c.cfg.deliver(e.c.system, e.cl.sender, msg)
 	}
 }
 

@@ -102,6 +102,6 @@ func (c *mcpConnection) progressed(cl *call, p *messages.CallProgress) {
 		pr.idle.Reset(cl.msg.IdleTimeout)
 	}
 	if p != nil && cl.msg.Progress && cl.sender != nil {
-		c.cfg.Deliver(c.system, cl.sender, p)
+		c.cfg.deliver(c.system, cl.sender, p)
 	}
 }

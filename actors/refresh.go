@@ -78,7 +78,7 @@ func (c *mcpConnection) onToolsListed(msg *toolsListed) {
 		c.cfg.OnReady(c.ready)
 	}
 	for _, w := range c.refreshWaiters {
-		c.cfg.Deliver(c.system, w, c.ready)
+		c.cfg.deliver(c.system, w, c.ready)
 	}
 	c.refreshWaiters = nil
 	if c.relist {
@@ -144,7 +144,7 @@ func (s *mcpSupervisor) onToolList(r *messages.Ready) {
 	if s.cfg.OnReady != nil {
 		s.cfg.OnReady(r)
 	}
-	s.watchers.tell(s.system, s.cfg.Connection.Deliver, r)
+	s.watchers.tell(s.system, s.cfg.Connection.deliver, r)
 }
 
 // onWatch adds or removes a watcher of the tool list. A remote watcher is

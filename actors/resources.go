@@ -221,7 +221,7 @@ func (c *mcpConnection) serveRequest(job requestJob) {
 	}()
 	c.requests.remove(msg.ID)
 	if reply != nil && !errors.Is(context.Cause(ctx), errCallerGaveUp) {
-		c.cfg.Deliver(c.system, sender, reply)
+		c.cfg.deliver(c.system, sender, reply)
 	}
 }
 

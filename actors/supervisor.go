@@ -617,7 +617,7 @@ func (s *mcpSupervisor) onReady(r *messages.Ready) {
 	if s.cfg.OnReady != nil {
 		s.cfg.OnReady(r)
 	}
-	s.watchers.tell(s.system, s.cfg.Connection.Deliver, r)
+	s.watchers.tell(s.system, s.cfg.Connection.deliver, r)
 	s.setPhase(phaseReady)
 	for _, w := range s.waiters {
 		s.reply(w, r)
@@ -852,10 +852,10 @@ func (s *mcpSupervisor) setPhase(p phase) {
 	}
 }
 
-// reply delivers msg to to (Connection.Deliver); to nil (a message sent
+// reply delivers msg to to (its connection config's deliver); to nil (a message sent
 // without a sender) gets nothing.
 func (s *mcpSupervisor) reply(to *actor.PID, msg any) {
 	if to != nil {
-		s.cfg.Connection.Deliver(s.system, to, msg)
+		s.cfg.Connection.deliver(s.system, to, msg)
 	}
 }

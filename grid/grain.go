@@ -3,27 +3,32 @@ package grid
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/cluster"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/actors"
+	"github.com/cuca-go/mcpconnector/internal/core/extension"
 	"github.com/cuca-go/mcpconnector/internal/core/hostmsg"
 	"github.com/cuca-go/mcpconnector/internal/core/logfield"
 	"github.com/cuca-go/mcpconnector/internal/core/named"
 	"github.com/cuca-go/mcpconnector/internal/core/tasks"
 	"github.com/cuca-go/mcpconnector/internal/core/wire"
 	"github.com/cuca-go/mcpconnector/messages"
+	"github.com/cuca-go/mcpconnector/transport"
 )
 
 // grain is the actor of one server's grain. It learns its server from the
 // cluster's ClusterInit and spawns an unchanged supervisor for it, as its
 // child. It is the serving side's edge of the cluster: what arrives in a
 // wire form it reads as the plain message (and the supervisor answers
-// through wire.Send, as ConnectionConfig.Deliver); it remembers the
+// through wire.Send, as the extension.Deliverer it adds to the
+// connection's extensions); it remembers the
 // facades on other members that sent calls, to tell them of its hand-over;
 // and when the cluster stops it (a PoisonPill: its member leaves, or it
 // moves), it lets the calls in flight finish, bounces what the supervisor
@@ -118,7 +123,7 @@ func (g *grain) start(ctx actor.Context, server string) {
 		g.failure = &messages.Failure{Kind: messages.FailureInternal, Op: "connect", Message: err.Error(), Err: err}
 		return
 	}
-	cfg.Connection.Deliver = wire.Send
+	cfg.Connection.Extensions = append(slices.Clip(cfg.Connection.Extensions), wireDelivery{})
 	g.store = tasks.StoreOf(cfg.Connection.Extensions)
 	g.label = named.LabelOf(cfg.Connection.Transport)
 	if cfg.Connection.Logger != nil {
@@ -288,3 +293,16 @@ func (g *grain) taskState(ctx actor.Context, call *messages.CallTool) *messages.
 	}
 	return nil
 }
+
+// wireDelivery is the extension through which a grain's connection and
+// supervisor send their answers and notices (wire.Send: the wire form to
+// a caller on another member). It takes part in no session.
+type wireDelivery struct{}
+
+func (wireDelivery) Declare(transport.McpTransport, *mcp.ClientOptions) bool { return false }
+func (wireDelivery) Open(extension.Session) extension.Part                   { return nil }
+func (wireDelivery) Deliver(system *actor.ActorSystem, to *actor.PID, msg any) {
+	wire.Send(system, to, msg)
+}
+
+var _ extension.Deliverer = wireDelivery{}

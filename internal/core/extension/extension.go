@@ -55,6 +55,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/asynkron/protoactor-go/actor"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/attribute"
@@ -78,6 +79,16 @@ type Extension interface {
 	// Open is the extension's part of a session it takes part in, opened
 	// as the session's connection is made, before anything is read on it.
 	Open(s Session) Part
+}
+
+// Deliverer is an extension that carries the connection's answers and
+// notices to their callers: the connection and its supervisor send each
+// through Deliver rather than as it is. Package grid's gives a caller on
+// another member of a cluster the message's wire form; it takes part in
+// no session (its Declare reports false).
+type Deliverer interface {
+	Extension
+	Deliver(system *actor.ActorSystem, to *actor.PID, msg any)
 }
 
 // Session is what the core offers an extension on one session.
