@@ -69,8 +69,8 @@
 // beneath go-sdk's session: over stdio on
 // the connection above, over Streamable HTTP as a POST with go-sdk's client
 // and headers. That path is package internal/core/directcall's, which
-// decodes the result into the one go-sdk would give. The session keeps everything else, and any call the path
-// leaves to it.
+// decodes the result into the one go-sdk would give. The session keeps
+// everything else, and any call the path leaves to it.
 // DisableDirectCalls on [Stdio] or [StreamableHTTP], or
 // MCPCONNECTOR_DIRECT_CALLS=0 in the environment, sends every call through
 // go-sdk's ClientSession.CallTool instead. Over Streamable HTTP the direct

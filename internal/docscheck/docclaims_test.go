@@ -100,7 +100,7 @@ var docClaims = map[string][]docClaim{
 	},
 	"adapters/anthropic/doc.go": {
 		{"A call runs as the toolbox's hook runs it: approval, the result cap, held tools and the rendering of results apply",
-			[]string{"adapters/anthropic.TestAHeldToolReachesTheModelAsItsResult"}},
+			[]string{"adapters/anthropic.TestTheModelAnswersFromAToolResult", "adapters/anthropic.TestAHeldToolReachesTheModelAsItsResult"}},
 		{"the toolbox's spans are children of the span in it", []string{"adapters/anthropic.TestTheToolboxSpansNestUnderTheRunnersToolSpan"}},
 	},
 	"adapters/eino/doc.go": {
@@ -123,7 +123,7 @@ var docClaims = map[string][]docClaim{
 	},
 	"adapters/openai/doc.go": {
 		{"A call runs as the toolbox's hook runs it: approval, the result cap, held tools and the rendering of results apply",
-			[]string{"adapters/openai.TestAHeldToolReachesTheModelAsItsResult"}},
+			[]string{"adapters/openai.TestTheModelAnswersFromAToolResult", "adapters/openai.TestAHeldToolReachesTheModelAsItsResult"}},
 		{"the toolbox's spans are children of the span in ctx", []string{"adapters/openai.TestTheToolboxSpansNestUnderTheSpanInCtx"}},
 	},
 }
