@@ -38,10 +38,9 @@
 // resultType is theirs to drive) and any held work its message carries to
 // resume; they answer the caller, or hand the call back through the same
 // handBack as the core, decided in the mailbox like any other. The tasks
-// extension (SEP-2663: both dialects, detached calls' notice, the task
-// store and its telemetry) is the first, in internal/core/tasks; package
-// plugin installs it (plugin.WithTasks). The core reads none of an
-// extension's state.
+// extension (SEP-2663) is the first, in internal/core/tasks, whose doc
+// says what it covers; package plugin installs it (plugin.WithTasks). The
+// core reads none of an extension's state.
 //
 // The supervisor retries on a schedule (schedule.go) chosen so that an
 // outage costs about what it lasts and a server that never returns costs a
@@ -57,12 +56,8 @@
 // caller rather than actors uses package plugin, which is built on them.
 //
 // The actors speak plain messages only: they never read or write a wire
-// form. Across the members of a cluster the messages travel in their wire
-// forms (internal/core/wire), converted by package grid at the cluster's
-// edges: its grain reads what arrives in a wire form as the plain message
-// before passing it on, and adds an extension to
-// [ConnectionConfig.Extensions] (an extension.Deliverer) through which the
-// connection sends every answer and notice, which gives a sender on
-// another member the wire form. Between actors of one
-// process nothing is converted.
+// form. An extension that is an extension.Deliverer (in
+// [ConnectionConfig.Extensions]) carries every answer and notice the
+// connection sends; how the messages cross between the members of a
+// cluster that way is package grid's, and its doc says how.
 package actors

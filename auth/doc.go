@@ -1,8 +1,7 @@
 // Package auth authorizes an MCP client at a protected server without a
 // browser: OAuth grants for machines, DPoP-bound tokens, and the keys they
 // are signed with. Each handler is a go-sdk auth.OAuthHandler, so it goes in
-// transport.StreamableHTTP's OAuthHandler, the transport's one hook for
-// authorization:
+// transport.StreamableHTTP's OAuthHandler:
 //
 //	t := transport.StreamableHTTP{
 //		URL: "https://mcp.example.com/mcp",

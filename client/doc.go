@@ -42,9 +42,8 @@
 // turn's calls at once. A plugin always sees a tool call with all its
 // arguments, and the stream waits while the hooks run.
 //
-// [Result.ThinkingBlocks] counts reasoning deltas, one per delta, which is
-// what the mcp example prints as "thinking blocks"; the Thinking blocks in
-// [Result.Blocks] merge each run of them into one.
+// [Result.ThinkingBlocks] counts reasoning deltas, one per delta; the
+// Thinking blocks in [Result.Blocks] merge each run of them into one.
 //
 // # Sections
 //

@@ -6,15 +6,14 @@
 // Every member loads the same mcp.json and registers the kind
 // [NewKind] returns; the kind's grains are the connections, named by server.
 // Protoactor's identity lookup decides which member hosts a server's grain
-// and activates it there on first use; the grain is the same supervisor and
-// connection actors a local plugin runs, so a stdio server runs on the
+// and activates it there on first use; the grain runs package actors'
+// supervisor and connection actors, so a stdio server runs on the
 // hosting member (its command must exist there). The grain is an actor of
 // this package that wraps the supervisor: it learns its server from the
 // cluster's ClusterInit, converts wire forms at the edge, remembers the
-// callers on other members and drains when the cluster stops it, so
-// package actors knows nothing of clusters. [Connect] returns an
-// ordinary [plugin.McpPlugin] over the grain, usable from any member, and
-// [OpenToolbox] gives a whole toolbox of grains.
+// callers on other members and drains when the cluster stops it.
+// [Connect] returns an ordinary [plugin.McpPlugin] over the grain, usable
+// from any member, and [OpenToolbox] gives a whole toolbox of grains.
 //
 //	cfg, _ := mcpconfig.Load("mcp.json")
 //	config := cluster.Configure("agents", provider, disthash.New(),

@@ -3,9 +3,9 @@
 // [Block]s of a model's messages ([Text], [Thinking], [ToolCall],
 // [ToolResult]), and the [Request], [Chunk] and [Response] the hooks see.
 //
-// It imports nothing but the standard library, so a client (package client)
-// builds against it without pulling in the actors, the MCP SDK or the cluster
-// that a plugin such as the "mcp-connector" (package plugin) is made of.
+// It imports nothing but the standard library, so a client builds against
+// it without pulling in what a plugin is made of (package client imports
+// host alone of this module).
 // It is for the writer of a client or a plugin; a program that only uses
 // packages client and plugin meets its types in their signatures.
 //

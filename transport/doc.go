@@ -20,12 +20,10 @@
 //	t := transport.StreamableHTTP{URL: "https://example.com/mcp", OAuthHandler: h}
 //	t := transport.StreamableHTTP{URL: "https://example.com/mcp", BearerToken: token}
 //
-// (sdkauth is go-sdk's auth package.) The handlers of package auth need no
-// browser and go in OAuthHandler too: auth.ClientCredentialsJWT (a service
-// with a private key), auth.WorkloadIdentity (a workload with its
-// platform's JWT) and auth.EnterpriseAuth (a user signed in to an enterprise
-// IdP); auth.DPoP, in [StreamableHTTP.DPoP], binds the tokens of any handler
-// to a key of the client's. OAuthHandler is this package's one hook for
+// (sdkauth is go-sdk's auth package.) The handlers of package auth
+// (auth.ClientCredentialsJWT, auth.WorkloadIdentity, auth.EnterpriseAuth)
+// go in OAuthHandler too, and auth.DPoP in [StreamableHTTP.DPoP]; package
+// auth says what each does. OAuthHandler is this package's one hook for
 // authorization: Open runs a handler's Check, if it has one, before the
 // first request.
 //
@@ -70,10 +68,9 @@
 // The transports Open returns run tools/call on a path of their own
 // beneath go-sdk's session: over stdio on
 // the connection above, over Streamable HTTP as a POST with go-sdk's client
-// and headers. That path is package internal/core/directcall's; the result
-// is decoded into the one go-sdk would give, without go-sdk's two decodings
-// per answer. The session keeps everything else, and any call the path
-// leaves to it.
+// and headers. That path is package internal/core/directcall's, which
+// decodes the result into the one go-sdk would give. The session keeps
+// everything else, and any call the path leaves to it.
 // DisableDirectCalls on [Stdio] or [StreamableHTTP], or
 // MCPCONNECTOR_DIRECT_CALLS=0 in the environment, sends every call through
 // go-sdk's ClientSession.CallTool instead. Over Streamable HTTP the direct

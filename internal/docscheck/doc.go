@@ -24,4 +24,14 @@
 // its to check, nor a variable of a fenced Go block that has a package's
 // name. TestDocsCheckFindsMissingIdentifiers runs it on synthetic
 // documents that name missing identifiers.
+//
+// TestDocGoClaimsHaveTests holds a doc.go to what it says of other
+// packages: a sentence that tells how another package of the module
+// behaves (not one that only names or points to it) is kept only with a
+// test that shows it, listed in the test's docClaims by doc.go, phrase and
+// "dir.TestName" (an adapter module's tests count); the phrase must still
+// be in the doc comment, whitespace aside, and each test must exist. A
+// claim of which package imports which is shown by the README's package
+// paragraph's check. TestDocClaimsCheckFindsWhatIsMissing runs the check
+// on a made-up phrase and made-up tests.
 package docscheck

@@ -10,11 +10,10 @@
 //
 // Every goroutine a Link starts (a resend, a hand-over, a listing, a
 // loss's grace) is its own: [Link.Close] cancels it, waits for it, then
-// runs [Config.Release], where package grid's locator waits for the
-// cluster lookup it may have in flight. Nothing of a link runs once Close
+// runs [Config.Release]. Nothing of a link runs once Close
 // has returned.
 //
-// Package plugin does not import it: the seam is link.Link, typed, which
-// the caller passes in as a link.Target. It lives here rather than in grid
+// The seam to package plugin is link.Link, typed, which the caller passes
+// in as a link.Target. It lives here rather than in grid
 // so that plugin's own tests can follow an actor without a cluster.
 package attach

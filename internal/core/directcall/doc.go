@@ -10,8 +10,7 @@
 //
 //   - [Decoder] and [AppendMessage]: JSON-RPC messages one a line, read
 //     and written as go-sdk's jsonrpc package reads and writes them, with
-//     one reused decoder instead of one per message. A stdio connection
-//     reads its lines with it; an HTTP answer is read with it too.
+//     one reused decoder instead of one per message.
 //   - [DecodeCallToolResult]: a tools/call result, as go-sdk decodes it.
 //   - One core for every direct call (core.go): its id (negative, below
 //     -2^40, never one of go-sdk's), the _meta envelope learnt from the

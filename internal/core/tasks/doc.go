@@ -18,14 +18,11 @@
 //     driver, a task's subscriptions/listen stream ([Session.Listen]), and
 //     the cancel of a task nobody will drive ([Session.Abandon]).
 //   - [Store], [Record] and [DirStore] keep pending tasks for a program
-//     that restarts (package plugin names them TaskStore, TaskRecord,
-//     DirTaskStore).
+//     that restarts.
 //
-// Why this package and not a new one: it held the driver already, imports
-// nothing of the actors, and is what every user of the extension (the
-// connection actor, package plugin's options, the grid's grain) imports;
-// growing it keeps the extension in one place without a second name for
-// it.
+// Why this package and not a new one: it held the driver already and
+// imports nothing of the actors; growing it keeps the extension in one
+// place without a second name for it.
 //
 //   - [Ext] is the extension as it plugs into a connection through the
 //     interface of package internal/core/extension (extension.go):
@@ -42,11 +39,8 @@
 //     ([NewExtension], plugin.WithTasks); the grid's grain finds its store
 //     ([StoreOf]).
 //
-// How the next extension plugs in the same way (MCP Apps' ui resources,
-// resource subscriptions, an older revision's session as a dialect of the
-// session): a package of its own beside this one implements
-// extension.Extension, takes the messages it claims in its Part's Take,
-// writes its requests with extension.Session.Write, drives the answers of
-// its resultType in its CallPart's Answered, and hands calls back through
-// extension.Call; the core's call carries no field of it.
+// The next extension (MCP Apps' ui resources, resource subscriptions, an
+// older revision's session as a dialect of the session) plugs in the same
+// way, as a package of its own beside this one; package
+// internal/core/extension's doc says how.
 package tasks

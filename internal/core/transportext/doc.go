@@ -1,7 +1,7 @@
 // Package transportext is what package transport's connections offer the
 // module's own packages beyond mcp.Transport, and the helpers that read
-// what they report. The connection actor (package actors) and the plugin
-// ask an opened transport for these by type assertion; no user needs them:
+// what they report. The module's packages ask an opened transport for
+// these by type assertion; no user needs them:
 //
 //   - [Aborter], [ChildExit], [StderrTail]: a stdio child's forced end,
 //     its exit status and its last stderr lines, for error messages.

@@ -16,8 +16,7 @@
 // never converted and costs nothing more.
 //
 // Converting here, and not in a serializer registered with protoactor's
-// remote, keeps the packages that speak the protocol (messages, actors,
-// the facade) free of remote and of gRPC: only the cluster's own code
-// imports them, and remote carries the wire forms as the protobuf messages
-// they are.
+// remote, asks nothing of remote from the packages that speak the
+// protocol: remote carries the wire forms as the protobuf messages they
+// are.
 package wire

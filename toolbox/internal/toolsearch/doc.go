@@ -20,8 +20,8 @@
 // several, each step ranked with synonyms, the servers it names and
 // pseudo-relevance feedback (a tool of the same name on another server
 // following the one ranked), and the steps' rankings fused round robin.
-// [Knobs] holds the measured weights; [Defaults] is what the toolbox
-// searches with. The package's tests measure it on the task sets of
+// [Knobs] holds the measured weights; [Defaults] are the knobs a search
+// uses. The package's tests measure it on the task sets of
 // toolbox/testdata (TestFiguresOnTaskSets, TestPartsOnTheirOwn,
 // TestRankingTuning).
 package toolsearch
