@@ -39,15 +39,6 @@ type SSE struct {
 // information, query or fragment.
 func (s SSE) String() string { return fmt.Sprintf("sse %q", transportext.RedactURL(s.URL)) }
 
-// label names the server in logs: Label, or String() when Label is
-// empty.
-func (s SSE) label() string {
-	if s.Label != "" {
-		return s.Label
-	}
-	return s.String()
-}
-
 // Open returns go-sdk's *mcp.SSEClientTransport for s, its client wrapped
 // with Header and the redirect policy, connected with a context that
 // outlives the connection attempt (the event stream lasts as long as it). It fails when URL is empty.
