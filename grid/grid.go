@@ -47,6 +47,9 @@ func (f kindOptionFunc) apply(o *kindOptions) { f(o) }
 type kindOptions struct {
 	plugin       []plugin.Option
 	drainTimeout time.Duration
+	// legacy says whether a server's entry has "legacyFallback": true
+	// (set by NewKind from its config); nil means none has.
+	legacy func(server string) bool
 }
 
 // WithDrainTimeout sets how long a grain that is being stopped (its member
@@ -78,9 +81,12 @@ func WithPluginOptions(opts ...plugin.Option) KindOption {
 // A first connection that fails is retried; an identity the config does
 // not name makes the grain answer every call with that error.
 func NewKind(cfg *mcpconfig.Config, opts ...KindOption) *cluster.Kind {
+	legacy := kindOptionFunc(func(o *kindOptions) {
+		o.legacy = func(server string) bool { sc := cfg.Servers[server]; return sc != nil && sc.LegacyFallback }
+	})
 	return cluster.NewKind(KindName, grainProps(func(server string) (transport.McpTransport, error) {
 		return serverTransport(cfg, server)
-	}, opts...))
+	}, append(opts[:len(opts):len(opts)], legacy)...))
 }
 
 // grainProps are the Props of a grain, whose supervisor connects to the
@@ -113,6 +119,9 @@ func grainProps(transportFor func(identity string) (transport.McpTransport, erro
 		}
 		cfg := sup
 		cfg.Connection.Transport = t
+		if o.legacy != nil && o.legacy(server) {
+			cfg.Connection.LegacyFallback = true // the entry's "legacyFallback": true
+		}
 		return cfg, nil
 	}
 	return actor.PropsFromProducer(func() actor.Actor {
