@@ -7,42 +7,28 @@ package grid_test
 import (
 	"context"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/grid"
 	"github.com/cuca-go/mcpconnector/host"
+	"github.com/cuca-go/mcpconnector/internal/fixture/legacyserver"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
 )
 
 // legacyConfig is an mcp.json with one Streamable HTTP server, "old": a
-// go-sdk v1.8.0 server that serves only the revisions before 2026-07-28
-// (SupportedProtocolVersions), as the servers of the TypeScript SDK v1
+// go-sdk server that serves only the revisions before 2026-07-28
+// (internal/fixture/legacyserver), as the servers of the TypeScript SDK v1
 // do. Its entry has "legacyFallback": true when fallback is set.
 func legacyConfig(t *testing.T, fallback bool) *mcpconfig.Config {
 	t.Helper()
-	s := mcp.NewServer(&mcp.Implementation{Name: "grid-older", Version: "1.8.0"},
-		&mcp.ServerOptions{SupportedProtocolVersions: actors.LegacyRevisions})
-	s.AddTool(&mcp.Tool{Name: "echo", InputSchema: map[string]any{"type": "object"}},
-		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			var args struct{ Text string }
-			if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
-				return nil, err
-			}
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "echo: " + args.Text}}}, nil
-		})
-	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
-	t.Cleanup(srv.Close)
 	return &mcpconfig.Config{Servers: map[string]*mcpconfig.Server{
-		"old": {Name: "old", Type: mcpconfig.TypeHTTP, URL: srv.URL, LegacyFallback: fallback},
+		"old": {Name: "old", Type: mcpconfig.TypeHTTP, URL: legacyserver.StartHTTP(t), LegacyFallback: fallback},
 	}}
 }
 
