@@ -75,3 +75,13 @@ func TestLegacyServerRefusedByGrainWithoutTheKey(t *testing.T) {
 	_, err := grid.Connect(ctx, members[0], "old")
 	require.ErrorIs(t, err, plugin.ErrProtocolVersion)
 }
+
+// The fallback for every server of a kind: grid.WithPluginOptions with
+// plugin.WithLegacyFallback, the entry without the key.
+func TestLegacyFallbackForEveryGrainOfAKind(t *testing.T) {
+	members := startMembers(t, 2, legacyConfig(t, false), plugin.WithLegacyFallback())
+	_, others := hostOf(t, members, "old")
+	p := connect(t, others[0], "old")
+	assert.Equal(t, actors.LegacyRevisions[0], p.ProtocolVersion())
+	assert.Equal(t, "5", callText(t, p, "add", map[string]any{"a": 2, "b": 3}))
+}
