@@ -47,6 +47,9 @@ func (f kindOptionFunc) apply(o *kindOptions) { f(o) }
 type kindOptions struct {
 	plugin       []plugin.Option
 	drainTimeout time.Duration
+	// legacy says whether a server's entry has "legacyFallback": true
+	// (set by NewKind from its config); nil means none has.
+	legacy func(server string) bool
 }
 
 // WithDrainTimeout sets how long a grain that is being stopped (its member
@@ -76,11 +79,16 @@ func WithPluginOptions(opts ...plugin.Option) KindOption {
 // member should register it with the same config. A server's "timeout"
 // from cfg applies to calls made through [Connect] or a clustered toolbox.
 // A first connection that fails is retried; an identity the config does
-// not name makes the grain answer every call with that error.
+// not name makes the grain answer every call with that error. An entry's
+// "legacyFallback": true gives its grain plugin.WithLegacyFallback; for
+// every server, give the kind [WithPluginOptions](plugin.WithLegacyFallback()).
 func NewKind(cfg *mcpconfig.Config, opts ...KindOption) *cluster.Kind {
+	legacy := kindOptionFunc(func(o *kindOptions) {
+		o.legacy = func(server string) bool { sc := cfg.Servers[server]; return sc != nil && sc.LegacyFallback }
+	})
 	return cluster.NewKind(KindName, grainProps(func(server string) (transport.McpTransport, error) {
 		return serverTransport(cfg, server)
-	}, opts...))
+	}, append(opts[:len(opts):len(opts)], legacy)...))
 }
 
 // grainProps are the Props of a grain, whose supervisor connects to the
@@ -113,6 +121,9 @@ func grainProps(transportFor func(identity string) (transport.McpTransport, erro
 		}
 		cfg := sup
 		cfg.Connection.Transport = t
+		if o.legacy != nil && o.legacy(server) {
+			cfg.Connection.LegacyFallback = true // the entry's "legacyFallback": true
+		}
 		return cfg, nil
 	}
 	return actor.PropsFromProducer(func() actor.Actor {
@@ -169,7 +180,8 @@ func Connect(ctx context.Context, c *cluster.Cluster, server string, opts ...plu
 // it up). The actor system is c's. opts are toolbox.Open's; the plugin
 // options given through toolbox.WithPluginOptions are the facades' (as for
 // [Connect]): one of the connection itself fails OpenToolbox with
-// plugin.ErrValidation.
+// plugin.ErrValidation. The legacy fallback is the grains' ([NewKind]):
+// toolbox.WithLegacyFallback changes nothing here.
 func OpenToolbox(ctx context.Context, c *cluster.Cluster, cfg *mcpconfig.Config, opts ...toolbox.Option) (*toolbox.Toolbox, error) {
 	if c == nil {
 		return nil, errors.New("grid: nil cluster")

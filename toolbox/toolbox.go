@@ -520,8 +520,10 @@ func (t *Toolbox) pluginOptions(sc *mcpconfig.Server, o *options) []plugin.Optio
 	if sc.Tasks != nil {
 		opts = append(opts, taskOption(sc.Tasks)) // tasks.go
 	}
-	if sc.LegacyFallback || o.legacy {
-		opts = append(opts, plugin.WithLegacyFallback()) // an older revision when the server refuses 2026-07-28
+	if (sc.LegacyFallback || o.legacy) && o.remote == nil {
+		// An older revision when the server refuses 2026-07-28. Over a
+		// remote the connection is the grain's: its kind reads the entry.
+		opts = append(opts, plugin.WithLegacyFallback())
 	}
 	return opts
 }
