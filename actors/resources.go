@@ -58,7 +58,7 @@ func (t *requestTable) stopWorkers() {
 type requestJob struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
-	timer  *time.Timer
+	timer  *deadline // on the connection's deadlines, or nil
 	s      *mcp.ClientSession
 	tail   transportext.StderrTail
 	sender *actor.PID
@@ -162,9 +162,14 @@ func (c *mcpConnection) onServerRequest(sender *actor.PID, msg *messages.ServerR
 		return
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
-	var timer *time.Timer
+	var timer *deadline
 	if !msg.Deadline.IsZero() {
-		timer = time.AfterFunc(time.Until(msg.Deadline), func() { cancel(context.DeadlineExceeded) })
+		// On the one timer of the connection's calls (deadlines.go).
+		if c.deadlines == nil {
+			c.deadlines = &deadlines{}
+		}
+		timer = &deadline{}
+		c.deadlines.add(timer, msg.Deadline, cancel)
 	}
 	c.requests.add(msg.ID, cancel)
 	c.wg.Add(1) // done by serveRequest
