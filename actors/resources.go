@@ -20,9 +20,12 @@ import (
 // Resources, resource templates and prompts ([messages.ServerRequest]):
 // the connection runs each request on a goroutine other than its
 // mailbox's (one that served a request before, if one waits for the next),
-// and that goroutine answers the caller. The supervisor holds
-// requests while reconnecting, as it holds tool calls, for at most its
-// ReconnectWait. These requests only read, so one the session ended under
+// and that goroutine answers the caller. A plugin sends a request
+// straight to its connection while it is ready, as it sends a tool call,
+// and to the supervisor otherwise, which holds requests while
+// reconnecting, as it holds tool calls, for at most its ReconnectWait; a
+// cancel goes to the supervisor, which passes it on. A request's deadline
+// is an entry in the connection's deadlines, on the calls' one timer. These requests only read, so one the session ended under
 // goes back to the supervisor to run on the next session.
 
 // requestTable is the cancel functions of a connection's requests in
