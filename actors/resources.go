@@ -361,10 +361,11 @@ func (s *mcpSupervisor) onRequestWaitExpired(seq uint64) {
 	s.reply(w.sender, requestFailure(w.msg, s.holdExpired(requestLimit(w.msg))))
 }
 
-// dropRequest forgets the held request id of sender, and reports whether
+// dropRequest forgets the held request id of sender's (of any caller for
+// a cancel without a sender, as the plugin sends it), and reports whether
 // there was one.
 func (s *mcpSupervisor) dropRequest(sender *actor.PID, id uint64) bool {
-	i := slices.IndexFunc(s.requests, func(w *waitingRequest) bool { return w.msg.ID == id && w.sender.Equal(sender) })
+	i := slices.IndexFunc(s.requests, func(w *waitingRequest) bool { return w.msg.ID == id && cancels(sender, w.sender) })
 	if i < 0 {
 		return false
 	}
