@@ -20,9 +20,12 @@ import (
 // Resources, resource templates and prompts ([messages.ServerRequest]):
 // the connection runs each request on a goroutine other than its
 // mailbox's (one that served a request before, if one waits for the next),
-// and that goroutine answers the caller. The supervisor holds
-// requests while reconnecting, as it holds tool calls, for at most its
-// ReconnectWait. These requests only read, so one the session ended under
+// and that goroutine answers the caller. A plugin sends a request
+// straight to its connection while it is ready, as it sends a tool call,
+// and to the supervisor otherwise, which holds requests while
+// reconnecting, as it holds tool calls, for at most its ReconnectWait; a
+// cancel goes to the supervisor, which passes it on. A request's deadline
+// is an entry in the connection's deadlines, on the calls' one timer. These requests only read, so one the session ended under
 // goes back to the supervisor to run on the next session.
 
 // requestTable is the cancel functions of a connection's requests in
@@ -58,7 +61,7 @@ func (t *requestTable) stopWorkers() {
 type requestJob struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
-	timer  *time.Timer
+	timer  *deadline // on the connection's deadlines, or nil
 	s      *mcp.ClientSession
 	tail   transportext.StderrTail
 	sender *actor.PID
@@ -162,9 +165,14 @@ func (c *mcpConnection) onServerRequest(sender *actor.PID, msg *messages.ServerR
 		return
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
-	var timer *time.Timer
+	var timer *deadline
 	if !msg.Deadline.IsZero() {
-		timer = time.AfterFunc(time.Until(msg.Deadline), func() { cancel(context.DeadlineExceeded) })
+		// On the one timer of the connection's calls (deadlines.go).
+		if c.deadlines == nil {
+			c.deadlines = &deadlines{}
+		}
+		timer = &deadline{}
+		c.deadlines.add(timer, msg.Deadline, cancel)
 	}
 	c.requests.add(msg.ID, cancel)
 	c.wg.Add(1) // done by serveRequest
@@ -353,10 +361,11 @@ func (s *mcpSupervisor) onRequestWaitExpired(seq uint64) {
 	s.reply(w.sender, requestFailure(w.msg, s.holdExpired(requestLimit(w.msg))))
 }
 
-// dropRequest forgets the held request id of sender, and reports whether
+// dropRequest forgets the held request id of sender's (of any caller for
+// a cancel without a sender, as the plugin sends it), and reports whether
 // there was one.
 func (s *mcpSupervisor) dropRequest(sender *actor.PID, id uint64) bool {
-	i := slices.IndexFunc(s.requests, func(w *waitingRequest) bool { return w.msg.ID == id && w.sender.Equal(sender) })
+	i := slices.IndexFunc(s.requests, func(w *waitingRequest) bool { return w.msg.ID == id && cancels(sender, w.sender) })
 	if i < 0 {
 		return false
 	}

@@ -839,3 +839,24 @@ func TestSupervisorServesWhileTheLastAttemptIsReaped(t *testing.T) {
 	recv(t, tr.ended, "the old close ends")
 	require.NoError(t, recv(t, stopped, "the stop"))
 }
+
+// A request held for a reconnection leaves the hold when the plugin's
+// cancel comes, which carries no sender (it names its request by ID):
+// the request never reaches the next session and is not answered.
+func TestSupervisorCancelsAHeldRequest(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, mem, system, pid, sts := readyBlocked(t, false)
+		mem.kill()
+		assert.Equal(t, actors.Reconnecting, sts.next(t).State)
+		in := newInbox(t, system)
+		in.send(system, pid, &messages.ServerRequest{ID: 1, Method: messages.MethodListPrompts})
+		in.send(system, pid, &messages.ServerRequest{ID: 2, Method: messages.MethodListPrompts})
+		system.Root.Send(pid, &messages.CancelCall{ID: 1}) // as the plugin sends it
+		assert.Equal(t, actors.Ready, sts.until(t, actors.Ready).State)
+		r, ok := in.next(t).(*messages.ServerReply)
+		require.True(t, ok)
+		assert.Equal(t, uint64(2), r.ID)
+		synctest.Wait()
+		in.empty(t)
+	})
+}

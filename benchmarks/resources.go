@@ -15,8 +15,9 @@ import (
 
 // ScenarioResourceRead is one resources/read of a 1 KiB text resource over
 // loopback Streamable HTTP, from a go-sdk server in this process: the
-// plugin's ReadResource (facade, supervisor hop, the connection's
-// goroutine) beside go-sdk's ClientSession.ReadResource.
+// plugin's ReadResource (facade, the connection's mailbox, straight
+// while it is ready, and its worker goroutine) beside go-sdk's
+// ClientSession.ReadResource.
 const ScenarioResourceRead = "resources/read, 1 KiB text, HTTP"
 
 // Subjects of ScenarioResourceRead.

@@ -16,7 +16,7 @@ import (
 
 // BenchmarkResourceRead is one resources/read of a 1 KiB text resource over
 // loopback Streamable HTTP (a go-sdk server in this process, stateless):
-// through the plugin (facade, supervisor hop, connection goroutine) beside
+// through the plugin (facade, connection mailbox, worker goroutine) beside
 // go-sdk's ClientSession.ReadResource with nothing of ours in between. The
 // report's row of the same is benchmarks.ScenarioResourceRead. Each subject
 // has a server of its own, which counts the TCP connections it accepts:

@@ -131,6 +131,19 @@ func (l *localLink) Send(_ context.Context, msg *messages.CallTool) error {
 	return nil
 }
 
+// request sends a resource or prompt request as Send sends a call:
+// straight to the ready connection, else to the top actor, which holds it
+// while reconnecting.
+func (l *localLink) request(msg *messages.ServerRequest) {
+	l.directMu.RLock()
+	to := l.pid
+	if l.direct != nil {
+		to = l.direct
+	}
+	l.system.Root.RequestWithCustomSender(to, msg, l.router)
+	l.directMu.RUnlock()
+}
+
 func (l *localLink) Cancel(id uint64) { l.system.Root.Send(l.pid, &messages.CancelCall{ID: id}) }
 
 func (l *localLink) AwaitReady(ctx context.Context) (*messages.Ready, error) {

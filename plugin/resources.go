@@ -199,15 +199,18 @@ type serverRequester interface {
 	ServerRequest(ctx context.Context, msg *messages.ServerRequest) (*messages.ServerReply, error)
 }
 
-// askLocal sends msg to the actor the plugin spawned and returns its
-// reply; the error is the plugin's, when ctx ended or the plugin closed.
+// askLocal sends msg to the actor the plugin spawned (straight to the
+// connection while it is ready, as a tool call) and returns its reply; the
+// error is the plugin's, when ctx ended or the plugin closed. The cancel
+// goes to the top actor, which passes it on to the connection that has
+// the request, or drops the request it holds.
 func (p *McpPlugin) askLocal(ctx context.Context, l *localLink, msg *messages.ServerRequest) (any, error) {
 	fail := func(err error) (any, error) {
 		return nil, &Error{Kind: KindInternal, Server: p.server, Op: msg.Op(), Err: err}
 	}
 	f := &Future{p: p, id: msg.ID, name: msg.Op()}
 	p.router.expect(f, nil)
-	l.system.Root.RequestWithCustomSender(l.pid, msg, p.router.pid)
+	l.request(msg)
 	select {
 	case reply := <-f.ch:
 		return reply, nil
