@@ -705,25 +705,7 @@ type callJob struct {
 // costs no goroutine of its own while calls keep coming; the worker is
 // counted in the connection's wg only while it runs one (see run).
 func (c *mcpConnection) callWorker(jobs <-chan callJob, job callJob) {
-	var idle *time.Timer
-	for {
-		c.run(&job.cl.ctx, job.s, job.conn, job.tail, job.dc, job.cl, job.cl.msg)
-		job = callJob{}
-		if idle == nil {
-			idle = time.NewTimer(requestWorkerIdle)
-		} else {
-			idle.Reset(requestWorkerIdle)
-		}
-		var ok bool
-		select {
-		case job, ok = <-jobs:
-			if !ok {
-				return // the session ended
-			}
-		case <-idle.C:
-			return
-		}
-	}
+	work(jobs, job, func(j callJob) { c.run(&j.cl.ctx, j.s, j.conn, j.tail, j.dc, j.cl, j.cl.msg) })
 }
 
 // prune drops the calls whose goroutines are done. Calls are not reported

@@ -80,10 +80,18 @@ const requestWorkerIdle = 50 * time.Millisecond
 // waits, until none comes for requestWorkerIdle. It is counted in the
 // connection's wg only while it serves one (see onServerRequest).
 func (c *mcpConnection) requestWorker(jobs <-chan requestJob, job requestJob) {
+	work(jobs, job, c.serveRequest)
+}
+
+// work serves job, and then each job that arrives on jobs while it waits,
+// until none comes for requestWorkerIdle or jobs is closed (the session
+// ended): the loop of the connection's call and request workers.
+func work[J any](jobs <-chan J, job J, serve func(J)) {
 	var idle *time.Timer
 	for {
-		c.serveRequest(job)
-		job = requestJob{}
+		serve(job)
+		var zero J
+		job = zero // the finished job is not kept while the worker waits
 		if idle == nil {
 			idle = time.NewTimer(requestWorkerIdle)
 		} else {
@@ -93,7 +101,7 @@ func (c *mcpConnection) requestWorker(jobs <-chan requestJob, job requestJob) {
 		select {
 		case job, ok = <-jobs:
 			if !ok {
-				return // the session ended (stopWorkers)
+				return
 			}
 		case <-idle.C:
 			return
