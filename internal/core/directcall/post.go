@@ -244,18 +244,25 @@ func (c *HTTP) broken(err error) error {
 // readers are the buffered readers of event streams.
 var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 4096) }}
 
+// pooledReader is a reader of the pool over r, and the func that gives it
+// back.
+func pooledReader(r io.Reader) (*bufio.Reader, func()) {
+	br := readers.Get().(*bufio.Reader)
+	br.Reset(r)
+	return br, func() {
+		br.Reset(nil)
+		readers.Put(br)
+	}
+}
+
 // readStream reads an event stream until the call's answer: every other
 // message goes to the session as it arrives. A stream that ends first
 // fails the call as go-sdk's does; one resumed by go-sdk with
 // Last-Event-ID is not resumed here. An event over the size limit fails
 // the call alone.
 func (c *HTTP) readStream(ctx context.Context, resp *http.Response, n int64) (*jsonrpc.Response, error) {
-	br := readers.Get().(*bufio.Reader)
-	br.Reset(resp.Body)
-	defer func() {
-		br.Reset(nil)
-		readers.Put(br)
-	}()
+	br, release := pooledReader(resp.Body)
+	defer release()
 	for {
 		data, name, err := nextEvent(br, c.maxEvent)
 		if err != nil {

@@ -191,12 +191,8 @@ func (c *HTTP) listen(halted context.Context, revision string) {
 // readListen hands each message of the standalone stream body to the
 // session until the stream ends. An event that is no message is skipped.
 func (c *HTTP) readListen(halted context.Context, body io.Reader) {
-	br := readers.Get().(*bufio.Reader)
-	br.Reset(body)
-	defer func() {
-		br.Reset(nil)
-		readers.Put(br)
-	}()
+	br, release := pooledReader(body)
+	defer release()
 	for {
 		data, name, err := nextEvent(br, c.maxEvent)
 		if err != nil {
