@@ -107,6 +107,7 @@ func (r *Report) Targets() []Target {
 	out = append(out, r.directCallTargets()...)
 	out = append(out, r.legacyTargets()...)
 	out = append(out, r.pipeLimitTargets()...)
+	out = append(out, r.resourceTargets()...)
 	if own, direct := r.find(ScenarioHookStdio, SubjectStdioConn, 0), r.find(ScenarioHookStdio, nameDirect, 0); own != nil && direct != nil {
 		out = append(out, Target{
 			Goal: "stdio connection alone (go-sdk session on ours vs on its CommandTransport)",

@@ -108,3 +108,18 @@ func (r *Report) resourceReadNote(row *Row) string {
 	return fmt.Sprintf("p50 %+.1f%%, CPU %+.1f%%, %+.1f allocs, %s vs go-sdk direct",
 		pct(row.Latency.P50, d.Latency.P50), pct(row.CPUPerOp, d.CPUPerOp), row.AllocsPerOp-d.AllocsPerOp, bytes)
 }
+
+// resourceTargets is the goal of ScenarioResourceRead: the plugin's read
+// at p50 within 5% of go-sdk's client's, against the same server.
+func (r *Report) resourceTargets() []Target {
+	plugin, sdk := r.find(ScenarioResourceRead, SubjectPluginReadResource, 0), r.find(ScenarioResourceRead, SubjectGoSDKReadResource, 0)
+	if plugin == nil || sdk == nil {
+		return nil
+	}
+	d := pct(plugin.Latency.P50, sdk.Latency.P50)
+	return []Target{{
+		Goal: ScenarioResourceRead + ": p50 within 5% of go-sdk's client",
+		Got:  fmt.Sprintf("p50 %+.1f%%, CPU %+.1f%%", d, pct(plugin.CPUPerOp, sdk.CPUPerOp)),
+		Met:  d <= 5,
+	}}
+}

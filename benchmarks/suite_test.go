@@ -48,7 +48,7 @@ func TestQuickRun(t *testing.T) {
 			assert.Greater(t, r.Outage.AfterKill, r.Outage.AfterReturn, "the kill came before the return")
 		}
 	}
-	targets := 28     // 13, the lazy servers' 3, direct tools/call's 3, an idle stdio connection against go-sdk's, the task's 3, the older revision's 2, many callers' 3
+	targets := 29     // 13, the lazy servers' 3, direct tools/call's 3, an idle stdio connection against go-sdk's, the task's 3, the older revision's 2, many callers' 3, the resource read's 1
 	if !raceEnabled { // the grid's rows need a cluster, which -race cannot run
 		for _, sc := range []string{benchmarks.ScenarioGridHook, benchmarks.ScenarioGridWait} {
 			assert.NotZero(t, scenarios[sc], sc)
