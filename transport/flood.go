@@ -68,7 +68,7 @@ func (g *floodGate) admit(ctx context.Context, msg jsonrpc.Message) (bool, error
 		return true, nil
 	}
 	for {
-		wait, pass := g.take(lossy(req.Method) && !req.IsCall())
+		wait, pass := g.take(time.Now(), lossy(req.Method) && !req.IsCall())
 		if pass {
 			return true, nil
 		}
@@ -86,12 +86,12 @@ func (g *floodGate) admit(ctx context.Context, msg jsonrpc.Message) (bool, error
 	}
 }
 
-// take takes a token if there is one. Otherwise it returns 0 for a lossy
-// message, and for another how long until a token is due.
-func (g *floodGate) take(isLossy bool) (time.Duration, bool) {
+// take takes a token if there is one at now. Otherwise it returns 0 for a
+// lossy message, and for another how long until a token is due: never 0,
+// which would drop it, even when a token is due in less than a nanosecond.
+func (g *floodGate) take(now time.Time, isLossy bool) (time.Duration, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	now := time.Now()
 	g.tokens = min(NotificationBurst, g.tokens+now.Sub(g.last).Seconds()*NotificationRate)
 	g.last = now
 	if g.tokens >= 1 {
@@ -101,7 +101,7 @@ func (g *floodGate) take(isLossy bool) (time.Duration, bool) {
 	if isLossy {
 		return 0, false
 	}
-	return time.Duration((1 - g.tokens) / NotificationRate * float64(time.Second)), false
+	return max(time.Nanosecond, time.Duration((1-g.tokens)/NotificationRate*float64(time.Second))), false
 }
 
 // drop counts a dropped notification and warns at most once a second.

@@ -173,6 +173,21 @@ func TestANotificationFloodOverHTTPStaysBounded(t *testing.T) {
 	}
 }
 
+// A message that is not lossy waits for a token, however soon it is due:
+// a wait that rounded to nothing read as a drop (a list_changed was lost
+// on a busy machine, when the budget stood a hair under one token).
+func TestTheFloodGateNeverDropsAMessageThatWaits(t *testing.T) {
+	g := newFloodGate(nil)
+	now := time.Now()
+	g.tokens, g.last = 1-1e-13, now
+	wait, pass := g.take(now, false)
+	assert.False(t, pass)
+	assert.Positive(t, wait, "a message that is not lossy waits, and is not dropped")
+	wait, pass = g.take(now, true)
+	assert.False(t, pass)
+	assert.Zero(t, wait, "a lossy one is dropped")
+}
+
 // Beyond the budget, progress and log notifications are dropped; any other
 // notification and a server's request wait, and are never lost.
 func TestTheFloodGateDropsOnlyLossyNotifications(t *testing.T) {
