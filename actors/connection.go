@@ -217,13 +217,13 @@ type mcpConnection struct {
 	queued   []queuedCall     // CallTool arrivals while connecting, in order
 	inflight map[uint64]*call // calls sent to the server, by ID
 	requests requestTable     // resources and prompts requests in flight (resources.go)
-	// callJobs hands a call to a worker that ran one and waits, for
-	// requestWorkerIdle, for the next; made on first use, by the mailbox,
-	// and closed when the session ends.
-	callJobs chan callJob
-	// deadlines cancel calls at their deadline, on one timer; made on
-	// first use, by the mailbox.
-	deadlines *deadlines
+	// callWorkers and requestWorkers run calls and requests on workers
+	// that served one before (pool, resources.go); their idle workers end
+	// when the session ends.
+	callWorkers    pool[callJob]
+	requestWorkers pool[requestJob]
+	// deadlines cancel calls and requests at their deadline, on one timer.
+	deadlines deadlines
 	pruneAt   int // inflight size at which finished calls are dropped
 
 	// FinishCalls senders, answered once no call is in flight; while there
@@ -354,6 +354,8 @@ func (c *mcpConnection) logTail(tail transportext.StderrTail) {
 func newConnection(cfg ConnectionConfig) *mcpConnection {
 	c := &mcpConnection{cfg: cfg, inflight: map[uint64]*call{}, pruneAt: 64, tokens: map[string]*call{},
 		log: logfield.Server(cfg.Logger, named.LabelOf(cfg.Transport)), dialOut: make(chan *dialDone, 1)}
+	c.callWorkers.serve = c.runJob
+	c.requestWorkers.serve = c.serveRequest
 	if cfg.Telemetry != nil {
 		c.peer = peerOf(cfg.Transport)
 	}
@@ -666,9 +668,6 @@ func (c *mcpConnection) onCallTool(sender *actor.PID, msg *messages.CallTool) {
 		}
 	}
 	if !msg.Deadline.IsZero() {
-		if c.deadlines == nil {
-			c.deadlines = &deadlines{}
-		}
 		cl.timer = &cl.dl
 		c.deadlines.add(cl.timer, msg.Deadline, cancel)
 	}
@@ -680,15 +679,7 @@ func (c *mcpConnection) onCallTool(sender *actor.PID, msg *messages.CallTool) {
 	}
 	c.inflight[msg.ID] = cl
 	c.wg.Add(1) // done by run
-	job := callJob{s: c.session, conn: c.conn, tail: c.tail, dc: c.direct, cl: cl}
-	if c.callJobs == nil {
-		c.callJobs = make(chan callJob)
-	}
-	select {
-	case c.callJobs <- job: // a worker waiting for one
-	default:
-		go c.callWorker(c.callJobs, job)
-	}
+	c.callWorkers.hand(callJob{s: c.session, conn: c.conn, tail: c.tail, dc: c.direct, cl: cl})
 }
 
 // callJob is one call for a worker, as run runs it.
@@ -700,12 +691,11 @@ type callJob struct {
 	cl   *call
 }
 
-// callWorker runs job, and then the calls handed to it while it waits,
-// until none comes for requestWorkerIdle or the session ends. A call
-// costs no goroutine of its own while calls keep coming; the worker is
-// counted in the connection's wg only while it runs one (see run).
-func (c *mcpConnection) callWorker(jobs <-chan callJob, job callJob) {
-	work(jobs, job, func(j callJob) { c.run(&j.cl.ctx, j.s, j.conn, j.tail, j.dc, j.cl, j.cl.msg) })
+// runJob runs a call on a worker (callWorkers): a call costs no goroutine
+// of its own while calls keep coming; the worker is counted in the
+// connection's wg only while it runs one (see run).
+func (c *mcpConnection) runJob(j callJob) {
+	c.run(&j.cl.ctx, j.s, j.conn, j.tail, j.dc, j.cl, j.cl.msg)
 }
 
 // prune drops the calls whose goroutines are done. Calls are not reported
@@ -1034,11 +1024,8 @@ func (c *mcpConnection) end(f *messages.Failure) {
 	if c.cancelList != nil {
 		c.cancelList()
 	}
-	c.requests.stopWorkers()
-	if c.callJobs != nil {
-		close(c.callJobs) // the idle call workers end
-		c.callJobs = nil
-	}
+	c.requestWorkers.stop()
+	c.callWorkers.stop()
 	// Each call's own goroutine answers it (or hands it back): cancelled
 	// with the connection's failure as the cause, it knows why.
 	ended := &connectionEnded{f: f, closing: c.closing}

@@ -33,28 +33,6 @@ import (
 type requestTable struct {
 	mu sync.Mutex
 	m  map[uint64]context.CancelCauseFunc
-	// jobs hands a request to a worker that served one and waits, for
-	// requestWorkerIdle, for the next; made on first use, by the mailbox.
-	jobs chan requestJob
-}
-
-// workers is t's channel to its idle workers; only the connection's
-// mailbox calls it.
-func (t *requestTable) workers() chan requestJob {
-	if t.jobs == nil {
-		t.jobs = make(chan requestJob)
-	}
-	return t.jobs
-}
-
-// stopWorkers ends the idle workers at once, when the session ends, so
-// that none outlives the connection by its idle wait; only the mailbox
-// calls it.
-func (t *requestTable) stopWorkers() {
-	if t.jobs != nil {
-		close(t.jobs)
-		t.jobs = nil
-	}
 }
 
 // requestJob is one request for a worker, as serveRequest runs it.
@@ -68,19 +46,41 @@ type requestJob struct {
 	msg    *messages.ServerRequest
 }
 
-// requestWorkerIdle is how long a goroutine that served a request waits
-// for the next before it ends (or until the session ends, whichever
-// comes first). A new goroutine's stack grows, by copies,
+// requestWorkerIdle is how long a goroutine that served a call or a
+// request waits for the next before it ends (or until the session ends,
+// whichever comes first). A new goroutine's stack grows, by copies,
 // to the depth of go-sdk's HTTP call and decoding on every request: about
 // as much time as the plugin's actor hops together. A worker's stack has
 // grown already. Short enough that nothing idles long past a Close.
 const requestWorkerIdle = 50 * time.Millisecond
 
-// requestWorker serves job, and then the jobs handed to it while it
-// waits, until none comes for requestWorkerIdle. It is counted in the
-// connection's wg only while it serves one (see onServerRequest).
-func (c *mcpConnection) requestWorker(jobs <-chan requestJob, job requestJob) {
-	work(jobs, job, c.serveRequest)
+// pool hands jobs to workers that served one before and wait for the
+// next: the connection's call and request workers. Only the connection's
+// mailbox uses it; serve is set once, when the connection is made.
+type pool[J any] struct {
+	jobs  chan J // made on first use; closed by stop
+	serve func(J)
+}
+
+// hand gives job to a worker waiting for one, or to a new worker.
+func (p *pool[J]) hand(job J) {
+	if p.jobs == nil {
+		p.jobs = make(chan J)
+	}
+	select {
+	case p.jobs <- job:
+	default:
+		go work(p.jobs, job, p.serve)
+	}
+}
+
+// stop ends the idle workers at once, when the session ends, so that none
+// outlives the connection by its idle wait.
+func (p *pool[J]) stop() {
+	if p.jobs != nil {
+		close(p.jobs)
+		p.jobs = nil
+	}
 }
 
 // work serves job, and then each job that arrives on jobs while it waits,
@@ -176,21 +176,12 @@ func (c *mcpConnection) onServerRequest(sender *actor.PID, msg *messages.ServerR
 	var timer *deadline
 	if !msg.Deadline.IsZero() {
 		// On the one timer of the connection's calls (deadlines.go).
-		if c.deadlines == nil {
-			c.deadlines = &deadlines{}
-		}
 		timer = &deadline{}
 		c.deadlines.add(timer, msg.Deadline, cancel)
 	}
 	c.requests.add(msg.ID, cancel)
 	c.wg.Add(1) // done by serveRequest
-	job := requestJob{ctx: ctx, cancel: cancel, timer: timer, s: c.session, tail: c.tail, sender: sender, msg: msg}
-	jobs := c.requests.workers()
-	select {
-	case jobs <- job: // a worker waiting for one
-	default:
-		go c.requestWorker(jobs, job)
-	}
+	c.requestWorkers.hand(requestJob{ctx: ctx, cancel: cancel, timer: timer, s: c.session, tail: c.tail, sender: sender, msg: msg})
 }
 
 // streamDrainWait bounds how long a request's context outlives its
