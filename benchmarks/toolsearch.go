@@ -42,6 +42,10 @@ const (
 // toolbox serves, each under its own server names: 2 × 582 = 1,164 tools.
 const SearchCopies = 2
 
+// searchResults is [toolbox.ToolSearch]'s default Results, the tools one
+// search loads.
+const searchResults = 5
+
 // ConversationMessages is the length of the OnRequest scenario's
 // conversation.
 const ConversationMessages = 200
@@ -52,7 +56,8 @@ type ToolSearchFigures struct {
 	// Tools and Servers count the corpus.
 	Tools, Servers int
 	// EagerBytes and DeferredBytes are the JSON of the definitions in the
-	// first request (name, description, schema; [toolbox.DefinitionBytes])
+	// first request (name, description, schema, what [toolbox.ToolSearch]'s Threshold
+	// counts)
 	// without and with tool search; the Tokens are the same text in
 	// o200k_base tokens (a provider's own wrapping of tools is not
 	// counted).
@@ -192,10 +197,19 @@ func DefinitionTokens(defs []host.ToolDefinition) (int, error) {
 	return n, nil
 }
 
+// definitionBytes is the size of defs as JSON objects with the keys
+// "name", "description" and "input_schema": what [toolbox.ToolSearch]'s
+// Threshold counts.
 func definitionBytes(defs []host.ToolDefinition) int {
 	n := 0
 	for _, d := range defs {
-		n += toolbox.DefinitionBytes(d)
+		name, _ := json.Marshal(d.Name)
+		desc, _ := json.Marshal(d.Description)
+		schema := len(d.InputSchema)
+		if schema == 0 {
+			schema = len("null")
+		}
+		n += len(`{"name":,"description":,"input_schema":}`) + len(name) + len(desc) + schema
 	}
 	return n
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/cuca-go/mcpconnector/internal/fixture/toolcorpus"
-	"github.com/cuca-go/mcpconnector/toolbox"
 )
 
 // AddToolSearch puts f into the report: its timed results become rows of
@@ -52,7 +51,7 @@ func (r *Report) toolSearchTargets() []Target {
 			Met:  f.OnRequest.Latency.P50 < 50*time.Microsecond,
 		},
 		{
-			Goal: fmt.Sprintf("recall of the needed tool at Results %d: at least 0.9", toolbox.DefaultToolSearchResults),
+			Goal: fmt.Sprintf("recall of the needed tool at Results %d: at least 0.9", searchResults),
 			Got:  fmt.Sprintf("%.3f over %d phrasings", f.Recall(), f.asked()),
 			Met:  f.Recall() >= 0.9,
 		},
@@ -126,7 +125,7 @@ func (f ToolSearchFigures) Markdown(w io.Writer) {
 		servers = append(servers, s)
 	}
 	sort.Strings(servers)
-	fmt.Fprintf(w, "| recall at Results %d | found | asked | recall |\n|---|--:|--:|--:|\n", toolbox.DefaultToolSearchResults)
+	fmt.Fprintf(w, "| recall at Results %d | found | asked | recall |\n|---|--:|--:|--:|\n", searchResults)
 	for _, s := range servers {
 		fmt.Fprintf(w, "| %s | %d | %d | %.2f |\n", s, f.Found[s], f.Asked[s], float64(f.Found[s])/float64(f.Asked[s]))
 	}

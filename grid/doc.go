@@ -35,7 +35,7 @@
 //
 //   - The hosting member dies: calls in flight there fail with
 //     plugin.ErrInternal once the member is reported lost plus
-//     plugin.DefaultLossGrace; none is sent again (unless
+//     the loss grace (plugin.WithLossGrace, 4 s); none is sent again (unless
 //     plugin.WithRetryIdempotent on the hosting side allows it for its
 //     tool). The next call activates the grain on a live member, which
 //     connects to the server anew; the facade refreshes its tools.

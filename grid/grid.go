@@ -27,11 +27,11 @@ import (
 // KindName is the cluster kind of MCP connection grains, "mcp-connection".
 const KindName = "mcp-connection"
 
-// DefaultDrainTimeout is how long a stopping grain lets its calls in flight
-// finish unless [WithDrainTimeout] says otherwise. It is below
-// plugin.DefaultLossGrace, so that a member leaving gracefully answers its
+// defaultDrainTimeout is how long a stopping grain lets its calls in flight
+// finish unless [WithDrainTimeout] says otherwise. It is below a facade's
+// default loss grace (plugin.WithLossGrace, 4 s), so that a member leaving gracefully answers its
 // calls before callers give up.
-const DefaultDrainTimeout = 2 * time.Second
+const defaultDrainTimeout = 2 * time.Second
 
 // KindOption configures the grains of [NewKind], on the member that hosts
 // them.
@@ -54,7 +54,7 @@ type kindOptions struct {
 
 // WithDrainTimeout sets how long a grain that is being stopped (its member
 // leaving, or it moving to another member) lets its calls in flight finish
-// before its connection closes; default [DefaultDrainTimeout]. Zero or
+// before its connection closes; default 2 seconds. Zero or
 // negative means the default.
 func WithDrainTimeout(d time.Duration) KindOption {
 	return kindOptionFunc(func(o *kindOptions) { o.drainTimeout = d })
@@ -101,7 +101,7 @@ func grainProps(transportFor func(identity string) (transport.McpTransport, erro
 		}
 	}
 	if o.drainTimeout <= 0 {
-		o.drainTimeout = DefaultDrainTimeout
+		o.drainTimeout = defaultDrainTimeout
 	}
 	// The connection and supervision the options set; a grain's first
 	// connection that fails is retried.

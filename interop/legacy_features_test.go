@@ -489,11 +489,11 @@ func TestLegacyEverythingToolbox(t *testing.T) {
 
 	var (
 		mu       sync.Mutex
-		approved []toolbox.ApprovalRequest
+		approved []plugin.ApprovalRequest
 	)
 	tb, err := toolbox.Open(ctx, cfg, toolbox.WithManifestDir(manifests), toolbox.WithPinnedTools(),
 		toolbox.WithToolSearch(toolbox.ToolSearch{}),
-		toolbox.WithApprovalHandler(func(_ context.Context, req toolbox.ApprovalRequest) error {
+		toolbox.WithApprovalHandler(func(_ context.Context, req plugin.ApprovalRequest) error {
 			mu.Lock()
 			defer mu.Unlock()
 			approved = append(approved, req)
@@ -518,6 +518,6 @@ func TestLegacyEverythingToolbox(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	require.Len(t, approved, 1)
-	assert.Equal(t, "echo", approved[0].ServerTool)
+	assert.Equal(t, "echo", approved[0].Tool)
 	assert.Equal(t, "c1", approved[0].CallID)
 }

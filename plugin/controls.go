@@ -20,7 +20,7 @@ type controls struct {
 	idleTimeout    time.Duration
 	maxResultBytes int
 	// maxResultSource names where maxResultBytes came from, for errors;
-	// "" means WithMaxResultBytes (see WithMaxResultBytesFrom).
+	// "" means WithMaxResultBytes (a toolbox entry names its own).
 	maxResultSource string
 	onToolUI        func(context.Context, host.ToolResult, *ToolUI, error) // WithToolUIHandler (apps.go)
 	resourceTools   resourceTools                                          // WithResourceTools (resourcetools.go)
@@ -31,7 +31,9 @@ type controls struct {
 // call, before anything of it reaches the server.
 type ApprovalRequest struct {
 	// Server names the server as errors do ([McpPlugin.Server]), e.g.
-	// `stdio "srv"`, or `server "github" (stdio "npx")` in a toolbox.
+	// `stdio "srv"`, or `server "github" (stdio "npx")` in a toolbox; a
+	// toolbox's own handler (toolbox.WithApprovalHandler) gets the
+	// server's name in the config, "github".
 	Server string
 	// Tool is the server's own name of the tool (in a toolbox, not the
 	// exposed name).
@@ -70,7 +72,9 @@ func WithApproval(approve func(ctx context.Context, req ApprovalRequest) error) 
 
 // Progress is one notifications/progress of the server for a call.
 type Progress struct {
-	// Server, Tool and CallID are as in [ApprovalRequest].
+	// Server, Tool and CallID are as in [ApprovalRequest] (a toolbox's
+	// handler, toolbox.WithProgressHandler, gets the server's name in the
+	// config).
 	Server, Tool, CallID string
 	// Progress is the server's count so far; Total is zero when the
 	// server does not know it.
@@ -121,18 +125,8 @@ func WithMaxResultBytes(n int) Option {
 	})
 }
 
-// WithMaxResultBytesFrom is [WithMaxResultBytes] for a cap that came from
-// elsewhere than the program's code: source names it in the errors the cap
-// causes (e.g. [ErrResultTooLarge]'s) in place of the option's name. A
-// toolbox gives an mcp.json entry's "maxResultBytes" so, as
-// `"maxResultBytes" of server "docs"`. An empty source names the option.
-func WithMaxResultBytesFrom(n int, source string) Option {
-	return newOption("WithMaxResultBytesFrom", call, func(o *options) {
-		o.maxResultBytes, o.maxResultSource = max(n, 0), source
-	})
-}
-
-// maxResultFrom names where the result cap came from: its source, or the
+// maxResultFrom names where the result cap came from: its source (a
+// pluginopt.ResultCapSource's, a toolbox entry's "maxResultBytes"), or the
 // option.
 func (c *controls) maxResultFrom() string {
 	if c.maxResultSource != "" {

@@ -14,13 +14,13 @@ import (
 	"github.com/cuca-go/mcpconnector/messages"
 )
 
-// DefaultLossGrace is how long calls in flight wait for their answers after
+// defaultLossGrace is how long calls in flight wait for their answers after
 // the actor they went to is reported lost ([WithLossGrace]).
-const DefaultLossGrace = 4 * time.Second
+const defaultLossGrace = 4 * time.Second
 
 // WithLossGrace sets how long a facade's calls in flight still wait for
-// their answers once the actor they went to is reported lost (default
-// [DefaultLossGrace]): a member leaving gracefully is reported before it
+// their answers once the actor they went to is reported lost (default 4
+// seconds): a member leaving gracefully is reported before it
 // has finished its calls, a member that died never finishes them. Past it
 // such a call fails with [ErrInternal]; it is never sent again. It is an
 // option of a facade (grid.Connect): a plugin that spawns its connection
@@ -51,7 +51,7 @@ func follow(ctx context.Context, t link.Target, o *options) (*McpPlugin, error) 
 	}
 	o.System = system
 	p := newFacade(server, server, o)
-	grace := DefaultLossGrace
+	grace := defaultLossGrace
 	if o.LossGrace > 0 {
 		grace = o.LossGrace
 	}

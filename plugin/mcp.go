@@ -265,7 +265,7 @@ func newFacade(server, label string, o *options) *McpPlugin {
 		logger = logger.With(zap.String("mcp_server", label))
 	}
 	p := &McpPlugin{server: server, logger: logger, system: o.System, done: make(chan struct{}),
-		callTimeout: DefaultCallTimeout, toolTimeout: o.toolTimeout, controls: o.controls, taskTimeout: o.taskTimeout,
+		callTimeout: defaultCallTimeout, toolTimeout: o.toolTimeout, controls: o.controls, taskTimeout: o.taskTimeout,
 		label: label, taskStore: o.taskStore,
 		toolRefresh: o.Supervisor.Connection.ToolRefresh,
 		tel:         o.Supervisor.Connection.Telemetry}

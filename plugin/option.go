@@ -14,8 +14,7 @@ import (
 // (grid.NewKind's grains answer every call with that error):
 //
 //   - the options of calls ([WithApproval], [WithProgress],
-//     [WithIdleTimeout], [WithMaxResultBytes], [WithMaxResultBytesFrom],
-//     [WithDefaultCallTimeout],
+//     [WithIdleTimeout], [WithMaxResultBytes], [WithDefaultCallTimeout],
 //     [WithCallTimeoutCap], [WithStatusHandler], [WithToolUIHandler])
 //     everywhere but a kind;
 //   - the options of the connection and its supervision
@@ -88,6 +87,9 @@ func applyOptions[O interface{ apply(*options) }](opts []O) *options {
 	for _, opt := range opts {
 		if any(opt) != nil {
 			opt.apply(o)
+			if s, ok := any(opt).(pluginopt.ResultCapSource); ok {
+				o.maxResultSource = s.MaxResultSource() // a toolbox entry's cap
+			}
 		}
 	}
 	o.Finish()

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuca-go/mcpconnector/host"
+	"github.com/cuca-go/mcpconnector/internal/core/pluginopt"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"
@@ -157,7 +158,7 @@ func TestReadResourceErrors(t *testing.T) {
 	require.ErrorAs(t, err, &pe)
 	assert.Equal(t, `resources/read "file:///big.txt"`, pe.Op)
 	assert.ErrorContains(t, err, "the cap is 1.0 KiB (WithMaxResultBytes)")
-	from, _, _ := connectResources(t, plugin.WithMaxResultBytesFrom(1024, `"maxResultBytes" of server "docs"`))
+	from, _, _ := connectResources(t, capFrom{plugin.WithMaxResultBytes(1024), `"maxResultBytes" of server "docs"`})
 	_, err = from.ReadResource(t.Context(), "file:///big.txt")
 	assert.ErrorIs(t, err, plugin.ErrResultTooLarge)
 	assert.ErrorContains(t, err, `the cap is 1.0 KiB ("maxResultBytes" of server "docs")`, "the cap's source named")
@@ -271,3 +272,14 @@ func TestResourcesAfterClose(t *testing.T) {
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, plugin.ErrInternal))
 }
+
+// capFrom is a result cap that names where it came from, as a toolbox
+// gives an entry's "maxResultBytes" (pluginopt.ResultCapSource).
+type capFrom struct {
+	plugin.Option
+	source string
+}
+
+var _ pluginopt.ResultCapSource = capFrom{}
+
+func (c capFrom) MaxResultSource() string { return c.source }

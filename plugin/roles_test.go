@@ -48,7 +48,6 @@ func TestOptionsSayWhereTheyTakeEffect(t *testing.T) {
 		{"WithProgress", plugin.WithProgress(nil), call},
 		{"WithIdleTimeout", plugin.WithIdleTimeout(time.Second), call},
 		{"WithMaxResultBytes", plugin.WithMaxResultBytes(1), call},
-		{"WithMaxResultBytesFrom", plugin.WithMaxResultBytesFrom(1, "x"), call},
 		{"WithDefaultCallTimeout", plugin.WithDefaultCallTimeout(time.Second), call},
 		{"WithCallTimeoutCap", plugin.WithCallTimeoutCap(time.Second), call},
 		{"WithStatusHandler", plugin.WithStatusHandler(nil), call},

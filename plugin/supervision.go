@@ -13,12 +13,12 @@ type supervision struct {
 	toolTimeout    time.Duration
 }
 
-// DefaultCallTimeout bounds a tool call whose ctx has no deadline.
-const DefaultCallTimeout = 5 * time.Minute
+// defaultCallTimeout bounds a tool call whose ctx has no deadline.
+const defaultCallTimeout = 5 * time.Minute
 
 // WithDefaultCallTimeout sets the default bound of a tool call: it applies
-// to every call whose ctx has no deadline of its own (default
-// [DefaultCallTimeout]), so that a server that never answers cannot hold a
+// to every call whose ctx has no deadline of its own (default 5
+// minutes), so that a server that never answers cannot hold a
 // stream forever; a ctx with a deadline replaces it. Past it the call is
 // cancelled on the server and fails with [ErrInternal], matching
 // context.DeadlineExceeded and naming the limit. Zero or negative means no

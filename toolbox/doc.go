@@ -25,8 +25,9 @@
 // [Toolbox.Status] reports it, and its tools appear when it comes up.
 //
 // Each tool is exposed as <prefix><tool>, the prefix being "<server>__"
-// unless the entry sets "prefix"; [ExposedName] makes the name safe for
-// OpenAI-compatible APIs. Two tools with one exposed name are an error,
+// unless the entry sets "prefix", made safe for OpenAI-compatible APIs:
+// each character outside [A-Za-z0-9_-] becomes '_', and a name over 64
+// bytes is cut to 55 followed by '_' and 8 hex digits of its hash. Two tools with one exposed name are an error,
 // never one shadowing the other. [Toolbox.OnStreamChunk] routes each tool
 // call by exposed name to its server, and [Toolbox.CallTool] does the same
 // as a future; [Toolbox.Plugin] gives one server's [plugin.McpPlugin].
@@ -77,7 +78,7 @@
 // with [plugin.ErrDenied] wrapping [ErrToolChanged], and [Toolbox.Status]
 // and [Toolbox.HeldTools] say what changed. [Toolbox.AcceptTools] pins the
 // current list. With lazy servers or pins and no [WithManifestDir], the
-// manifests go to [DefaultManifestDir]. The files (their layout, digests
+// manifests go to os.UserCacheDir()/mcpconnector. The files (their layout, digests
 // and atomic writes) are internal; the toolbox decides when to write them
 // and what to hold out.
 //
@@ -106,16 +107,16 @@
 // naming its problem, the others starting; a server of an untrusted layer
 // not approved starts nothing ([ErrUntrusted]); a "headersHelper" runs
 // before the server is reached and again on a 401, within
-// [HeadersHelperTimeout], its output never logged ([ErrHeadersHelper]).
+// 10 seconds, its output never logged ([ErrHeadersHelper]).
 //
 // # Sections
 //
 //   - Server policy: [WithServerPolicy], [ServerPolicy], [ServerMatch], [PolicyDecision], [ErrDeniedByPolicy].
 //   - Running: [Open], [Option], [Toolbox], [ErrRequiredServer], [ErrApprovalHandlerMissing],
-//     [ErrUntrusted], [HeadersHelperTimeout], [ErrHeadersHelper].
-//   - Names: [ExposedName], [ErrNameCollision], [ErrUnknownTool].
-//   - Tool search: [WithToolSearch], [ToolSearch], [Toolbox.Search], [Toolbox.OnRequest], [DefinitionBytes].
-//   - Lazy servers and pins: [WithManifestDir], [DefaultManifestDir], [Toolbox.Start], [WithPinnedTools],
+//     [ErrUntrusted], [ErrHeadersHelper].
+//   - Names: [ErrNameCollision], [ErrUnknownTool].
+//   - Tool search: [WithToolSearch], [ToolSearch], [Toolbox.Search], [Toolbox.OnRequest].
+//   - Lazy servers and pins: [WithManifestDir], [Toolbox.Start], [WithPinnedTools],
 //     [Toolbox.HeldTools], [HeldTool], [Toolbox.AcceptTools], [ErrToolChanged], [ErrUnknownServer].
 //   - Resources and prompts: [Toolbox.ListResources], [Toolbox.ListResourceTemplates], [Toolbox.ReadResource],
 //     [Toolbox.ListPrompts], [Toolbox.GetPrompt], [Resource], [ResourceTemplate], [Prompt]; for the model,

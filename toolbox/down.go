@@ -50,7 +50,7 @@ func (t *Toolbox) setDown(rt *routeTable) {
 		if prefix == "" {
 			continue
 		}
-		prefix = ExposedName(prefix, "")
+		prefix = exposedName(prefix, "")
 		if len(prefix) > maxNameLength-hashSuffixLength {
 			prefix = prefix[:maxNameLength-hashSuffixLength] // a long name is cut there
 		}

@@ -2,12 +2,10 @@ package toolbox
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
-	"github.com/cuca-go/mcpconnector/toolbox/internal/serverrules"
 )
 
 // ServerStatus is a change of one server's status, as [WithStatusHandler]
@@ -33,56 +31,26 @@ func WithStatusHandler(h func(ServerStatus)) Option {
 	return optionFunc(func(o *options) { o.onStatus = h })
 }
 
-// Progress is a notifications/progress a server sent for a tool call, as
-// [WithProgressHandler] reports it.
-type Progress struct {
-	// Server is the server's name in the config.
-	Server string
-	// Tool is the tool's exposed name, the one the model called;
-	// ServerTool its name on the server.
-	Tool, ServerTool string
-	// CallID is the ID of the model's ToolCall block when the call came
-	// through [Toolbox.OnStreamChunk], empty for [Toolbox.CallTool].
-	CallID string
-	// Progress is the server's count so far; Total is zero when the
-	// server does not know it.
-	Progress, Total float64
-	// Message is the server's text, if any.
-	Message string
-}
-
 // WithProgressHandler gives every tool call a progress token and passes
-// each notifications/progress a server sends for it to h, with the
-// server's name and the tool's exposed name, as [plugin.WithProgress]
-// does (same ordering and same constraints: h must return quickly). It
-// replaces a plugin.WithProgress given in [WithPluginOptions].
-func WithProgressHandler(h func(Progress)) Option {
+// each notifications/progress a server sends for it to h, as
+// [plugin.WithProgress] does (same ordering and same constraints: h must
+// return quickly), with the progress's Server the server's name in the
+// config and its Tool the tool's name on the server (the model's ToolCall
+// with CallID has its exposed name; [Toolbox.Tools] maps one to the
+// other). It replaces a plugin.WithProgress given in [WithPluginOptions].
+func WithProgressHandler(h func(plugin.Progress)) Option {
 	return optionFunc(func(o *options) { o.onProgress = h })
 }
 
-// ApprovalRequest is a tool call awaiting the decision of
-// [WithApprovalHandler]'s function, before it is sent.
-type ApprovalRequest struct {
-	// Server is the server's name in the config.
-	Server string
-	// Tool is the tool's exposed name, the one the model called;
-	// ServerTool its name on the server.
-	Tool, ServerTool string
-	// CallID is the ID of the model's ToolCall block when the call comes
-	// through [Toolbox.OnStreamChunk], empty for [Toolbox.CallTool].
-	CallID string
-	// Arguments is the JSON object that would be sent, or empty for none.
-	Arguments json.RawMessage
-}
-
 // WithApprovalHandler has approve decide on the tool calls that need a
-// decision, as [plugin.WithApproval]'s function does, with the server's
-// name and the tool's exposed name: every call of a server whose entry
+// decision, as [plugin.WithApproval]'s function does, with the request's
+// Server the server's name in the config and its Tool the tool's name on
+// the server (as in [WithProgressHandler]): every call of a server whose entry
 // sets no approval mode, and those the modes ask about (see
 // mcpconfig.ApprovalMode). A nil error lets the call go; any other denies
 // it with [plugin.ErrDenied]. It replaces a plugin.WithApproval given in
 // [WithPluginOptions].
-func WithApprovalHandler(approve func(ctx context.Context, req ApprovalRequest) error) Option {
+func WithApprovalHandler(approve func(ctx context.Context, req plugin.ApprovalRequest) error) Option {
 	return optionFunc(func(o *options) { o.onApproval = approve })
 }
 
@@ -96,24 +64,19 @@ func (t *Toolbox) eventOptions(sc *mcpconfig.Server, o *options) []plugin.Option
 	}
 	if h := o.onProgress; h != nil {
 		opts = append(opts, plugin.WithProgress(func(p plugin.Progress) {
-			h(Progress{Server: name, Tool: exposedOf(sc, p.Tool), ServerTool: p.Tool, CallID: p.CallID,
-				Progress: p.Progress, Total: p.Total, Message: p.Message})
+			p.Server = name
+			h(p)
 		}))
 	}
 	return opts
 }
 
-// exposedOf is the exposed name of the server sc's tool.
-func exposedOf(sc *mcpconfig.Server, tool string) string {
-	return ExposedName(serverrules.ToolPrefix(sc), tool)
-}
-
 // approvalHandler is [WithApprovalHandler]'s function as the host's
 // approval function of the server sc.
-func approvalHandler(sc *mcpconfig.Server, approve func(context.Context, ApprovalRequest) error) func(context.Context, plugin.ApprovalRequest) error {
+func approvalHandler(sc *mcpconfig.Server, approve func(context.Context, plugin.ApprovalRequest) error) func(context.Context, plugin.ApprovalRequest) error {
 	return func(ctx context.Context, req plugin.ApprovalRequest) error {
-		return approve(ctx, ApprovalRequest{Server: sc.Name, Tool: exposedOf(sc, req.Tool), ServerTool: req.Tool,
-			CallID: req.CallID, Arguments: req.Arguments})
+		req.Server = sc.Name
+		return approve(ctx, req)
 	}
 }
 

@@ -18,15 +18,15 @@ import (
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 )
 
-// HeadersHelperTimeout bounds each run of a server's headersHelper
+// headersHelperTimeout bounds each run of a server's headersHelper
 // ([mcpconfig.Server.HeadersHelper]); one that has not printed its headers
 // by then is killed, and the request that needed them fails.
-const HeadersHelperTimeout = 10 * time.Second
+const headersHelperTimeout = 10 * time.Second
 
 // ErrHeadersHelper is wrapped by the error of a request whose server's
-// headersHelper failed: it did not start, exited with an error, ran out
-// of [HeadersHelperTimeout], or printed something other than one JSON
-// object of string values. The error says which, never what the helper
+// headersHelper failed: it did not start, exited with an error, had not
+// printed its headers within 10 seconds, or printed something other than
+// one JSON object of string values. The error says which, never what the helper
 // printed, which holds credentials; the server's status error
 // ([Toolbox.Status]) quotes it.
 var ErrHeadersHelper = errors.New("toolbox: headersHelper failed")
@@ -46,7 +46,7 @@ type headersHelper struct {
 // of base's transport (nil: the default one). A redirect to another origin,
 // or from https to http, is refused, as the transport's own client does.
 func newHeadersClient(sc *mcpconfig.Server, base *http.Client) *http.Client {
-	h := &headersHelper{server: sc.Name, url: sc.URL, command: sc.HeadersHelper, timeout: HeadersHelperTimeout}
+	h := &headersHelper{server: sc.Name, url: sc.URL, command: sc.HeadersHelper, timeout: headersHelperTimeout}
 	c := origin.Client(base)
 	next := c.Transport
 	if next == nil {

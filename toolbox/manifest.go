@@ -16,10 +16,10 @@ import (
 	"github.com/cuca-go/mcpconnector/toolbox/internal/manifest"
 )
 
-// DefaultManifestDir is where manifests are kept when a server is lazy or
+// defaultManifestDir is where manifests are kept when a server is lazy or
 // tools are pinned and [WithManifestDir] names no directory:
 // os.UserCacheDir()/mcpconnector.
-func DefaultManifestDir() (string, error) {
+func defaultManifestDir() (string, error) {
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		return "", err
@@ -40,7 +40,7 @@ func (t *Toolbox) openStore(cfg *mcpconfig.Config, o *options) error {
 	}
 	var err error
 	if dir == "" {
-		if dir, err = DefaultManifestDir(); err != nil {
+		if dir, err = defaultManifestDir(); err != nil {
 			return &plugin.Error{Kind: plugin.KindIO, Op: "manifest", Err: fmt.Errorf("toolbox: no manifest dir: %w", err)}
 		}
 	}

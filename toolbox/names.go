@@ -13,7 +13,7 @@ const maxNameLength = 64
 // hashSuffixLength is '_' and 8 hex digits, what a cut name ends with.
 const hashSuffixLength = 9
 
-// ExposedName returns the name under which the model sees a server's tool:
+// exposedName returns the name under which the model sees a server's tool:
 // prefix+tool with every character outside [A-Za-z0-9_-] replaced by '_'
 // (one '_' per character, however many bytes it takes; one per byte of
 // invalid UTF-8). A result longer than 64 bytes (the longest tool name
@@ -25,7 +25,7 @@ const hashSuffixLength = 9
 //
 // Sanitising can make two short names equal ("a.b" and "a_b"); callers that
 // expose several tools must check for that.
-func ExposedName(prefix, tool string) string {
+func exposedName(prefix, tool string) string {
 	full := prefix + tool
 	if full == "" {
 		return "_"

@@ -36,7 +36,7 @@ func TestExposedName(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := ExposedName(c.prefix, c.tool)
+			got := exposedName(c.prefix, c.tool)
 			assert.Equal(t, c.want, got)
 			assert.Regexp(t, openAIName, got)
 		})
@@ -52,7 +52,7 @@ func TestExposedNameLongNamesStayDistinct(t *testing.T) {
 	}
 	for name, pair := range pairs {
 		t.Run(name, func(t *testing.T) {
-			a, b := ExposedName("", pair[0]), ExposedName("", pair[1])
+			a, b := exposedName("", pair[0]), exposedName("", pair[1])
 			assert.NotEqual(t, a, b)
 			for _, n := range []string{a, b} {
 				assert.Len(t, n, maxNameLength)
@@ -61,12 +61,12 @@ func TestExposedNameLongNamesStayDistinct(t *testing.T) {
 		})
 	}
 	t.Run("200 characters", func(t *testing.T) {
-		got := ExposedName("srv__", strings.Repeat("t", 195))
+		got := exposedName("srv__", strings.Repeat("t", 195))
 		assert.Len(t, got, maxNameLength)
 		assert.Equal(t, "srv__"+strings.Repeat("t", 50)+"_", got[:56])
-		assert.Equal(t, got, ExposedName("srv__", strings.Repeat("t", 195)), "stable")
+		assert.Equal(t, got, exposedName("srv__", strings.Repeat("t", 195)), "stable")
 	})
 	t.Run("prefix and tool split anywhere give the same name", func(t *testing.T) {
-		assert.Equal(t, ExposedName("ab", long), ExposedName("a", "b"+long))
+		assert.Equal(t, exposedName("ab", long), exposedName("a", "b"+long))
 	})
 }

@@ -46,8 +46,8 @@ type options struct {
 	// The handlers of WithStatusHandler, WithProgressHandler and
 	// WithApprovalHandler (events.go).
 	onStatus   func(ServerStatus)
-	onProgress func(Progress)
-	onApproval func(context.Context, ApprovalRequest) error
+	onProgress func(plugin.Progress)
+	onApproval func(context.Context, plugin.ApprovalRequest) error
 	test       *testHooks // the tests' rendezvous points
 }
 
@@ -130,8 +130,8 @@ func (o *options) misplaced() error {
 // entry that changes its command does not use the old file; files are
 // written atomically with mode 0600, and a corrupt or unreadable one is
 // ignored with a warning. Without it no file is written, unless a server
-// is "lazy" or tools are pinned: then dir is [DefaultManifestDir]. A dir
-// that cannot be created fails [Open] with [plugin.ErrIO] naming it.
+// is "lazy" or tools are pinned: then dir is
+// os.UserCacheDir()/mcpconnector. A dir that cannot be created fails [Open] with [plugin.ErrIO] naming it.
 func WithManifestDir(dir string) Option {
 	return optionFunc(func(o *options) { o.manifestDir = dir })
 }

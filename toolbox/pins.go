@@ -70,7 +70,7 @@ func (t *Toolbox) holdOut(s *server, st *serverTools, pins map[string]manifest.D
 		if !serverrules.AllowsTool(s.cfg, tool.Name) {
 			continue
 		}
-		h := HeldTool{Server: s.cfg.Name, Tool: tool.Name, Name: ExposedName(serverrules.ToolPrefix(s.cfg), tool.Name), New: isNew, Changed: changed}
+		h := HeldTool{Server: s.cfg.Name, Tool: tool.Name, Name: exposedName(serverrules.ToolPrefix(s.cfg), tool.Name), New: isNew, Changed: changed}
 		held[tool.Name] = h
 		if old, was := s.held[tool.Name]; !was || !slices.Equal(old.Changed, h.Changed) {
 			t.logger.Warn("mcp tool held out: "+h.why(), zap.String("mcp_server", s.cfg.Name), zap.String("tool", tool.Name),

@@ -251,7 +251,7 @@ func (t *Toolbox) serverRoutes(s *server, lists map[*server]*serverTools, prev, 
 		if _, ok := lists[s].defs[tool.Name]; !ok || !serverrules.AllowsTool(s.cfg, tool.Name) {
 			continue
 		}
-		exposed := ExposedName(serverrules.ToolPrefix(s.cfg), tool.Name)
+		exposed := exposedName(serverrules.ToolPrefix(s.cfg), tool.Name)
 		r := &route{server: s, tool: tool.Name, name: exposed}
 		if t.search != nil && exposed == t.search.Name {
 			return nil, searchCollision(exposed, r)

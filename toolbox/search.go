@@ -19,7 +19,7 @@ type ToolSearch struct {
 	// [DefaultToolSearchName].
 	Name string
 	// Results is how many tools one search loads; zero or negative means
-	// [DefaultToolSearchResults].
+	// 5.
 	Results int
 	// Threshold, in bytes, defers tools only when the JSON of every exposed
 	// definition (name, description, schema) adds up to more; zero or
@@ -34,9 +34,9 @@ const (
 	// DefaultToolSearchName is the search tool's name unless
 	// [ToolSearch.Name] says otherwise.
 	DefaultToolSearchName = "tool_search"
-	// DefaultToolSearchResults is how many tools a search loads unless
+	// defaultToolSearchResults is how many tools a search loads unless
 	// [ToolSearch.Results] says otherwise.
-	DefaultToolSearchResults = 5
+	defaultToolSearchResults = 5
 	// maxInstructionsBytes bounds what [Toolbox.OnRequest] passes on of
 	// each server's instructions; longer ones are cut with a marker.
 	maxInstructionsBytes = 2048
@@ -64,7 +64,7 @@ func WithToolSearch(s ToolSearch) Option {
 		s.Name = DefaultToolSearchName
 	}
 	if s.Results <= 0 {
-		s.Results = DefaultToolSearchResults
+		s.Results = defaultToolSearchResults
 	}
 	s.Threshold = max(s.Threshold, 0)
 	return optionFunc(func(o *options) { o.search = &s })
@@ -76,7 +76,7 @@ func (s *ToolSearch) validate() error {
 	if s == nil {
 		return nil
 	}
-	if len(s.Name) > maxNameLength || ExposedName("", s.Name) != s.Name {
+	if len(s.Name) > maxNameLength || exposedName("", s.Name) != s.Name {
 		return fmt.Errorf("toolbox: tool search name %q: want 1 to %d of [A-Za-z0-9_-]", s.Name, maxNameLength)
 	}
 	return nil
@@ -110,11 +110,6 @@ func newSearchTable(rt *routeTable, cfg *ToolSearch, cache *toolsearch.WordCache
 			return serverInstructions(rt.byName[rt.tools[i].Name].server)
 		}}, cache)
 }
-
-// DefinitionBytes is the size of def as JSON with the keys "name",
-// "description" and "input_schema": what [WithToolSearch]'s threshold
-// counts.
-func DefinitionBytes(def host.ToolDefinition) int { return toolsearch.DefinitionBytes(def) }
 
 // Search returns the tools a tool search for query loads, best first: the
 // exposed tools it names, when it is only exposed names separated by

@@ -14,6 +14,7 @@ import (
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
+	"github.com/cuca-go/mcpconnector/toolbox/internal/toolsearch"
 )
 
 var searchOn = toolbox.WithToolSearch(toolbox.ToolSearch{})
@@ -242,13 +243,13 @@ func TestThresholdDefersOnlyAboveTheTotal(t *testing.T) {
 	total := 0
 	var all []string
 	for _, d := range plain.ToolDefinitions() {
-		total += toolbox.DefinitionBytes(d)
+		total += toolsearch.DefinitionBytes(d)
 		all = append(all, d.Name)
 	}
 	raw, err := json.Marshal(map[string]any{"name": all[0], "description": plain.ToolDefinitions()[0].Description,
 		"input_schema": plain.ToolDefinitions()[0].InputSchema})
 	require.NoError(t, err)
-	assert.Equal(t, len(raw), toolbox.DefinitionBytes(plain.ToolDefinitions()[0]), "the JSON of name, description and schema")
+	assert.Equal(t, len(raw), toolsearch.DefinitionBytes(plain.ToolDefinitions()[0]), "the JSON of name, description and schema")
 
 	// Without the option OnRequest adds nothing.
 	assert.Empty(t, published(t, plain, nil))
@@ -344,12 +345,12 @@ func TestFirstRequestShrinksOnRealToolLists(t *testing.T) {
 	tb := open(t, config(t, entries), searchOn)
 	eager, deferred := 0, 0
 	for _, d := range tb.ToolDefinitions() {
-		eager += toolbox.DefinitionBytes(d)
+		eager += toolsearch.DefinitionBytes(d)
 	}
 	req := host.NewRequest("m").AddMessage(host.RoleUser, host.Text{Text: "hello"})
 	require.NoError(t, tb.OnRequest(context.Background(), req))
 	for _, d := range req.Tools {
-		deferred += toolbox.DefinitionBytes(d)
+		deferred += toolsearch.DefinitionBytes(d)
 	}
 	t.Logf("%d tools over %d servers: %d bytes of definitions eager, %d deferred (%.1f%% fewer)",
 		len(tb.Tools()), len(servers), eager, deferred, 100*(1-float64(deferred)/float64(eager)))

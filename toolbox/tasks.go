@@ -17,9 +17,9 @@ import (
 // model, unless [TaskResultTool.Named] gives another.
 const TaskResultToolName = "get_task_result"
 
-// MaxTaskResultWait bounds the wait_seconds a model may ask
+// maxTaskResultWait bounds the wait_seconds a model may ask
 // [TaskResultTool]'s tool to wait for a result.
-const MaxTaskResultWait = 60 * time.Second
+const maxTaskResultWait = 60 * time.Second
 
 // TaskResultTool is the model's way back to a detached call: a tool call
 // whose task (SEP-2663) ran longer than [plugin.TaskOptions.DetachAfter]
@@ -123,7 +123,7 @@ func (r *TaskResultTool) answer(ctx context.Context, tc host.ToolCall) host.Tool
 	if args.TaskID == "" {
 		return host.ToolResult{Content: "invalid arguments: task_id is required", IsError: true}
 	}
-	wait := min(max(time.Duration(args.WaitSeconds*float64(time.Second)), 0), MaxTaskResultWait)
+	wait := min(max(time.Duration(args.WaitSeconds*float64(time.Second)), 0), maxTaskResultWait)
 	var known []string
 	for _, p := range r.plugins() {
 		for _, d := range p.DetachedTasks() {

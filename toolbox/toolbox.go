@@ -18,6 +18,7 @@ import (
 	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/core/named"
+	"github.com/cuca-go/mcpconnector/internal/core/pluginopt"
 	"github.com/cuca-go/mcpconnector/internal/core/toolboxremote"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
@@ -39,7 +40,7 @@ var sharedSystem = sync.OnceValue(func() *actor.ActorSystem {
 const pluginName = "mcp-toolbox"
 
 // Toolbox is many MCP servers as one [host.Plugin]: every server's tools
-// under their exposed names (see [ExposedName]), each tool call routed to
+// under their exposed names (see the package doc), each tool call routed to
 // its server. It is safe for concurrent use.
 type Toolbox struct {
 	host.Base
@@ -512,7 +513,7 @@ func (t *Toolbox) pluginOptions(sc *mcpconfig.Server, o *options) []plugin.Optio
 		opts = append(opts, plugin.WithApproval(t.approval(sc, approve)))
 	}
 	if sc.MaxResultBytes > 0 {
-		opts = append(opts, plugin.WithMaxResultBytesFrom(sc.MaxResultBytes, fmt.Sprintf(`"maxResultBytes" of server %q`, sc.Name)))
+		opts = append(opts, entryCap{plugin.WithMaxResultBytes(sc.MaxResultBytes), fmt.Sprintf(`"maxResultBytes" of server %q`, sc.Name)})
 	}
 	if o.resourceTools {
 		opts = append(opts, plugin.WithResourceTools()) // resource links name the read tool
@@ -718,3 +719,15 @@ func (t *Toolbox) ToolDefinitions() []host.ToolDefinition {
 	t.touch()
 	return append([]host.ToolDefinition(nil), t.routes.Load().definitions()...)
 }
+
+// entryCap is plugin.WithMaxResultBytes for an entry's "maxResultBytes",
+// naming the entry in the errors the cap causes
+// (internal/core/pluginopt.ResultCapSource).
+type entryCap struct {
+	plugin.Option
+	source string
+}
+
+var _ pluginopt.ResultCapSource = entryCap{}
+
+func (c entryCap) MaxResultSource() string { return c.source }

@@ -15,8 +15,8 @@ import (
 // connection's Read returns for its handlers without a bound, and reads on
 // while they run, so a server that floods notifications would grow the
 // client's memory without end (about 600 bytes a notification). Each
-// connection of this package lets through NotificationBurst notifications
-// and server requests at once, and NotificationRate a second after that:
+// connection of this package lets through 512 notifications and server
+// requests at once, and 1,024 a second after that:
 //
 //   - a progress or logging notification (notifications/progress,
 //     notifications/message) beyond the budget is dropped, and counted
@@ -30,8 +30,8 @@ import (
 // Answers to the client's own requests are never counted nor held. With
 // these figures a flood costs the client a few MiB at most.
 const (
-	NotificationBurst = 512
-	NotificationRate  = 1024 // a second
+	notificationBurst = 512
+	notificationRate  = 1024 // a second
 )
 
 // floodGate is one connection's notification budget: a token bucket.
@@ -51,7 +51,7 @@ func newFloodGate(logger *zap.Logger) *floodGate {
 	if logger == nil {
 		logger = zap.NewNop()
 	}
-	return &floodGate{logger: logger, tokens: NotificationBurst, last: time.Now()}
+	return &floodGate{logger: logger, tokens: notificationBurst, last: time.Now()}
 }
 
 // lossy reports whether a notification of method may be dropped.
@@ -92,7 +92,7 @@ func (g *floodGate) admit(ctx context.Context, msg jsonrpc.Message) (bool, error
 func (g *floodGate) take(now time.Time, isLossy bool) (time.Duration, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.tokens = min(NotificationBurst, g.tokens+now.Sub(g.last).Seconds()*NotificationRate)
+	g.tokens = min(notificationBurst, g.tokens+now.Sub(g.last).Seconds()*notificationRate)
 	g.last = now
 	if g.tokens >= 1 {
 		g.tokens--
@@ -101,7 +101,7 @@ func (g *floodGate) take(now time.Time, isLossy bool) (time.Duration, bool) {
 	if isLossy {
 		return 0, false
 	}
-	return max(time.Nanosecond, time.Duration((1-g.tokens)/NotificationRate*float64(time.Second))), false
+	return max(time.Nanosecond, time.Duration((1-g.tokens)/notificationRate*float64(time.Second))), false
 }
 
 // drop counts a dropped notification and warns at most once a second.

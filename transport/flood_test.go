@@ -197,16 +197,16 @@ func TestTheFloodGateDropsOnlyLossyNotifications(t *testing.T) {
 	changed := &jsonrpc.Request{Method: "notifications/tools/list_changed"}
 	answer := &jsonrpc.Response{}
 	passed := 0
-	for range NotificationBurst * 2 {
+	for range notificationBurst * 2 {
 		ok, err := g.admit(ctx, progress)
 		require.NoError(t, err)
 		if ok {
 			passed++
 		}
 	}
-	assert.Less(t, passed, NotificationBurst*2)
-	assert.EqualValues(t, NotificationBurst*2-passed, g.Dropped())
-	for range NotificationBurst {
+	assert.Less(t, passed, notificationBurst*2)
+	assert.EqualValues(t, notificationBurst*2-passed, g.Dropped())
+	for range notificationBurst {
 		ok, err := g.admit(ctx, changed)
 		require.NoError(t, err)
 		require.True(t, ok, "a list_changed waits for the budget, and goes on")

@@ -74,6 +74,16 @@ type Option interface {
 	Name() string
 }
 
+// ResultCapSource is implemented by a plugin option whose result cap came
+// from elsewhere than the program's code: package toolbox gives an mcp.json
+// entry's "maxResultBytes" as plugin.WithMaxResultBytes embedded in a value
+// of its own that names the entry. The plugin names MaxResultSource, such
+// as `"maxResultBytes" of server "docs"`, in the errors the cap causes, in
+// place of the option's name.
+type ResultCapSource interface {
+	MaxResultSource() string
+}
+
 // Misplaced is the name of the first of opts that does not take effect in
 // every place of at, or "" when each does: an option given where it means
 // nothing fails there rather than being ignored.

@@ -31,7 +31,7 @@ func SerialCalls(s *mcpconfig.Server) bool {
 
 // ToolPrefix returns what goes before each of the server's tool names:
 // *Prefix when the file sets one, else Name+"__". It is not sanitised;
-// toolbox.ExposedName does that.
+// the toolbox's exposed name does that.
 func ToolPrefix(s *mcpconfig.Server) string {
 	if s.Prefix != nil {
 		return *s.Prefix
