@@ -180,8 +180,8 @@ func Connect(ctx context.Context, c *cluster.Cluster, server string, opts ...plu
 // it up). The actor system is c's. opts are toolbox.Open's; the plugin
 // options given through toolbox.WithPluginOptions are the facades' (as for
 // [Connect]): one of the connection itself fails OpenToolbox with
-// plugin.ErrValidation. The legacy fallback is the grains' ([NewKind]):
-// toolbox.WithLegacyFallback changes nothing here.
+// plugin.ErrValidation, as plugin.WithLegacyFallback does: the legacy
+// fallback is the grains' ([NewKind]).
 func OpenToolbox(ctx context.Context, c *cluster.Cluster, cfg *mcpconfig.Config, opts ...toolbox.Option) (*toolbox.Toolbox, error) {
 	if c == nil {
 		return nil, errors.New("grid: nil cluster")

@@ -124,8 +124,8 @@ func TestLegacyToolboxConfigKey(t *testing.T) {
 	require.NoError(t, tb.Close())
 }
 
-// toolbox.WithLegacyFallback gives every server the fallback, an "sse"
-// entry without the key included.
+// plugin.WithLegacyFallback among a toolbox's plugin options gives every
+// server the fallback, an "sse" entry without the key included.
 func TestLegacyToolboxOption(t *testing.T) {
 	sse := startLegacy(t, legacyRow(t, legacySSE))
 	file, err := json.Marshal(map[string]any{"mcpServers": map[string]any{"sse": map[string]any{"type": "sse", "url": sse.URL}}})
@@ -134,7 +134,7 @@ func TestLegacyToolboxOption(t *testing.T) {
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	tb, err := toolbox.Open(ctx, cfg, toolbox.WithLegacyFallback(), toolbox.WithStrict())
+	tb, err := toolbox.Open(ctx, cfg, toolbox.WithPluginOptions(plugin.WithLegacyFallback()), toolbox.WithStrict())
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = tb.Close() })
 	assert.Contains(t, actors.LegacyRevisions, tb.ProtocolVersion("sse"))

@@ -432,7 +432,7 @@ type unsupportedError struct{ server, typ string }
 
 func (e *unsupportedError) Error() string {
 	if e.typ == TypeSSE {
-		return fmt.Sprintf(`mcpconfig: server %q: type "sse" (the HTTP+SSE transport of MCP 2024-11-05) needs "legacyFallback": true in its entry (Codex: legacy_fallback = true), or toolbox.WithLegacyFallback`, e.server)
+		return fmt.Sprintf(`mcpconfig: server %q: type "sse" (the HTTP+SSE transport of MCP 2024-11-05) needs "legacyFallback": true in its entry (Codex: legacy_fallback = true), or plugin.WithLegacyFallback in toolbox.WithPluginOptions`, e.server)
 	}
 	return fmt.Sprintf("mcpconfig: server %q: type %q is not supported (MCP 2026-07-28 has Streamable HTTP only)", e.server, e.typ)
 }

@@ -52,5 +52,5 @@ func TestConfigSSENeedsLegacyFallback(t *testing.T) {
 	tr, err = cfg.Servers["without"].Transport()
 	assert.Nil(t, tr)
 	require.ErrorIs(t, err, transport.ErrNotSupported)
-	assert.EqualError(t, err, `mcpconfig: server "without": type "sse" (the HTTP+SSE transport of MCP 2024-11-05) needs "legacyFallback": true in its entry (Codex: legacy_fallback = true), or toolbox.WithLegacyFallback`)
+	assert.EqualError(t, err, `mcpconfig: server "without": type "sse" (the HTTP+SSE transport of MCP 2024-11-05) needs "legacyFallback": true in its entry (Codex: legacy_fallback = true), or plugin.WithLegacyFallback in toolbox.WithPluginOptions`)
 }

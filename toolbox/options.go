@@ -42,7 +42,7 @@ type options struct {
 	pinned                bool
 	policy                *ServerPolicy
 	resourceTools         bool // WithResourceTools
-	legacy                bool // WithLegacyFallback
+	legacy                bool // plugin.WithLegacyFallback among the plugin options
 	// The handlers of WithStatusHandler, WithProgressHandler and
 	// WithApprovalHandler (events.go).
 	onStatus   func(ServerStatus)
@@ -68,8 +68,13 @@ func WithStrict() Option {
 // plugin.WithActorSystem among them are the toolbox's own logger (without
 // one the toolbox is silent) and actor system (without one a toolbox with
 // a logger has a system of its own, shut down by Close, and silent
-// toolboxes share one process-wide system). They are read once, at Open; a
-// lazy server starts with them. A server's "timeout", connect timeout,
+// toolboxes share one process-wide system). plugin.WithLegacyFallback
+// among them is "legacyFallback": true in every entry (Codex:
+// legacy_fallback = true): a server that does not speak MCP 2026-07-28
+// starts at the newest older revision it speaks, and an entry of "type":
+// "sse" (the HTTP+SSE transport of MCP 2024-11-05) is connected; without
+// it and without the key, such an entry is refused with an error naming
+// the key. They are read once, at Open; a lazy server starts with them. A server's "timeout", connect timeout,
 // approval modes and "trust" (which decide, per tool, whether the host's
 // plugin.WithApproval function is asked; see mcpconfig.ApprovalMode) and
 // "maxResultBytes" from the file come after them and win. An option with
@@ -91,6 +96,7 @@ func (o *options) readPluginOptions() {
 	o.logger, o.system = v.Supervisor.Connection.Logger, v.System
 	o.connectTimeout = v.ConnectTimeout()
 	o.coolDown, o.maxCoolDown = v.Supervisor.CoolDown, v.Supervisor.MaxCoolDown
+	o.legacy = v.Supervisor.Connection.LegacyFallback // "type": "sse" entries connect too
 	if approve := v.Approve; approve != nil {
 		o.approve = func(ctx context.Context, req plugin.ApprovalRequest) error {
 			return approve(ctx, req.Server, req.Tool, req.CallID, req.Arguments)
@@ -148,15 +154,4 @@ func WithManifestDir(dir string) Option {
 // Pins live in the servers' manifests (see [WithManifestDir]).
 func WithPinnedTools() Option {
 	return optionFunc(func(o *options) { o.pinned = true })
-}
-
-// WithLegacyFallback gives every server plugin.WithLegacyFallback, as
-// "legacyFallback": true in each entry would (Codex: legacy_fallback =
-// true): a server that does not speak MCP 2026-07-28 starts at the newest
-// older revision it speaks, and an entry of "type": "sse" (the HTTP+SSE
-// transport of MCP 2024-11-05) is connected. Without it and without the
-// key, such an entry is refused with an error naming the key, and
-// [Toolbox.ProtocolVersion] says which revision each server speaks.
-func WithLegacyFallback() Option {
-	return optionFunc(func(o *options) { o.legacy = true })
 }

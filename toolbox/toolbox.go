@@ -457,7 +457,7 @@ func (t *Toolbox) requiredReady(errs []error) error {
 func (t *Toolbox) startLocal(name string, s *server, actorName string) (*plugin.McpPlugin, error) {
 	sc := s.cfg
 	if t.opts.legacy && !sc.LegacyFallback {
-		c := *sc // WithLegacyFallback: a "type": "sse" entry is connectable
+		c := *sc // plugin.WithLegacyFallback: a "type": "sse" entry is connectable
 		c.LegacyFallback = true
 		sc = &c
 	}
@@ -614,9 +614,10 @@ func (t *Toolbox) Status() map[string]plugin.Status {
 
 // ProtocolVersion returns the MCP revision that server's latest session
 // speaks: "2026-07-28", or an older one for a server started with the
-// legacy fallback ([WithLegacyFallback], or "legacyFallback": true in its
-// entry); "" when the toolbox has no such server or it has not been ready
-// yet (a lazy server before its first start among them).
+// legacy fallback (plugin.WithLegacyFallback in [WithPluginOptions], or
+// "legacyFallback": true in its entry); "" when the toolbox has no such
+// server or it has not been ready yet (a lazy server before its first
+// start among them).
 func (t *Toolbox) ProtocolVersion(server string) string {
 	if p := t.Plugin(server); p != nil {
 		return p.ProtocolVersion()

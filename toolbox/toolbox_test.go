@@ -215,6 +215,17 @@ func TestUnsupportedTransportIsReportedNotStarted(t *testing.T) {
 	assert.ErrorIs(t, err, plugin.ErrNotSupported)
 }
 
+// plugin.WithLegacyFallback among the plugin options is "legacyFallback":
+// true in every entry: an "sse" entry is started (here it finds no
+// server), not refused as a transport the toolbox does not support.
+func TestLegacyFallbackAmongPluginOptionsStartsAnSSEEntry(t *testing.T) {
+	cfg := config(t, map[string]entry{"legacy": {"type": "sse", "url": "http://127.0.0.1:1/sse"}})
+	tb := open(t, cfg, toolbox.WithPluginOptions(plugin.WithLegacyFallback()))
+	st := tb.Status()["legacy"]
+	assert.NotErrorIs(t, st.LastError, plugin.ErrNotSupported, "%v", st.LastError)
+	assert.NotNil(t, tb.Plugin("legacy"), "started")
+}
+
 func TestDisabledServerIsNotStarted(t *testing.T) {
 	alpha := stdioEntry(t)
 	off := stdioEntry(t)

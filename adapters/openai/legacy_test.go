@@ -12,12 +12,13 @@ import (
 	openaimcp "github.com/cuca-go/mcpconnector/adapters/openai"
 	"github.com/cuca-go/mcpconnector/internal/fixture/legacyserver"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
+	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
 )
 
 // A toolbox whose one server speaks only revisions before 2026-07-28
 // (a go-sdk server serving only those, over loopback Streamable HTTP),
-// opened with toolbox.WithLegacyFallback: the SDK's loops see its tools
+// opened with plugin.WithLegacyFallback among its plugin options: the SDK's loops see its tools
 // and get its results, as from any other server.
 func TestAnOlderRevisionsServerAnswersTheModel(t *testing.T) {
 	cfg := &mcpconfig.Config{Servers: map[string]*mcpconfig.Server{
@@ -25,7 +26,7 @@ func TestAnOlderRevisionsServerAnswersTheModel(t *testing.T) {
 	}}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	box, err := toolbox.Open(ctx, cfg, toolbox.WithStrict(), toolbox.WithLegacyFallback())
+	box, err := toolbox.Open(ctx, cfg, toolbox.WithStrict(), toolbox.WithPluginOptions(plugin.WithLegacyFallback()))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = box.Close() })
 	require.Equal(t, actors.LegacyRevisions[0], box.ProtocolVersion("old"))
