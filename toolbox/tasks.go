@@ -13,9 +13,9 @@ import (
 	"github.com/cuca-go/mcpconnector/plugin"
 )
 
-// TaskResultToolName is the name of the tool [TaskResultTool] offers the
+// taskResultToolName is the name of the tool [TaskResultTool] offers the
 // model, unless [TaskResultTool.Named] gives another.
-const TaskResultToolName = "get_task_result"
+const taskResultToolName = "get_task_result"
 
 // maxTaskResultWait bounds the wait_seconds a model may ask
 // [TaskResultTool]'s tool to wait for a result.
@@ -48,7 +48,7 @@ type TaskResultTool struct {
 
 // TaskResultTool returns the tool over t's servers.
 func (t *Toolbox) TaskResultTool() *TaskResultTool {
-	return &TaskResultTool{name: TaskResultToolName, plugins: func() []*plugin.McpPlugin {
+	return &TaskResultTool{name: taskResultToolName, plugins: func() []*plugin.McpPlugin {
 		var out []*plugin.McpPlugin
 		for _, name := range t.names {
 			if p := t.servers[name].plugin(); p != nil {
@@ -63,7 +63,7 @@ func (t *Toolbox) TaskResultTool() *TaskResultTool {
 // registers plugins without a toolbox.
 func NewTaskResultTool(plugins ...*plugin.McpPlugin) *TaskResultTool {
 	ps := append([]*plugin.McpPlugin(nil), plugins...)
-	return &TaskResultTool{name: TaskResultToolName, plugins: func() []*plugin.McpPlugin { return ps }}
+	return &TaskResultTool{name: taskResultToolName, plugins: func() []*plugin.McpPlugin { return ps }}
 }
 
 // Named returns the tool under another name (one no server's tool has).

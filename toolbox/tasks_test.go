@@ -35,7 +35,8 @@ func TestToolboxDetachedTaskAndTaskResultTool(t *testing.T) {
 	tb := open(t, config(t, map[string]entry{"jobs": taskEntry(t), "other": httpEntry(t)}),
 		toolbox.WithPluginOptions(plugin.WithTasks(plugin.TaskOptions{DetachAfter: 20 * time.Millisecond})))
 	results := tb.TaskResultTool()
-	assert.Equal(t, toolbox.TaskResultToolName, results.Definition().Name)
+	assert.Equal(t, "get_task_result", results.Definition().Name)
+	assert.Equal(t, "get_task_result", results.Name())
 	assert.True(t, json.Valid(results.Definition().InputSchema))
 
 	// CallTool never detaches: it waits for the task to end (here after
@@ -57,13 +58,13 @@ func TestToolboxDetachedTaskAndTaskResultTool(t *testing.T) {
 
 	ask := func(args string) host.ToolResult {
 		t.Helper()
-		c := taskChunk(host.ToolCall{ID: "r1", Name: toolbox.TaskResultToolName, Arguments: json.RawMessage(args)},
+		c := taskChunk(host.ToolCall{ID: "r1", Name: results.Name(), Arguments: json.RawMessage(args)},
 			host.Text{Text: "between"})
 		require.NoError(t, results.OnStreamChunk(t.Context(), c))
 		assert.Equal(t, host.Text{Text: "between"}, c.Blocks[1], "other blocks pass through")
 		r := c.Blocks[0].(host.ToolResult)
 		assert.Equal(t, "r1", r.ToolCallID)
-		assert.Equal(t, toolbox.TaskResultToolName, r.Name)
+		assert.Equal(t, results.Name(), r.Name)
 		return r
 	}
 	r := ask(fmt.Sprintf(`{"task_id":%q}`, id))
@@ -72,7 +73,7 @@ func TestToolboxDetachedTaskAndTaskResultTool(t *testing.T) {
 
 	require.NoError(t, os.WriteFile(file, nil, 0o600))
 	r = ask(fmt.Sprintf(`{"task_id":%q,"wait_seconds":30}`, id))
-	assert.Equal(t, host.ToolResult{ToolCallID: "r1", Name: toolbox.TaskResultToolName, Content: "late result"}, r)
+	assert.Equal(t, host.ToolResult{ToolCallID: "r1", Name: results.Name(), Content: "late result"}, r)
 
 	r = ask(fmt.Sprintf(`{"task_id":%q}`, id))
 	assert.True(t, r.IsError, "a result is given once")
