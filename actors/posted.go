@@ -8,8 +8,6 @@ import (
 	"sync"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cuca-go/mcpconnector/internal/core/directcall"
 	"github.com/cuca-go/mcpconnector/messages"
@@ -49,14 +47,10 @@ func (c *mcpConnection) posts(msg *messages.CallTool) bool {
 // postCall posts msg's line, to be written once the mailbox is empty.
 func (c *mcpConnection) postCall(sender *actor.PID, msg *messages.CallTool) {
 	cl := &call{msg: msg, sender: sender, retry: c.retryable(msg.Name), c: c}
-	if !msg.Deadline.IsZero() || msg.Progress || msg.IdleTimeout > 0 {
-		// The timers' way back to the mailbox.
-		self, system := c.self, c.system
-		cl.cancel = func(cause error) { system.Root.Send(self, &settle{cl: cl, cause: cause}) }
-	}
 	if !msg.Deadline.IsZero() {
 		cl.timer = &cl.dl
-		c.deadlines.add(cl.timer, msg.Deadline, cl.cancel)
+		cl.dl.cl = cl // its deadline settles it (expire), no cancel func
+		c.deadlines.add(cl.timer, msg.Deadline, nil)
 	}
 	if msg.Progress || msg.IdleTimeout > 0 {
 		c.track(cl)
@@ -65,14 +59,11 @@ func (c *mcpConnection) postCall(sender *actor.PID, msg *messages.CallTool) {
 		c.prune()
 	}
 	c.inflight[msg.ID] = cl
-	params := &mcp.CallToolParams{Name: msg.Name}
-	if len(msg.Arguments) > 0 {
-		params.Arguments = json.RawMessage(msg.Arguments)
-	}
+	pc := directcall.Call{Name: msg.Name, Arguments: msg.Arguments}
 	if cl.prog != nil {
-		params.SetProgressToken(cl.prog.token)
+		pc.ProgressToken = cl.prog.token
 	}
-	n, err := c.post.Post(params, cl)
+	n, err := c.post.Post(pc, cl)
 	if err != nil {
 		// Never sent: a connection that ended (the call waits for the
 		// next session, as callFailed decides), or arguments that do not
@@ -98,6 +89,16 @@ type settle struct {
 }
 
 func (*settle) IgnoreDeadLetterLogging() {}
+
+// expire is a timer's cancel of cl with cause: a worker's call is
+// cancelled (its goroutine answers), a posted call's mailbox is told.
+func (cl *call) expire(cause error) {
+	if cl.cancel != nil { // set before the timers, never on a posted call
+		cl.cancel(cause)
+		return
+	}
+	cl.c.system.Root.Send(cl.c.self, &settle{cl: cl, cause: cause})
+}
 
 // cancelCall cancels cl with cause, on the mailbox: a posted call is
 // settled at once, a worker's call is cancelled (its goroutine answers).
@@ -156,7 +157,8 @@ func (c *mcpConnection) settle(cl *call, cause error) {
 
 // Answer takes a posted call's answer, on the goroutine that reads the
 // server's stdout ([directcall.Answerer]): the call is the reader's now.
-func (cl *call) Answer(r *jsonrpc.Response) { cl.c.answered(cl, r) }
+// result may be the line's own bytes: it is decoded before Answer returns.
+func (cl *call) Answer(result json.RawMessage, werr error) { cl.c.answered(cl, result, werr) }
 
 // Unsent: posted call cl's line was never written (the pipe closed at the
 // server's end), and the call is this goroutine's now: it waits for the
@@ -168,8 +170,9 @@ func (cl *call) Unsent(err error) {
 	c.conclude(cl, c.callFailed(context.Background(), nil, c.tail, cl, err))
 }
 
-// answered decodes r, the answer of posted call cl, and answers its caller.
-func (c *mcpConnection) answered(cl *call, r *jsonrpc.Response) {
+// answered decodes the answer of posted call cl (result, or werr, the
+// server's error), and answers its caller.
+func (c *mcpConnection) answered(cl *call, result json.RawMessage, werr error) {
 	var reply *messages.CallToolReply
 	func() {
 		defer func() {
@@ -178,11 +181,11 @@ func (c *mcpConnection) answered(cl *call, r *jsonrpc.Response) {
 			}
 		}()
 		c.stopTimers(cl)
-		if r.Error != nil {
-			reply = c.callFailed(context.Background(), nil, c.tail, cl, fmt.Errorf("calling %q: %w", methodCallTool, r.Error))
+		if werr != nil {
+			reply = c.callFailed(context.Background(), nil, c.tail, cl, fmt.Errorf("calling %q: %w", methodCallTool, werr))
 			return
 		}
-		res, err := directcall.DecodeCallToolResult(r.Result)
+		res, err := directcall.DecodeCallToolResult(result)
 		if err != nil {
 			reply = c.callFailed(context.Background(), nil, c.tail, cl, err)
 			return

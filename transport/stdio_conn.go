@@ -198,6 +198,10 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		}
 		d := c.decoder()
 		msg, why := d.Decode(l.text, l.owned)
+		if why == directcall.ReasonAnswered {
+			putDecoder(d)
+			continue
+		}
 		var id jsonrpc.ID
 		deep := msg == nil && nestedDeeperThan(l.text, MaxNesting)
 		if deep {
@@ -238,12 +242,12 @@ var decoders = sync.Pool{New: func() any { return new(directcall.Decoder) }}
 // decoder borrows a decoder that knows c's sent ids; putDecoder returns it.
 func (c *stdioConn) decoder() *directcall.Decoder {
 	d := decoders.Get().(*directcall.Decoder)
-	d.Sent = &c.sent
+	d.Sent, d.Lines = &c.sent, c.direct
 	return d
 }
 
 func putDecoder(d *directcall.Decoder) {
-	d.Sent = nil
+	d.Sent, d.Lines = nil, nil
 	decoders.Put(d)
 }
 

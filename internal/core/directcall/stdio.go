@@ -3,6 +3,7 @@ package directcall
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -51,7 +52,10 @@ type LinePoster interface {
 // failed, the news that its line never left (Unsent, with the write's
 // error, which wraps transport.ErrNotSent): it must not wait.
 type Answerer interface {
-	Answer(r *jsonrpc.Response)
+	// Answer takes the call's result (nil when the answer is an error),
+	// or werr, the error the server answered with. result may be the
+	// bytes of the line read, which are reused once Answer returns.
+	Answer(result json.RawMessage, werr error)
 	Unsent(err error)
 }
 
@@ -62,12 +66,11 @@ type Answerer interface {
 // taking the call back (Withdraw) before an answer takes it. Lines posted
 // go out at the next Flush, together.
 type Poster interface {
-	// Post queues tools/call with params (as [Caller]'s CallTool sends
-	// it) and returns its id; its answer goes to a unless the call is
-	// withdrawn first. Its failures are CallTool's before the wire: a
-	// connection that ended (mcp.ErrConnectionClosed), arguments that do
-	// not marshal.
-	Post(params *mcp.CallToolParams, a Answerer) (int64, error)
+	// Post queues tools/call c (the line [Caller]'s CallTool sends) and
+	// returns its id; its answer goes to a unless the call is withdrawn
+	// first. Its failures are CallTool's before the wire: a connection
+	// that ended (mcp.ErrConnectionClosed), arguments that are no JSON.
+	Post(c Call, a Answerer) (int64, error)
 	// Withdraw takes call n back: true when it was still waiting, and
 	// no answer will reach its Answerer; false when one has, or is on
 	// its way.
@@ -127,8 +130,48 @@ func (l *Lines) Deliver(r *jsonrpc.Response) bool {
 	a := l.waiting[n]
 	delete(l.waiting, n)
 	l.mu.Unlock()
+	switch a := a.(type) {
+	case nil:
+	case replyChan:
+		a <- r
+	default:
+		a.Answer(r.Result, r.Error)
+	}
+	return true
+}
+
+// answerPosted hands m, a line's members, to the posted call it answers,
+// and reports whether it did (or dropped it, the call given up): m is a
+// response, read as build reads one, to one of the calls given out. Any
+// other line, and the answer of a call a goroutine waits for, is left to
+// build and Deliver.
+func (l *Lines) answerPosted(m *members) bool {
+	if m.method != nil || len(m.id) == 0 || m.id[0] != '-' || string(m.version) != `"2.0"` {
+		return false
+	}
+	f, ok := numberValue(m.id)
+	n := int64(f)
+	if !ok || float64(n) != f || !l.ours(n) {
+		return false
+	}
+	var werr error
+	if m.err != nil && string(m.err) != "null" {
+		e := new(jsonrpc.Error)
+		if json.Unmarshal(m.err, e) != nil {
+			return false // no JSON-RPC message: build says so
+		}
+		werr = e
+	}
+	l.mu.Lock()
+	a := l.waiting[n]
+	if _, waits := a.(replyChan); waits {
+		l.mu.Unlock()
+		return false
+	}
+	delete(l.waiting, n)
+	l.mu.Unlock()
 	if a != nil {
-		a.Answer(r)
+		a.Answer(json.RawMessage(m.result), werr)
 	}
 	return true
 }
@@ -183,14 +226,14 @@ func (l *Lines) wait(n int64, a Answerer) {
 
 // Post implements [Poster]. Without a [LinePoster] (a test's writer), the
 // line is written at once.
-func (l *Lines) Post(params *mcp.CallToolParams, a Answerer) (int64, error) {
+func (l *Lines) Post(c Call, a Answerer) (int64, error) {
 	if err := l.ended(); err != nil {
 		return 0, closedError(err)
 	}
 	n := l.id()
 	env := l.env.Load()
 	bp := lineBuffers.Get().(*[]byte)
-	b, err := appendCall((*bp)[:0], n, params, env)
+	b, err := appendPosted((*bp)[:0], n, &c, env)
 	if err == nil {
 		b = append(b, '\n')
 		l.wait(n, a)
@@ -316,7 +359,10 @@ var replyChans = sync.Pool{New: func() any { return make(replyChan, 1) }}
 // replyChan is the [Answerer] of a call a goroutine waits for.
 type replyChan chan *jsonrpc.Response
 
-func (ch replyChan) Answer(r *jsonrpc.Response) { ch <- r }
+// Answer is never called: Deliver sends on ch the response it has.
+func (ch replyChan) Answer(result json.RawMessage, werr error) {
+	ch <- &jsonrpc.Response{Result: bytes.Clone(result), Error: werr}
+}
 
 // Unsent does nothing: the call's own write returns the error.
 func (replyChan) Unsent(error) {}
