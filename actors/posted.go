@@ -63,8 +63,12 @@ func (c *mcpConnection) postCall(sender *actor.PID, msg *messages.CallTool) {
 	if cl.prog != nil {
 		pc.ProgressToken = cl.prog.token
 	}
+	// Attempted before the line can leave: a write under way on another
+	// goroutine may take it, and fail it (Unsent), before Post returns.
+	cl.sent.store(sendAttempted)
 	n, err := c.post.Post(pc, cl)
 	if err != nil {
+		cl.sent.store(sendNotAttempted)
 		// Never sent: a connection that ended (the call waits for the
 		// next session, as callFailed decides), or arguments that do not
 		// marshal.
@@ -73,7 +77,6 @@ func (c *mcpConnection) postCall(sender *actor.PID, msg *messages.CallTool) {
 		return
 	}
 	cl.n = n
-	cl.sent.store(sendAttempted)
 	if c.flush == nil {
 		c.post.Flush()
 		return
