@@ -149,9 +149,10 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 		{ScenarioPassThrough, r.passThrough},
 		{ScenarioHookStdio, r.hookStdio},
 		{ScenarioHookHTTP, r.hookHTTP},
-		{ScenarioResourceRead, r.resourceRead}, // resources.go
-		{ScenarioHookLegacy, r.hookLegacy},     // legacy.go
-		{ScenarioPipeLimit, r.pipeLimit},       // pipe.go
+		{ScenarioResourceRead, r.resourceRead},   // resources.go
+		{ScenarioHookLegacy, r.hookLegacy},       // legacy.go
+		{ScenarioPipeLimit, r.pipeLimit},         // pipe.go
+		{ScenarioPipeLimitHTTP, r.pipeLimitHTTP}, // pipe_http.go
 		{ScenarioInstant, func(ctx context.Context) error {
 			return r.throughput(ctx, ScenarioInstant, InstantCall, cfg.InstantFor)
 		}},

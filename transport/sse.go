@@ -27,9 +27,9 @@ type SSE struct {
 	// Header is added to every request sent to the endpoint's origin (e.g.
 	// an API key). Its values are never logged nor put in errors.
 	Header http.Header
-	// HTTPClient sends the requests; nil means a client of its own with
-	// http.DefaultTransport. Its CheckRedirect, if any, runs after the
-	// module's redirect policy.
+	// HTTPClient sends the requests; nil means the pool of connections
+	// StreamableHTTP uses when it is given none. Its CheckRedirect, if any,
+	// runs after the module's redirect policy.
 	HTTPClient *http.Client
 	// Label names the server in logs ("mcp_server"); empty means String().
 	Label string
@@ -48,7 +48,7 @@ func (s SSE) Open(logger *zap.Logger) (mcp.Transport, error) {
 	}
 	client := s.HTTPClient
 	if client == nil {
-		client = &http.Client{}
+		client = &http.Client{Transport: pooled()}
 	}
 	if len(s.Header) > 0 {
 		c := *client
