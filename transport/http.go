@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"sync"
 	"sync/atomic"
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
@@ -15,6 +14,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/cuca-go/mcpconnector/auth"
+	"github.com/cuca-go/mcpconnector/internal/core/httppool"
 	"github.com/cuca-go/mcpconnector/internal/core/logfield"
 	"github.com/cuca-go/mcpconnector/internal/core/origin"
 	"github.com/cuca-go/mcpconnector/internal/core/transportext"
@@ -116,7 +116,7 @@ func (h StreamableHTTP) Open(logger *zap.Logger) (mcp.Transport, error) {
 	}
 	client := h.HTTPClient
 	if client == nil {
-		client = &http.Client{Transport: pooled()}
+		client = &http.Client{Transport: httppool.Transport()}
 	}
 	if len(h.Header) > 0 {
 		c := *client
@@ -201,16 +201,3 @@ func (rt headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 	}
 	return rt.base.RoundTrip(req)
 }
-
-// pooled is the transport of every [StreamableHTTP] and [SSE] given no
-// HTTPClient: a clone of http.DefaultTransport, made on first use (so that
-// it has what a program set on the default before), that keeps as many idle
-// connections to one server as to all (100), where net/http's default keeps
-// 2: with it, a third call at once to a server opened a new connection
-// and closed it after, and with 16 callers 1 call in 3 did
-// (TestConcurrentCallsReuseConnections).
-var pooled = sync.OnceValue(func() *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConnsPerHost = max(t.MaxIdleConns, t.MaxIdleConnsPerHost)
-	return t
-})

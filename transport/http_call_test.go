@@ -23,6 +23,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/internal/core/directcall"
+	"github.com/cuca-go/mcpconnector/internal/core/httppool"
 )
 
 // httpTestServer is a go-sdk server behind its stateless Streamable HTTP
@@ -158,7 +159,7 @@ func eachAnswerKind(t *testing.T, f func(t *testing.T, srv *httpTestServer)) {
 		t.Run(kind, func(t *testing.T) {
 			noLeaks(t)
 			srv := newHTTPTestServer(t, kind == "json")
-			t.Cleanup(http.DefaultClient.CloseIdleConnections)
+			t.Cleanup(httppool.CloseIdle)
 			f(t, srv)
 		})
 	}
@@ -275,11 +276,15 @@ func TestHTTPDirectCallsBesideTheSessionsCalls(t *testing.T) {
 func TestHTTPDirectCallNotSentWhenNothingListens(t *testing.T) {
 	noLeaks(t)
 	srv := newHTTPTestServer(t, false)
-	defer http.DefaultClient.CloseIdleConnections()
+	defer httppool.CloseIdle()
 	cs, ht := httpSession(t, StreamableHTTP{URL: srv.URL}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	srv.Close()
+	// As httptest's Close does for http.DefaultTransport: the client has
+	// seen the server close its idle connections (its reader does within
+	// microseconds; here the call comes at once).
+	httppool.CloseIdle()
 	_, err := ht.CallTool(ctx, &mcp.CallToolParams{Name: "echo"}, nil)
 	_, wantErr := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo"})
 	require.Error(t, wantErr)
@@ -290,7 +295,7 @@ func TestHTTPDirectCallNotSentWhenNothingListens(t *testing.T) {
 func TestHTTPDirectCallLeavesAChallengeToTheSession(t *testing.T) {
 	noLeaks(t)
 	srv := newHTTPTestServer(t, false)
-	defer http.DefaultClient.CloseIdleConnections()
+	defer httppool.CloseIdle()
 	cs, ht := httpSession(t, StreamableHTTP{URL: srv.URL, BearerToken: "bad"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -309,7 +314,7 @@ func TestHTTPDirectCallLeavesAChallengeToTheSession(t *testing.T) {
 func TestHTTPDirectCallsStepAsideForHeaderBoundArguments(t *testing.T) {
 	noLeaks(t)
 	srv := newHTTPTestServer(t, false)
-	defer http.DefaultClient.CloseIdleConnections()
+	defer httppool.CloseIdle()
 	cs, ht := httpSession(t, StreamableHTTP{URL: srv.URL}, nil)
 	require.True(t, ht.CallsDirect())
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -324,7 +329,7 @@ func TestHTTPDirectCallsStepAsideForHeaderBoundArguments(t *testing.T) {
 func TestHTTPDirectCallWithAnEventOverTheLimitFailsAlone(t *testing.T) {
 	noLeaks(t)
 	srv := newHTTPTestServer(t, false)
-	defer http.DefaultClient.CloseIdleConnections()
+	defer httppool.CloseIdle()
 	tr, err := StreamableHTTP{URL: srv.URL}.Open(nil)
 	require.NoError(t, err)
 	ht := tr.(*httpTransport)

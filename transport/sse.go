@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
+	"github.com/cuca-go/mcpconnector/internal/core/httppool"
 	"github.com/cuca-go/mcpconnector/internal/core/origin"
 	"github.com/cuca-go/mcpconnector/internal/core/transportext"
 )
@@ -48,7 +49,7 @@ func (s SSE) Open(logger *zap.Logger) (mcp.Transport, error) {
 	}
 	client := s.HTTPClient
 	if client == nil {
-		client = &http.Client{Transport: pooled()}
+		client = &http.Client{Transport: httppool.Transport()}
 	}
 	if len(s.Header) > 0 {
 		c := *client
