@@ -42,15 +42,20 @@ const (
 // templateChildArg makes this executable the template server.
 const templateChildArg = "mcpconnector-bench-template-server"
 
-// RunTemplateIfChild serves [ServeTemplate] on stdio and exits when this
-// process was started as the template server; otherwise it returns at once.
+// RunTemplateIfChild serves [ServeTemplate] on stdio (or
+// [ServeTemplateHTTP], for [StartTemplateHTTP]) and exits when this process
+// was started as the template server; otherwise it returns at once.
 // A program that runs [Run] calls it first, beside
 // testserver.RunBenchIfChild.
 func RunTemplateIfChild() {
 	if len(os.Args) < 2 || os.Args[1] != templateChildArg {
 		return
 	}
-	if err := ServeTemplate(os.Stdin, os.Stdout); err != nil {
+	serve := ServeTemplate
+	if len(os.Args) > 2 && os.Args[2] == templateHTTPArg {
+		serve = ServeTemplateHTTP
+	}
+	if err := serve(os.Stdin, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/cuca-go/mcpconnector/benchmarks"
 	"github.com/cuca-go/mcpconnector/plugin"
+	"github.com/cuca-go/mcpconnector/transport"
 )
 
 // BenchmarkPipeLimit is the hook's direct stdio call against the minimal
@@ -54,6 +57,50 @@ func TestTemplateServer(t *testing.T) {
 	for _, s := range []*benchmarks.Subject{benchmarks.PluginHook(p, benchmarks.InstantCall), benchmarks.PluginCallTool(p, benchmarks.InstantCall)} {
 		if err := s.New()(ctx); err != nil {
 			t.Fatalf("%s: %v", s.Name, err)
+		}
+	}
+}
+
+// TestTemplateHTTPServer checks that every client the HTTP scenario
+// compares connects to the template HTTP server and gets the expected
+// result, the floor included.
+func TestTemplateHTTPServer(t *testing.T) {
+	ctx := context.Background()
+	url := func() string {
+		s, err := benchmarks.StartTemplateHTTP()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = s.Close() })
+		return s.URL
+	}
+	p, err := plugin.Connect(ctx, transport.StreamableHTTP{URL: url()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	sdk, err := benchmarks.ConnectGoSDKListed(ctx, &mcp.StreamableClientTransport{Endpoint: url()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sdk.Close()
+	mg, err := benchmarks.ConnectMCPGoHTTP(ctx, url())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mg.Close()
+	raw := benchmarks.NewRawHTTPFloor(url(), 16)
+	defer raw.Close()
+	for _, s := range []*benchmarks.Subject{
+		benchmarks.PluginHook(p, benchmarks.InstantCall), benchmarks.PluginCallTool(p, benchmarks.InstantCall),
+		benchmarks.GoSDKDirect(sdk, benchmarks.InstantCall), benchmarks.MCPGoDirect(mg, benchmarks.InstantCall),
+		raw.Subject(benchmarks.InstantCall),
+	} {
+		op := s.New()
+		for range 3 {
+			if err := op(ctx); err != nil {
+				t.Fatalf("%s: %v", s.Name, err)
+			}
 		}
 	}
 }

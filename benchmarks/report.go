@@ -107,6 +107,7 @@ func (r *Report) Targets() []Target {
 	out = append(out, r.directCallTargets()...)
 	out = append(out, r.legacyTargets()...)
 	out = append(out, r.pipeLimitTargets()...)
+	out = append(out, r.pipeLimitHTTPTargets()...)
 	out = append(out, r.resourceTargets()...)
 	if own, direct := r.find(ScenarioHookStdio, SubjectStdioConn, 0), r.find(ScenarioHookStdio, nameDirect, 0); own != nil && direct != nil {
 		out = append(out, Target{
@@ -264,6 +265,8 @@ func (r *Report) note(row *Row) string {
 		return r.resourceReadNote(row)
 	case ScenarioHookLegacy: // legacy.go
 		return r.legacyNote(row)
+	case ScenarioPipeLimitHTTP: // pipe_http.go
+		return r.pipeLimitHTTPNote(row)
 	case ScenarioToolboxHook:
 		if p := r.find(row.Scenario, nameHook, 0); row.Subject == SubjectToolboxHook && p != nil {
 			return fmt.Sprintf("p50 %+.1f%%, p99 %+.1f%%, CPU %+.1f%%, %+.1f allocs vs plugin hook",

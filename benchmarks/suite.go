@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cuca-go/mcpconnector/host"
+	"github.com/cuca-go/mcpconnector/internal/core/httppool"
 	"github.com/cuca-go/mcpconnector/internal/fixture/testserver"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/transport"
@@ -149,9 +150,10 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 		{ScenarioPassThrough, r.passThrough},
 		{ScenarioHookStdio, r.hookStdio},
 		{ScenarioHookHTTP, r.hookHTTP},
-		{ScenarioResourceRead, r.resourceRead}, // resources.go
-		{ScenarioHookLegacy, r.hookLegacy},     // legacy.go
-		{ScenarioPipeLimit, r.pipeLimit},       // pipe.go
+		{ScenarioResourceRead, r.resourceRead},   // resources.go
+		{ScenarioHookLegacy, r.hookLegacy},       // legacy.go
+		{ScenarioPipeLimit, r.pipeLimit},         // pipe.go
+		{ScenarioPipeLimitHTTP, r.pipeLimitHTTP}, // pipe_http.go
 		{ScenarioInstant, func(ctx context.Context) error {
 			return r.throughput(ctx, ScenarioInstant, InstantCall, cfg.InstantFor)
 		}},
@@ -447,12 +449,12 @@ func (r *runner) idleStdio(ctx context.Context) error {
 	return r.idle(ctx, ScenarioIdleStdio, r.cfg.IdleStdio, r.stdio, func() mcp.Transport { return CommandTransport(r.stdio) }, func() {})
 }
 
-// idleHTTP connects as a program would by default: both the plugin and
-// go-sdk share http.DefaultTransport, whose idle connections are dropped
-// between the kinds.
+// idleHTTP connects as a program would by default: the plugin with the
+// module's pool of connections, go-sdk with http.DefaultTransport, whose
+// idle connections are both dropped between the kinds.
 func (r *runner) idleHTTP(ctx context.Context) error {
 	url := r.httpSrv.URL + "/mcp"
-	dropIdle := http.DefaultTransport.(*http.Transport).CloseIdleConnections
+	dropIdle := httppool.CloseIdle
 	return r.idle(ctx, ScenarioIdleHTTP, r.cfg.IdleHTTP, transport.StreamableHTTP{URL: url},
 		func() mcp.Transport { return &mcp.StreamableClientTransport{Endpoint: url} }, dropIdle)
 }

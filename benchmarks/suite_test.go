@@ -30,7 +30,7 @@ func TestQuickRun(t *testing.T) {
 	}
 	for _, sc := range []string{
 		benchmarks.ScenarioPassThrough, benchmarks.ScenarioHookStdio, benchmarks.ScenarioHookHTTP, benchmarks.ScenarioResourceRead,
-		benchmarks.ScenarioHookLegacy, benchmarks.ScenarioPipeLimit,
+		benchmarks.ScenarioHookLegacy, benchmarks.ScenarioPipeLimit, benchmarks.ScenarioPipeLimitHTTP,
 		benchmarks.ScenarioInstant, benchmarks.ScenarioWait, benchmarks.ScenarioIdleStdio,
 		benchmarks.ScenarioIdleHTTP, benchmarks.ScenarioWide,
 		benchmarks.ScenarioToolboxPass, benchmarks.ScenarioToolboxHook, benchmarks.ScenarioToolboxOpen,
@@ -48,7 +48,7 @@ func TestQuickRun(t *testing.T) {
 			assert.Greater(t, r.Outage.AfterKill, r.Outage.AfterReturn, "the kill came before the return")
 		}
 	}
-	targets := 29     // 13, the lazy servers' 3, direct tools/call's 3, an idle stdio connection against go-sdk's, the task's 3, the older revision's 2, many callers' 3, the resource read's 1
+	targets := 31     // 13, the lazy servers' 3, direct tools/call's 3, an idle stdio connection against go-sdk's, the task's 3, the older revision's 2, many callers' 3 over stdio and 2 over HTTP, the resource read's 1
 	if !raceEnabled { // the grid's rows need a cluster, which -race cannot run
 		for _, sc := range []string{benchmarks.ScenarioGridHook, benchmarks.ScenarioGridWait} {
 			assert.NotZero(t, scenarios[sc], sc)
@@ -70,6 +70,7 @@ func TestQuickRun(t *testing.T) {
 	assert.Contains(t, md.String(), "| "+benchmarks.ScenarioResourceRead+" | "+benchmarks.SubjectPluginReadResource+" |")
 	assert.Contains(t, md.String(), "| "+benchmarks.ScenarioHookLegacy+" | "+benchmarks.SubjectLegacyHook+" |")
 	assert.Contains(t, md.String(), "| "+benchmarks.ScenarioPipeLimit+" | "+benchmarks.SubjectPipeMux+" | 16 |")
+	assert.Contains(t, md.String(), "| "+benchmarks.ScenarioPipeLimitHTTP+" | "+benchmarks.SubjectHTTPRaw+" | 16 |")
 	assert.Contains(t, md.String(), "Targets (reported, not asserted)")
 	assert.True(t, strings.HasPrefix(svg.String(), "<svg"), svg.String())
 	assert.Len(t, rep.Targets(), targets)

@@ -4,12 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"runtime"
 	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cuca-go/mcpconnector/internal/core/httppool"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
@@ -39,9 +40,10 @@ func leakCheck(t *testing.T) {
 	t.Helper()
 	ignore := goleak.IgnoreCurrent()
 	t.Cleanup(func() {
-		// Keep-alive connections of HTTP tests are the http package's,
-		// not ours.
-		http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+		// Idle keep-alive connections of HTTP tests live in a pool until
+		// the server closes them or they idle out; the goroutines that
+		// serve them are net/http's.
+		httppool.CloseIdle()
 		// protoactor's dead-letter throttle ends after its interval by
 		// itself (a retired connection that stops as its supervisor stops
 		// leaves a Stop undelivered), as TestMain knows.

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cuca-go/mcpconnector/internal/core/httppool"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
@@ -126,7 +128,7 @@ func httpFloodOf(t testing.TB, sessionPath bool) mcp.Transport {
 	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
 		&mcp.StreamableHTTPOptions{Stateless: true}))
 	t.Cleanup(srv.Close)
-	t.Cleanup(http.DefaultTransport.(*http.Transport).CloseIdleConnections)
+	t.Cleanup(httppool.CloseIdle)
 	tr, err := StreamableHTTP{URL: srv.URL, DisableDirectCalls: sessionPath}.Open(zap.NewNop())
 	require.NoError(t, err)
 	return tr

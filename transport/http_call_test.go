@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,6 +23,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/internal/core/directcall"
+	"github.com/cuca-go/mcpconnector/internal/core/httppool"
 )
 
 // httpTestServer is a go-sdk server behind its stateless Streamable HTTP
@@ -156,7 +159,7 @@ func eachAnswerKind(t *testing.T, f func(t *testing.T, srv *httpTestServer)) {
 		t.Run(kind, func(t *testing.T) {
 			noLeaks(t)
 			srv := newHTTPTestServer(t, kind == "json")
-			t.Cleanup(http.DefaultClient.CloseIdleConnections)
+			t.Cleanup(httppool.CloseIdle)
 			f(t, srv)
 		})
 	}
@@ -273,11 +276,15 @@ func TestHTTPDirectCallsBesideTheSessionsCalls(t *testing.T) {
 func TestHTTPDirectCallNotSentWhenNothingListens(t *testing.T) {
 	noLeaks(t)
 	srv := newHTTPTestServer(t, false)
-	defer http.DefaultClient.CloseIdleConnections()
+	defer httppool.CloseIdle()
 	cs, ht := httpSession(t, StreamableHTTP{URL: srv.URL}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	srv.Close()
+	// As httptest's Close does for http.DefaultTransport: the client has
+	// seen the server close its idle connections (its reader does within
+	// microseconds; here the call comes at once).
+	httppool.CloseIdle()
 	_, err := ht.CallTool(ctx, &mcp.CallToolParams{Name: "echo"}, nil)
 	_, wantErr := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo"})
 	require.Error(t, wantErr)
@@ -288,7 +295,7 @@ func TestHTTPDirectCallNotSentWhenNothingListens(t *testing.T) {
 func TestHTTPDirectCallLeavesAChallengeToTheSession(t *testing.T) {
 	noLeaks(t)
 	srv := newHTTPTestServer(t, false)
-	defer http.DefaultClient.CloseIdleConnections()
+	defer httppool.CloseIdle()
 	cs, ht := httpSession(t, StreamableHTTP{URL: srv.URL, BearerToken: "bad"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -307,7 +314,7 @@ func TestHTTPDirectCallLeavesAChallengeToTheSession(t *testing.T) {
 func TestHTTPDirectCallsStepAsideForHeaderBoundArguments(t *testing.T) {
 	noLeaks(t)
 	srv := newHTTPTestServer(t, false)
-	defer http.DefaultClient.CloseIdleConnections()
+	defer httppool.CloseIdle()
 	cs, ht := httpSession(t, StreamableHTTP{URL: srv.URL}, nil)
 	require.True(t, ht.CallsDirect())
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -322,7 +329,7 @@ func TestHTTPDirectCallsStepAsideForHeaderBoundArguments(t *testing.T) {
 func TestHTTPDirectCallWithAnEventOverTheLimitFailsAlone(t *testing.T) {
 	noLeaks(t)
 	srv := newHTTPTestServer(t, false)
-	defer http.DefaultClient.CloseIdleConnections()
+	defer httppool.CloseIdle()
 	tr, err := StreamableHTTP{URL: srv.URL}.Open(nil)
 	require.NoError(t, err)
 	ht := tr.(*httpTransport)
@@ -381,4 +388,45 @@ func TestDirectCallsOffInThisProcess(t *testing.T) {
 	}
 	assert.Nil(t, directcall.CallerOf(tr), "the environment turns it off for every server")
 	assert.Nil(t, directcall.CallerOf(st), "the environment turns it off for every server")
+}
+
+// TestConcurrentCallsReuseConnections: 16 callers at once over a
+// StreamableHTTP given no HTTPClient reuse their connections. With
+// net/http's default transport (2 idle connections kept per server) 1,600
+// calls opened 534.
+func TestConcurrentCallsReuseConnections(t *testing.T) {
+	noLeaks(t)
+	s := mcp.NewServer(&mcp.Implementation{Name: "transport-test", Version: "0"}, nil)
+	addEcho(s)
+	var conns atomic.Int64
+	srv := httptest.NewUnstartedServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true}))
+	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	_, ht := httpSession(t, StreamableHTTP{URL: srv.URL}, nil)
+	require.True(t, ht.CallsDirect())
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	const callers, calls = 16, 100
+	before := conns.Load()
+	var wg sync.WaitGroup
+	for range callers {
+		wg.Go(func() {
+			for range calls {
+				res, err := ht.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"x"}`)}, nil)
+				if !assert.NoError(t, err) || !assert.False(t, res.IsError) {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	// At most one connection per caller, and one more for each that a
+	// caller began to dial as another connection came free.
+	assert.LessOrEqual(t, conns.Load()-before, int64(2*callers), "new connections for %d calls", callers*calls)
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cuca-go/mcpconnector/internal/core/httppool"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -32,7 +34,7 @@ func TestResponseBodiesAreBounded(t *testing.T) {
 		_, _ = io.WriteString(w, strings.Repeat("x", n))
 	}))
 	defer srv.Close()
-	defer http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+	defer httppool.CloseIdle()
 	rt := limitRoundTripper{base: http.DefaultTransport, limit: limit}
 	do := func(query string) (*http.Response, []byte) {
 		t.Helper()

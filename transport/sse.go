@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
+	"github.com/cuca-go/mcpconnector/internal/core/httppool"
 	"github.com/cuca-go/mcpconnector/internal/core/origin"
 	"github.com/cuca-go/mcpconnector/internal/core/transportext"
 )
@@ -27,9 +28,9 @@ type SSE struct {
 	// Header is added to every request sent to the endpoint's origin (e.g.
 	// an API key). Its values are never logged nor put in errors.
 	Header http.Header
-	// HTTPClient sends the requests; nil means a client of its own with
-	// http.DefaultTransport. Its CheckRedirect, if any, runs after the
-	// module's redirect policy.
+	// HTTPClient sends the requests; nil means the pool of connections
+	// StreamableHTTP uses when it is given none. Its CheckRedirect, if any,
+	// runs after the module's redirect policy.
 	HTTPClient *http.Client
 	// Label names the server in logs ("mcp_server"); empty means String().
 	Label string
@@ -48,7 +49,7 @@ func (s SSE) Open(logger *zap.Logger) (mcp.Transport, error) {
 	}
 	client := s.HTTPClient
 	if client == nil {
-		client = &http.Client{}
+		client = &http.Client{Transport: httppool.Transport()}
 	}
 	if len(s.Header) > 0 {
 		c := *client

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cuca-go/mcpconnector/internal/core/httppool"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
@@ -78,8 +80,7 @@ func TestHeadersAreAddedToEveryRequest(t *testing.T) {
 	resp, err := rt.RoundTrip(req)
 	require.NoError(t, err)
 	resp.Body.Close()
-	http.DefaultClient.CloseIdleConnections()
-	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+	httppool.CloseIdle()
 	assert.Equal(t, "Bearer t0ken", got.Get("Authorization"))
 	assert.Equal(t, "k", got.Get("X-Api-Key"))
 	assert.Equal(t, "Bearer old", req.Header.Get("Authorization"), "the caller's request is not modified")
