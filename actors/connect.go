@@ -39,16 +39,19 @@ const (
 	maxTools     = 20000
 )
 
-// LegacyRevisions are the older MCP revisions a connection with
+// LegacyRevisions returns the older MCP revisions a connection with
 // ConnectionConfig.LegacyFallback accepts from a server that refused
-// server/discover, newest first.
-var LegacyRevisions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+// server/discover, newest first (a copy: changing it changes nothing).
+func LegacyRevisions() []string { return slices.Clone(legacyRevisions) }
+
+// legacyRevisions are LegacyRevisions'.
+var legacyRevisions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
 // dialectOf is the session dialect of cfg (extension.Dialect): the older
 // revisions' with LegacyFallback, none without.
 func dialectOf(cfg *ConnectionConfig) extension.Dialect {
 	if cfg.LegacyFallback {
-		return legacy.Dialect{Accepts: LegacyRevisions}
+		return legacy.Dialect{Accepts: legacyRevisions}
 	}
 	return nil
 }

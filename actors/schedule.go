@@ -32,7 +32,7 @@ import (
 // it: past it, a cool-down is twice the outage so far, up to MaxCoolDown.
 const longOutage = time.Minute
 
-// Schedule defaults, beside DefaultCoolDown.
+// Schedule defaults, beside defaultCoolDown.
 const (
 	defaultInitialBackoff = 100 * time.Millisecond
 	defaultMaxBackoff     = 2 * time.Second
@@ -61,7 +61,7 @@ func (c SupervisorConfig) scheduleDefaults() SupervisorConfig {
 		c.RestartWindow = defaultRestartWindow
 	}
 	if c.CoolDown <= 0 {
-		c.CoolDown = DefaultCoolDown
+		c.CoolDown = defaultCoolDown
 	}
 	if c.MaxCoolDown <= 0 {
 		c.MaxCoolDown = defaultMaxCoolDown

@@ -37,7 +37,7 @@ type SupervisorConfig struct {
 	// is spent, before one reconnection is tried, while the outage is
 	// shorter than a minute; past it each cool-down is twice the
 	// outage so far, up to MaxCoolDown. A success closes the breaker. Zero
-	// means 7.5s ([DefaultCoolDown]); MaxCoolDown zero means one hour.
+	// means 7.5s; MaxCoolDown zero means one hour.
 	CoolDown    time.Duration
 	MaxCoolDown time.Duration
 	// ReconnectWait is how long a call that arrives while reconnecting may
@@ -69,7 +69,7 @@ func (c SupervisorConfig) withDefaults() SupervisorConfig {
 	c.Connection = c.Connection.withDefaults()
 	c.Connection.EscalateFailures = true
 	if c.ReconnectWait <= 0 {
-		c.ReconnectWait = DefaultReconnectWait
+		c.ReconnectWait = defaultReconnectWait
 	}
 	return c.scheduleDefaults()
 }
@@ -79,12 +79,15 @@ const (
 	// DefaultConnectTimeout bounds a connection attempt (spawn,
 	// server/discover, tools/list) unless configured otherwise.
 	DefaultConnectTimeout = 30 * time.Second
-	// DefaultCoolDown is how long the breaker stays open during the first
+)
+
+const (
+	// defaultCoolDown is how long the breaker stays open during the first
 	// minute of an outage.
-	DefaultCoolDown = 7500 * time.Millisecond
-	// DefaultReconnectWait bounds how long a call that arrives while the
+	defaultCoolDown = 7500 * time.Millisecond
+	// defaultReconnectWait bounds how long a call that arrives while the
 	// connection is reconnecting waits for it, unless configured otherwise.
-	DefaultReconnectWait = 10 * time.Second
+	defaultReconnectWait = 10 * time.Second
 )
 
 // Status is the health of a supervised connection.

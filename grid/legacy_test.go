@@ -39,7 +39,7 @@ func TestLegacyFallbackGrainConnect(t *testing.T) {
 	members := startMembers(t, 2, legacyConfig(t, true))
 	_, others := hostOf(t, members, "old")
 	p := connect(t, others[0], "old")
-	assert.Equal(t, actors.LegacyRevisions[0], p.ProtocolVersion(), "the revision crossed the wire")
+	assert.Equal(t, actors.LegacyRevisions()[0], p.ProtocolVersion(), "the revision crossed the wire")
 	assert.Equal(t, "echo: hi", callText(t, p, "echo", map[string]any{"text": "hi"}))
 
 	chunk := &host.Chunk{Blocks: []host.Block{host.ToolCall{ID: "c1", Name: "echo", Arguments: json.RawMessage(`{"text":"hook"}`)}}}
@@ -59,7 +59,7 @@ func TestLegacyFallbackGridToolbox(t *testing.T) {
 	tb, err := grid.OpenToolbox(ctx, others[0], cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = tb.Close() })
-	assert.Equal(t, actors.LegacyRevisions[0], tb.ProtocolVersion("old"))
+	assert.Equal(t, actors.LegacyRevisions()[0], tb.ProtocolVersion("old"))
 
 	res, err := tb.CallTool(ctx, "old__echo", map[string]any{"text": "hi"}).Await(ctx)
 	require.NoError(t, err)
@@ -82,6 +82,6 @@ func TestLegacyFallbackForEveryGrainOfAKind(t *testing.T) {
 	members := startMembers(t, 2, legacyConfig(t, false), plugin.WithLegacyFallback())
 	_, others := hostOf(t, members, "old")
 	p := connect(t, others[0], "old")
-	assert.Equal(t, actors.LegacyRevisions[0], p.ProtocolVersion())
+	assert.Equal(t, actors.LegacyRevisions()[0], p.ProtocolVersion())
 	assert.Equal(t, "5", callText(t, p, "add", map[string]any{"a": 2, "b": 3}))
 }

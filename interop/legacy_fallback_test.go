@@ -39,7 +39,7 @@ func TestLegacyServersStartWithTheFallback(t *testing.T) {
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = p.Close() })
 
-			assert.Contains(t, actors.LegacyRevisions, p.ProtocolVersion(), "an older revision")
+			assert.Contains(t, actors.LegacyRevisions(), p.ProtocolVersion(), "an older revision")
 			assert.Equal(t, p.ProtocolVersion(), p.Status().ProtocolVersion, "the status names it")
 			names := make([]string, 0, len(p.Tools()))
 			for _, tool := range p.Tools() {

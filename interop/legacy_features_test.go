@@ -48,7 +48,7 @@ func everything(t *testing.T, opts ...plugin.Option) (*legacyRun, *plugin.McpPlu
 	p, err := plugin.Connect(ctx, r.WireTransport, append([]plugin.Option{plugin.WithLegacyFallback()}, opts...)...)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close() })
-	require.Contains(t, actors.LegacyRevisions, p.ProtocolVersion())
+	require.Contains(t, actors.LegacyRevisions(), p.ProtocolVersion())
 	return r, p
 }
 
@@ -309,7 +309,7 @@ func TestLegacyEverythingRestart(t *testing.T) {
 		return st.Restarts >= 1 && st.State == actors.Ready
 	}, time.Minute, 20*time.Millisecond, "restarted and ready")
 	assert.NotEqual(t, first, lastPID(t, pids), "a new child")
-	assert.Contains(t, actors.LegacyRevisions, p.ProtocolVersion(), "initialized again")
+	assert.Contains(t, actors.LegacyRevisions(), p.ProtocolVersion(), "initialized again")
 	assert.Equal(t, "Echo: two", legacyText(t, p, "echo", map[string]any{"message": "two"}))
 }
 
@@ -484,7 +484,7 @@ func TestLegacyEverythingToolbox(t *testing.T) {
 	first, err := toolbox.Open(ctx, cfg, toolbox.WithManifestDir(manifests), toolbox.WithPinnedTools())
 	require.NoError(t, err)
 	require.Equal(t, actors.Ready, first.Status()["everything"].State, "no manifest yet: started at Open")
-	assert.Contains(t, actors.LegacyRevisions, first.ProtocolVersion("everything"))
+	assert.Contains(t, actors.LegacyRevisions(), first.ProtocolVersion("everything"))
 	require.NoError(t, first.Close())
 
 	var (
@@ -513,7 +513,7 @@ func TestLegacyEverythingToolbox(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, "Echo: lazy", out.Content)
 	assert.Equal(t, actors.Ready, tb.Status()["everything"].State, "started by the call")
-	assert.Contains(t, actors.LegacyRevisions, tb.ProtocolVersion("everything"))
+	assert.Contains(t, actors.LegacyRevisions(), tb.ProtocolVersion("everything"))
 	assert.Empty(t, tb.HeldTools(), "the older revision's list matches its pins")
 	mu.Lock()
 	defer mu.Unlock()

@@ -65,7 +65,7 @@ func TestLegacyStreamableSessionLost(t *testing.T) {
 	}, time.Minute, 50*time.Millisecond, "a call works again: %v", func() error { return last }())
 	assert.GreaterOrEqual(t, p.Status().Restarts, 1, "the lost session ended, and a new one began")
 	assert.Equal(t, 2, r.Received("initialize"), "the new process was initialized, once")
-	assert.Contains(t, actors.LegacyRevisions, p.ProtocolVersion())
+	assert.Contains(t, actors.LegacyRevisions(), p.ProtocolVersion())
 }
 
 // everythingHTTP starts server-everything's Streamable HTTP mode (the
@@ -110,7 +110,7 @@ func TestLegacyEverythingStreamableHTTP(t *testing.T) {
 		plugin.WithInputRequired(everythingInput()), plugin.WithProgress(func(plugin.Progress) { progress.Add(1) }))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close() })
-	assert.Contains(t, actors.LegacyRevisions, p.ProtocolVersion())
+	assert.Contains(t, actors.LegacyRevisions(), p.ProtocolVersion())
 	assert.Equal(t, "Echo: http", legacyText(t, p, "echo", map[string]any{"message": "http"}))
 	assert.Contains(t, legacyText(t, p, "trigger-long-running-operation", map[string]any{"duration": 0.2, "steps": 2}), "Steps: 2")
 	assert.Equal(t, int32(2), progress.Load(), "both progress notifications before the result")
@@ -139,7 +139,7 @@ func TestLegacyStreamableListChanged(t *testing.T) {
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = p.Close() })
 			version := p.ProtocolVersion()
-			require.Contains(t, actors.LegacyRevisions, version)
+			require.Contains(t, actors.LegacyRevisions(), version)
 			require.False(t, p.HasTool("extra"))
 
 			// The stream opens beside the session, and the server drops
@@ -219,7 +219,7 @@ func (h *grantOnChallenge) Authorize(_ context.Context, _ *http.Request, resp *h
 
 func legacyGoSDKServerOverHTTP(t *testing.T, oauth *grantOnChallenge) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "interop-go-sdk-older", Version: "1.8.0"},
-		&mcp.ServerOptions{PageSize: 2, SupportedProtocolVersions: actors.LegacyRevisions})
+		&mcp.ServerOptions{PageSize: 2, SupportedProtocolVersions: actors.LegacyRevisions()})
 	addTool := func(name string) {
 		s.AddTool(&mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}},
 			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -269,7 +269,7 @@ func legacyGoSDKServerOverHTTP(t *testing.T, oauth *grantOnChallenge) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close() })
 	version := p.ProtocolVersion()
-	require.Equal(t, actors.LegacyRevisions[0], version)
+	require.Equal(t, actors.LegacyRevisions()[0], version)
 	assert.Len(t, p.Tools(), 5, "every page")
 	assert.GreaterOrEqual(t, lists.Load(), int32(3), "three pages of two")
 	assert.Equal(t, "t3", legacyText(t, p, "t3", nil))

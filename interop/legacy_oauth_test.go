@@ -63,7 +63,7 @@ func TestLegacyOAuthWithAnAuthorizationServer(t *testing.T) {
 	p, err := plugin.Connect(ctx, transport.StreamableHTTP{URL: srv.URL + "/mcp", OAuthHandler: h}, plugin.WithLegacyFallback())
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close() })
-	assert.Equal(t, actors.LegacyRevisions[0], p.ProtocolVersion())
+	assert.Equal(t, actors.LegacyRevisions()[0], p.ProtocolVersion())
 	assert.Equal(t, "echo: hi", legacyText(t, p, "echo", map[string]any{"text": "hi"}))
 	assert.Equal(t, "5", legacyText(t, p, "add", map[string]any{"a": 2, "b": 3}))
 	require.NoError(t, p.Close())

@@ -39,7 +39,7 @@ func TestLegacySSEWithTheFallback(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close() })
 
-	assert.Contains(t, actors.LegacyRevisions, p.ProtocolVersion(), "an older revision")
+	assert.Contains(t, actors.LegacyRevisions(), p.ProtocolVersion(), "an older revision")
 	var names []string
 	for _, tool := range p.Tools() {
 		names = append(names, tool.Name)
@@ -102,7 +102,7 @@ func TestLegacyToolboxConfigKey(t *testing.T) {
 	st := tb.Status()
 	for _, name := range []string{"old", "sse"} {
 		require.Equal(t, actors.Ready, st[name].State, "%s: %v", name, st[name].LastError)
-		assert.Contains(t, actors.LegacyRevisions, tb.ProtocolVersion(name), name)
+		assert.Contains(t, actors.LegacyRevisions(), tb.ProtocolVersion(name), name)
 	}
 	assert.Equal(t, actors.Failed, st["sseplain"].State)
 	require.ErrorIs(t, st["sseplain"].LastError, plugin.ErrNotSupported)
@@ -137,7 +137,7 @@ func TestLegacyToolboxOption(t *testing.T) {
 	tb, err := toolbox.Open(ctx, cfg, toolbox.WithPluginOptions(plugin.WithLegacyFallback()), toolbox.WithStrict())
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = tb.Close() })
-	assert.Contains(t, actors.LegacyRevisions, tb.ProtocolVersion("sse"))
+	assert.Contains(t, actors.LegacyRevisions(), tb.ProtocolVersion("sse"))
 	res, err := tb.CallTool(ctx, "sse__"+sse.Server.Tool, sse.Server.Args).Await(ctx)
 	require.NoError(t, err)
 	assert.Contains(t, plugin.RenderResult(res), sse.Want)

@@ -18,10 +18,10 @@ import (
 
 // The defaults of [Stdio]'s fields.
 const (
-	// DefaultTerminateTimeout is [Stdio.TerminateTimeout]'s default.
-	DefaultTerminateTimeout = 2 * time.Second
-	// DefaultStderrLines is [Stdio.StderrLines]'s default.
-	DefaultStderrLines = 20
+	// defaultTerminateTimeout is [Stdio.TerminateTimeout]'s default.
+	defaultTerminateTimeout = 2 * time.Second
+	// defaultStderrLines is [Stdio.StderrLines]'s default.
+	defaultStderrLines = 20
 )
 
 // Stdio spawns Command as a child process and speaks MCP over its stdin and
@@ -40,14 +40,14 @@ type Stdio struct {
 	// TerminateTimeout is how long closing waits after closing stdin, and
 	// again after SIGTERM, before escalating; and how long what the server
 	// started may outlive it before SIGKILL. Zero or negative means
-	// [DefaultTerminateTimeout].
+	// 2s.
 	TerminateTimeout time.Duration
 	// StderrLines is how many of the child's last stderr lines are kept,
 	// beside the first line that reads as an error (one holding "error",
 	// "fatal", "exception", "panic", "required" or "not found"). That
 	// line and the last 3 (at most 512 bytes in all, control sequences
 	// removed) go into errors; the whole tail goes to the logger at debug
-	// level when a connection fails. Zero means [DefaultStderrLines];
+	// level when a connection fails. Zero means 20;
 	// negative keeps none.
 	StderrLines int
 	// Label names the server in logs, e.g. the key of its mcp.json entry;
@@ -111,11 +111,11 @@ func (s Stdio) Open(logger *zap.Logger) (mcp.Transport, error) {
 	}
 	lines := s.StderrLines
 	if lines == 0 {
-		lines = DefaultStderrLines
+		lines = defaultStderrLines
 	}
 	td := s.TerminateTimeout
 	if td <= 0 {
-		td = DefaultTerminateTimeout
+		td = defaultTerminateTimeout
 	}
 	logger = logfield.Server(logger, s.label())
 	return &stdioTransport{

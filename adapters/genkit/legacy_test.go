@@ -28,7 +28,7 @@ func TestGenerateCallsAnOlderRevisionsServer(t *testing.T) {
 	box, err := toolbox.Open(c, cfg, toolbox.WithStrict(), toolbox.WithPluginOptions(plugin.WithLegacyFallback()))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = box.Close() })
-	require.Equal(t, actors.LegacyRevisions[0], box.ProtocolVersion("old"))
+	require.Equal(t, actors.LegacyRevisions()[0], box.ProtocolVersion("old"))
 
 	g, s := newGenkit(t, callTool("r1", "old__echo", `{"text":"hi"}`), answer)
 	resp, err := generate(ctx(t), t, g, box)

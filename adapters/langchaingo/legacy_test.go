@@ -28,7 +28,7 @@ func TestAnOlderRevisionsServerAnswersTheAgent(t *testing.T) {
 	box, err := toolbox.Open(c, cfg, toolbox.WithStrict(), toolbox.WithPluginOptions(plugin.WithLegacyFallback()))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = box.Close() })
-	require.Equal(t, actors.LegacyRevisions[0], box.ProtocolVersion("old"))
+	require.Equal(t, actors.LegacyRevisions()[0], box.ProtocolVersion("old"))
 
 	m := newModel(callTool("c1", "old__echo", `{"text":"hi"}`), answer)
 	out, err := run(ctx(t), lcTools(t, box), m)

@@ -29,7 +29,7 @@ func TestAnOlderRevisionsServerAnswersTheModel(t *testing.T) {
 	box, err := toolbox.Open(ctx, cfg, toolbox.WithStrict(), toolbox.WithPluginOptions(plugin.WithLegacyFallback()))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = box.Close() })
-	require.Equal(t, actors.LegacyRevisions[0], box.ProtocolVersion("old"))
+	require.Equal(t, actors.LegacyRevisions()[0], box.ProtocolVersion("old"))
 
 	for _, l := range loops {
 		t.Run(l.name, func(t *testing.T) {
