@@ -34,7 +34,8 @@ func (c *mcpConnection) hooks() sessionHooks {
 func (c *mcpConnection) track(cl *call) {
 	pr := &callProgress{token: strconv.FormatUint(cl.msg.ID, 10)}
 	if d := cl.msg.IdleTimeout; d > 0 {
-		pr.idle = time.AfterFunc(d, func() { cl.expire(&idleTimeout{d}) })
+		cancel := cl.cancel
+		pr.idle = time.AfterFunc(d, func() { cancel(&idleTimeout{d}) })
 	}
 	cl.prog = pr
 	c.progMu.Lock()
