@@ -66,6 +66,7 @@ type dialed struct {
 	ready   *messages.Ready
 	tail    transportext.StderrTail
 	direct  directcall.Caller // the transport's direct tools/call path, if any
+	post    directcall.Poster // its calls posted from the mailbox (stdio), if any
 }
 
 // sessionHooks are what a connection hears from its session besides the
@@ -178,6 +179,9 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 		d.direct = nil // the dialect's calls go through the session
 	} else if dialected && d.direct != nil {
 		d.direct = sessionCaller{Caller: d.direct, session: session}
+	}
+	if d.direct != nil {
+		d.post = directcall.PosterOf(tr)
 	}
 	if ir == nil || (ir.ProtocolVersion != ProtocolVersion && !dialected) {
 		got := ""

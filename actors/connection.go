@@ -136,7 +136,12 @@ func (c ConnectionConfig) withDefaults() ConnectionConfig {
 // NewConnectionProps returns the Props of the connection actor (McpConnection) for cfg.
 func NewConnectionProps(cfg ConnectionConfig) *actor.Props {
 	cfg = cfg.withDefaults()
-	return actor.PropsFromProducer(func() actor.Actor { return newConnection(cfg) })
+	fl := &flusher{}
+	return actor.PropsFromProducer(func() actor.Actor {
+		c := newConnection(cfg)
+		c.flush = fl
+		return c
+	}, actor.WithMailbox(actor.Unbounded(fl)))
 }
 
 // state is where an McpConnection is in its life.
@@ -191,6 +196,8 @@ type mcpConnection struct {
 	session *mcp.ClientSession
 	tail    transportext.StderrTail
 	direct  directcall.Caller // the session's transport's direct path, if any
+	post    directcall.Poster // its calls posted from the mailbox (posted.go)
+	flush   *flusher          // writes what the mailbox posted once it is empty
 	conn    *envelopeConn     // the session's connection
 	ready   *messages.Ready
 	failure *messages.Failure // why the connection ended, once it has
@@ -279,6 +286,11 @@ type call struct {
 	// Write: whether the request may have reached the server.
 	sent sendState
 	ctx  callContext
+
+	// A posted call's (posted.go): its connection, and its id on the
+	// direct path; n is 0 for a call on a worker.
+	c *mcpConnection
+	n int64
 }
 
 // callProgress is a call's progress token, its idle timer, and, under its
@@ -384,6 +396,8 @@ func (c *mcpConnection) Receive(ctx actor.Context) {
 		c.onCancel(msg.ID, ctx.Sender())
 	case *handBack:
 		c.onHandBack(msg)
+	case *settle:
+		c.settle(msg.cl, msg.cause)
 	case *stopNow:
 		ctx.Stop(ctx.Self())
 	case *messages.ServerRequest:
@@ -576,6 +590,7 @@ func (c *mcpConnection) onDialDone(msg *dialDone) {
 	}
 	c.state = ready
 	c.session, c.tail, c.direct, c.ready, c.conn = msg.d.session, msg.d.tail, msg.d.direct, msg.d.ready, msg.d.conn
+	c.post = msg.d.post
 	c.sessionStart = time.Now()
 	c.repeatable = repeatableTools(&c.cfg, c.ready.Tools)
 	c.log.Info("mcp connected", zap.Int("tools", len(c.ready.Tools)))
@@ -651,6 +666,10 @@ func (c *mcpConnection) onCallTool(sender *actor.PID, msg *messages.CallTool) {
 	}
 	if old, dup := c.inflight[msg.ID]; dup && !old.finished.Load() {
 		c.reply(sender, callFailure(msg, messages.FailureInternal, fmt.Sprintf("call id %d is already in flight", msg.ID)))
+		return
+	}
+	if c.posts(msg) {
+		c.postCall(sender, msg)
 		return
 	}
 	// A cancel-cause context with a timer, not WithDeadline: a call that
@@ -898,7 +917,7 @@ func (c *mcpConnection) onCancel(id uint64, sender *actor.PID) {
 	if cl, ok := c.inflight[id]; ok && cancels(sender, cl.sender) {
 		if !cl.gaveUp && !cl.finished.Load() {
 			cl.gaveUp = true
-			cl.cancel(errCallerGaveUp)
+			c.cancelCall(cl, errCallerGaveUp)
 		}
 		return
 	}
@@ -1032,7 +1051,7 @@ func (c *mcpConnection) end(f *messages.Failure) {
 	for _, cl := range c.inflight {
 		if !cl.finished.Load() {
 			c.untrack(cl)
-			cl.cancel(ended)
+			c.cancelCall(cl, ended)
 		}
 	}
 	if c.session != nil {

@@ -25,12 +25,13 @@ type deadlines struct {
 type deadline struct {
 	at     time.Time
 	cancel context.CancelCauseFunc
+	cl     *call // a posted call's deadline, which cl.expire cancels; cancel is nil
 	d      *deadlines
 	i      int // index in d.h; -1 when not in it
 }
 
-// add puts e in the table: at at, e's cancel is called with
-// context.DeadlineExceeded unless e has been stopped.
+// add puts e in the table: at at, cancel (or, nil, e's call's expire) is
+// called with context.DeadlineExceeded unless e has been stopped.
 func (d *deadlines) add(e *deadline, at time.Time, cancel context.CancelCauseFunc) {
 	e.at, e.cancel, e.d = at, cancel, d
 	d.mu.Lock()
@@ -54,20 +55,23 @@ func (d *deadlines) arm(at time.Time) {
 // fire cancels the calls whose deadline has passed and sets the timer for
 // the next.
 func (d *deadlines) fire() {
-	var due []context.CancelCauseFunc
+	var due []*deadline
 	d.mu.Lock()
 	now := time.Now()
 	for len(d.h) > 0 && !d.h[0].at.After(now) {
-		e := heap.Pop(&d.h).(*deadline)
-		due = append(due, e.cancel)
+		due = append(due, heap.Pop(&d.h).(*deadline))
 	}
 	d.armed = time.Time{}
 	if len(d.h) > 0 {
 		d.arm(d.h[0].at)
 	}
 	d.mu.Unlock()
-	for _, cancel := range due {
-		cancel(context.DeadlineExceeded)
+	for _, e := range due {
+		if e.cancel == nil {
+			e.cl.expire(context.DeadlineExceeded)
+			continue
+		}
+		e.cancel(context.DeadlineExceeded)
 	}
 }
 

@@ -8,10 +8,14 @@
 // then answers [messages.AwaitReady] and serves [messages.CallTool]. Its
 // Receive does no I/O while the session runs (once it stops, at Close, its
 // Stopping waits for the session's goroutines: protoactor-go ends an actor
-// as soon as Stopping returns): each tool call runs on a goroutine apart (a
-// worker that ran one before and waits for the next, briefly, or a new one),
-// many at once on the one session, and that goroutine answers the caller
-// directly (the answer's way is one hop, as short as a call can have).
+// as soon as Stopping returns). A direct stdio call is posted (posted.go):
+// the mailbox queues its line, writes the lines of one run of the mailbox
+// together once it is empty, never waiting on the pipe, and the goroutine
+// that reads the server's stdout answers the caller. Any other tool call
+// runs on a goroutine apart (a worker that ran one before and waits for the
+// next, briefly, or a new one), many at once on the one session, and that
+// goroutine answers the caller directly (the answer's way is one hop, as
+// short as a call can have).
 // What else becomes of a call the connection decides in its mailbox, where
 // the call's cancel arrives too: a call that goes back for the next
 // session (never sent, RetryIdempotent, a task to resume) is handed to the

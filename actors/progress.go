@@ -34,8 +34,7 @@ func (c *mcpConnection) hooks() sessionHooks {
 func (c *mcpConnection) track(cl *call) {
 	pr := &callProgress{token: strconv.FormatUint(cl.msg.ID, 10)}
 	if d := cl.msg.IdleTimeout; d > 0 {
-		cancel := cl.cancel
-		pr.idle = time.AfterFunc(d, func() { cancel(&idleTimeout{d}) })
+		pr.idle = time.AfterFunc(d, func() { cl.expire(&idleTimeout{d}) })
 	}
 	cl.prog = pr
 	c.progMu.Lock()

@@ -23,6 +23,19 @@ func (t *stdioTransport) DirectCaller() directcall.Caller {
 	return nil
 }
 
+// DirectPoster hands over the direct calls of the stdio transport's
+// connection for a mailbox to post (see directcall.PosterOf): nil when
+// DirectCaller is, or before Connect.
+func (t *stdioTransport) DirectPoster() directcall.Poster {
+	if !t.direct {
+		return nil
+	}
+	if c := t.conn.Load(); c != nil {
+		return c.direct
+	}
+	return nil
+}
+
 // DirectCaller hands over the HTTP transport's direct tools/call path (see
 // directcall.CallerOf): the transport itself.
 func (t *httpTransport) DirectCaller() directcall.Caller { return t }

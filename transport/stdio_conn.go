@@ -125,11 +125,12 @@ func startStdio(path string, cfg Stdio, td time.Duration, tail *stderrTail, logg
 		cmd: cmd, stdin: pipes[0][1], stdout: pipes[1][0], stderr: pipes[2][0],
 		td: td, tail: tail, logger: logger,
 		lines:      newLineReader(pipes[1][0], MaxMessageBytes),
-		out:        lineWriter{w: pipes[0][1]},
+		out:        lineWriter{w: pipes[0][1], raw: rawWriterOf(pipes[0][1])},
 		stderrDone: make(chan struct{}),
 		gate:       newFloodGate(logger),
 	}
 	c.direct = directcall.NewLines(c)
+	c.out.lost = c.lostWrite
 	watchStderr(c)
 	return c, nil
 }
@@ -197,6 +198,10 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		}
 		d := c.decoder()
 		msg, why := d.Decode(l.text, l.owned)
+		if why == directcall.ReasonAnswered {
+			putDecoder(d)
+			continue
+		}
 		var id jsonrpc.ID
 		deep := msg == nil && nestedDeeperThan(l.text, MaxNesting)
 		if deep {
@@ -237,12 +242,12 @@ var decoders = sync.Pool{New: func() any { return new(directcall.Decoder) }}
 // decoder borrows a decoder that knows c's sent ids; putDecoder returns it.
 func (c *stdioConn) decoder() *directcall.Decoder {
 	d := decoders.Get().(*directcall.Decoder)
-	d.Sent = &c.sent
+	d.Sent, d.Lines = &c.sent, c.direct
 	return d
 }
 
 func putDecoder(d *directcall.Decoder) {
-	d.Sent = nil
+	d.Sent, d.Lines = nil, nil
 	decoders.Put(d)
 }
 
@@ -288,6 +293,21 @@ func (c *stdioConn) WriteLine(line []byte) error {
 		return fmt.Errorf("%w: %w", ErrNotSent, err)
 	}
 	return nil
+}
+
+// PostLine queues line for FlushLines, without waiting: the direct calls'
+// way out from a connection's mailbox ([directcall.LinePoster]).
+func (c *stdioConn) PostLine(line []byte) { c.out.post(line) }
+
+// FlushLines writes the lines posted, without waiting on the pipe.
+func (c *stdioConn) FlushLines() { c.out.flush() }
+
+// lostWrite: a write that carried posted lines failed, the server's stdin
+// closed at its end, and unsent are the lines it did not write. Nobody
+// waits for that write: the direct calls among them are told, as calls
+// never sent.
+func (c *stdioConn) lostWrite(unsent []byte, err error) {
+	c.direct.Unsent(unsent, fmt.Errorf("%w: %w", ErrNotSent, err))
 }
 
 // Close ends the server: it closes stdin, which asks the server to exit;

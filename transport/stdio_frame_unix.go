@@ -102,3 +102,65 @@ func (lr *lineReader) fillEmpty() bool {
 	rr.lent, lr.buf = nil, nil
 	return true
 }
+
+// rawWriter writes to a pipe without waiting: what the pipe takes at once.
+// One writer at a time (the lineWriter's busy one) uses it.
+type rawWriter struct {
+	raw syscall.RawConn
+
+	// The write under way: fn is the function given to raw.Write, made
+	// once so that a write allocates nothing.
+	fn  func(fd uintptr) bool
+	b   []byte
+	n   int
+	err error
+}
+
+// rawWriterOf returns a rawWriter for w if w is a file the runtime polls
+// (a pipe), else nil.
+func rawWriterOf(w io.Writer) *rawWriter {
+	f, ok := w.(*os.File)
+	if !ok {
+		return nil
+	}
+	raw, err := f.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	rw := &rawWriter{raw: raw}
+	rw.fn = rw.writeFd
+	return rw
+}
+
+// write writes what of b the pipe takes now, and returns how much that
+// was; the error is the pipe's (closed at the other end) or the file's
+// (closed here).
+func (rw *rawWriter) write(b []byte) (int, error) {
+	rw.b, rw.n, rw.err = b, 0, nil
+	err := rw.raw.Write(rw.fn)
+	n := rw.n
+	if err == nil {
+		err = rw.err
+	}
+	rw.b, rw.err = nil, nil
+	return n, err
+}
+
+// writeFd writes rw.b to fd until the pipe is full; it never asks the
+// poller to wait.
+func (rw *rawWriter) writeFd(fd uintptr) bool {
+	for rw.n < len(rw.b) {
+		n, err := syscall.Write(int(fd), rw.b[rw.n:])
+		switch {
+		case errors.Is(err, syscall.EINTR):
+			continue
+		case errors.Is(err, syscall.EAGAIN):
+			return true
+		case err != nil:
+			rw.err = &os.PathError{Op: "write", Path: "stdin", Err: err}
+			return true
+		}
+		rw.n += n
+	}
+	return true
+}

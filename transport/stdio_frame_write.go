@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"io"
 	"sync"
 )
@@ -12,12 +13,24 @@ import (
 // So calls made together leave together (one write system call for what
 // was ready), and a lone call waits for nothing: no timer, no goroutine.
 // Lines leave in the order they were handed over, never interleaved.
+//
+// A line may also be posted (post), by a writer that must never wait on the
+// pipe (a connection's mailbox): it is queued, and leaves with the next
+// flush, or with the write under way, or ahead of the next writer's line.
+// flush writes what the pipe takes at once, and leaves the rest, if any, to
+// a goroutine of its own that waits for the pipe.
 type lineWriter struct {
-	w io.Writer
+	w   io.Writer
+	raw *rawWriter // writes without waiting; nil where the pipe is not polled
+	// lost, if set, is told of a failed write that carried posted lines
+	// (nobody waits for that write's error): unsent are the whole lines it
+	// did not write.
+	lost func(unsent []byte, err error)
 
 	mu     sync.Mutex
 	busy   bool       // a writer is writing
-	queued []byte     // lines handed over while it writes
+	queued []byte     // lines handed over while it writes, and posted lines
+	posted bool       // queued holds posted lines
 	batch  *lineBatch // what the writers of queued wait on; nil when none
 	spare  []byte     // the buffer the next queue goes to
 }
@@ -50,10 +63,43 @@ func (lw *lineWriter) write(line []byte, before func()) error {
 		return b.err
 	}
 	lw.busy = true
+	if len(lw.queued) > 0 {
+		// Posted lines not flushed yet go first, in the same write.
+		lw.queued = append(lw.queued, line...)
+		buf, posted := lw.take()
+		lw.mu.Unlock()
+		n, err := lw.w.Write(buf)
+		lw.wrote(buf, n, posted, err)
+		lw.drain()
+		return err
+	}
 	lw.mu.Unlock()
 	_, err := lw.w.Write(line)
 	lw.drain()
 	return err
+}
+
+// take takes the queue for a write; lw.mu is held. The batch waiting on
+// it, if any, is the caller's to end.
+func (lw *lineWriter) take() (buf []byte, posted bool) {
+	buf, posted = lw.queued, lw.posted
+	lw.queued, lw.posted = lw.spare[:0], false
+	lw.spare = nil
+	return buf, posted
+}
+
+// wrote keeps buf, of which n bytes were written with err, for the next
+// queue, and tells lost of a failure that posted lines shared.
+func (lw *lineWriter) wrote(buf []byte, n int, posted bool, err error) {
+	if err != nil && posted && lw.lost != nil {
+		// A line cut short reached nobody whole.
+		lw.lost(buf[bytes.LastIndexByte(buf[:n], '\n')+1:], err)
+	}
+	lw.mu.Lock()
+	if cap(buf) <= maxKeptWriteBuffer {
+		lw.spare = buf[:0]
+	}
+	lw.mu.Unlock()
 }
 
 // drain writes what was queued while the caller wrote, batch by batch,
@@ -61,19 +107,71 @@ func (lw *lineWriter) write(line []byte, before func()) error {
 func (lw *lineWriter) drain() {
 	lw.mu.Lock()
 	for len(lw.queued) > 0 {
-		buf, b := lw.queued, lw.batch
-		lw.queued, lw.batch = lw.spare[:0], nil
-		lw.spare = nil
+		b := lw.batch
+		lw.batch = nil
+		buf, posted := lw.take()
 		lw.mu.Unlock()
-		_, b.err = lw.w.Write(buf)
-		close(b.done)
-		lw.mu.Lock()
-		if cap(buf) <= maxKeptWriteBuffer {
-			lw.spare = buf[:0]
+		n, err := lw.w.Write(buf)
+		if b != nil {
+			b.err = err
+			close(b.done)
 		}
+		lw.wrote(buf, n, posted, err)
+		lw.mu.Lock()
 	}
 	lw.busy = false
 	lw.mu.Unlock()
+}
+
+// post queues line, a whole message and its newline (copied), for the next
+// flush, or for the write under way. It never waits.
+func (lw *lineWriter) post(line []byte) {
+	lw.mu.Lock()
+	lw.queued = append(lw.queued, line...)
+	lw.posted = true
+	lw.mu.Unlock()
+}
+
+// flush writes the lines queued, without waiting on the pipe: nothing when
+// a write is under way (its writer writes them before it is done); else
+// what the pipe takes at once, and the rest on a goroutine that waits for
+// the pipe (a server that reads slowly, or not at all, holds only that
+// goroutine).
+func (lw *lineWriter) flush() {
+	lw.mu.Lock()
+	if lw.busy || len(lw.queued) == 0 {
+		lw.mu.Unlock()
+		return
+	}
+	lw.busy = true
+	buf, posted := lw.take() // no batch: nobody waits while the pipe is free
+	lw.mu.Unlock()
+	n := 0
+	if lw.raw != nil {
+		var err error
+		if n, err = lw.raw.write(buf); err != nil {
+			lw.wrote(buf, n, posted, err)
+			go lw.drain()
+			return
+		}
+	}
+	if n < len(buf) {
+		go func() {
+			m, err := lw.w.Write(buf[n:])
+			lw.wrote(buf, n+m, posted, err)
+			lw.drain()
+		}()
+		return
+	}
+	lw.wrote(buf, n, posted, nil)
+	lw.mu.Lock()
+	if len(lw.queued) == 0 {
+		lw.busy = false
+		lw.mu.Unlock()
+		return
+	}
+	lw.mu.Unlock()
+	go lw.drain() // lines queued meanwhile by a writer who waits for them
 }
 
 // writeBuffers are the buffers go-sdk's messages are encoded in before

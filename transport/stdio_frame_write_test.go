@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"runtime"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -95,4 +98,59 @@ func TestLineWriterBatchError(t *testing.T) {
 	require.ErrorIs(t, <-first, boom)
 	require.ErrorIs(t, <-errs, boom)
 	require.ErrorIs(t, <-errs, boom)
+}
+
+// Posted lines wait for a flush, and leave together, in one write, in the
+// order they were posted; a writer that comes first takes them ahead of
+// its own line.
+func TestLineWriterPostedLinesLeaveTogether(t *testing.T) {
+	g := &gatedWriter{entered: make(chan struct{}), release: make(chan struct{})}
+	close(g.release)
+	lw := &lineWriter{w: g}
+	lw.post([]byte("a\n"))
+	lw.post([]byte("b\n"))
+	assert.Equal(t, 2, lw.queuedLines(), "nothing leaves before the flush")
+	lw.flush()
+	require.Eventually(t, func() bool { return lw.queuedLines() == 0 && !lw.isBusy() }, time.Minute, time.Millisecond)
+	lw.post([]byte("c\n"))
+	require.NoError(t, lw.write([]byte("d\n"), nil))
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	assert.Equal(t, []string{"a\nb\n", "c\nd\n"}, g.writes)
+}
+
+// A flush never waits on a pipe nobody reads: what the pipe does not take
+// goes on a goroutine, and every line arrives, in order, once the server
+// reads again. A failed write of posted lines is told to lost.
+func TestLineWriterFlushNeverWaits(t *testing.T) {
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	defer func() { _ = r.Close() }()
+	lost := make(chan []byte, 1)
+	lw := &lineWriter{w: w, raw: rawWriterOf(w), lost: func(unsent []byte, err error) {
+		assert.Error(t, err)
+		lost <- bytes.Clone(unsent)
+	}}
+	line := append(bytes.Repeat([]byte("x"), 1023), '\n')
+	const n = 512 // 512 KiB: far more than a pipe holds
+	for range n {
+		lw.post(line)
+		lw.flush() // returns though nobody reads
+	}
+	got, err := io.ReadAll(io.LimitReader(r, int64(n*len(line))))
+	require.NoError(t, err)
+	assert.Equal(t, bytes.Repeat(line, n), got)
+	require.Eventually(t, func() bool { return !lw.isBusy() }, time.Minute, time.Millisecond)
+
+	require.NoError(t, r.Close())
+	lw.post(line)
+	lw.flush()
+	assert.Equal(t, line, <-lost, "the line never left")
+	require.NoError(t, w.Close())
+}
+
+func (lw *lineWriter) isBusy() bool {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	return lw.busy
 }

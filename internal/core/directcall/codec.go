@@ -50,7 +50,16 @@ type Decoder struct {
 	// Sent, if set, holds the ids of the calls written: an answer to one
 	// of them carries the very id value the call had.
 	Sent *SentIDs
+	// Lines, if set, are the direct calls of the connection the lines
+	// are read from: the answer of a posted call goes straight to its
+	// Answerer, from the line's own bytes, and Decode returns
+	// [ReasonAnswered] in place of a message.
+	Lines *Lines
 }
+
+// ReasonAnswered is Decode's word for a line that answered a posted call
+// (Decoder.Lines): it is no message for go-sdk, and taken care of.
+const ReasonAnswered = "answered a posted call"
 
 // SentIDs remembers the ids of the last calls written, by number, so that
 // an answer carries the id value go-sdk made for its call instead of a new
@@ -115,6 +124,9 @@ func (d *Decoder) Decode(line []byte, owned bool) (jsonrpc.Message, string) {
 	var m members
 	if !d.object(&m, 0) || !d.atEnd() {
 		return nil, reasonNotJSON
+	}
+	if d.Lines != nil && d.Lines.answerPosted(&m) {
+		return nil, ReasonAnswered
 	}
 	msg, ok := build(&m, owned, d.Sent)
 	if !ok {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -372,4 +373,35 @@ func BenchmarkDecodeLine(b *testing.B) {
 			}
 		})
 	}
+}
+
+// A posted call's line is the line appendCall makes of the same call, with
+// and without arguments, a progress token and an envelope.
+func TestPostedLineIsTheCallsLine(t *testing.T) {
+	req := &jsonrpc.Request{Method: "tools/list", Params: json.RawMessage(`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"}}}`)}
+	id, err := jsonrpc.MakeID(float64(1))
+	require.NoError(t, err)
+	req.ID = id
+	env := envelopeOf(req)
+	require.NotNil(t, env)
+	for _, e := range []*envelope{nil, env} {
+		for _, args := range []string{"", `{ "a" : [1, 2] }`} {
+			for _, token := range []string{"", "7"} {
+				p := &mcp.CallToolParams{Name: `to"ol`}
+				if args != "" {
+					p.Arguments = json.RawMessage(args)
+				}
+				if token != "" {
+					p.SetProgressToken(token)
+				}
+				want, err := appendCall(nil, -idBase-3, p, e)
+				require.NoError(t, err)
+				got, err := appendPosted(nil, -idBase-3, &Call{Name: `to"ol`, Arguments: json.RawMessage(args), ProgressToken: token}, e)
+				require.NoError(t, err)
+				assert.Equal(t, string(want), string(got))
+			}
+		}
+	}
+	_, err = appendPosted(nil, 1, &Call{Name: "x", Arguments: json.RawMessage(`{`)}, nil)
+	assert.Error(t, err, "arguments that are no JSON")
 }

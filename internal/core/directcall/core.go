@@ -262,24 +262,15 @@ var envelopes = intern.Table[*envelope]{Max: 64}
 // name, arguments as written (compacted) and _meta, with env's members
 // _meta does not have.
 func appendCall(b []byte, n int64, params *mcp.CallToolParams, env *envelope) ([]byte, error) {
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = strconv.AppendInt(b, n, 10)
-	b = append(b, `,"method":"tools/call","params":{"name":`...)
-	b = appendString(b, params.Name)
-	b = append(b, `,"arguments":`...)
+	b = appendCallHead(b, n, params.Name)
 	switch a := params.Arguments.(type) {
 	case nil:
 		b = append(b, "{}"...)
 	case json.RawMessage:
-		if len(a) == 0 {
-			b = append(b, "{}"...)
-			break
+		var err error
+		if b, err = appendRawArguments(b, a); err != nil {
+			return b, err
 		}
-		buf := bytes.NewBuffer(b) // Compact appends to the line
-		if err := json.Compact(buf, a); err != nil {
-			return b, fmt.Errorf("marshaling arguments: %w", err)
-		}
-		b = buf.Bytes()
 	default:
 		raw, err := json.Marshal(a)
 		if err != nil {
@@ -290,6 +281,62 @@ func appendCall(b []byte, n int64, params *mcp.CallToolParams, env *envelope) ([
 	var err error
 	if b, err = appendMeta(b, params.Meta, env); err != nil {
 		return b, fmt.Errorf("marshaling _meta: %w", err)
+	}
+	return append(b, "}}"...), nil
+}
+
+// appendCallHead appends the tools/call request of direct call n up to
+// its arguments, which come next.
+func appendCallHead(b []byte, n int64, name string) []byte {
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = strconv.AppendInt(b, n, 10)
+	b = append(b, `,"method":"tools/call","params":{"name":`...)
+	b = appendString(b, name)
+	return append(b, `,"arguments":`...)
+}
+
+// appendRawArguments appends arguments given as JSON text, compacted; none
+// is {}.
+func appendRawArguments(b []byte, a json.RawMessage) ([]byte, error) {
+	if len(a) == 0 {
+		return append(b, "{}"...), nil
+	}
+	buf := bytes.NewBuffer(b) // Compact appends to the line
+	if err := json.Compact(buf, a); err != nil {
+		return b, fmt.Errorf("marshaling arguments: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// Call is a tools/call as a mailbox posts it ([Poster]): the tool's name,
+// its arguments as JSON text (none: {}), and its progress token ("" for
+// none).
+type Call struct {
+	Name          string
+	Arguments     json.RawMessage
+	ProgressToken string
+}
+
+// appendPosted appends the tools/call request of direct call n, posted as
+// c: the line appendCall makes of the same call.
+func appendPosted(b []byte, n int64, c *Call, env *envelope) ([]byte, error) {
+	b = appendCallHead(b, n, c.Name)
+	b, err := appendRawArguments(b, c.Arguments)
+	if err != nil {
+		return b, err
+	}
+	if c.ProgressToken != "" || env != nil {
+		b = append(b, `,"_meta":{`...)
+		if c.ProgressToken != "" {
+			b = appendString(append(b, `"progressToken":`...), c.ProgressToken)
+			if env != nil {
+				b = append(b, ',')
+			}
+		}
+		if env != nil {
+			b = append(b, env.all...)
+		}
+		b = append(b, '}')
 	}
 	return append(b, "}}"...), nil
 }

@@ -1,7 +1,10 @@
 package directcall
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -24,18 +27,77 @@ type LineWriter interface {
 // Its zero value is not ready: use [NewLines].
 type Lines struct {
 	calls
-	out LineWriter
+	out  LineWriter
+	post LinePoster // out's, when it has one
 
 	mu      sync.Mutex
-	waiting map[int64]chan *jsonrpc.Response
+	waiting map[int64]Answerer
 
 	// bare: the session is an older revision's (initialize went out),
 	// whose messages carry no envelope.
 	bare atomic.Bool
 }
 
-// NewLines returns the direct calls of a connection that writes to out.
-func NewLines(out LineWriter) *Lines { return &Lines{out: out} }
+// LinePoster is a stdio connection's way out that never waits: PostLine
+// queues line (copied), one whole message and its newline, behind the
+// lines before it; FlushLines writes what is queued, what the pipe takes
+// at once, and leaves the rest to a goroutine that waits for the pipe.
+type LinePoster interface {
+	PostLine(line []byte)
+	FlushLines()
+}
+
+// Answerer takes the answer of a call posted with [Lines.Post], on the
+// goroutine that reads the connection, or, from the goroutine whose write
+// failed, the news that its line never left (Unsent, with the write's
+// error, which wraps transport.ErrNotSent): it must not wait.
+type Answerer interface {
+	// Answer takes the call's result (nil when the answer is an error),
+	// or werr, the error the server answered with. result may be the
+	// bytes of the line read, which are reused once Answer returns.
+	Answer(result json.RawMessage, werr error)
+	Unsent(err error)
+}
+
+// Poster runs direct calls without a goroutine waiting for each: a
+// connection's mailbox posts a call (Post), and its answer goes to the
+// call's [Answerer]; whatever else becomes of the call (its caller gave
+// up, its deadline passed, the connection ended) the mailbox decides by
+// taking the call back (Withdraw) before an answer takes it. Lines posted
+// go out at the next Flush, together.
+type Poster interface {
+	// Post queues tools/call c (the line [Caller]'s CallTool sends) and
+	// returns its id; its answer goes to a unless the call is withdrawn
+	// first. Its failures are CallTool's before the wire: a connection
+	// that ended (mcp.ErrConnectionClosed), arguments that are no JSON.
+	Post(c Call, a Answerer) (int64, error)
+	// Withdraw takes call n back: true when it was still waiting, and
+	// no answer will reach its Answerer; false when one has, or is on
+	// its way.
+	Withdraw(n int64) bool
+	// Cancel queues the notifications/cancelled of call n, which was
+	// withdrawn, saying reason.
+	Cancel(n int64, reason string)
+	// Flush writes the lines queued, without waiting on the pipe.
+	Flush()
+}
+
+// NewLines returns the direct calls of a connection that writes to out
+// (and posts to it, if out is a [LinePoster]).
+func NewLines(out LineWriter) *Lines {
+	p, _ := out.(LinePoster)
+	return &Lines{out: out, post: p}
+}
+
+// PosterOf is the [Poster] of a stdio transport's connection (see
+// [CallerOf]), or nil when t has none: another transport, direct calls
+// turned off, or no connection yet.
+func PosterOf(t mcp.Transport) Poster {
+	if h, ok := t.(interface{ DirectPoster() Poster }); ok {
+		return h.DirectPoster()
+	}
+	return nil
+}
 
 // Learn takes the _meta envelope from a request go-sdk writes. An
 // initialize makes the session an older revision's (the connection sends
@@ -65,11 +127,51 @@ func (l *Lines) Deliver(r *jsonrpc.Response) bool {
 		return false
 	}
 	l.mu.Lock()
-	ch := l.waiting[n]
+	a := l.waiting[n]
 	delete(l.waiting, n)
 	l.mu.Unlock()
-	if ch != nil {
-		ch <- r
+	switch a := a.(type) {
+	case nil:
+	case replyChan:
+		a <- r
+	default:
+		a.Answer(r.Result, r.Error)
+	}
+	return true
+}
+
+// answerPosted hands m, a line's members, to the posted call it answers,
+// and reports whether it did (or dropped it, the call given up): m is a
+// response, read as build reads one, to one of the calls given out. Any
+// other line, and the answer of a call a goroutine waits for, is left to
+// build and Deliver.
+func (l *Lines) answerPosted(m *members) bool {
+	if m.method != nil || len(m.id) == 0 || m.id[0] != '-' || string(m.version) != `"2.0"` {
+		return false
+	}
+	f, ok := numberValue(m.id)
+	n := int64(f)
+	if !ok || float64(n) != f || !l.ours(n) {
+		return false
+	}
+	var werr error
+	if m.err != nil && string(m.err) != "null" {
+		e := new(jsonrpc.Error)
+		if json.Unmarshal(m.err, e) != nil {
+			return false // no JSON-RPC message: build says so
+		}
+		werr = e
+	}
+	l.mu.Lock()
+	a := l.waiting[n]
+	if _, waits := a.(replyChan); waits {
+		l.mu.Unlock()
+		return false
+	}
+	delete(l.waiting, n)
+	l.mu.Unlock()
+	if a != nil {
+		a.Answer(json.RawMessage(m.result), werr)
 	}
 	return true
 }
@@ -112,15 +214,117 @@ func (l *Lines) writeLine(add func(b []byte) ([]byte, error)) error {
 	return err
 }
 
-// roundTrip writes the line of call n and waits for its answer.
-func (l *Lines) roundTrip(ctx context.Context, n int64, params *mcp.CallToolParams, env *envelope, sent func()) (*jsonrpc.Response, error) {
-	ch := replyChans.Get().(chan *jsonrpc.Response)
+// wait makes a the answerer of call n.
+func (l *Lines) wait(n int64, a Answerer) {
 	l.mu.Lock()
 	if l.waiting == nil {
-		l.waiting = map[int64]chan *jsonrpc.Response{}
+		l.waiting = map[int64]Answerer{}
 	}
-	l.waiting[n] = ch
+	l.waiting[n] = a
 	l.mu.Unlock()
+}
+
+// Post implements [Poster]. Without a [LinePoster] (a test's writer), the
+// line is written at once.
+func (l *Lines) Post(c Call, a Answerer) (int64, error) {
+	if err := l.ended(); err != nil {
+		return 0, closedError(err)
+	}
+	n := l.id()
+	env := l.env.Load()
+	bp := lineBuffers.Get().(*[]byte)
+	b, err := appendPosted((*bp)[:0], n, &c, env)
+	if err == nil {
+		b = append(b, '\n')
+		l.wait(n, a)
+		if l.post != nil {
+			l.post.PostLine(b)
+		} else if err = l.out.WriteLine(b); err != nil {
+			l.forget(n)
+		}
+	}
+	if cap(b) <= maxKeptLine {
+		*bp = b[:0]
+		lineBuffers.Put(bp)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// Unsent tells the posted calls whose lines are among lines, which a
+// failed write did not write, that they were never sent: err, the write's.
+func (l *Lines) Unsent(lines []byte, err error) {
+	for len(lines) > 0 {
+		line := lines
+		if i := bytes.IndexByte(lines, '\n'); i >= 0 {
+			line, lines = lines[:i], lines[i+1:]
+		} else {
+			lines = nil
+		}
+		rest, ok := bytes.CutPrefix(line, callPrefix)
+		if !ok {
+			continue
+		}
+		end := bytes.IndexByte(rest, ',')
+		if end < 0 {
+			continue
+		}
+		n, perr := strconv.ParseInt(string(rest[:end]), 10, 64)
+		if perr != nil || !l.ours(n) {
+			continue
+		}
+		l.mu.Lock()
+		a := l.waiting[n]
+		delete(l.waiting, n)
+		l.mu.Unlock()
+		if a != nil {
+			a.Unsent(err)
+		}
+	}
+}
+
+// callPrefix starts the line of every direct call (appendCall), up to its
+// id.
+var callPrefix = []byte(`{"jsonrpc":"2.0","id":`)
+
+// Withdraw implements [Poster].
+func (l *Lines) Withdraw(n int64) bool {
+	l.mu.Lock()
+	_, ok := l.waiting[n]
+	delete(l.waiting, n)
+	l.mu.Unlock()
+	return ok
+}
+
+// Cancel implements [Poster]; a connection that ended is told nothing.
+func (l *Lines) Cancel(n int64, reason string) {
+	if l.ended() != nil {
+		return
+	}
+	if l.post == nil {
+		l.notify(context.Background(), n, reason, l.env.Load())
+		return
+	}
+	bp := lineBuffers.Get().(*[]byte)
+	b := append(appendCancelled((*bp)[:0], n, reason, l.env.Load()), '\n')
+	l.post.PostLine(b)
+	*bp = b[:0]
+	lineBuffers.Put(bp)
+}
+
+// Flush implements [Poster].
+func (l *Lines) Flush() {
+	if l.post != nil {
+		l.post.FlushLines()
+	}
+}
+
+// roundTrip writes the line of call n and waits for its answer.
+func (l *Lines) roundTrip(ctx context.Context, n int64, params *mcp.CallToolParams, env *envelope, sent func()) (*jsonrpc.Response, error) {
+	ch := replyChans.Get().(replyChan)
+	l.wait(n, ch)
 	done := l.doneChan()
 	sent()
 	err := l.writeLine(func(b []byte) ([]byte, error) { return appendCall(b, n, params, env) })
@@ -150,7 +354,18 @@ func (l *Lines) roundTrip(ctx context.Context, n int64, params *mcp.CallToolPara
 // channel goes back only once its one answer has been taken: Deliver takes
 // it out of waiting before it sends, and sends once. One a call gave up on
 // is left to the collector, as an answer may still come to it.
-var replyChans = sync.Pool{New: func() any { return make(chan *jsonrpc.Response, 1) }}
+var replyChans = sync.Pool{New: func() any { return make(replyChan, 1) }}
+
+// replyChan is the [Answerer] of a call a goroutine waits for.
+type replyChan chan *jsonrpc.Response
+
+// Answer is never called: Deliver sends on ch the response it has.
+func (ch replyChan) Answer(result json.RawMessage, werr error) {
+	ch <- &jsonrpc.Response{Result: bytes.Clone(result), Error: werr}
+}
+
+// Unsent does nothing: the call's own write returns the error.
+func (replyChan) Unsent(error) {}
 
 func (l *Lines) forget(n int64) {
 	l.mu.Lock()
