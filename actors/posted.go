@@ -10,6 +10,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/cuca-go/mcpconnector/internal/core/directcall"
+	"github.com/cuca-go/mcpconnector/internal/core/transportext"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 
@@ -22,15 +23,17 @@ import (
 // stdout, which decodes it and answers the caller at once, as a call's
 // worker did.
 //
-// Who decides a call's fate: the answer, or the mailbox. Each posted call
-// waits in its connection's table of direct calls until one of them takes
-// it out: the reader as an answer comes (Answer), the mailbox when the
-// caller gives up, the deadline or the idle timeout passes (a settle
-// message: the timers send it), or the connection ends (settle). That
-// table is the one the workers' calls settled the same race in (with the
-// call's context), and its lock the one place where it is settled: what
-// the mailbox takes, only the mailbox answers (or hands back, or drops),
-// and what the reader takes, only the reader answers.
+// Who decides a call's fate: whoever takes it out of its connection's
+// table of direct calls, where each posted call waits: the reader as an
+// answer comes (Answer); the goroutine whose write of its line failed
+// (Unsent: never sent, it waits for the next session); the mailbox when
+// the caller gives up, or the deadline or the idle timeout passes (a
+// settle message: the timers send it); and, when the connection ends,
+// whoever finishes the last write under way (endPosted): only then is a
+// call still waiting known to have left. That table is the one the
+// workers' calls settled the same race in (with the call's context), and
+// its lock the one place where it is settled: what one of them takes, only
+// it answers (or hands back, or drops).
 //
 // Calls that need a goroutine keep the worker (run): an extension's
 // (tasks), a resumed task's, a traced one's (its span wraps the request),
@@ -46,7 +49,7 @@ func (c *mcpConnection) posts(msg *messages.CallTool) bool {
 
 // postCall posts msg's line, to be written once the mailbox is empty.
 func (c *mcpConnection) postCall(sender *actor.PID, msg *messages.CallTool) {
-	cl := &call{msg: msg, sender: sender, retry: c.retryable(msg.Name), c: c}
+	cl := &call{msg: msg, sender: sender, retry: c.retryable(msg.Name), c: c, post: c.post}
 	if !msg.Deadline.IsZero() {
 		cl.timer = &cl.dl
 		cl.dl.cl = cl // its deadline settles it (expire), no cancel func
@@ -77,11 +80,17 @@ func (c *mcpConnection) postCall(sender *actor.PID, msg *messages.CallTool) {
 		return
 	}
 	cl.n = n
+	c.flushLater(cl.post)
+}
+
+// flushLater has p's lines written once the mailbox is empty (at once
+// without the flusher: a connection built outside NewConnectionProps).
+func (c *mcpConnection) flushLater(p directcall.Poster) {
 	if c.flush == nil {
-		c.post.Flush()
+		p.Flush()
 		return
 	}
-	c.flush.hold(c.post)
+	c.flush.hold(p)
 }
 
 // settle: a posted call's timer fired (its deadline, its idle timeout),
@@ -113,42 +122,45 @@ func (c *mcpConnection) cancelCall(cl *call, cause error) {
 	cl.cancel(cause)
 }
 
+// endPosted decides the posted calls of a connection that ended: ended
+// says why. A call's line may still be queued, or in a write under way on
+// another goroutine, and only that write knows whether it left: so they
+// are decided once post's writes are done (AfterWrites), on the goroutine
+// of the last (or at once). A call whose write failed has been told
+// Unsent by then, and waits for the next session; one still waiting for
+// its answer was sent: in flight when the connection ended (run again on
+// the next session when its tool may repeat, else lost), as a worker's
+// call is. tail is the session's.
+func (c *mcpConnection) endPosted(post directcall.Poster, tail transportext.StderrTail, calls []*call, ended *connectionEnded) {
+	for _, cl := range calls {
+		c.stopTimers(cl)
+	}
+	post.AfterWrites(func() {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		cancel(ended)
+		for _, cl := range calls {
+			if !cl.finished.Load() && post.Withdraw(cl.n) {
+				c.conclude(cl, c.callFailed(ctx, nil, tail, cl, ended))
+			}
+		}
+	})
+}
+
 // settle decides the fate of posted call cl with cause, unless its answer
-// took it first: its caller gave up (nobody to answer), its deadline or
-// idle timeout passed (a deadline failure), or the connection ended (back
-// to the supervisor, when it may run again; else lost). The server is told
-// of a call cancelled while the connection lives.
+// took it first: its caller gave up (nobody to answer), or its deadline or
+// idle timeout passed (a deadline failure). The server is told, unless the
+// connection has ended (the Poster then sends nothing).
 func (c *mcpConnection) settle(cl *call, cause error) {
-	if cl.n == 0 || cl.finished.Load() || !c.post.Withdraw(cl.n) {
+	if cl.n == 0 || cl.finished.Load() || !cl.post.Withdraw(cl.n) {
 		return // answered, or being answered, by the reader
 	}
 	c.stopTimers(cl)
-	var ended *connectionEnded
-	if !errors.As(cause, &ended) {
-		c.post.Cancel(cl.n, context.Canceled.Error())
-		if c.flush == nil {
-			c.post.Flush()
-		} else {
-			c.flush.hold(c.post)
-		}
-	}
+	cl.post.Cancel(cl.n, context.Canceled.Error())
+	c.flushLater(cl.post)
 	var reply *messages.CallToolReply
 	var idle *idleTimeout
 	switch {
 	case errors.Is(cause, errCallerGaveUp):
-	case ended != nil:
-		if cl.retry {
-			cl.finished.Store(true)
-			c.sendBack(cl.msg, cl.sender, false)
-			c.checkFinished()
-			return
-		}
-		if ended.f.Exit != "" {
-			reply = lostCall(cl.msg, "the server exited ("+ended.f.Exit+") while the call was in flight (it may have run): "+ended.f.Message)
-			reply.Failure.Exit = ended.f.Exit
-		} else {
-			reply = lostCall(cl.msg, "call in flight when the connection ended: "+ended.f.Message)
-		}
 	case errors.As(cause, &idle):
 		reply = failCall(cl.msg, &messages.Failure{Kind: messages.FailureInternal, Cause: messages.CauseDeadline, Message: idle.Error()})
 	default:

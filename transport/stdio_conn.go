@@ -302,6 +302,10 @@ func (c *stdioConn) PostLine(line []byte) { c.out.post(line) }
 // FlushLines writes the lines posted, without waiting on the pipe.
 func (c *stdioConn) FlushLines() { c.out.flush() }
 
+// AfterLines runs fn once the lines queued have been written, or their
+// write has failed, without waiting on the pipe.
+func (c *stdioConn) AfterLines(fn func()) { c.out.afterWrites(fn) }
+
 // lostWrite: a write that carried posted lines failed, the server's stdin
 // closed at its end, and unsent are the lines it did not write. Nobody
 // waits for that write: the direct calls among them are told, as calls

@@ -33,6 +33,7 @@ type lineWriter struct {
 	posted bool       // queued holds posted lines
 	batch  *lineBatch // what the writers of queued wait on; nil when none
 	spare  []byte     // the buffer the next queue goes to
+	idle   []func()   // afterWrites' functions, run once the pipe is free
 }
 
 // lineBatch is one write of queued lines: its writers wait for done, then
@@ -119,8 +120,37 @@ func (lw *lineWriter) drain() {
 		lw.wrote(buf, n, posted, err)
 		lw.mu.Lock()
 	}
+	lw.free()
+}
+
+// free marks the pipe free, with lw.mu held, which it releases, and runs
+// the functions afterWrites left for this moment.
+func (lw *lineWriter) free() {
 	lw.busy = false
+	idle := lw.idle
+	lw.idle = nil
 	lw.mu.Unlock()
+	for _, fn := range idle {
+		fn()
+	}
+}
+
+// afterWrites runs fn once every line queued before it has been written,
+// or its write has failed (and lost been told): at once when the pipe is
+// free and nothing is queued; else on the goroutine whose write leaves the
+// pipe free, after the lines queued are flushed. It never waits on the
+// pipe. A connection that ended uses it to tell the calls whose lines
+// left from those whose lines never did.
+func (lw *lineWriter) afterWrites(fn func()) {
+	lw.mu.Lock()
+	if !lw.busy && len(lw.queued) == 0 {
+		lw.mu.Unlock()
+		fn()
+		return
+	}
+	lw.idle = append(lw.idle, fn)
+	lw.mu.Unlock()
+	lw.flush()
 }
 
 // post queues line, a whole message and its newline (copied), for the next
@@ -166,8 +196,7 @@ func (lw *lineWriter) flush() {
 	lw.wrote(buf, n, posted, nil)
 	lw.mu.Lock()
 	if len(lw.queued) == 0 {
-		lw.busy = false
-		lw.mu.Unlock()
+		lw.free()
 		return
 	}
 	lw.mu.Unlock()

@@ -154,3 +154,56 @@ func (lw *lineWriter) isBusy() bool {
 	defer lw.mu.Unlock()
 	return lw.busy
 }
+
+// afterWrites runs its function at once on a free pipe; while a write is
+// under way, only after that write and the lines queued behind it are
+// done, and after lost has been told of the posted lines that failed: a
+// connection that ended learns that way which calls left.
+func TestLineWriterAfterWritesWaitsForTheWriteUnderWay(t *testing.T) {
+	g := &gatedWriter{entered: make(chan struct{}), release: make(chan struct{}), err: errors.New("broken pipe")}
+	var mu sync.Mutex
+	var events []string
+	record := func(e string) {
+		mu.Lock()
+		events = append(events, e)
+		mu.Unlock()
+	}
+	lw := &lineWriter{w: failedWriter{g}, lost: func(unsent []byte, err error) { record("lost " + string(unsent)) }}
+	ran := make(chan struct{})
+	lw.afterWrites(func() { close(ran) })
+	select {
+	case <-ran:
+	default:
+		t.Fatal("afterWrites on a free pipe waited")
+	}
+
+	first := make(chan error, 1)
+	go func() { first <- lw.write([]byte("a\n"), nil) }()
+	<-g.entered
+	lw.post([]byte("p\n"))
+	done := make(chan struct{})
+	lw.afterWrites(func() { record("after"); close(done) })
+	select {
+	case <-done:
+		t.Fatal("afterWrites ran while a write was under way")
+	default:
+	}
+	close(g.release)
+	require.Error(t, <-first)
+	<-done
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []string{"lost p\n", "after"}, events, "the failed posted line is told before the function runs")
+	assert.False(t, lw.isBusy())
+}
+
+// failedWriter is a gatedWriter whose failed writes write nothing.
+type failedWriter struct{ g *gatedWriter }
+
+func (f failedWriter) Write(p []byte) (int, error) {
+	n, err := f.g.Write(p)
+	if err != nil {
+		n = 0
+	}
+	return n, err
+}

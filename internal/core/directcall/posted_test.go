@@ -19,6 +19,7 @@ type postBox struct {
 	mu      sync.Mutex
 	posted  []byte
 	flushes int
+	after   []func() // AfterLines' functions, run by the test
 }
 
 func (p *postBox) WriteLine([]byte) error { return errors.New("posted calls never write") }
@@ -27,7 +28,8 @@ func (p *postBox) PostLine(line []byte) {
 	p.posted = append(p.posted, line...)
 	p.mu.Unlock()
 }
-func (p *postBox) FlushLines() { p.flushes++ }
+func (p *postBox) FlushLines()          { p.flushes++ }
+func (p *postBox) AfterLines(fn func()) { p.after = append(p.after, fn) }
 
 // answers records what a posted call is told.
 type answers struct {

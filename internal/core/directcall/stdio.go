@@ -41,10 +41,13 @@ type Lines struct {
 // LinePoster is a stdio connection's way out that never waits: PostLine
 // queues line (copied), one whole message and its newline, behind the
 // lines before it; FlushLines writes what is queued, what the pipe takes
-// at once, and leaves the rest to a goroutine that waits for the pipe.
+// at once, and leaves the rest to a goroutine that waits for the pipe;
+// AfterLines runs fn once what is queued has been written, or its write
+// has failed (the calls among its lines told Unsent first).
 type LinePoster interface {
 	PostLine(line []byte)
 	FlushLines()
+	AfterLines(fn func())
 }
 
 // Answerer takes the answer of a call posted with [Lines.Post], on the
@@ -80,6 +83,10 @@ type Poster interface {
 	Cancel(n int64, reason string)
 	// Flush writes the lines queued, without waiting on the pipe.
 	Flush()
+	// AfterWrites runs fn once every line posted so far has been
+	// written, or told its call Unsent: at once, or on the goroutine
+	// whose write ends last. A call still waiting then was sent.
+	AfterWrites(fn func())
 }
 
 // NewLines returns the direct calls of a connection that writes to out
@@ -319,6 +326,16 @@ func (l *Lines) Flush() {
 	if l.post != nil {
 		l.post.FlushLines()
 	}
+}
+
+// AfterWrites implements [Poster]. Without a [LinePoster], every line was
+// written when Post returned.
+func (l *Lines) AfterWrites(fn func()) {
+	if l.post == nil {
+		fn()
+		return
+	}
+	l.post.AfterLines(fn)
 }
 
 // roundTrip writes the line of call n and waits for its answer.
