@@ -687,17 +687,7 @@ func (c *mcpConnection) onCallTool(sender *actor.PID, msg *messages.CallTool) {
 			}
 		}
 	}
-	if !msg.Deadline.IsZero() {
-		cl.timer = &cl.dl
-		c.deadlines.add(cl.timer, msg.Deadline, cancel)
-	}
-	if msg.Progress || msg.IdleTimeout > 0 {
-		c.track(cl)
-	}
-	if len(c.inflight) >= c.pruneAt {
-		c.prune()
-	}
-	c.inflight[msg.ID] = cl
+	c.admit(cl, cancel)
 	c.wg.Add(1) // done by run
 	c.callWorkers.hand(callJob{s: c.session, conn: c.conn, tail: c.tail, dc: c.direct, cl: cl})
 }
@@ -1082,6 +1072,27 @@ func (c *mcpConnection) end(f *messages.Failure) {
 		c.closeSession(c.session)
 		c.session = nil
 	}
+}
+
+// admit enters cl among the calls in flight: its deadline in the table
+// (cancel is called at it; nil for a posted call, which cl.expire
+// settles), its progress token and idle timer.
+func (c *mcpConnection) admit(cl *call, cancel context.CancelCauseFunc) {
+	msg := cl.msg
+	if !msg.Deadline.IsZero() {
+		cl.timer = &cl.dl
+		if cancel == nil {
+			cl.dl.cl = cl
+		}
+		c.deadlines.add(cl.timer, msg.Deadline, cancel)
+	}
+	if msg.Progress || msg.IdleTimeout > 0 {
+		c.track(cl)
+	}
+	if len(c.inflight) >= c.pruneAt {
+		c.prune()
+	}
+	c.inflight[msg.ID] = cl
 }
 
 // retryable reports whether a call of tool may run again on a new session:

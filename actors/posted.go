@@ -50,18 +50,7 @@ func (c *mcpConnection) posts(msg *messages.CallTool) bool {
 // postCall posts msg's line, to be written once the mailbox is empty.
 func (c *mcpConnection) postCall(sender *actor.PID, msg *messages.CallTool) {
 	cl := &call{msg: msg, sender: sender, retry: c.retryable(msg.Name), c: c, post: c.post}
-	if !msg.Deadline.IsZero() {
-		cl.timer = &cl.dl
-		cl.dl.cl = cl // its deadline settles it (expire), no cancel func
-		c.deadlines.add(cl.timer, msg.Deadline, nil)
-	}
-	if msg.Progress || msg.IdleTimeout > 0 {
-		c.track(cl)
-	}
-	if len(c.inflight) >= c.pruneAt {
-		c.prune()
-	}
-	c.inflight[msg.ID] = cl
+	c.admit(cl, nil) // its deadline settles it (expire)
 	pc := directcall.Call{Name: msg.Name, Arguments: msg.Arguments}
 	if cl.prog != nil {
 		pc.ProgressToken = cl.prog.token
