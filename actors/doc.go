@@ -22,8 +22,11 @@
 // actor by its goroutine (handBack), and the actor drops it if its caller
 // gave up (a task: resumed only to be cancelled, once), or passes it to the
 // supervisor; a cancel that comes later follows it there. When the session
-// ends the actor cancels the calls in flight with the cause: a call that
-// reached the server fails ([messages.CauseConnectionLost]).
+// ends the actor cancels the calls in flight with the cause (a posted call
+// once the writes under way are done, when it is known whether its line
+// left): a call that reached the server fails
+// ([messages.CauseConnectionLost]), one that never did waits for the next
+// session (under a supervisor).
 //
 // A connection whose session ended is retired: it resumes, answers or
 // hands back whatever still reaches it, and tells its supervisor once its
