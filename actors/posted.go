@@ -119,12 +119,15 @@ func (c *mcpConnection) cancelCall(cl *call, cause error) {
 // Unsent by then, and waits for the next session; one still waiting for
 // its answer was sent: in flight when the connection ended (run again on
 // the next session when its tool may repeat, else lost), as a worker's
-// call is. tail is the session's.
+// call is. tail is the session's. The connection counts the wait among its
+// goroutines (wg): it is not drained before these calls are decided.
 func (c *mcpConnection) endPosted(post directcall.Poster, tail transportext.StderrTail, calls []*call, ended *connectionEnded) {
 	for _, cl := range calls {
 		c.stopTimers(cl)
 	}
+	c.wg.Add(1) // a retiring connection waits for these decisions, as for a worker's
 	post.AfterWrites(func() {
+		defer c.wg.Done()
 		ctx, cancel := context.WithCancelCause(context.Background())
 		cancel(ended)
 		for _, cl := range calls {
