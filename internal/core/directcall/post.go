@@ -192,12 +192,52 @@ func decodeAnswer(b []byte) (msg jsonrpc.Message, why string) {
 	msg, why = d.Decode(b, true)
 	d.src = bytes.Buffer{}
 	answerDecoders.Put(d)
+	if msg != nil && tooDeep(b) {
+		msg = nil // go-sdk refuses it, below
+	}
 	if msg == nil {
 		if _, err := jsonrpc.DecodeMessage(b); err != nil {
 			why = err.Error()
 		}
 	}
 	return msg, why
+}
+
+// maxDepth is the nesting of a message beyond which go-sdk's decoding
+// refuses it.
+const maxDepth = 1000
+
+// tooDeep reports whether b nests deeper than maxDepth, counted as go-sdk
+// counts before it decodes a message.
+func tooDeep(b []byte) bool {
+	depth, inString, escaped := 0, false, false
+	for _, c := range b {
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			depth++
+			if depth > maxDepth {
+				return true
+			}
+		case '}', ']':
+			if depth > 0 {
+				depth--
+			}
+		}
+	}
+	return false
 }
 
 // isAnswer reports whether msg is the answer to direct call n.

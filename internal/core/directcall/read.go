@@ -2,7 +2,6 @@ package directcall
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 
@@ -119,21 +118,12 @@ func appendRead(b []byte, n int64, params *mcp.ReadResourceParams, env *envelope
 }
 
 // ReadResource implements [Reader] over Streamable HTTP. A read whose
-// answer's stream was cut before the answer is POSTed once more, with a
-// new id: a read may run again.
+// answer's stream was cut fails as go-sdk's does: it is not sent again.
 func (c *HTTP) ReadResource(ctx context.Context, params *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
 	if c.env.Load() == nil {
 		return nil, ErrCallOnSession
 	}
-	res, err := c.read(ctx, c, params)
-	if err == nil || !errors.Is(err, errTerminated) || ctx.Err() != nil {
-		return res, err
-	}
-	res, err2 := c.read(ctx, c, params)
-	if err2 != nil && errors.Is(err2, errTerminated) {
-		return nil, fmt.Errorf("%w (re-sent once, as a read may run again; cut again)", err2)
-	}
-	return res, err2
+	return c.read(ctx, c, params)
 }
 
 // ReadResource implements [Reader] over stdio: one line out, and the
