@@ -109,6 +109,9 @@ type stdioSide struct {
 // under ours, with the same client name and protocol revision.
 func stdioPair(t *testing.T) (sdk, ours *stdioSide) {
 	t.Helper()
+	if os.Getenv(transport.DirectCallsEnv) == "0" {
+		t.Skip("the environment turns the direct path off (" + transport.DirectCallsEnv + "=0)")
+	}
 	exe, err := os.Executable()
 	require.NoError(t, err)
 	dir := t.TempDir()
