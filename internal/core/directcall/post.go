@@ -210,6 +210,9 @@ const maxDepth = 1000
 // tooDeep reports whether b nests deeper than maxDepth, counted as go-sdk
 // counts before it decodes a message.
 func tooDeep(b []byte) bool {
+	if bytes.Count(b, []byte{'{'})+bytes.Count(b, []byte{'['}) <= maxDepth {
+		return false // too few openings, however nested (a fast count)
+	}
 	depth, inString, escaped := 0, false, false
 	for _, c := range b {
 		if inString {

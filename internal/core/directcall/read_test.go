@@ -220,3 +220,21 @@ func (failing) CallsDirect() bool { return true }
 func (failing) CallTool(context.Context, *mcp.CallToolParams, func(jsonrpc.ID)) (*mcp.CallToolResult, error) {
 	return nil, errors.New("no")
 }
+
+func TestTooDeepCountsAsGoSDK(t *testing.T) {
+	for _, c := range []struct {
+		b    string
+		deep bool
+	}{
+		{`{}`, false},
+		{strings.Repeat("[", 1000) + strings.Repeat("]", 1000), false},
+		{strings.Repeat("[", 1001) + strings.Repeat("]", 1001), true},
+		{`{"a":"` + strings.Repeat("[", 2000) + `"}`, false},                     // in a string
+		{`{"a":"\"` + strings.Repeat("{", 2000) + `"}`, false},                   // after an escaped quote
+		{strings.Repeat("[[]", 999) + strings.Repeat("]", 999), false},           // many openings, 1,000 deep
+		{`["\\"` + strings.Repeat(",[", 1001) + strings.Repeat("]", 1002), true}, // an escaped backslash ends no string
+		{strings.Repeat("[]", 2000), false},
+	} {
+		assert.Equal(t, c.deep, tooDeep([]byte(c.b)), "%.40s", c.b)
+	}
+}
