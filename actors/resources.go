@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cuca-go/mcpconnector/internal/core/directcall"
 	"github.com/cuca-go/mcpconnector/internal/core/transportext"
 	"github.com/cuca-go/mcpconnector/messages"
 	"github.com/cuca-go/mcpconnector/transport"
@@ -29,10 +30,15 @@ import (
 // goes back to the supervisor to run on the next session.
 
 // requestTable is the cancel functions of a connection's requests in
-// flight, by ID; the requests' goroutines remove their own entries.
+// flight, by ID; the requests' goroutines remove their own entries. It
+// also keeps the direct read path of the connection's session, which only
+// the mailbox reads and writes.
 type requestTable struct {
 	mu sync.Mutex
 	m  map[uint64]context.CancelCauseFunc
+
+	reader    directcall.Reader  // readerFor's direct reads, or nil
+	readerFor *mcp.ClientSession // the session reader is of
 }
 
 // requestJob is one request for a worker, as serveRequest runs it.
@@ -41,6 +47,7 @@ type requestJob struct {
 	cancel context.CancelCauseFunc
 	timer  *deadline // on the connection's deadlines, or nil
 	s      *mcp.ClientSession
+	rd     directcall.Reader // the direct path of a read, or nil
 	tail   transportext.StderrTail
 	sender *actor.PID
 	msg    *messages.ServerRequest
@@ -181,7 +188,27 @@ func (c *mcpConnection) onServerRequest(sender *actor.PID, msg *messages.ServerR
 	}
 	c.requests.add(msg.ID, cancel)
 	c.wg.Add(1) // done by serveRequest
-	c.requestWorkers.hand(requestJob{ctx: ctx, cancel: cancel, timer: timer, s: c.session, tail: c.tail, sender: sender, msg: msg})
+	var rd directcall.Reader
+	if msg.Method == messages.MethodReadResource {
+		rd = c.directReader()
+	}
+	c.requestWorkers.hand(requestJob{ctx: ctx, cancel: cancel, timer: timer, s: c.session, rd: rd, tail: c.tail, sender: sender, msg: msg})
+}
+
+// directReader is the direct read path of the connection's session
+// (directcall.ReaderOf), or nil when reads go through the session: the
+// transport has no direct path (turned off, SSE, a dialect without one),
+// go-sdk is to drive input_required (the MRTR opt-in), or the connection
+// records telemetry, whose spans go-sdk's sending middleware makes.
+// Read on the mailbox, and asked of the transport once per session.
+func (c *mcpConnection) directReader() directcall.Reader {
+	if c.cfg.Telemetry != nil || !c.callsDirect(c.direct) {
+		return nil
+	}
+	if c.requests.readerFor != c.session {
+		c.requests.reader, c.requests.readerFor = directcall.ReaderOf(c.direct), c.session
+	}
+	return c.requests.reader
 }
 
 // streamDrainWait bounds how long a request's context outlives its
@@ -218,7 +245,7 @@ func (c *mcpConnection) serveRequest(job requestJob) {
 				reply = requestFailure(msg, &messages.Failure{Kind: messages.FailureInternal, Message: fmt.Sprintf("panic: %v", r)})
 			}
 		}()
-		res, err := sendRequest(ctx, s, msg)
+		res, err := sendRequest(ctx, s, job.rd, msg)
 		if err == nil {
 			answered = true
 			reply = &messages.ServerReply{ID: msg.ID, Result: res}
@@ -263,10 +290,11 @@ func (c *mcpConnection) requestFailed(ctx context.Context, s *mcp.ClientSession,
 	return requestFailure(msg, causeOf(&messages.Failure{Kind: messages.FailureInternal, Message: text}, err))
 }
 
-// sendRequest runs msg's method on s. A list of what the server does not
-// declare (no resources or prompts capability), or answers with "method
-// not found", is an empty list.
-func sendRequest(ctx context.Context, s *mcp.ClientSession, msg *messages.ServerRequest) (mcp.Result, error) {
+// sendRequest runs msg's method on s, a read on rd when there is one (and
+// it does not leave the read to the session). A list of what the server
+// does not declare (no resources or prompts capability), or answers with
+// "method not found", is an empty list.
+func sendRequest(ctx context.Context, s *mcp.ClientSession, rd directcall.Reader, msg *messages.ServerRequest) (mcp.Result, error) {
 	var caps *mcp.ServerCapabilities
 	if r := s.InitializeResult(); r != nil {
 		caps = r.Capabilities
@@ -302,7 +330,17 @@ func sendRequest(ctx context.Context, s *mcp.ClientSession, msg *messages.Server
 		}
 		return res, err
 	case messages.MethodReadResource:
-		return s.ReadResource(ctx, &mcp.ReadResourceParams{URI: msg.URI})
+		params := &mcp.ReadResourceParams{URI: msg.URI}
+		if rd != nil {
+			res, err := rd.ReadResource(ctx, params)
+			switch {
+			case err == nil:
+				return res, nil
+			case !errors.Is(err, directcall.ErrCallOnSession):
+				return nil, err
+			}
+		}
+		return s.ReadResource(ctx, params)
 	case messages.MethodGetPrompt:
 		return s.GetPrompt(ctx, &mcp.GetPromptParams{Name: msg.Name, Arguments: msg.Arguments})
 	}

@@ -61,6 +61,9 @@ const idBase = 1 << 40
 type calls struct {
 	next atomic.Int64
 	env  atomic.Pointer[envelope]
+	// cached: a read's result had a TTL, so reads go to the session,
+	// whose cache keeps it (read.go).
+	cached atomic.Bool
 
 	endMu   sync.Mutex
 	endErr  error // once the connection ended: why
@@ -135,9 +138,10 @@ func (c *calls) ended() error {
 	return c.endErr
 }
 
-// closedError is go-sdk's error for a call on a connection that ended.
-func closedError(why error) error {
-	return fmt.Errorf("%w: calling %q: %v", mcp.ErrConnectionClosed, methodToolsCall, why)
+// closedError is go-sdk's error for a request of method on a connection
+// that ended.
+func closedError(method string, why error) error {
+	return fmt.Errorf("%w: calling %q: %v", mcp.ErrConnectionClosed, method, why)
 }
 
 // learn takes the envelope from a call go-sdk writes.
@@ -154,25 +158,62 @@ func (c *calls) learn(req *jsonrpc.Request) {
 // waited: the call is cancelled, and the server told.
 var errCancelled = errors.New("directcall: cancelled")
 
-// wire is one transport's round trip of a direct call.
+// request is what a direct request sends: a tools/call (tool) or a
+// resources/read (read).
+type request struct {
+	method string // methodToolsCall or methodReadResource
+	tool   *mcp.CallToolParams
+	read   *mcp.ReadResourceParams
+}
+
+// name is what the request's Mcp-Name header carries: the tool's name, or
+// the resource's URI.
+func (r request) name() string {
+	if r.read != nil {
+		return r.read.URI
+	}
+	return r.tool.Name
+}
+
+// appendTo appends the request of direct request n.
+func (r request) appendTo(b []byte, n int64, env *envelope) ([]byte, error) {
+	if r.read != nil {
+		return appendRead(b, n, r.read, env)
+	}
+	return appendCall(b, n, r.tool, env)
+}
+
+// wire is one transport's round trip of a direct request.
 type wire interface {
-	// roundTrip sends the request of call n (see appendCall), calling
+	// roundTrip sends direct request n (see request.appendTo), calling
 	// sent just before it goes, and returns its answer. It returns
 	// errCancelled when ctx ended while it waited.
-	roundTrip(ctx context.Context, n int64, params *mcp.CallToolParams, env *envelope, sent func()) (*jsonrpc.Response, error)
+	roundTrip(ctx context.Context, n int64, rq request, env *envelope, sent func()) (*jsonrpc.Response, error)
 	// notify sends notifications/cancelled for call n (see
 	// appendCancelled), off the caller's path.
 	notify(ctx context.Context, n int64, reason string, env *envelope)
 }
 
-// call runs one direct call on w: the same checks, id, cancellation and
-// result for every wire.
+// call runs one direct tools/call on w.
 func (c *calls) call(ctx context.Context, w wire, params *mcp.CallToolParams, attempted func(id jsonrpc.ID)) (*mcp.CallToolResult, error) {
+	raw, err := c.exchange(ctx, w, request{method: methodToolsCall, tool: params}, attempted)
+	if err != nil {
+		return nil, err
+	}
+	if a := TaskAnswerOf(ctx); a != nil {
+		a.Take(raw)
+	}
+	return DecodeCallToolResult(raw)
+}
+
+// exchange runs one direct request on w and returns its result: the same
+// checks, id, cancellation and errors for every wire and method.
+func (c *calls) exchange(ctx context.Context, w wire, rq request, attempted func(id jsonrpc.ID)) (json.RawMessage, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if err := c.ended(); err != nil {
-		return nil, closedError(err)
+		return nil, closedError(rq.method, err)
 	}
 	n := c.id()
 	sent := func() {
@@ -182,7 +223,7 @@ func (c *calls) call(ctx context.Context, w wire, params *mcp.CallToolParams, at
 		}
 	}
 	env := c.env.Load()
-	r, err := w.roundTrip(ctx, n, params, env, sent)
+	r, err := w.roundTrip(ctx, n, rq, env, sent)
 	if errors.Is(err, errCancelled) {
 		// Cancel, then notify, off the caller's path as go-sdk does: a
 		// server that reads nothing must not hold the caller past its
@@ -201,12 +242,9 @@ func (c *calls) call(ctx context.Context, w wire, params *mcp.CallToolParams, at
 		return nil, err
 	}
 	if r.Error != nil {
-		return nil, fmt.Errorf("calling %q: %w", methodToolsCall, r.Error)
+		return nil, fmt.Errorf("calling %q: %w", rq.method, r.Error)
 	}
-	if a := TaskAnswerOf(ctx); a != nil {
-		a.Take(r.Result)
-	}
-	return DecodeCallToolResult(r.Result)
+	return r.Result, nil
 }
 
 // envelope holds the _meta members go-sdk puts on every request: each

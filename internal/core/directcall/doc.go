@@ -26,7 +26,9 @@
 //     whose other messages go to the session before the result).
 //
 // A [Caller] is what the connection actor calls; [CallerOf]
-// hands over the one of a transport it opened. What the path copies from
+// hands over the one of a transport it opened. resources/read takes the
+// same path ([Reader], which [ReaderOf] finds behind a Caller), its result
+// decoded by go-sdk's own ReadResourceResult decoding. What the path copies from
 // go-sdk (the resultType template, the event-stream reading, the headers
 // of the POST, the _meta envelope, the error texts) is pinned by tests
 // that run go-sdk's own code beside this package's on the same bytes.

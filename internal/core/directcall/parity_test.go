@@ -47,9 +47,10 @@ type posted struct {
 }
 
 // parityServer is go-sdk's stateless Streamable HTTP server with an
-// "echo" and a "block" tool, in front of which a call of a tool named in
-// raw is answered with that body (its "%ID%" replaced by the call's id)
-// and content type.
+// "echo" and a "block" tool and the resources file:///a.txt and
+// file:///block (which blocks like the tool), in front of which a call of
+// a tool, or a read of a URI, named in raw is answered with that body (its
+// "%ID%" replaced by the request's id) and content type.
 type parityServer struct {
 	*httptest.Server
 	raw     map[string]rawAnswer
@@ -77,6 +78,16 @@ func newParityServer(t *testing.T, raw map[string]rawAnswer) *parityServer {
 		<-ctx.Done()
 		return nil, nil, ctx.Err()
 	})
+	s.AddResource(&mcp.Resource{URI: "file:///a.txt", Name: "a", MIMEType: "text/plain"},
+		func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "file:///a.txt", MIMEType: "text/plain", Text: "héllo <&>"}}}, nil
+		})
+	s.AddResource(&mcp.Resource{URI: "file:///block", Name: "block"},
+		func(ctx context.Context, _ *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			ps.started <- struct{}{}
+			<-ctx.Done()
+			return nil, ctx.Err()
+		})
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
 		&mcp.StreamableHTTPOptions{Stateless: true, PropagateRequestCancellation: true})
 	ps.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -89,7 +100,7 @@ func newParityServer(t *testing.T, raw map[string]rawAnswer) *parityServer {
 		ps.mu.Lock()
 		ps.posts[msg.Method] = append(ps.posts[msg.Method], posted{r.Header.Clone(), body})
 		ps.mu.Unlock()
-		if a, ok := ps.raw[r.Header.Get("Mcp-Name")]; ok && r.Header.Get("Mcp-Method") == methodToolsCall {
+		if a, ok := ps.raw[r.Header.Get("Mcp-Name")]; ok && (r.Header.Get("Mcp-Method") == methodToolsCall || r.Header.Get("Mcp-Method") == methodReadResource) {
 			var call struct {
 				ID json.RawMessage `json:"id"`
 			}
@@ -155,10 +166,16 @@ func (staticToken) Authorize(context.Context, *http.Request, *http.Response) err
 // in HTTP: the session's CallTool is go-sdk's, the conn's is ours.
 func pair(t *testing.T, url string) (*mcp.ClientSession, *HTTP) {
 	t.Helper()
+	return pairWith(t, url, nil)
+}
+
+// pairWith is pair with a client of opts.
+func pairWith(t *testing.T, url string, opts *mcp.ClientOptions) (*mcp.ClientSession, *HTTP) {
+	t.Helper()
 	w := &wrapped{sdk: &mcp.StreamableClientTransport{Endpoint: url, MaxEventSize: 1 << 20, OAuthHandler: staticToken("tok")}}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "parity-client", Version: "1.2.3"}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "parity-client", Version: "1.2.3"}, opts)
 	cs, err := client.Connect(ctx, w, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = cs.Close() })
@@ -266,6 +283,8 @@ var streams = map[string]rawAnswer{
 	"badjson":   {"application/json", "{\"jsonrpc\":"},
 	"plain":     {"text/plain", "hello"},
 	"template":  {"application/json", "{\"jsonrpc\":\"2.0\",\"id\":%ID%,\"result\":{\"resultType\":\"complete\",\"content\":[]}}"},
+	// Deeper than go-sdk reads a message: it breaks the connection.
+	"deep": {"application/json", "{\"jsonrpc\":\"2.0\",\"id\":%ID%,\"result\":{\"structuredContent\":" + strings.Repeat("[", 999) + strings.Repeat("]", 999) + ",\"content\":[]}}"},
 }
 
 func TestAnswersAreReadAsGoSDKReadsThem(t *testing.T) {

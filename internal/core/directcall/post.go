@@ -9,11 +9,11 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/oauth2"
 )
 
@@ -43,9 +43,18 @@ const (
 	maxDiscard = 64 << 10
 )
 
-// roundTrip POSTs the tools/call of call n and reads its answer.
-func (c *HTTP) roundTrip(ctx context.Context, n int64, params *mcp.CallToolParams, env *envelope, sent func()) (*jsonrpc.Response, error) {
-	body, err := appendCall(make([]byte, 0, 512), n, params, env)
+// summary is go-sdk's words for the POST of a request of method.
+func summary(method string) string {
+	if method == methodToolsCall {
+		return summaryToolsCall
+	}
+	return "sending " + strconv.Quote(method)
+}
+
+// roundTrip POSTs direct request n and reads its answer.
+func (c *HTTP) roundTrip(ctx context.Context, n int64, rq request, env *envelope, sent func()) (*jsonrpc.Response, error) {
+	method := rq.method
+	body, err := rq.appendTo(make([]byte, 0, 512), n, env)
 	if err != nil {
 		return nil, err
 	}
@@ -59,9 +68,9 @@ func (c *HTTP) roundTrip(ctx context.Context, n int64, params *mcp.CallToolParam
 	req, err := http.NewRequestWithContext(rctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
 		abandon()
-		return nil, fmt.Errorf("calling %q: %w", methodToolsCall, err)
+		return nil, fmt.Errorf("calling %q: %w", method, err)
 	}
-	if !c.setHeaders(ctx, req.Header, params.Name, env) {
+	if !c.setHeaders(ctx, req.Header, method, rq.name(), env) {
 		abandon()
 		return nil, ErrCallOnSession
 	}
@@ -72,9 +81,9 @@ func (c *HTTP) roundTrip(ctx context.Context, n int64, params *mcp.CallToolParam
 		if ctx.Err() != nil {
 			return nil, errCancelled
 		}
-		return nil, fmt.Errorf("calling %q: %s: %w: %w", methodToolsCall, summaryToolsCall, errRejected, err)
+		return nil, fmt.Errorf("calling %q: %s: %w: %w", method, summary(method), errRejected, err)
 	}
-	r, stream, err := c.answer(ctx, resp, n)
+	r, stream, err := c.answer(ctx, resp, n, method)
 	if stream && err == nil && unhook() && resp.ContentLength != 0 {
 		c.background(func(halted context.Context) {
 			stop := context.AfterFunc(halted, endPost)
@@ -89,9 +98,10 @@ func (c *HTTP) roundTrip(ctx context.Context, n int64, params *mcp.CallToolParam
 }
 
 // setHeaders puts on h the headers go-sdk's streamable client puts on the
-// POST of a call: false means the OAuth token could not be had, which
-// go-sdk reports itself.
-func (c *HTTP) setHeaders(ctx context.Context, h http.Header, tool string, env *envelope) bool {
+// POST of a request of method naming name (a tool, a resource's URI):
+// false means the OAuth token could not be had, which go-sdk reports
+// itself.
+func (c *HTTP) setHeaders(ctx context.Context, h http.Header, method, name string, env *envelope) bool {
 	h.Set("Content-Type", "application/json")
 	h.Set("Accept", "application/json, text/event-stream")
 	if c.oauth != nil && !c.authorize(ctx, h) {
@@ -104,15 +114,15 @@ func (c *HTTP) setHeaders(ctx context.Context, h http.Header, tool string, env *
 		h.Set(sessionHeader, sid)
 	}
 	if env.version >= standardHeadersAt {
-		h.Set("Mcp-Method", methodToolsCall)
-		h.Set("Mcp-Name", tool)
+		h.Set("Mcp-Method", method)
+		h.Set("Mcp-Name", name)
 	}
 	return true
 }
 
-// answer reads the answer of call n from resp; stream says it came in an
-// event stream.
-func (c *HTTP) answer(ctx context.Context, resp *http.Response, n int64) (r *jsonrpc.Response, stream bool, err error) {
+// answer reads the answer of request n, of method, from resp; stream says
+// it came in an event stream.
+func (c *HTTP) answer(ctx context.Context, resp *http.Response, n int64, method string) (r *jsonrpc.Response, stream bool, err error) {
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		// Not an answer transport made a JSON-RPC error of: the OAuth
 		// handler's challenge, or a redirect not followed. The server has
@@ -124,14 +134,14 @@ func (c *HTTP) answer(ctx context.Context, resp *http.Response, n int64) (r *jso
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch mt {
 	case "application/json":
-		r, err = c.readJSON(ctx, resp, n)
+		r, err = c.readJSON(ctx, resp, n, method)
 	case "text/event-stream":
-		r, err = c.readStream(ctx, resp, n)
+		r, err = c.readStream(ctx, resp, n, method)
 		stream = true
 	default:
-		err = fmt.Errorf("%s: unsupported content type %q", summaryToolsCall, mt)
+		err = fmt.Errorf("%s: unsupported content type %q", summary(method), mt)
 		c.end(err)
-		err = fmt.Errorf("calling %q: %w", methodToolsCall, err)
+		err = fmt.Errorf("calling %q: %w", method, err)
 	}
 	return r, stream, err
 }
@@ -182,12 +192,55 @@ func decodeAnswer(b []byte) (msg jsonrpc.Message, why string) {
 	msg, why = d.Decode(b, true)
 	d.src = bytes.Buffer{}
 	answerDecoders.Put(d)
+	if msg != nil && tooDeep(b) {
+		msg = nil // go-sdk refuses it, below
+	}
 	if msg == nil {
 		if _, err := jsonrpc.DecodeMessage(b); err != nil {
 			why = err.Error()
 		}
 	}
 	return msg, why
+}
+
+// maxDepth is the nesting of a message beyond which go-sdk's decoding
+// refuses it.
+const maxDepth = 1000
+
+// tooDeep reports whether b nests deeper than maxDepth, counted as go-sdk
+// counts before it decodes a message.
+func tooDeep(b []byte) bool {
+	if bytes.Count(b, []byte{'{'})+bytes.Count(b, []byte{'['}) <= maxDepth {
+		return false // too few openings, however nested (a fast count)
+	}
+	depth, inString, escaped := 0, false, false
+	for _, c := range b {
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			depth++
+			if depth > maxDepth {
+				return true
+			}
+		case '}', ']':
+			if depth > 0 {
+				depth--
+			}
+		}
+	}
+	return false
 }
 
 // isAnswer reports whether msg is the answer to direct call n.
@@ -202,7 +255,7 @@ func isAnswer(msg jsonrpc.Message, n int64) (*jsonrpc.Response, bool) {
 
 // readJSON reads a JSON answer. Anything but the call's answer goes to the
 // session, and the call waits, as go-sdk's would, until its context ends.
-func (c *HTTP) readJSON(ctx context.Context, resp *http.Response, n int64) (*jsonrpc.Response, error) {
+func (c *HTTP) readJSON(ctx context.Context, resp *http.Response, n int64, method string) (*jsonrpc.Response, error) {
 	var body []byte
 	var err error
 	if resp.ContentLength > 0 {
@@ -215,11 +268,11 @@ func (c *HTTP) readJSON(ctx context.Context, resp *http.Response, n int64) (*jso
 		if ctx.Err() != nil {
 			return nil, errCancelled
 		}
-		return nil, c.broken(fmt.Errorf("%s: failed to read body: %v", summaryToolsCall, err))
+		return nil, c.broken(method, fmt.Errorf("%s: failed to read body: %v", summary(method), err))
 	}
 	msg, why := decodeAnswer(body)
 	if msg == nil {
-		return nil, c.broken(fmt.Errorf("%s: failed to decode response: %s", summaryToolsCall, why))
+		return nil, c.broken(method, fmt.Errorf("%s: failed to decode response: %s", summary(method), why))
 	}
 	if r, ok := isAnswer(msg, n); ok {
 		return r, nil
@@ -229,16 +282,16 @@ func (c *HTTP) readJSON(ctx context.Context, resp *http.Response, n int64) (*jso
 	case <-ctx.Done():
 		return nil, errCancelled
 	case <-c.doneChan():
-		return nil, closedError(c.ended())
+		return nil, closedError(method, c.ended())
 	}
 }
 
 // broken fails the connection with err, as go-sdk's does when an answer
 // cannot be read (the session's Read fails with it), and returns the
-// call's error, go-sdk's.
-func (c *HTTP) broken(err error) error {
+// error of the request of method, go-sdk's.
+func (c *HTTP) broken(method string, err error) error {
 	c.end(err)
-	return fmt.Errorf("calling %q: %w", methodToolsCall, err)
+	return fmt.Errorf("calling %q: %w", method, err)
 }
 
 // readers are the buffered readers of event streams.
@@ -260,7 +313,7 @@ func pooledReader(r io.Reader) (*bufio.Reader, func()) {
 // fails the call as go-sdk's does; one resumed by go-sdk with
 // Last-Event-ID is not resumed here. An event over the size limit fails
 // the call alone.
-func (c *HTTP) readStream(ctx context.Context, resp *http.Response, n int64) (*jsonrpc.Response, error) {
+func (c *HTTP) readStream(ctx context.Context, resp *http.Response, n int64, method string) (*jsonrpc.Response, error) {
 	br, release := pooledReader(resp.Body)
 	defer release()
 	for {
@@ -270,21 +323,21 @@ func (c *HTTP) readStream(ctx context.Context, resp *http.Response, n int64) (*j
 			case ctx.Err() != nil:
 				return nil, errCancelled
 			case errors.Is(err, errEventTooLarge):
-				return nil, fmt.Errorf("calling %q: %w", methodToolsCall, &jsonrpc.Error{
+				return nil, fmt.Errorf("calling %q: %w", method, &jsonrpc.Error{
 					Code:    jsonrpc.CodeInternalError,
 					Message: fmt.Sprintf("%v: SSE event exceeded %d bytes without terminating", c.tooLarge, c.maxEvent),
 				})
 			case errors.Is(err, errMalformedEvent):
-				return nil, c.broken(fmt.Errorf("%s: %v", summaryToolsCall, err))
+				return nil, c.broken(method, fmt.Errorf("%s: %v", summary(method), err))
 			}
-			return nil, fmt.Errorf("calling %q: %w", methodToolsCall, errTerminated)
+			return nil, fmt.Errorf("calling %q: %w", method, errTerminated)
 		}
 		if len(data) == 0 || name != "" && name != "message" {
 			continue
 		}
 		msg, why := decodeAnswer(data)
 		if msg == nil {
-			return nil, c.broken(fmt.Errorf("%s: failed to decode event: %s", summaryToolsCall, why))
+			return nil, c.broken(method, fmt.Errorf("%s: failed to decode event: %s", summary(method), why))
 		}
 		if r, ok := isAnswer(msg, n); ok {
 			return r, nil

@@ -197,6 +197,9 @@ func (l *Lines) CallsDirect() bool { return true }
 
 // CallTool implements [Caller].
 func (l *Lines) CallTool(ctx context.Context, params *mcp.CallToolParams, attempted func(id jsonrpc.ID)) (*mcp.CallToolResult, error) {
+	if params == nil && probed(ctx, l) {
+		return nil, ErrCallOnSession
+	}
 	return l.call(ctx, l, params, attempted)
 }
 
@@ -235,7 +238,7 @@ func (l *Lines) wait(n int64, a Answerer) {
 // line is written at once.
 func (l *Lines) Post(c Call, a Answerer) (int64, error) {
 	if err := l.ended(); err != nil {
-		return 0, closedError(err)
+		return 0, closedError(methodToolsCall, err)
 	}
 	n := l.id()
 	env := l.env.Load()
@@ -338,13 +341,13 @@ func (l *Lines) AfterWrites(fn func()) {
 	l.post.AfterLines(fn)
 }
 
-// roundTrip writes the line of call n and waits for its answer.
-func (l *Lines) roundTrip(ctx context.Context, n int64, params *mcp.CallToolParams, env *envelope, sent func()) (*jsonrpc.Response, error) {
+// roundTrip writes the line of request n and waits for its answer.
+func (l *Lines) roundTrip(ctx context.Context, n int64, rq request, env *envelope, sent func()) (*jsonrpc.Response, error) {
 	ch := replyChans.Get().(replyChan)
 	l.wait(n, ch)
 	done := l.doneChan()
 	sent()
-	err := l.writeLine(func(b []byte) ([]byte, error) { return appendCall(b, n, params, env) })
+	err := l.writeLine(func(b []byte) ([]byte, error) { return rq.appendTo(b, n, env) })
 	if err != nil {
 		l.forget(n)
 		return nil, err
@@ -360,7 +363,7 @@ func (l *Lines) roundTrip(ctx context.Context, n int64, params *mcp.CallToolPara
 			return r, nil
 		default:
 		}
-		return nil, closedError(l.ended())
+		return nil, closedError(rq.method, l.ended())
 	case <-ctx.Done():
 		l.forget(n)
 		return nil, errCancelled

@@ -83,6 +83,10 @@ func serveStdioParity(record string) error {
 		os.Exit(3)
 		return nil, nil, nil
 	})
+	s.AddResource(&mcp.Resource{URI: "file:///a.txt", Name: "a", MIMEType: "text/plain"},
+		func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "file:///a.txt", MIMEType: "text/plain", Text: "héllo <&>"}}}, nil
+		})
 	in := io.NopCloser(io.TeeReader(os.Stdin, f))
 	return s.Run(context.Background(), &mcp.IOTransport{Reader: in, Writer: os.Stdout})
 }
@@ -96,12 +100,18 @@ type stdioSide struct {
 	// call is a tools/call: the session's for go-sdk, the direct path's
 	// for ours.
 	call func(ctx context.Context, p *mcp.CallToolParams) (*mcp.CallToolResult, error)
+	// read is a resources/read: the session's for go-sdk, the direct
+	// path's for ours.
+	read func(ctx context.Context, p *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error)
 }
 
 // stdioPair starts the parity server twice, under go-sdk's client and
 // under ours, with the same client name and protocol revision.
 func stdioPair(t *testing.T) (sdk, ours *stdioSide) {
 	t.Helper()
+	if os.Getenv(transport.DirectCallsEnv) == "0" {
+		t.Skip("the environment turns the direct path off (" + transport.DirectCallsEnv + "=0)")
+	}
 	exe, err := os.Executable()
 	require.NoError(t, err)
 	dir := t.TempDir()
@@ -120,6 +130,7 @@ func stdioPair(t *testing.T) (sdk, ours *stdioSide) {
 	sdk.call = func(ctx context.Context, p *mcp.CallToolParams) (*mcp.CallToolResult, error) {
 		return sdk.cs.CallTool(ctx, p)
 	}
+	sdk.read = sdk.cs.ReadResource
 
 	ours = &stdioSide{record: filepath.Join(dir, "ours"), stderr: make(chan string, 64)}
 	st, err := transport.Stdio{Command: exe, Args: []string{stdioParityArg, ours.record},
@@ -133,6 +144,9 @@ func stdioPair(t *testing.T) (sdk, ours *stdioSide) {
 	ours.call = func(ctx context.Context, p *mcp.CallToolParams) (*mcp.CallToolResult, error) {
 		return direct.CallTool(ctx, p, nil)
 	}
+	reader := directcall.ReaderOf(direct)
+	require.NotNil(t, reader, "reads take the direct path")
+	ours.read = reader.ReadResource
 	return sdk, ours
 }
 
@@ -259,6 +273,28 @@ func sameFailure(t *testing.T, want, err error) {
 		assert.Equal(t, wantRPC.Code, rpc.Code)
 		assert.Equal(t, wantRPC.Message, rpc.Message)
 	}
+}
+
+// The line of a read, its _meta envelope included, is go-sdk's but for
+// the id; so are its result and the error of a resource the server does
+// not have.
+func TestStdioReadIsGoSDKs(t *testing.T) {
+	stdioNoLeaks(t)
+	sdk, ours := stdioPair(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	want, err := sdk.read(ctx, &mcp.ReadResourceParams{URI: "file:///a.txt"})
+	require.NoError(t, err)
+	got, err := ours.read(ctx, &mcp.ReadResourceParams{URI: "file:///a.txt"})
+	require.NoError(t, err)
+	assert.True(t, reflect.DeepEqual(want, got), "got %#v, want %#v", got, want)
+	_, wantErr := sdk.read(ctx, &mcp.ReadResourceParams{URI: "file:///nothing"})
+	_, err = ours.read(ctx, &mcp.ReadResourceParams{URI: "file:///nothing"})
+	sameFailure(t, wantErr, err)
+	msgs := sdk.received(t)
+	reads, _ := withMethod(msgs, "resources/read")
+	require.Len(t, reads, 2)
+	assert.Equal(t, msgs, ours.received(t), "every message the child read")
 }
 
 // The line of a call, arguments, progress token and _meta envelope
