@@ -67,6 +67,7 @@ type dialed struct {
 	tail    transportext.StderrTail
 	direct  directcall.Caller // the transport's direct tools/call path, if any
 	post    directcall.Poster // its calls posted from the mailbox (stdio), if any
+	reader  directcall.Reader // its resource reads on the direct path, if any
 }
 
 // sessionHooks are what a connection hears from its session besides the
@@ -181,7 +182,7 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 		d.direct = sessionCaller{Caller: d.direct, session: session}
 	}
 	if d.direct != nil {
-		d.post = directcall.PosterOf(tr)
+		d.post, d.reader = directcall.PosterOf(tr), directcall.ReaderOf(tr)
 	}
 	if ir == nil || (ir.ProtocolVersion != ProtocolVersion && !dialected) {
 		got := ""

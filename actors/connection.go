@@ -197,6 +197,7 @@ type mcpConnection struct {
 	tail    transportext.StderrTail
 	direct  directcall.Caller // the session's transport's direct path, if any
 	post    directcall.Poster // its calls posted from the mailbox (posted.go)
+	reader  directcall.Reader // its resource reads on the direct path (resources.go)
 	flush   *flusher          // writes what the mailbox posted once it is empty
 	conn    *envelopeConn     // the session's connection
 	ready   *messages.Ready
@@ -591,7 +592,7 @@ func (c *mcpConnection) onDialDone(msg *dialDone) {
 	}
 	c.state = ready
 	c.session, c.tail, c.direct, c.ready, c.conn = msg.d.session, msg.d.tail, msg.d.direct, msg.d.ready, msg.d.conn
-	c.post = msg.d.post
+	c.post, c.reader = msg.d.post, msg.d.reader
 	c.sessionStart = time.Now()
 	c.repeatable = repeatableTools(&c.cfg, c.ready.Tools)
 	c.log.Info("mcp connected", zap.Int("tools", len(c.ready.Tools)))

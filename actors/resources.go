@@ -30,15 +30,10 @@ import (
 // goes back to the supervisor to run on the next session.
 
 // requestTable is the cancel functions of a connection's requests in
-// flight, by ID; the requests' goroutines remove their own entries. It
-// also keeps the direct read path of the connection's session, which only
-// the mailbox reads and writes.
+// flight, by ID; the requests' goroutines remove their own entries.
 type requestTable struct {
 	mu sync.Mutex
 	m  map[uint64]context.CancelCauseFunc
-
-	reader    directcall.Reader  // readerFor's direct reads, or nil
-	readerFor *mcp.ClientSession // the session reader is of
 }
 
 // requestJob is one request for a worker, as serveRequest runs it.
@@ -205,10 +200,7 @@ func (c *mcpConnection) directReader() directcall.Reader {
 	if c.cfg.Telemetry != nil || !c.callsDirect(c.direct) {
 		return nil
 	}
-	if c.requests.readerFor != c.session {
-		c.requests.reader, c.requests.readerFor = directcall.ReaderOf(c.direct), c.session
-	}
-	return c.requests.reader
+	return c.reader
 }
 
 // streamDrainWait bounds how long a request's context outlives its

@@ -36,6 +36,28 @@ func (t *stdioTransport) DirectPoster() directcall.Poster {
 	return nil
 }
 
+// DirectReader hands over the direct resource reads of the stdio
+// transport's connection (see directcall.ReaderOf): nil when DirectCaller
+// is, or before Connect.
+func (t *stdioTransport) DirectReader() directcall.Reader {
+	if !t.direct {
+		return nil
+	}
+	if c := t.conn.Load(); c != nil {
+		return c.direct
+	}
+	return nil
+}
+
+// DirectReader hands over the direct resource reads of the HTTP
+// transport's connection (see directcall.ReaderOf): nil before Connect.
+func (t *httpTransport) DirectReader() directcall.Reader {
+	if c := t.conn.Load(); c != nil {
+		return c
+	}
+	return nil
+}
+
 // DirectCaller hands over the HTTP transport's direct tools/call path (see
 // directcall.CallerOf): the transport itself.
 func (t *httpTransport) DirectCaller() directcall.Caller { return t }

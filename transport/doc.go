@@ -65,15 +65,15 @@
 //
 // # Direct tool calls
 //
-// The transports Open returns run tools/call on a path of their own
-// beneath go-sdk's session: over stdio on
+// The transports Open returns run tools/call and resources/read on a path
+// of their own beneath go-sdk's session: over stdio on
 // the connection above, over Streamable HTTP as a POST with go-sdk's client
 // and headers. That path is package internal/core/directcall's, which
 // decodes the result into the one go-sdk would give. The session keeps
-// everything else, and any call the path leaves to it.
+// everything else, and any call or read the path leaves to it.
 // DisableDirectCalls on [Stdio] or [StreamableHTTP], or
-// MCPCONNECTOR_DIRECT_CALLS=0 in the environment, sends every call through
-// go-sdk's ClientSession.CallTool instead. Over Streamable HTTP the direct
+// MCPCONNECTOR_DIRECT_CALLS=0 in the environment, sends every call and
+// read through go-sdk's ClientSession instead. Over Streamable HTTP the direct
 // path may re-send, once and with a new id, a call whose answer's stream
 // was cut before the answer, for the tools its caller says may run again
 // (the plugin's WithRetryIdempotent).

@@ -68,8 +68,8 @@ type StreamableHTTP struct {
 	// Label names the server in logs ("mcp_server"), e.g. the key of its
 	// mcp.json entry; empty means String().
 	Label string
-	// DisableDirectCalls sends tools/call through go-sdk's
-	// ClientSession.CallTool instead of POSTing it from this package (see
+	// DisableDirectCalls sends tools/call and resources/read through
+	// go-sdk's ClientSession instead of POSTing them from this package (see
 	// the package doc), which is the default: the same requests and results
 	// at a fraction of the bytes and CPU. Every other message goes by
 	// go-sdk's *mcp.StreamableClientTransport either way. The environment variable

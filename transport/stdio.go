@@ -54,8 +54,8 @@ type Stdio struct {
 	// empty means String(). The stderr lines of the child are logged with
 	// it as "mcp_server".
 	Label string
-	// DisableDirectCalls sends tools/call through go-sdk's
-	// ClientSession.CallTool instead of on the connection's own path
+	// DisableDirectCalls sends tools/call and resources/read through
+	// go-sdk's ClientSession instead of on the connection's own path
 	// beneath the session (see the package doc), which is the default: the
 	// same requests and results at a fraction of the bytes and CPU. The
 	// environment variable MCPCONNECTOR_DIRECT_CALLS=0 turns the direct

@@ -27,7 +27,7 @@
 //
 // A [Caller] is what the connection actor calls; [CallerOf]
 // hands over the one of a transport it opened. resources/read takes the
-// same path ([Reader], which [ReaderOf] finds behind a Caller), its result
+// same path ([Reader], which [ReaderOf] hands over), its result
 // decoded by go-sdk's own ReadResourceResult decoding. What the path copies from
 // go-sdk (the resultType template, the event-stream reading, the headers
 // of the POST, the _meta envelope, the error texts) is pinned by tests

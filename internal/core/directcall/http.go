@@ -147,9 +147,6 @@ func (c *HTTP) CallsDirect() bool { return c.env.Load() != nil && !c.paramHeader
 // a call whose answer's stream was cut is POSTed once more, with a new
 // id, when HTTPConfig.Repeatable says its tool may run again.
 func (c *HTTP) CallTool(ctx context.Context, params *mcp.CallToolParams, attempted func(id jsonrpc.ID)) (*mcp.CallToolResult, error) {
-	if params == nil && probed(ctx, c) {
-		return nil, ErrCallOnSession
-	}
 	if !c.CallsDirect() {
 		return nil, ErrCallOnSession
 	}

@@ -37,37 +37,16 @@ type Reader interface {
 	ReadResource(ctx context.Context, params *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error)
 }
 
-// readerProbe is the context key under which [ReaderOf] asks a Caller's
-// CallTool for the Reader of its connection.
-type readerProbe struct{}
-
-// ReaderOf is the [Reader] of dc's connection (the connection of a
-// transport's last Connect, as [CallerOf] handed dc over), or nil when
-// dc has none. It asks dc's CallTool with a probe in its context, which
-// the direct path's CallTool answers with its connection without
-// sending anything: a transport hands its connection over through the
-// one method of [Caller] that reaches it. The connection actor asks once
-// per session.
-func ReaderOf(dc Caller) Reader {
-	if dc == nil {
-		return nil
+// ReaderOf is the [Reader] of the connection of t's last Connect, t a
+// transport that transport.Stdio.Open or transport.StreamableHTTP.Open
+// returned, as [PosterOf] hands over its Poster: nil when t has none
+// (another transport, the direct path turned off, no connection yet). The
+// connection actor asks once per session.
+func ReaderOf(t mcp.Transport) Reader {
+	if h, ok := t.(interface{ DirectReader() Reader }); ok {
+		return h.DirectReader()
 	}
-	if r, ok := dc.(Reader); ok {
-		return r
-	}
-	var r Reader
-	ctx := context.WithValue(context.Background(), readerProbe{}, &r)
-	_, _ = dc.CallTool(ctx, nil, nil)
-	return r
-}
-
-// probed reports whether ctx is [ReaderOf]'s probe, and if so hands it r.
-func probed(ctx context.Context, r Reader) bool {
-	p, ok := ctx.Value(readerProbe{}).(*Reader)
-	if ok {
-		*p = r
-	}
-	return ok
+	return nil
 }
 
 // read runs one direct resources/read on w.

@@ -192,25 +192,22 @@ func TestReadsAfterAResultWithATTLAreLeftToTheSession(t *testing.T) {
 	assert.Len(t, ps.seen(methodReadResource), 2, "the third read was not sent")
 }
 
-// callerOnly is a transport's direct path as transport hands it over: a
-// Caller whose CallTool reaches the connection, and nothing more.
-type callerOnly struct{ c Caller }
-
-func (w callerOnly) CallsDirect() bool { return w.c.CallsDirect() }
-func (w callerOnly) CallTool(ctx context.Context, p *mcp.CallToolParams, attempted func(jsonrpc.ID)) (*mcp.CallToolResult, error) {
-	return w.c.CallTool(ctx, p, attempted)
+// readerTransport is a transport that hands over r as its direct reads,
+// as package transport's do.
+type readerTransport struct {
+	mcp.Transport
+	r Reader
 }
 
-func TestReaderOfReachesTheConnectionThroughCallTool(t *testing.T) {
-	noLeaks(t)
-	ps := newParityServer(t, nil)
-	_, ours := pair(t, ps.URL)
-	assert.Same(t, ours, ReaderOf(callerOnly{ours}))
+func (t readerTransport) DirectReader() Reader { return t.r }
+
+// ReaderOf hands over what a transport's DirectReader gives, and nil for
+// a transport without one.
+func TestReaderOfIsTheTransports(t *testing.T) {
 	lines := NewLines(nil)
-	assert.Same(t, lines, ReaderOf(callerOnly{lines}))
-	assert.Nil(t, ReaderOf(nil))
-	assert.Nil(t, ReaderOf(callerOnly{failing{}}), "a Caller that knows no probe")
-	assert.Empty(t, ps.seen(methodToolsCall), "the probe sends nothing")
+	assert.Same(t, lines, ReaderOf(readerTransport{r: lines}))
+	assert.Nil(t, ReaderOf(readerTransport{}), "no connection yet")
+	assert.Nil(t, ReaderOf(&mcp.InMemoryTransport{}), "a transport without a direct path")
 }
 
 // failing is a Caller that fails every call.

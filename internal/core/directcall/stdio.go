@@ -197,9 +197,6 @@ func (l *Lines) CallsDirect() bool { return true }
 
 // CallTool implements [Caller].
 func (l *Lines) CallTool(ctx context.Context, params *mcp.CallToolParams, attempted func(id jsonrpc.ID)) (*mcp.CallToolResult, error) {
-	if params == nil && probed(ctx, l) {
-		return nil, ErrCallOnSession
-	}
 	return l.call(ctx, l, params, attempted)
 }
 

@@ -144,7 +144,7 @@ func stdioPair(t *testing.T) (sdk, ours *stdioSide) {
 	ours.call = func(ctx context.Context, p *mcp.CallToolParams) (*mcp.CallToolResult, error) {
 		return direct.CallTool(ctx, p, nil)
 	}
-	reader := directcall.ReaderOf(direct)
+	reader := directcall.ReaderOf(st)
 	require.NotNil(t, reader, "reads take the direct path")
 	ours.read = reader.ReadResource
 	return sdk, ours
