@@ -6,14 +6,12 @@ package directcall
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -208,14 +206,6 @@ func TestReaderOfIsTheTransports(t *testing.T) {
 	assert.Same(t, lines, ReaderOf(readerTransport{r: lines}))
 	assert.Nil(t, ReaderOf(readerTransport{}), "no connection yet")
 	assert.Nil(t, ReaderOf(&mcp.InMemoryTransport{}), "a transport without a direct path")
-}
-
-// failing is a Caller that fails every call.
-type failing struct{}
-
-func (failing) CallsDirect() bool { return true }
-func (failing) CallTool(context.Context, *mcp.CallToolParams, func(jsonrpc.ID)) (*mcp.CallToolResult, error) {
-	return nil, errors.New("no")
 }
 
 func TestTooDeepCountsAsGoSDK(t *testing.T) {
