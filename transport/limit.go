@@ -36,35 +36,6 @@ const MaxNesting = 10000
 // the session goes on; one whose id cannot be read is skipped.
 var ErrMessageTooDeep = fmt.Errorf("transport: server message nested deeper than %d levels", MaxNesting)
 
-// nestedDeeperThan reports whether the JSON text b nests objects and arrays
-// deeper than max, brackets within strings not counted.
-func nestedDeeperThan(b []byte, max int) bool {
-	depth, inString, escaped := 0, false, false
-	for _, c := range b {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			depth++
-			if depth > max {
-				return true
-			}
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return false
-}
-
 // limitResponses returns a copy of client whose response bodies are bounded:
 // go-sdk reads a JSON response body whole (io.ReadAll), with no limit of its
 // own.

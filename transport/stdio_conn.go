@@ -203,7 +203,7 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			continue
 		}
 		var id jsonrpc.ID
-		deep := msg == nil && nestedDeeperThan(l.text, MaxNesting)
+		deep := msg == nil && directcall.NestedDeeperThan(l.text, MaxNesting)
 		if deep {
 			id, deep = d.IDFromStart(l.text)
 		}

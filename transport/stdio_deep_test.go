@@ -75,9 +75,3 @@ func TestConnectSaysItsAnswerWasTooDeep(t *testing.T) {
 	require.NoError(t, ctx.Err(), "failed at once, not at the deadline")
 	assert.Contains(t, err.Error(), ErrMessageTooDeep.Error())
 }
-
-func TestNestedDeeperThan(t *testing.T) {
-	assert.False(t, nestedDeeperThan([]byte(`{"a":[[1]]}`), 3))
-	assert.True(t, nestedDeeperThan([]byte(`{"a":[[[1]]]}`), 3))
-	assert.False(t, nestedDeeperThan([]byte(`{"a":"[[[[[[\"[[[["}`), 3), "brackets in strings do not count")
-}

@@ -213,6 +213,13 @@ func tooDeep(b []byte) bool {
 	if bytes.Count(b, []byte{'{'})+bytes.Count(b, []byte{'['}) <= maxDepth {
 		return false // too few openings, however nested (a fast count)
 	}
+	return NestedDeeperThan(b, maxDepth)
+}
+
+// NestedDeeperThan reports whether the JSON text b nests objects and
+// arrays deeper than max, brackets within strings not counted. The stdio
+// connection checks a line go-sdk cannot decode with it.
+func NestedDeeperThan(b []byte, max int) bool {
 	depth, inString, escaped := 0, false, false
 	for _, c := range b {
 		if inString {
@@ -231,7 +238,7 @@ func tooDeep(b []byte) bool {
 			inString = true
 		case '{', '[':
 			depth++
-			if depth > maxDepth {
+			if depth > max {
 				return true
 			}
 		case '}', ']':

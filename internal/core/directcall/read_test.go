@@ -224,4 +224,7 @@ func TestTooDeepCountsAsGoSDK(t *testing.T) {
 	} {
 		assert.Equal(t, c.deep, tooDeep([]byte(c.b)), "%.40s", c.b)
 	}
+	assert.False(t, NestedDeeperThan([]byte(`{"a":[[1]]}`), 3))
+	assert.True(t, NestedDeeperThan([]byte(`{"a":[[[1]]]}`), 3))
+	assert.False(t, NestedDeeperThan([]byte(`{"a":"[[[[[[\"[[[["}`), 3), "brackets in strings do not count")
 }
