@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"sync"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -14,13 +15,22 @@ import (
 // read buffer for its stderr. That goroutine runs while some child's
 // stderr is watched, and ends with the last watch. Where epoll cannot be
 // had, a child's stderr gets a goroutine of its own, as elsewhere.
+//
+// The goroutine waits in the runtime's poller, not in epoll_wait: the
+// epoll instance is itself a file the runtime polls (readable when one of
+// its children's stderr is), and epoll_wait is only asked what is ready,
+// never to wait. A goroutine blocked in a system call holds its P while it
+// enters it, and go1.26 can stop the world around such a goroutine and
+// then wait up to 60 s for it (docs/interoperability.md); this one never
+// blocks in one.
 
 // stderrPoller is the process's one reader of children's stderr.
 type stderrPoller struct {
 	mu      sync.Mutex
 	made    bool
-	epfd    int      // -1 if epoll is not to be had
-	wake    *os.File // an eventfd, written when the last watch ends
+	epfd    int             // -1 if epoll is not to be had
+	raw     syscall.RawConn // epfd's, polled by the runtime; nil if it cannot be
+	wake    *os.File        // an eventfd, written when the last watch ends
 	watched map[int32]*stdioConn
 	lastID  int32
 	running bool
@@ -83,6 +93,12 @@ func (p *stderrPoller) ready() bool {
 		return false
 	}
 	p.epfd, p.wake = epfd, os.NewFile(uintptr(efd), "stderr-wake")
+	if unix.SetNonblock(epfd, true) == nil {
+		// The file is never closed: it keeps epfd, which the process keeps.
+		if raw, err := os.NewFile(uintptr(epfd), "stderr-epoll").SyscallConn(); err == nil {
+			p.raw = raw
+		}
+	}
 	return true
 }
 
@@ -128,10 +144,7 @@ func (p *stderrPoller) run() {
 	var events [16]unix.EpollEvent
 	buf := make([]byte, 4096)
 	for {
-		n, err := unix.EpollWait(p.epfd, events[:], -1)
-		if err != nil && !errors.Is(err, unix.EINTR) {
-			n = 0
-		}
+		n := p.wait(events[:])
 		for _, ev := range events[:max(n, 0)] {
 			if ev.Fd == wakeID {
 				var b [8]byte
@@ -157,6 +170,28 @@ func (p *stderrPoller) run() {
 		}
 		p.mu.Unlock()
 	}
+}
+
+// wait returns the number of events ready, waiting for one in the
+// runtime's poller; without it (the epoll instance is not polled), in
+// epoll_wait. 0 on an error, which the caller's loop retries.
+func (p *stderrPoller) wait(events []unix.EpollEvent) int {
+	var n int
+	var err error
+	if p.raw != nil {
+		rerr := p.raw.Read(func(fd uintptr) bool {
+			n, err = unix.EpollWait(int(fd), events, 0)
+			return n > 0 || (err != nil && !errors.Is(err, unix.EINTR))
+		})
+		if rerr == nil {
+			return max(n, 0)
+		}
+	}
+	n, err = unix.EpollWait(p.epfd, events, -1)
+	if err != nil {
+		return 0
+	}
+	return n
 }
 
 // readStderrOnce reads what c's stderr holds into its tail, without
