@@ -288,11 +288,10 @@ type call struct {
 	sent sendState
 	ctx  callContext
 
-	// A posted call's (posted.go): its connection, the session's Poster
-	// it went to, and its id there; n is 0 for a call on a worker.
-	c    *mcpConnection
-	post directcall.Poster
-	n    int64
+	// A posted call's (posted.go): its connection, and its id on the
+	// direct path; n is 0 for a call on a worker.
+	c *mcpConnection
+	n int64
 }
 
 // callProgress is a call's progress token, its idle timer, and, under its
@@ -1051,18 +1050,8 @@ func (c *mcpConnection) end(f *messages.Failure) {
 			cl.cancel(ended)
 		}
 	}
-	for len(posted) > 0 { // by Poster: a call of an earlier session may wait for its writes still
-		post, same := posted[0].post, posted[:0]
-		var others []*call
-		for _, cl := range posted {
-			if cl.post == post {
-				same = append(same, cl)
-			} else {
-				others = append(others, cl)
-			}
-		}
-		c.endPosted(post, c.tail, same, ended)
-		posted = others
+	if len(posted) > 0 {
+		c.endPosted(posted, ended)
 	}
 	if c.session != nil {
 		version := ProtocolVersion

@@ -10,7 +10,6 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/cuca-go/mcpconnector/internal/core/directcall"
-	"github.com/cuca-go/mcpconnector/internal/core/transportext"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 
@@ -49,7 +48,7 @@ func (c *mcpConnection) posts(msg *messages.CallTool) bool {
 
 // postCall posts msg's line, to be written once the mailbox is empty.
 func (c *mcpConnection) postCall(sender *actor.PID, msg *messages.CallTool) {
-	cl := &call{msg: msg, sender: sender, retry: c.retryable(msg.Name), c: c, post: c.post}
+	cl := &call{msg: msg, sender: sender, retry: c.retryable(msg.Name), c: c}
 	c.admit(cl, nil) // its deadline settles it (expire)
 	pc := directcall.Call{Name: msg.Name, Arguments: msg.Arguments}
 	if cl.prog != nil {
@@ -69,17 +68,18 @@ func (c *mcpConnection) postCall(sender *actor.PID, msg *messages.CallTool) {
 		return
 	}
 	cl.n = n
-	c.flushLater(cl.post)
+	c.flushLater()
 }
 
-// flushLater has p's lines written once the mailbox is empty (at once
-// without the flusher: a connection built outside NewConnectionProps).
-func (c *mcpConnection) flushLater(p directcall.Poster) {
+// flushLater has the lines posted written once the mailbox is empty (at
+// once without the flusher: a connection built outside
+// NewConnectionProps).
+func (c *mcpConnection) flushLater() {
 	if c.flush == nil {
-		p.Flush()
+		c.post.Flush()
 		return
 	}
-	c.flush.hold(p)
+	c.flush.hold(c.post)
 }
 
 // settle: a posted call's timer fired (its deadline, its idle timeout),
@@ -119,9 +119,11 @@ func (c *mcpConnection) cancelCall(cl *call, cause error) {
 // Unsent by then, and waits for the next session; one still waiting for
 // its answer was sent: in flight when the connection ended (run again on
 // the next session when its tool may repeat, else lost), as a worker's
-// call is. tail is the session's. The connection counts the wait among its
-// goroutines (wg): it is not drained before these calls are decided.
-func (c *mcpConnection) endPosted(post directcall.Poster, tail transportext.StderrTail, calls []*call, ended *connectionEnded) {
+// call is. The connection counts the wait among its goroutines (wg): it is
+// not drained before these calls are decided. A connection has one
+// session, so its Poster and stderr tail are those of every call posted.
+func (c *mcpConnection) endPosted(calls []*call, ended *connectionEnded) {
+	post, tail := c.post, c.tail
 	for _, cl := range calls {
 		c.stopTimers(cl)
 	}
@@ -143,12 +145,12 @@ func (c *mcpConnection) endPosted(post directcall.Poster, tail transportext.Stde
 // idle timeout passed (a deadline failure). The server is told, unless the
 // connection has ended (the Poster then sends nothing).
 func (c *mcpConnection) settle(cl *call, cause error) {
-	if cl.n == 0 || cl.finished.Load() || !cl.post.Withdraw(cl.n) {
+	if cl.n == 0 || cl.finished.Load() || !c.post.Withdraw(cl.n) {
 		return // answered, or being answered, by the reader
 	}
 	c.stopTimers(cl)
-	cl.post.Cancel(cl.n, context.Canceled.Error())
-	c.flushLater(cl.post)
+	c.post.Cancel(cl.n, context.Canceled.Error())
+	c.flushLater()
 	var reply *messages.CallToolReply
 	var idle *idleTimeout
 	switch {

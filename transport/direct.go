@@ -27,19 +27,25 @@ func (t *stdioTransport) DirectCaller() directcall.Caller {
 // connection for a mailbox to post (see directcall.PosterOf): nil when
 // DirectCaller is, or before Connect.
 func (t *stdioTransport) DirectPoster() directcall.Poster {
-	if !t.direct {
-		return nil
-	}
-	if c := t.conn.Load(); c != nil {
-		return c.direct
+	if l := t.lines(); l != nil {
+		return l
 	}
 	return nil
 }
 
 // DirectReader hands over the direct resource reads of the stdio
-// transport's connection (see directcall.ReaderOf): nil when DirectCaller
-// is, or before Connect.
+// transport's connection (see directcall.ReaderOf): nil when DirectPoster
+// is.
 func (t *stdioTransport) DirectReader() directcall.Reader {
+	if l := t.lines(); l != nil {
+		return l
+	}
+	return nil
+}
+
+// lines is the direct path of the connection of the last Connect: nil when
+// DirectCaller is, or before Connect.
+func (t *stdioTransport) lines() *directcall.Lines {
 	if !t.direct {
 		return nil
 	}
