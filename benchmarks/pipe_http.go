@@ -1,16 +1,12 @@
 package benchmarks
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
-	"strings"
 	"time"
 
 	mcpgoclient "github.com/mark3labs/mcp-go/client"
@@ -99,51 +95,12 @@ func ServeTemplateHTTP(in io.Reader, out io.Writer) error {
 	return nil
 }
 
-// TemplateHTTP is a child process serving [TemplateHTTPHandler], so that the
-// server's CPU is not the measuring process's.
-type TemplateHTTP struct {
-	// URL is the MCP endpoint.
-	URL   string
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-}
-
-// StartTemplateHTTP runs this executable as the template HTTP server and
-// waits for its URL; the program calls [RunTemplateIfChild] first. The
-// caller closes it.
-func StartTemplateHTTP() (*TemplateHTTP, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(exe, templateChildArg, templateHTTPArg)
-	cmd.Env = transport.DefaultEnv()
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	h := &TemplateHTTP{cmd: cmd, stdin: stdin}
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		_ = h.Close()
-		return nil, fmt.Errorf("the template HTTP server gave no URL: %w", err)
-	}
-	h.URL = strings.TrimSpace(line)
-	return h, nil
-}
-
-// Close stops the server and waits for it.
-func (h *TemplateHTTP) Close() error {
-	_ = h.stdin.Close()
-	return h.cmd.Wait()
+// StartTemplateHTTP runs this executable as the template HTTP server
+// ([TemplateHTTPHandler], in a child process so that the server's CPU is
+// not the measuring process's) and waits for its URL, the MCP endpoint;
+// the program calls [RunTemplateIfChild] first. The caller closes it.
+func StartTemplateHTTP() (*testserver.BenchHTTP, error) {
+	return testserver.StartHTTPChild(templateChildArg, templateHTTPArg)
 }
 
 // NewRawHTTPFloor is the floor of [ScenarioPipeLimitHTTP]: a [RawHTTP] to
