@@ -1,19 +1,13 @@
 package anthropicmcp_test
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/cuca-go/mcpconnector/actors"
 	anthropicmcp "github.com/cuca-go/mcpconnector/adapters/anthropic"
 	"github.com/cuca-go/mcpconnector/internal/fixture/legacyserver"
-	"github.com/cuca-go/mcpconnector/mcpconfig"
-	"github.com/cuca-go/mcpconnector/plugin"
-	"github.com/cuca-go/mcpconnector/toolbox"
 )
 
 // A toolbox whose one server speaks only revisions before 2026-07-28
@@ -21,15 +15,7 @@ import (
 // opened with plugin.WithLegacyFallback among its plugin options: the
 // SDK's loops see its tools and get its results, as from any other server.
 func TestAnOlderRevisionsServerAnswersTheModel(t *testing.T) {
-	cfg := &mcpconfig.Config{Servers: map[string]*mcpconfig.Server{
-		"old": {Name: "old", Type: mcpconfig.TypeHTTP, URL: legacyserver.StartHTTP(t)},
-	}}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	box, err := toolbox.Open(ctx, cfg, toolbox.WithStrict(), toolbox.WithPluginOptions(plugin.WithLegacyFallback()))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = box.Close() })
-	require.Equal(t, actors.LegacyRevisions()[0], box.ProtocolVersion("old"))
+	box := legacyserver.OpenToolbox(t)
 
 	for _, l := range loops {
 		t.Run(l.name, func(t *testing.T) {
