@@ -17,7 +17,6 @@ import (
 	"github.com/cuca-go/mcpconnector/internal/core/link"
 	"github.com/cuca-go/mcpconnector/internal/core/named"
 	"github.com/cuca-go/mcpconnector/internal/core/pluginopt"
-	"github.com/cuca-go/mcpconnector/internal/core/toolboxremote"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox"
@@ -192,14 +191,15 @@ func OpenToolbox(ctx context.Context, c *cluster.Cluster, cfg *mcpconfig.Config,
 
 // grains are the servers of a toolbox over c: each a grain, reached
 // through [Connect]. They are a toolbox.Option (applying the embedded
-// empty WithPluginOptions changes nothing) that toolbox.Open reads as the
-// internal/core/toolboxremote.Servers its servers are reached through.
+// empty WithPluginOptions changes nothing) whose two methods below,
+// ActorSystem and Connect, are what toolbox.Open looks for in an option
+// to reach every server through it instead of starting it (package
+// toolbox's remoteServers). TestOpenToolboxReachesItsServersAsGrains
+// fails if they stop matching.
 type grains struct {
 	toolbox.Option
 	c *cluster.Cluster
 }
-
-var _ toolboxremote.Servers = grains{}
 
 func (g grains) ActorSystem() *actor.ActorSystem { return g.c.ActorSystem }
 

@@ -232,8 +232,11 @@ func TestGracefulLeaveLosesNoCall(t *testing.T) {
 	assert.NotEqual(t, hosting.ActorSystem.Address(), newHost.ActorSystem.Address())
 }
 
-// A toolbox whose servers are grains: names and routing as for a local one.
-func TestToolboxOfGrains(t *testing.T) {
+// A toolbox whose servers are grains: names and routing as for a local one,
+// and every call reaches the grain's one server process, which a facade on
+// another member calls too (a toolbox that started the server itself
+// would answer from a process of its own).
+func TestOpenToolboxReachesItsServersAsGrains(t *testing.T) {
 	cfg := calcConfig(t)
 	members := startMembers(t, 2, cfg)
 	tb, err := grid.OpenToolbox(context.Background(), members[1], cfg)
@@ -243,6 +246,10 @@ func TestToolboxOfGrains(t *testing.T) {
 	chunk := &host.Chunk{Blocks: []host.Block{host.ToolCall{ID: "c1", Name: "calc__add", Arguments: json.RawMessage(`{"a":2,"b":3}`)}}}
 	require.NoError(t, tb.OnStreamChunk(context.Background(), chunk))
 	assert.Equal(t, host.ToolResult{ToolCallID: "c1", Name: "calc__add", Content: "5"}, chunk.Blocks[0])
+
+	res, err := tb.CallTool(context.Background(), "calc__pid", nil).Await(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, callText(t, connect(t, members[0], "calc"), "pid", nil), plugin.RenderResult(res))
 }
 
 func TestUnknownServerFailsConnect(t *testing.T) {

@@ -10,7 +10,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/cuca-go/mcpconnector/internal/core/pluginopt"
-	"github.com/cuca-go/mcpconnector/internal/core/toolboxremote"
 	"github.com/cuca-go/mcpconnector/plugin"
 )
 
@@ -36,7 +35,7 @@ type options struct {
 	connectTimeout        time.Duration
 	coolDown, maxCoolDown time.Duration
 	approve               func(ctx context.Context, req plugin.ApprovalRequest) error
-	remote                toolboxremote.Servers // servers reached through it, not started here
+	remote                remoteServers // servers reached through it, not started here
 	search                *ToolSearch
 	manifestDir           string
 	pinned                bool

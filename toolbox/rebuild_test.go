@@ -531,8 +531,8 @@ func TestConnectTimeoutBoundsOpenOverGrains(t *testing.T) {
 }
 
 // remoteOf is r as grid.OpenToolbox gives its grains to toolbox.Open: a
-// toolbox option (an empty WithPluginOptions) that is also r, an
-// internal/core/toolboxremote.Servers.
+// toolbox option (an empty WithPluginOptions) that also has r's methods,
+// which Open looks for (remoteServers).
 func remoteOf(r testRemote) toolbox.Option {
 	return struct {
 		toolbox.Option
@@ -540,7 +540,7 @@ func remoteOf(r testRemote) toolbox.Option {
 	}{toolbox.WithPluginOptions(), r}
 }
 
-// testRemote is an internal/core/toolboxremote.Servers whose Connect is connect.
+// testRemote has the methods of a remoteServers; its Connect is connect.
 type testRemote struct {
 	system  *actor.ActorSystem
 	connect func(ctx context.Context, server string, opts ...plugin.Option) (*plugin.McpPlugin, error)

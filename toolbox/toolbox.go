@@ -19,7 +19,6 @@ import (
 	"github.com/cuca-go/mcpconnector/host"
 	"github.com/cuca-go/mcpconnector/internal/core/named"
 	"github.com/cuca-go/mcpconnector/internal/core/pluginopt"
-	"github.com/cuca-go/mcpconnector/internal/core/toolboxremote"
 	"github.com/cuca-go/mcpconnector/mcpconfig"
 	"github.com/cuca-go/mcpconnector/plugin"
 	"github.com/cuca-go/mcpconnector/toolbox/internal/manifest"
@@ -186,9 +185,8 @@ func newToolbox(cfg *mcpconfig.Config, opts []Option) (*Toolbox, error) {
 	for _, opt := range opts {
 		if opt != nil {
 			opt.apply(&o)
-			if r, ok := opt.(toolboxremote.Servers); ok {
-				// grid.OpenToolbox's: every server is reached through r
-				// (internal/core/toolboxremote).
+			if r, ok := opt.(remoteServers); ok {
+				// grid.OpenToolbox's: every server is reached through r.
 				o.remote = r
 			}
 		}
@@ -483,7 +481,7 @@ func (t *Toolbox) startLocal(name string, s *server, actorName string) (*plugin.
 }
 
 // attach reaches the server's actor where it lives (a
-// toolboxremote.Servers), activating it if needed.
+// remoteServers), activating it if needed.
 func (t *Toolbox) attach(ctx context.Context, name string, s *server) (*plugin.McpPlugin, error) {
 	return t.opts.remote.Connect(ctx, name, s.opts...)
 }

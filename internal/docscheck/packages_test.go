@@ -210,3 +210,77 @@ func TestSharedInternalPackagesHaveSeveralOwners(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedInternalPackagesSitBelowTheirOwners checks that no import runs
+// from a shared package of internal/core up past a public package that
+// uses it: every public package such a package imports is one each of its
+// owners (the public packages that import it, directly or through other
+// internal packages) depends on without it. So `go list -deps` of a public
+// package shows the layering as it is: an internal package adds no
+// dependency its owners do not have.
+func TestSharedInternalPackagesSitBelowTheirOwners(t *testing.T) {
+	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...")
+	cmd.Dir = filepath.Join("..", "..")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	imports := map[string][]string{} // package -> the module's packages it imports, paths relative to the module
+	importers := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		from, ok := strings.CutPrefix(f[0], modulePath+"/")
+		if !ok {
+			continue
+		}
+		for _, imp := range f[1:] {
+			if rel, ok := strings.CutPrefix(imp, modulePath+"/"); ok {
+				imports[from] = append(imports[from], rel)
+				importers[rel] = append(importers[rel], from)
+			}
+		}
+	}
+	internal := func(pkg string) bool { return strings.Contains("/"+pkg+"/", "/internal/") }
+	// deps is what pkg depends on through any package but skip.
+	var deps func(pkg, skip string, got map[string]bool) map[string]bool
+	deps = func(pkg, skip string, got map[string]bool) map[string]bool {
+		for _, imp := range imports[pkg] {
+			if imp != skip && !got[imp] {
+				got[imp] = true
+				deps(imp, skip, got)
+			}
+		}
+		return got
+	}
+	var owners func(pkg string, got map[string]bool) map[string]bool
+	owners = func(pkg string, got map[string]bool) map[string]bool {
+		for _, from := range importers[pkg] {
+			if internal(from) {
+				owners(from, got)
+			} else {
+				got[from] = true
+			}
+		}
+		return got
+	}
+	checked := 0
+	for pkg, imps := range imports {
+		if !strings.HasPrefix(pkg, "internal/core/") {
+			continue
+		}
+		for _, up := range imps {
+			if internal(up) {
+				continue
+			}
+			for owner := range owners(pkg, map[string]bool{}) {
+				checked++
+				if owner != up && !deps(owner, pkg, map[string]bool{})[up] {
+					t.Errorf("%s imports %s, which %s (its owner) does not depend on: the import runs up", pkg, up, owner)
+				}
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no shared internal package imports a public one: the check reads nothing")
+	}
+}

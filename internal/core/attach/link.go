@@ -11,7 +11,6 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"go.uber.org/zap"
 
-	"github.com/cuca-go/mcpconnector/actors"
 	"github.com/cuca-go/mcpconnector/internal/core/link"
 	"github.com/cuca-go/mcpconnector/internal/core/reply"
 	"github.com/cuca-go/mcpconnector/internal/core/tasks"
@@ -65,8 +64,10 @@ const goneFor = 30 * time.Second
 
 // relocateTimeout bounds a facade's own work after its actor moved or its
 // list aged (locating it again, listing its tools), and how long a call
-// with no deadline of its own may be sent to the actor's next home.
-const relocateTimeout = actors.DefaultConnectTimeout
+// with no deadline of its own may be sent to the actor's next home: as long
+// as a connection attempt's default bound, which the listing on the next
+// home may take.
+const relocateTimeout = 30 * time.Second
 
 // Link is a facade's way to a connection actor it did not spawn: it knows
 // how to find the actor and which PID it is now, and it is the mailbox of
