@@ -472,7 +472,8 @@ func shortQuote(s string) string {
 }
 
 // transportFailure classifies err: a child that could not be spawned is IO
-// (CauseNotStarted), WebSocket is NotSupported, everything else Internal.
+// (CauseNotStarted), one that cannot be used (transport.ErrNotSupported:
+// SSE without the bridge) is NotSupported, everything else Internal.
 // The child's stderr tail, when there is one, says why.
 func transportFailure(op string, err error, tail transportext.StderrTail) *messages.Failure {
 	kind, cause := messages.FailureInternal, messages.CauseNone

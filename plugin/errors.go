@@ -23,7 +23,8 @@ const (
 	// finds its *transport.SpawnError), or (in a toolbox) a manifest could
 	// not be written or its directory made.
 	KindIO
-	// KindNotSupported: a WebSocket transport, or a tool call answered with
+	// KindNotSupported: a transport that cannot be used (an SSE one
+	// without [WithLegacyFallback]), or a tool call answered with
 	// resultType "task" unless [WithTasks] drives it, or "input_required"
 	// unless [WithInputRequired] drives it; or a task asking for input that
 	// no handler of [WithInputRequired] answers.

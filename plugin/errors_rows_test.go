@@ -86,9 +86,9 @@ func TestErrorsPageRowsThroughThePlugin(t *testing.T) {
 				var se *transport.SpawnError
 				require.ErrorAs(t, err, &se)
 			}},
-		{row: "plugin.ErrNotSupported, transport.ErrNotSupported: a WebSocket transport",
+		{row: "plugin.ErrNotSupported, transport.ErrNotSupported: an SSE transport without the legacy fallback",
 			run: func(t *testing.T) error {
-				_, err := plugin.Connect(t.Context(), transport.WebSocket{URL: "ws://127.0.0.1:1/mcp"}, plugin.WithConnectTimeout(time.Minute))
+				_, err := plugin.Connect(t.Context(), transport.SSE{URL: "http://127.0.0.1:1/sse"}, plugin.WithConnectTimeout(time.Minute))
 				return err
 			},
 			is:    []error{plugin.ErrNotSupported, transport.ErrNotSupported},

@@ -155,7 +155,8 @@ func ConnectStdio(ctx context.Context, command string, opts ...Option) (*McpPlug
 // Connect spawns the McpConnection actor for t, which connects with
 // server/discover (MCP 2026-07-28 only) and lists every tool. It returns once
 // the tools are known, or with an [*Error]: [ErrIO] when the child cannot be
-// spawned, [ErrNotSupported] for WebSocket, [ErrInternal] when discovery or
+// spawned, [ErrNotSupported] for a transport that cannot be used (SSE without
+// [WithLegacyFallback]), [ErrInternal] when discovery or
 // tools/list fails or ctx ends first. With [WithRetryConnect] it returns at
 // once instead, and a first connection that fails is retried.
 func Connect(ctx context.Context, t transport.McpTransport, opts ...Option) (*McpPlugin, error) {

@@ -164,7 +164,7 @@ func TestConnectErrors(t *testing.T) {
 	}{
 		{"command not found", transport.NewStdio("mcpconnector-no-such-command"), plugin.ErrIO, "mcpconnector-no-such-command"},
 		{"not executable", transport.NewStdio(notExec), plugin.ErrIO, "permission denied"},
-		{"websocket", transport.WebSocket{URL: "ws://127.0.0.1:1/mcp"}, plugin.ErrNotSupported, "websocket"},
+		{"sse without the legacy fallback", transport.SSE{URL: "http://127.0.0.1:1/sse"}, plugin.ErrNotSupported, "WithLegacyFallback"},
 		{"tools/list fails", testserver.Raw(t, "list_error"), plugin.ErrInternal, "tools are on fire"},
 		{"cursor cycles", testserver.Raw(t, "cursor_cycle"), plugin.ErrInternal, `repeated cursor "again"`},
 		{"nothing listens", transport.StreamableHTTP{URL: "http://127.0.0.1:1/mcp"}, plugin.ErrInternal, "127.0.0.1:1"},

@@ -1,6 +1,6 @@
 // Package transport says which MCP server to reach and how: a child process
-// over stdio ([Stdio]), a Streamable HTTP endpoint ([StreamableHTTP]), or a
-// WebSocket URL ([WebSocket], which is not connectable).
+// over stdio ([Stdio]), a Streamable HTTP endpoint ([StreamableHTTP]), or,
+// through the older revisions' bridge only, an HTTP+SSE endpoint ([SSE]).
 //
 // Each value implements [McpTransport]. Open turns it into a go-sdk
 // mcp.Transport for one connection attempt; a reconnection opens it again.

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/cuca-go/mcpconnector/internal/core/transportext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 )
@@ -16,12 +15,15 @@ type McpTransport interface {
 	// Open prepares one connection attempt. It does no I/O; the returned
 	// transport dials (or spawns) when go-sdk connects it. Errors that Open
 	// or the dial return are wrapped in [*SpawnError] when a child process
-	// could not be started, and are [ErrNotSupported] for WebSocket.
+	// could not be started; a transport that cannot be used says so with
+	// [ErrNotSupported].
 	Open(logger *zap.Logger) (mcp.Transport, error)
 }
 
-// ErrNotSupported is returned by [WebSocket.Open]: MCP 2026-07-28 defines no
-// WebSocket binding.
+// ErrNotSupported marks a transport that cannot be used: [SSE] without the
+// older revisions' bridge (plugin.WithLegacyFallback), and an mcp.json
+// entry of type "sse" without it or "ws" (MCP defines no WebSocket
+// binding), which mcpconfig's Server.Transport refuses with it.
 var ErrNotSupported = errors.New("transport: not supported")
 
 // ErrNotSent marks the failure of a message that never left this process,
@@ -43,17 +45,3 @@ func (e *SpawnError) Error() string {
 
 // Unwrap returns the cause, e.g. exec.ErrNotFound or fs.ErrPermission.
 func (e *SpawnError) Unwrap() error { return e.Err }
-
-// WebSocket names a WebSocket endpoint. It is not connectable: [WebSocket.Open]
-// always fails with [ErrNotSupported].
-type WebSocket struct {
-	URL string
-}
-
-// String names the endpoint, its URL redacted (no user information, query or fragment).
-func (w WebSocket) String() string { return fmt.Sprintf("websocket %q", transportext.RedactURL(w.URL)) }
-
-// Open fails with [ErrNotSupported].
-func (w WebSocket) Open(*zap.Logger) (mcp.Transport, error) {
-	return nil, fmt.Errorf("%w: websocket transport (%s)", ErrNotSupported, w.URL)
-}

@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"errors"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -65,11 +64,6 @@ func TestDefaultEnvHoldsOnlyTheListedKeys(t *testing.T) {
 	}
 }
 
-func TestWebSocketIsNotSupported(t *testing.T) {
-	_, err := WebSocket{URL: "ws://127.0.0.1:1"}.Open(nil)
-	assert.True(t, errors.Is(err, ErrNotSupported))
-}
-
 func TestHeadersAreAddedToEveryRequest(t *testing.T) {
 	var got http.Header
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got = r.Header.Clone() }))
@@ -95,7 +89,7 @@ func TestEndpointNamesHoldNoCredentials(t *testing.T) {
 	}{
 		{StreamableHTTP{URL: "https://user:secret@example.com/mcp?token=secret#frag"}, `http "https://example.com/mcp"`},
 		{StreamableHTTP{URL: "http://127.0.0.1:8080/mcp"}, `http "http://127.0.0.1:8080/mcp"`},
-		{WebSocket{URL: "wss://example.com/ws?key=secret"}, `websocket "wss://example.com/ws"`},
+		{SSE{URL: "https://user:secret@example.com/sse?key=secret"}, `sse "https://example.com/sse"`},
 		{StreamableHTTP{URL: "http://[::1"}, `http "\"http://[::1\""`},
 	} {
 		assert.Equal(t, tc.want, tc.t.String())

@@ -12,6 +12,11 @@ import (
 // wrapper wraps a transport as the plugin's do.
 type wrapper struct{ transport.McpTransport }
 
+// other is a transport of a program's own, of no kind the module knows.
+type other struct{ transport.McpTransport }
+
+func (other) String() string { return "a program's own transport" }
+
 func (w wrapper) Unwrap() transport.McpTransport { return w.McpTransport }
 
 func TestLabelOf(t *testing.T) {
@@ -31,7 +36,7 @@ func TestLabelOf(t *testing.T) {
 		{"an entry of a toolbox", named.Transport("docs", transport.Stdio{Command: "srv", Label: "files"}), "docs"},
 		{"wrapped", wrapper{transport.StreamableHTTP{URL: http.URL, Label: "remote"}}, "remote"},
 		{"a wrapped entry", wrapper{named.Transport("docs", stdio)}, "docs"},
-		{"a transport of no kind it knows", transport.WebSocket{URL: "ws://127.0.0.1:9"}, transport.WebSocket{URL: "ws://127.0.0.1:9"}.String()},
+		{"a transport of no kind it knows", other{}, other{}.String()},
 		{"nil", nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.want, named.LabelOf(tc.t)) })

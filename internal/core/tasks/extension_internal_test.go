@@ -19,7 +19,8 @@ func TestTasksAreDeclaredOnOwnTransportsOnly(t *testing.T) {
 	assert.True(t, declares(transport.NewStdio("x")))
 	assert.True(t, declares(transport.StreamableHTTP{URL: "http://x"}))
 	assert.True(t, declares(wrapped{transport.NewStdio("x")}))
-	assert.False(t, declares(transport.WebSocket{URL: "ws://x"}))
+	assert.False(t, declares(transport.SSE{URL: "http://x"}))
+	assert.False(t, declares(other{}), "a program's own transport")
 
 	base := &mcp.ClientCapabilities{Extensions: map[string]any{"other": map[string]any{}}}
 	opts := &mcp.ClientOptions{Capabilities: base}
@@ -30,5 +31,8 @@ func TestTasksAreDeclaredOnOwnTransportsOnly(t *testing.T) {
 }
 
 type wrapped struct{ transport.McpTransport }
+
+// other is a transport of a program's own, of no kind the module knows.
+type other struct{ transport.McpTransport }
 
 func (w wrapped) Unwrap() transport.McpTransport { return w.McpTransport }
