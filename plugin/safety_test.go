@@ -92,8 +92,8 @@ func TestStdioChildGetsOnlyTheDefaultEnvironmentAndItsOwn(t *testing.T) {
 		got[k] = v
 	}
 	want := map[string]string{"EXTRA": "1", "LANG": "xx_YY.UTF-8"}
-	for _, k := range transport.DefaultEnvKeys {
-		if v, ok := os.LookupEnv(k); ok && k != "LANG" {
+	for _, kv := range transport.DefaultEnv() {
+		if k, v, _ := strings.Cut(kv, "="); k != "LANG" {
 			want[k] = v
 		}
 	}

@@ -77,15 +77,17 @@ func NewStdio(command string, args ...string) Stdio {
 	return Stdio{Command: command, Args: args}
 }
 
-// DefaultEnvKeys are the variables a stdio child inherits from this process
+// defaultEnvKeys are the variables a stdio child inherits from this process
 // when they are set; nothing else of this process's environment reaches it.
-var DefaultEnvKeys = []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "TMPDIR"}
+var defaultEnvKeys = []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "TMPDIR"}
 
 // DefaultEnv returns the minimal environment every stdio child starts from:
-// the [DefaultEnvKeys] that are set in this process.
+// those of HOME, LOGNAME, PATH, SHELL, TERM, USER, LANG and TMPDIR that are
+// set in this process, and nothing else of its environment. [Stdio.Env]
+// adds to it, per server.
 func DefaultEnv() []string {
-	env := make([]string, 0, len(DefaultEnvKeys))
-	for _, k := range DefaultEnvKeys {
+	env := make([]string, 0, len(defaultEnvKeys))
+	for _, k := range defaultEnvKeys {
 		if v, ok := os.LookupEnv(k); ok {
 			env = append(env, k+"="+v)
 		}

@@ -60,7 +60,7 @@ func TestDefaultEnvHoldsOnlyTheListedKeys(t *testing.T) {
 	assert.Contains(t, env, "PATH=/usr/bin")
 	for _, kv := range env {
 		key, _, _ := strings.Cut(kv, "=")
-		assert.Contains(t, DefaultEnvKeys, key)
+		assert.Contains(t, defaultEnvKeys, key)
 	}
 }
 

@@ -21,7 +21,7 @@ const updateCommand = "go test ./internal/apicheck -run TestPublicAPI -update"
 // budget is the most the listing may hold. The goal is 700 lines in all
 // and 450 outside messages and adapters; the figures here are what the
 // module holds to until it gets there, and only ever go down.
-var budget = apicheck.Budget{Total: 775, Outside: 616}
+var budget = apicheck.Budget{Total: 774, Outside: 615}
 
 // TestPublicAPI compares the public API of the tree with the listing
 // checked in at api/mcpconnector.txt, or rewrites it with -update.
