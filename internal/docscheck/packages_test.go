@@ -156,24 +156,12 @@ func TestReadmePackagesAreRead(t *testing.T) {
 // count, since a package that another's tests drive serves both) belongs
 // under that package's own internal/.
 func TestSharedInternalPackagesHaveSeveralOwners(t *testing.T) {
-	root := filepath.Join("..", "..")
-	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}} {{join .TestImports \" \"}} {{join .XTestImports \" \"}}",
-		"./...", modulePath+"/adapters/...")
-	cmd.Dir = root
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
 	const core = "internal/core/"
 	importers := map[string][]string{} // internal/core package -> importing packages
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		f := strings.Fields(line)
-		from, ok := strings.CutPrefix(f[0], modulePath+"/")
-		if !ok {
-			continue
-		}
-		for _, imp := range f[1:] {
-			if rel, ok := strings.CutPrefix(imp, modulePath+"/"); ok && strings.HasPrefix(rel, core) && rel != from {
+	for from, imps := range moduleImports(t, "{{.ImportPath}} {{join .Imports \" \"}} {{join .TestImports \" \"}} {{join .XTestImports \" \"}}",
+		"./...", modulePath+"/adapters/...") {
+		for _, rel := range imps {
+			if strings.HasPrefix(rel, core) && rel != from {
 				importers[rel] = append(importers[rel], from)
 			}
 		}
@@ -219,25 +207,11 @@ func TestSharedInternalPackagesHaveSeveralOwners(t *testing.T) {
 // package shows the layering as it is: an internal package adds no
 // dependency its owners do not have.
 func TestSharedInternalPackagesSitBelowTheirOwners(t *testing.T) {
-	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...")
-	cmd.Dir = filepath.Join("..", "..")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	imports := map[string][]string{} // package -> the module's packages it imports, paths relative to the module
+	imports := moduleImports(t, "{{.ImportPath}} {{join .Imports \" \"}}", "./...")
 	importers := map[string][]string{}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		f := strings.Fields(line)
-		from, ok := strings.CutPrefix(f[0], modulePath+"/")
-		if !ok {
-			continue
-		}
-		for _, imp := range f[1:] {
-			if rel, ok := strings.CutPrefix(imp, modulePath+"/"); ok {
-				imports[from] = append(imports[from], rel)
-				importers[rel] = append(importers[rel], from)
-			}
+	for from, imps := range imports {
+		for _, rel := range imps {
+			importers[rel] = append(importers[rel], from)
 		}
 	}
 	internal := func(pkg string) bool { return strings.Contains("/"+pkg+"/", "/internal/") }
@@ -283,4 +257,32 @@ func TestSharedInternalPackagesSitBelowTheirOwners(t *testing.T) {
 	if checked == 0 {
 		t.Fatal("no shared internal package imports a public one: the check reads nothing")
 	}
+}
+
+// moduleImports runs go list with format (the package's import path, then
+// the paths it imports) on patterns from the module's root, and returns
+// each of the module's packages with the module's packages it imports,
+// every path relative to the module.
+func moduleImports(t *testing.T, format string, patterns ...string) map[string][]string {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"list", "-f", format}, patterns...)...)
+	cmd.Dir = filepath.Join("..", "..")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	imports := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		from, ok := strings.CutPrefix(f[0], modulePath+"/")
+		if !ok {
+			continue
+		}
+		for _, imp := range f[1:] {
+			if rel, ok := strings.CutPrefix(imp, modulePath+"/"); ok {
+				imports[from] = append(imports[from], rel)
+			}
+		}
+	}
+	return imports
 }
