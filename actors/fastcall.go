@@ -42,31 +42,15 @@ func (c *mcpConnection) callsDirect(dc directcall.Caller) bool {
 // its send state kept for callFailed.
 func (c *mcpConnection) callDirect(ctx context.Context, dc directcall.Caller, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
 	st := sendStateOf(ctx)
-	traced := c.cfg.Telemetry != nil
+	if c.cfg.Telemetry == nil {
+		return sendDirect(ctx, dc, params, st, false)
+	}
 	send := func(ctx context.Context, _ string, req mcp.Request) (mcp.Result, error) {
-		p := req.GetParams().(*mcp.CallToolParams)
-		res, err := dc.CallTool(ctx, p, func(id jsonrpc.ID) {
-			if traced {
-				requestIDAttr(ctx, id)
-			}
-			if st != nil {
-				st.store(sendAttempted)
-			}
-		})
-		if err != nil && st != nil && errors.Is(err, transport.ErrNotSent) {
-			st.store(sendFailed)
-		}
+		res, err := sendDirect(ctx, dc, req.GetParams().(*mcp.CallToolParams), st, true)
 		if err != nil {
 			return nil, err
 		}
 		return res, nil
-	}
-	if !traced {
-		res, err := send(ctx, methodCallTool, &mcp.ClientRequest[*mcp.CallToolParams]{Params: params})
-		if err != nil {
-			return nil, err
-		}
-		return res.(*mcp.CallToolResult), nil
 	}
 	req := &mcp.ClientRequest[*mcp.CallToolParams]{Params: params}
 	if sc, ok := dc.(sessionCaller); ok {
@@ -77,6 +61,30 @@ func (c *mcpConnection) callDirect(ctx context.Context, dc directcall.Caller, pa
 		return nil, err
 	}
 	return res.(*mcp.CallToolResult), nil
+}
+
+// sendDirect sends tools/call on dc, keeping st, the call's send state
+// (nil for none), and, if traced, the request id on ctx's span.
+func sendDirect(ctx context.Context, dc directcall.Caller, p *mcp.CallToolParams, st *sendState, traced bool) (*mcp.CallToolResult, error) {
+	var attempted func(id jsonrpc.ID)
+	if traced || st != nil {
+		attempted = func(id jsonrpc.ID) {
+			if traced {
+				requestIDAttr(ctx, id)
+			}
+			if st != nil {
+				st.store(sendAttempted)
+			}
+		}
+	}
+	res, err := dc.CallTool(ctx, p, attempted)
+	if err != nil {
+		if st != nil && errors.Is(err, transport.ErrNotSent) {
+			st.store(sendFailed)
+		}
+		return nil, err
+	}
+	return res, nil
 }
 
 const methodCallTool = "tools/call"

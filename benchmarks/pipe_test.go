@@ -41,6 +41,43 @@ func BenchmarkPipeLimit(b *testing.B) {
 	}
 }
 
+// BenchmarkPipeLimitHTTP is BenchmarkPipeLimit over loopback Streamable
+// HTTP (benchmarks.ScenarioPipeLimitHTTP): the hook's direct HTTP call and
+// the raw net/http floor, each against its own template HTTP child, with
+// 1 and 16 callers. For example
+//
+//	go test ./benchmarks -run '^$' -bench 'PipeLimitHTTP/(hook|raw)/1$' -benchtime 20000x -benchmem
+func BenchmarkPipeLimitHTTP(b *testing.B) {
+	url := func() string {
+		s, err := benchmarks.StartTemplateHTTP()
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = s.Close() })
+		return s.URL
+	}
+	p := connectPlugin(b, transport.StreamableHTTP{URL: url()})
+	raw := benchmarks.NewRawHTTPFloor(url(), 16)
+	b.Cleanup(raw.Close)
+	for _, s := range []struct {
+		name string
+		*benchmarks.Subject
+	}{
+		{"hook", benchmarks.PluginHook(p, benchmarks.InstantCall)},
+		{"raw", raw.Subject(benchmarks.InstantCall)},
+	} {
+		for _, n := range []int{1, 16} {
+			b.Run(fmt.Sprintf("%s/%d", s.name, n), func(b *testing.B) {
+				if n == 1 {
+					latency(b, s.Subject)
+					return
+				}
+				parallel(b, s.Subject, n)
+			})
+		}
+	}
+}
+
 // TestTemplateServer checks that every client the scenario compares
 // connects to the template server and gets the expected result.
 func TestTemplateServer(t *testing.T) {

@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"sync/atomic"
 
@@ -98,7 +99,10 @@ func (t *stdioCaller) CallTool(ctx context.Context, params *mcp.CallToolParams, 
 // tool calls: its connection is wrapped in a [directcall.HTTP], which
 // learns the envelope and takes the messages of direct calls' streams.
 type httpTransport struct {
-	sdk    *mcp.StreamableClientTransport
+	sdk *mcp.StreamableClientTransport
+	// direct sends the direct path's POSTs: sdk's client without
+	// limitResponses (the path bounds its bodies itself); nil means sdk's.
+	direct *http.Client
 	logger *zap.Logger // for the flood gate's warnings
 	conn   atomic.Pointer[directcall.HTTP]
 	// repeatable is RetryCutStreams's; nil means no call is re-sent.
@@ -123,7 +127,10 @@ func (t *httpTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := directcall.NewHTTP(inner, t.sdk, directcall.HTTPConfig{TooLarge: ErrMessageTooLarge, Repeatable: &t.repeatable, Revision: t.revision})
+	c := directcall.NewHTTP(inner, t.sdk, directcall.HTTPConfig{
+		TooLarge: ErrMessageTooLarge, Repeatable: &t.repeatable, Revision: t.revision,
+		Client: t.direct, MaxBody: MaxMessageBytes,
+	})
 	t.conn.Store(c)
 	return gatedConn{c, newFloodGate(t.logger)}, nil // see flood.go
 }

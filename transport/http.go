@@ -138,6 +138,10 @@ func (h StreamableHTTP) Open(logger *zap.Logger) (mcp.Transport, error) {
 	revision := new(atomic.Pointer[string]) // an older revision's session's (legacysession.go)
 	client = revisionHeader(client, revision, h.URL)
 	client = standAlonePosts(client, logger, oauth != nil) // see posts.go: one failed POST fails no other
+	// The direct path bounds its JSON bodies as it reads them
+	// (directcall.HTTPConfig.MaxBody), once, rather than after
+	// limitResponses has read them whole.
+	direct := origin.Client(client)
 	client = limitResponses(client)
 	client = origin.Client(client) // credentials and bodies stay at the endpoint's origin
 	sdk := &mcp.StreamableClientTransport{
@@ -151,7 +155,7 @@ func (h StreamableHTTP) Open(logger *zap.Logger) (mcp.Transport, error) {
 		// older revision's standalone stream (legacysession.go).
 		return gatedTransport{sessionTransport{sdk: sdk, revision: revision}, logger}, nil
 	}
-	return &httpTransport{sdk: sdk, logger: logger, revision: revision}, nil // see direct.go
+	return &httpTransport{sdk: sdk, direct: direct, logger: logger, revision: revision}, nil // see direct.go
 }
 
 // errBearerRefused is what a request authorized by [StreamableHTTP.BearerToken]

@@ -186,9 +186,9 @@ func (r request) appendTo(b []byte, n int64, env *envelope) ([]byte, error) {
 // wire is one transport's round trip of a direct request.
 type wire interface {
 	// roundTrip sends direct request n (see request.appendTo), calling
-	// sent just before it goes, and returns its answer. It returns
-	// errCancelled when ctx ended while it waited.
-	roundTrip(ctx context.Context, n int64, rq request, env *envelope, sent func()) (*jsonrpc.Response, error)
+	// markAttempted(attempted, n) just before it goes, and returns its
+	// answer. It returns errCancelled when ctx ended while it waited.
+	roundTrip(ctx context.Context, n int64, rq request, env *envelope, attempted func(id jsonrpc.ID)) (*jsonrpc.Response, error)
 	// notify sends notifications/cancelled for call n (see
 	// appendCancelled), off the caller's path.
 	notify(ctx context.Context, n int64, reason string, env *envelope)
@@ -216,14 +216,8 @@ func (c *calls) exchange(ctx context.Context, w wire, rq request, attempted func
 		return nil, closedError(rq.method, err)
 	}
 	n := c.id()
-	sent := func() {
-		if attempted != nil {
-			id, _ := jsonrpc.MakeID(float64(n))
-			attempted(id)
-		}
-	}
 	env := c.env.Load()
-	r, err := w.roundTrip(ctx, n, rq, env, sent)
+	r, err := w.roundTrip(ctx, n, rq, env, attempted)
 	if errors.Is(err, errCancelled) {
 		// Cancel, then notify, off the caller's path as go-sdk does: a
 		// server that reads nothing must not hold the caller past its
@@ -247,13 +241,25 @@ func (c *calls) exchange(ctx context.Context, w wire, rq request, attempted func
 	return r.Result, nil
 }
 
+// markAttempted calls attempted, if any, with the id of request n: a wire
+// does, just before the request goes.
+func markAttempted(attempted func(id jsonrpc.ID), n int64) {
+	if attempted != nil {
+		id, _ := jsonrpc.MakeID(float64(n))
+		attempted(id)
+	}
+}
+
 // envelope holds the _meta members go-sdk puts on every request: each
 // one's name and value, and all of them as object members.
 type envelope struct {
 	version string // the protocol version, for the MCP-Protocol-Version header
-	names   []string
-	members [][]byte // "name":value
-	all     []byte   // the members, comma-separated
+	// versionHeader is version as a header's values, shared by the
+	// requests that carry it.
+	versionHeader []string
+	names         []string
+	members       [][]byte // "name":value
+	all           []byte   // the members, comma-separated
 }
 
 var envelopeKeys = [...]string{mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientInfo, mcp.MetaKeyClientCapabilities}
@@ -272,6 +278,7 @@ func envelopeOf(req *jsonrpc.Request) *envelope {
 	}
 	env := &envelope{}
 	_ = json.Unmarshal(p.Meta[mcp.MetaKeyProtocolVersion], &env.version)
+	env.versionHeader = []string{env.version}
 	var ends [len(envelopeKeys)]int
 	for _, k := range envelopeKeys {
 		if v, ok := p.Meta[k]; ok {

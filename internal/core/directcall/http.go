@@ -47,6 +47,7 @@ type HTTP struct {
 
 	url      string
 	client   *http.Client
+	maxBody  int64 // 0: unbounded here (the client bounds it)
 	oauth    sdkauth.OAuthHandler
 	maxEvent int
 	tooLarge error
@@ -54,6 +55,8 @@ type HTTP struct {
 	repeatable *atomic.Pointer[func(tool string) bool]
 
 	paramHeaders atomic.Bool // a listed tool binds arguments to headers
+
+	sid atomic.Pointer[[]string] // the last Mcp-Session-Id header sent
 
 	// revision is HTTPConfig.Revision; initID is the id of the
 	// initialize request written, while initPending says its answer is
@@ -90,8 +93,17 @@ type HTTP struct {
 // go-sdk's transport.
 type HTTPConfig struct {
 	// TooLarge is the error whose text names an event over the
-	// transport's MaxEventSize.
+	// transport's MaxEventSize, or a JSON body over MaxBody.
 	TooLarge error
+	// Client, if set, sends the direct POSTs instead of go-sdk's
+	// transport's HTTPClient: the same client without a layer that reads
+	// each JSON body whole before handing it on, which MaxBody then bounds
+	// here, read once into the answer's buffer.
+	Client *http.Client
+	// MaxBody bounds a JSON answer's body when Client is set: one over it
+	// fails its call alone, with a JSON-RPC error (code -32603) whose text
+	// is TooLarge's and the HTTP status, as that layer refuses it.
+	MaxBody int64
 	// Repeatable, if set, holds which tools may run again: a call of one
 	// whose answer's stream was cut before the answer is re-sent once,
 	// with a new id. A nil pointer in it means none.
@@ -126,10 +138,15 @@ func NewHTTP(inner mcp.Connection, sdk *mcp.StreamableClientTransport, cfg HTTPC
 	if tooLarge == nil {
 		tooLarge = errors.New("directcall: message too large")
 	}
+	var maxBody int64
+	if cfg.Client != nil {
+		client, maxBody = cfg.Client, cfg.MaxBody
+	}
 	c := &HTTP{
 		Connection: inner,
 		url:        sdk.Endpoint,
 		client:     client,
+		maxBody:    maxBody,
 		oauth:      sdk.OAuthHandler,
 		maxEvent:   sdk.MaxEventSize,
 		tooLarge:   tooLarge,

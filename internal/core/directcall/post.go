@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -52,72 +53,103 @@ func summary(method string) string {
 }
 
 // roundTrip POSTs direct request n and reads its answer.
-func (c *HTTP) roundTrip(ctx context.Context, n int64, rq request, env *envelope, sent func()) (*jsonrpc.Response, error) {
+//
+// The POST runs under ctx itself, the call's one cancel context: ending
+// it while the call waits ends the POST, as go-sdk's does. An answer in a
+// JSON body is read whole before roundTrip returns, so the connection
+// goes back to the pool however soon ctx ends after. The rest of an
+// answered event stream is read off the caller's path (drain) while ctx
+// lasts: a caller that ends ctx as soon as the call returns cuts it, and
+// with it that keep-alive connection (the connection actor's calls keep
+// their context past a success; its requests, streamDrainWait longer).
+func (c *HTTP) roundTrip(ctx context.Context, n int64, rq request, env *envelope, attempted func(id jsonrpc.ID)) (*jsonrpc.Response, error) {
 	method := rq.method
 	body, err := rq.appendTo(make([]byte, 0, 512), n, env)
 	if err != nil {
 		return nil, err
 	}
-	// The POST ends with the call's context while the call waits; once
-	// answered, the rest of its stream is read off the caller's path, so
-	// that its connection is kept alive even when the caller's context
-	// ends as soon as the call returns.
-	rctx, endPost := context.WithCancel(context.WithoutCancel(ctx))
-	unhook := context.AfterFunc(ctx, endPost)
-	abandon := func() { unhook(); endPost() }
-	req, err := http.NewRequestWithContext(rctx, http.MethodPost, c.url, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
-		abandon()
 		return nil, fmt.Errorf("calling %q: %w", method, err)
 	}
 	if !c.setHeaders(ctx, req.Header, method, rq.name(), env) {
-		abandon()
 		return nil, ErrCallOnSession
 	}
-	sent()
+	markAttempted(attempted, n)
 	resp, err := c.client.Do(req)
 	if err != nil {
-		abandon()
 		if ctx.Err() != nil {
 			return nil, errCancelled
 		}
 		return nil, fmt.Errorf("calling %q: %s: %w: %w", method, summary(method), errRejected, err)
 	}
 	r, stream, err := c.answer(ctx, resp, n, method)
-	if stream && err == nil && unhook() && resp.ContentLength != 0 {
-		c.background(func(halted context.Context) {
-			stop := context.AfterFunc(halted, endPost)
-			defer stop()
-			c.drain(resp.Body, endPost)
-		})
+	if stream && err == nil && resp.ContentLength != 0 && ctx.Err() == nil {
+		c.background(func(halted context.Context) { c.drain(halted, resp.Body) })
 		return r, nil
 	}
 	_ = resp.Body.Close()
-	abandon()
 	return r, err
+}
+
+// Header values the POSTs share: a header map is made for each request
+// (net/http's), its values are not. Every layer of transport that changes
+// a request's headers clones it first, and Header.Add copies a value
+// slice of cap 1, so none is written to.
+var (
+	headerJSON   = []string{"application/json"}
+	headerAccept = []string{"application/json, text/event-stream"}
+	headerCall   = []string{methodToolsCall}
+	headerRead   = []string{methodReadResource}
+)
+
+// methodHeader is the Mcp-Method header of a request of method.
+func methodHeader(method string) []string {
+	switch method {
+	case methodToolsCall:
+		return headerCall
+	case methodReadResource:
+		return headerRead
+	}
+	return []string{method}
 }
 
 // setHeaders puts on h the headers go-sdk's streamable client puts on the
 // POST of a request of method naming name (a tool, a resource's URI):
 // false means the OAuth token could not be had, which go-sdk reports
-// itself.
+// itself. The keys are in canonical form, as Header.Set would put them.
 func (c *HTTP) setHeaders(ctx context.Context, h http.Header, method, name string, env *envelope) bool {
-	h.Set("Content-Type", "application/json")
-	h.Set("Accept", "application/json, text/event-stream")
+	h["Content-Type"] = headerJSON
+	h["Accept"] = headerAccept
 	if c.oauth != nil && !c.authorize(ctx, h) {
 		return false
 	}
 	if env.version != "" {
-		h.Set(protocolHeader, env.version)
+		if v := env.versionHeader; v != nil {
+			h[protocolHeader] = v
+		} else {
+			h[protocolHeader] = []string{env.version}
+		}
 	}
 	if sid := c.Connection.SessionID(); sid != "" {
-		h.Set(sessionHeader, sid)
+		h[sessionHeader] = c.sessionHeader(sid)
 	}
 	if env.version >= standardHeadersAt {
-		h.Set("Mcp-Method", method)
-		h.Set("Mcp-Name", name)
+		h["Mcp-Method"] = methodHeader(method)
+		h["Mcp-Name"] = []string{name}
 	}
 	return true
+}
+
+// sessionHeader is the Mcp-Session-Id header of sid, made once per
+// session id.
+func (c *HTTP) sessionHeader(sid string) []string {
+	if v := c.sid.Load(); v != nil && (*v)[0] == sid {
+		return *v
+	}
+	v := []string{sid}
+	c.sid.Store(&v)
+	return v
 }
 
 // answer reads the answer of request n, of method, from resp; stream says
@@ -131,7 +163,7 @@ func (c *HTTP) answer(ctx context.Context, resp *http.Response, n int64, method 
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxDiscard))
 		return nil, false, ErrCallOnSession
 	}
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	mt := mediaType(resp.Header.Get("Content-Type"))
 	switch mt {
 	case "application/json":
 		r, err = c.readJSON(ctx, resp, n, method)
@@ -147,17 +179,39 @@ func (c *HTTP) answer(ctx context.Context, resp *http.Response, n int64, method 
 }
 
 // drain reads what is left of an answered stream, so its connection can
-// serve the next POST, then ends the POST.
-func (c *HTTP) drain(body io.ReadCloser, endPost context.CancelFunc) {
-	t := time.AfterFunc(drainTimeout, endPost)
+// serve the next POST, then closes it. The end of the POST's context, of
+// the connection (halted) or of drainTimeout cuts it short.
+func (c *HTTP) drain(halted context.Context, body io.ReadCloser) {
+	var once sync.Once
+	cut := func() { once.Do(func() { _ = body.Close() }) }
+	t := time.AfterFunc(drainTimeout, cut)
+	stop := context.AfterFunc(halted, cut)
 	limit := int64(c.maxEvent)
 	if limit <= 0 {
 		limit = maxDrain
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(body, limit))
-	_ = body.Close()
 	t.Stop()
-	endPost()
+	stop()
+	cut()
+}
+
+// mediaType is the media type of a Content-Type header value, lower-cased,
+// without parameters: mime.ParseMediaType's, for the two types an answer
+// comes in, without its map of parameters.
+func mediaType(v string) string {
+	if i := strings.IndexByte(v, ';'); i >= 0 {
+		v = v[:i]
+	}
+	v = strings.TrimSpace(v)
+	switch {
+	case strings.EqualFold(v, "application/json"):
+		return "application/json"
+	case strings.EqualFold(v, "text/event-stream"):
+		return "text/event-stream"
+	}
+	mt, _, _ := mime.ParseMediaType(v)
+	return mt
 }
 
 // authorize puts the OAuth handler's token on h, as go-sdk does; false
@@ -265,10 +319,18 @@ func isAnswer(msg jsonrpc.Message, n int64) (*jsonrpc.Response, bool) {
 func (c *HTTP) readJSON(ctx context.Context, resp *http.Response, n int64, method string) (*jsonrpc.Response, error) {
 	var body []byte
 	var err error
-	if resp.ContentLength > 0 {
+	switch {
+	case c.maxBody > 0 && resp.ContentLength > c.maxBody:
+		return nil, c.refused(method, resp.StatusCode)
+	case resp.ContentLength > 0:
 		body = make([]byte, resp.ContentLength)
 		_, err = io.ReadFull(resp.Body, body)
-	} else {
+	case c.maxBody > 0:
+		body, err = io.ReadAll(io.LimitReader(resp.Body, c.maxBody+1))
+		if err == nil && int64(len(body)) > c.maxBody {
+			return nil, c.refused(method, resp.StatusCode)
+		}
+	default:
 		body, err = io.ReadAll(resp.Body)
 	}
 	if err != nil {
@@ -291,6 +353,16 @@ func (c *HTTP) readJSON(ctx context.Context, resp *http.Response, n int64, metho
 	case <-c.doneChan():
 		return nil, closedError(method, c.ended())
 	}
+}
+
+// refused is the error of a request of method whose JSON answer, of HTTP
+// status, is over maxBody: a JSON-RPC error naming the limit, which fails
+// the call alone, as the transport's bounding layer words it.
+func (c *HTTP) refused(method string, status int) error {
+	return fmt.Errorf("calling %q: %w", method, &jsonrpc.Error{
+		Code:    jsonrpc.CodeInternalError,
+		Message: fmt.Sprintf("%v: HTTP %d response refused", c.tooLarge, status),
+	})
 }
 
 // broken fails the connection with err, as go-sdk's does when an answer

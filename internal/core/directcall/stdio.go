@@ -339,11 +339,11 @@ func (l *Lines) AfterWrites(fn func()) {
 }
 
 // roundTrip writes the line of request n and waits for its answer.
-func (l *Lines) roundTrip(ctx context.Context, n int64, rq request, env *envelope, sent func()) (*jsonrpc.Response, error) {
+func (l *Lines) roundTrip(ctx context.Context, n int64, rq request, env *envelope, attempted func(id jsonrpc.ID)) (*jsonrpc.Response, error) {
 	ch := replyChans.Get().(replyChan)
 	l.wait(n, ch)
 	done := l.doneChan()
-	sent()
+	markAttempted(attempted, n)
 	err := l.writeLine(func(b []byte) ([]byte, error) { return rq.appendTo(b, n, env) })
 	if err != nil {
 		l.forget(n)
