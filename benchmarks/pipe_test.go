@@ -48,14 +48,7 @@ func BenchmarkPipeLimit(b *testing.B) {
 //
 //	go test ./benchmarks -run '^$' -bench 'PipeLimitHTTP/(hook|raw)/1$' -benchtime 20000x -benchmem
 func BenchmarkPipeLimitHTTP(b *testing.B) {
-	url := func() string {
-		s, err := benchmarks.StartTemplateHTTP()
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { _ = s.Close() })
-		return s.URL
-	}
+	url := func() string { return templateHTTP(b) }
 	p := connectPlugin(b, transport.StreamableHTTP{URL: url()})
 	raw := benchmarks.NewRawHTTPFloor(url(), 16)
 	b.Cleanup(raw.Close)
@@ -103,14 +96,7 @@ func TestTemplateServer(t *testing.T) {
 // result, the floor included.
 func TestTemplateHTTPServer(t *testing.T) {
 	ctx := context.Background()
-	url := func() string {
-		s, err := benchmarks.StartTemplateHTTP()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = s.Close() })
-		return s.URL
-	}
+	url := func() string { return templateHTTP(t) }
 	p, err := plugin.Connect(ctx, transport.StreamableHTTP{URL: url()})
 	if err != nil {
 		t.Fatal(err)
@@ -140,4 +126,16 @@ func TestTemplateHTTPServer(t *testing.T) {
 			}
 		}
 	}
+}
+
+// templateHTTP starts a template HTTP child for tb, stopped at its end, and
+// returns its URL.
+func templateHTTP(tb testing.TB) string {
+	tb.Helper()
+	s, err := benchmarks.StartTemplateHTTP()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = s.Close() })
+	return s.URL
 }
