@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cuca-go/mcpconnector/internal/core/directcall"
 	"github.com/cuca-go/mcpconnector/internal/core/transportext"
 )
 
@@ -117,7 +118,7 @@ func refusalFor(req *http.Request, status int) []byte {
 	}
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": call.ID, "error": map[string]any{
 		"code":    -32603, // internal error
-		"message": fmt.Sprintf("%v: HTTP %d response refused", ErrMessageTooLarge, status),
+		"message": directcall.RefusedMessage(ErrMessageTooLarge, status),
 	}})
 	return b
 }

@@ -255,7 +255,7 @@ func markAttempted(attempted func(id jsonrpc.ID), n int64) {
 type envelope struct {
 	version string // the protocol version, for the MCP-Protocol-Version header
 	// versionHeader is version as a header's values, shared by the
-	// requests that carry it.
+	// requests that carry it (envelopeOf sets it).
 	versionHeader []string
 	names         []string
 	members       [][]byte // "name":value

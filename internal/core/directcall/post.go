@@ -125,11 +125,7 @@ func (c *HTTP) setHeaders(ctx context.Context, h http.Header, method, name strin
 		return false
 	}
 	if env.version != "" {
-		if v := env.versionHeader; v != nil {
-			h[protocolHeader] = v
-		} else {
-			h[protocolHeader] = []string{env.version}
-		}
+		h[protocolHeader] = env.versionHeader
 	}
 	if sid := c.Connection.SessionID(); sid != "" {
 		h[sessionHeader] = c.sessionHeader(sid)
@@ -357,12 +353,20 @@ func (c *HTTP) readJSON(ctx context.Context, resp *http.Response, n int64, metho
 
 // refused is the error of a request of method whose JSON answer, of HTTP
 // status, is over maxBody: a JSON-RPC error naming the limit, which fails
-// the call alone, as the transport's bounding layer words it.
+// the call alone, worded as the transport's bounding layer words it
+// (RefusedMessage).
 func (c *HTTP) refused(method string, status int) error {
 	return fmt.Errorf("calling %q: %w", method, &jsonrpc.Error{
 		Code:    jsonrpc.CodeInternalError,
-		Message: fmt.Sprintf("%v: HTTP %d response refused", c.tooLarge, status),
+		Message: RefusedMessage(c.tooLarge, status),
 	})
+}
+
+// RefusedMessage is the message of the JSON-RPC error that answers a
+// request whose HTTP answer, of status, was refused as over the limit
+// tooLarge names: the direct path's and the transport's bounding layer's.
+func RefusedMessage(tooLarge error, status int) string {
+	return fmt.Sprintf("%v: HTTP %d response refused", tooLarge, status)
 }
 
 // broken fails the connection with err, as go-sdk's does when an answer
