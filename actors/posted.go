@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -251,7 +252,20 @@ func (f *flusher) hold(p directcall.Poster) {
 }
 
 // MailboxEmpty flushes what was held: Flush never waits on the pipe.
+// While other calls wait for their answers on a poster, their callers are
+// about to post again as the answers come: it first yields the processor
+// once, so that the lines posted meanwhile leave in the same write. A lone
+// call is flushed at once.
 func (f *flusher) MailboxEmpty() {
+	f.mu.Lock()
+	busy := false
+	for _, p := range f.held {
+		busy = busy || p.Waiting() > 1
+	}
+	f.mu.Unlock()
+	if busy {
+		runtime.Gosched()
+	}
 	f.mu.Lock()
 	for i, p := range f.held {
 		p.Flush()
