@@ -17,8 +17,8 @@ import (
 // Posted calls: a direct call over stdio needs no goroutine of its own.
 // The mailbox posts the call's line (directcall.Poster): it is queued, and
 // the lines posted during one run of the mailbox go out together, in one
-// write, when the mailbox is empty (flusher); the mailbox never waits on
-// the pipe (what the pipe does not take at once goes on a goroutine that
+// write, when the mailbox is empty (flusher; the run is often the caller's
+// own, see mailbox.go); the mailbox never waits on the pipe (what the pipe does not take at once goes on a goroutine that
 // waits for it). The answer comes on the goroutine that reads the server's
 // stdout, which decodes it and answers the caller at once, as a call's
 // worker did.
