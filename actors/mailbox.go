@@ -19,17 +19,19 @@ import (
 //
 // The actor still processes one message at a time, in order: whichever
 // goroutine runs the mailbox, it runs it alone (protoactor's scheduling
-// flag). A caller whose run finds other messages queued processes them too
-// (their handlers never wait, but for a stop's drain, bounded as for
-// Close). An unsupervised connection keeps protoactor's goroutines: its
-// OnStatus and OnReady, a program's functions, must not run on a
-// caller's goroutine.
+// flag). A call finds the mailbox idle only when nothing is queued before
+// it; a message that arrives while the caller's run lasts (a few
+// microseconds) is processed in that run, as protoactor's run would (no
+// handler waits, but for a stop's drain, which is bounded as for Close).
+// An unsupervised connection keeps protoactor's goroutines: its OnStatus
+// and OnReady, a program's functions, must not run on a caller's
+// goroutine.
 type callerRuns struct {
 	actor.Mailbox
 	next actor.Dispatcher // protoactor's: a goroutine per run
 
-	mu  sync.Mutex
-	run func() // the run scheduled and not yet started; nil when none
+	mu  sync.Mutex // held by a post
+	run func()     // the run the post under way scheduled; nil when none
 }
 
 // mailboxFor is the mailbox of a connection with cfg, with fl: callerRuns
@@ -57,26 +59,31 @@ func (m *callerRuns) RegisterHandlers(inv actor.MessageInvoker, d actor.Dispatch
 // PostUserMessage posts msg, and starts the run it scheduled, if any: on
 // this goroutine for a tool call, else as protoactor does.
 func (m *callerRuns) PostUserMessage(msg any) {
-	m.Mailbox.PostUserMessage(msg)
 	_, call := actor.UnwrapEnvelopeMessage(msg).(*messages.CallTool)
-	m.start(call)
+	m.start(m.post(msg, m.Mailbox.PostUserMessage), call)
 }
 
 // PostSystemMessage posts msg, and starts the run it scheduled, if any,
 // as protoactor does.
 func (m *callerRuns) PostSystemMessage(msg any) {
-	m.Mailbox.PostSystemMessage(msg)
-	m.start(false)
+	m.start(m.post(msg, m.Mailbox.PostSystemMessage), false)
 }
 
-// start starts the run scheduled, if one is and no other post took it:
-// here, or on a goroutine of its own. The post that scheduled it always
-// gets here after it did, so no run is left unstarted.
-func (m *callerRuns) start(here bool) {
+// post posts msg with post, and returns the run that posting scheduled
+// (nil when the mailbox was running): posts take turns, so that a run is
+// started by the post that scheduled it, and a call never starts the run
+// of a system message posted just before it (a stop's drain).
+func (m *callerRuns) post(msg any, post func(any)) func() {
 	m.mu.Lock()
+	post(msg) // keepRun.Schedule, if it schedules, under m.mu
 	run := m.run
 	m.run = nil
 	m.mu.Unlock()
+	return run
+}
+
+// start starts run, if any: here, or on a goroutine of its own.
+func (m *callerRuns) start(run func(), here bool) {
 	switch {
 	case run == nil:
 	case here:
@@ -87,13 +94,9 @@ func (m *callerRuns) start(here bool) {
 }
 
 // keepRun is callerRuns' dispatcher: Schedule keeps the run for the post
-// that scheduled it (start).
+// that scheduled it, whose goroutine holds m.mu.
 type keepRun struct{ m *callerRuns }
 
-func (k keepRun) Schedule(run func()) {
-	k.m.mu.Lock()
-	k.m.run = run
-	k.m.mu.Unlock()
-}
+func (k keepRun) Schedule(run func()) { k.m.run = run }
 
 func (k keepRun) Throughput() int { return k.m.next.Throughput() }

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -112,4 +113,71 @@ func TestAnUnsupervisedConnectionKeepsProtoactorsMailbox(t *testing.T) {
 		_, runs := mailboxFor(&tc.cfg, &flusher{})().(*callerRuns)
 		assert.Equal(t, tc.want, runs, tc.name)
 	}
+}
+
+// counted counts the messages it receives, and fails on two at once.
+type counted struct {
+	in    atomic.Bool
+	twice atomic.Bool
+	n     atomic.Int64
+	last  map[int]int // sender → last sequence number seen
+	order atomic.Bool // a sender's messages came out of order
+	all   chan struct{}
+	want  int64
+}
+
+type seq struct{ from, n int }
+
+func (c *counted) Receive(ctx actor.Context) {
+	var s seq
+	switch m := ctx.Message().(type) {
+	case *messages.CallTool:
+		s = seq{int(m.ID >> 32), int(m.ID & 0xffffffff)}
+	case seq:
+		s = m
+	default:
+		return
+	}
+	if !c.in.CompareAndSwap(false, true) {
+		c.twice.Store(true)
+	}
+	if c.last[s.from] >= s.n {
+		c.order.Store(true)
+	}
+	c.last[s.from] = s.n
+	c.in.Store(false)
+	if c.n.Add(1) == c.want {
+		close(c.all)
+	}
+}
+
+// Calls and other messages posted at once from many goroutines are each
+// processed once, one at a time, each sender's in order, and none is left
+// in the mailbox: every run scheduled is started.
+func TestCallerRunsLosesNoMessageUnderConcurrentPosts(t *testing.T) {
+	system := actor.NewActorSystem(quiet.Actors())
+	const senders, each = 8, 2000
+	c := &counted{last: map[int]int{}, all: make(chan struct{}), want: senders * each}
+	pid := system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return c }, actor.WithMailbox(callerMailbox())))
+	defer func() { require.NoError(t, system.Root.StopFuture(pid).Wait()) }()
+	var wg sync.WaitGroup
+	for from := 1; from <= senders; from++ {
+		wg.Go(func() {
+			for n := 1; n <= each; n++ {
+				if n%3 == 0 {
+					system.Root.Send(pid, seq{from, n})
+				} else {
+					system.Root.Send(pid, &messages.CallTool{ID: uint64(from)<<32 | uint64(n)})
+				}
+			}
+		})
+	}
+	wg.Wait()
+	select {
+	case <-c.all:
+	case <-time.After(time.Minute):
+		t.Fatalf("%d of %d messages processed", c.n.Load(), c.want)
+	}
+	assert.False(t, c.twice.Load(), "two messages processed at once")
+	assert.False(t, c.order.Load(), "a sender's messages out of order")
 }
