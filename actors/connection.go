@@ -141,7 +141,7 @@ func NewConnectionProps(cfg ConnectionConfig) *actor.Props {
 		c := newConnection(cfg)
 		c.flush = fl
 		return c
-	}, actor.WithMailbox(actor.Unbounded(fl)))
+	}, actor.WithMailbox(mailboxFor(&cfg, fl)))
 }
 
 // state is where an McpConnection is in its life.

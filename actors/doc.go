@@ -11,7 +11,10 @@
 // as soon as Stopping returns). A direct stdio call is posted (posted.go):
 // the mailbox queues its line, writes the lines of one run of the mailbox
 // together once it is empty, never waiting on the pipe, and the goroutine
-// that reads the server's stdout answers the caller. Any other tool call
+// that reads the server's stdout answers the caller. A tool call that
+// finds a supervised connection's mailbox idle runs it on the caller's
+// goroutine (mailbox.go); every other message's run starts on a goroutine
+// of protoactor's. Any other tool call
 // runs on a goroutine apart (a worker that ran one before and waits for the
 // next, briefly, or a new one), many at once on the one session, and that
 // goroutine answers the caller directly (the answer's way is one hop, as

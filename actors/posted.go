@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -16,8 +17,8 @@ import (
 // Posted calls: a direct call over stdio needs no goroutine of its own.
 // The mailbox posts the call's line (directcall.Poster): it is queued, and
 // the lines posted during one run of the mailbox go out together, in one
-// write, when the mailbox is empty (flusher); the mailbox never waits on
-// the pipe (what the pipe does not take at once goes on a goroutine that
+// write, when the mailbox is empty (flusher; the run is often the caller's
+// own, see mailbox.go); the mailbox never waits on the pipe (what the pipe does not take at once goes on a goroutine that
 // waits for it). The answer comes on the goroutine that reads the server's
 // stdout, which decodes it and answers the caller at once, as a call's
 // worker did.
@@ -251,7 +252,20 @@ func (f *flusher) hold(p directcall.Poster) {
 }
 
 // MailboxEmpty flushes what was held: Flush never waits on the pipe.
+// While other calls wait for their answers on a poster, their callers are
+// about to post again as the answers come: it first yields the processor
+// once, so that the lines posted meanwhile leave in the same write. A lone
+// call is flushed at once.
 func (f *flusher) MailboxEmpty() {
+	f.mu.Lock()
+	busy := false
+	for _, p := range f.held {
+		busy = busy || p.Waiting() > 1
+	}
+	f.mu.Unlock()
+	if busy {
+		runtime.Gosched()
+	}
 	f.mu.Lock()
 	for i, p := range f.held {
 		p.Flush()

@@ -13,9 +13,10 @@ import (
 )
 
 // BenchmarkPipeLimit is the hook's direct stdio call against the minimal
-// template server, with 1 and 16 callers: the place to profile the call
-// path, and where its allocations per call are read (the goal: at most 12
-// and 1 KiB; see benchmarks.ScenarioPipeLimit). For example
+// template server, with 1 and 16 callers, beside the one-reader floor
+// (mux, on a child of its own): the place to profile the call path, and
+// where its allocations per call are read (the goal: at most 12 and 1 KiB;
+// see benchmarks.ScenarioPipeLimit). For example
 //
 //	go test ./benchmarks -run '^$' -bench 'PipeLimit/hook/1$' -benchtime 20000x -memprofile mem.out
 func BenchmarkPipeLimit(b *testing.B) {
@@ -24,11 +25,17 @@ func BenchmarkPipeLimit(b *testing.B) {
 		b.Fatal(err)
 	}
 	p := connectPlugin(b, t)
+	mux, err := benchmarks.StartReaderPipe(t)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = mux.Close() })
 	for _, s := range []*benchmarks.Subject{
 		benchmarks.PluginHook(p, benchmarks.InstantCall),
 		benchmarks.PluginCallTool(p, benchmarks.InstantCall),
+		mux.Subject(benchmarks.SubjectPipeMux, benchmarks.InstantCall),
 	} {
-		name := map[string]string{"plugin hook": "hook", benchmarks.SubjectPipeCallTool: "calltool"}[s.Name]
+		name := map[string]string{"plugin hook": "hook", benchmarks.SubjectPipeCallTool: "calltool", benchmarks.SubjectPipeMux: "mux"}[s.Name]
 		for _, n := range []int{1, 16} {
 			b.Run(fmt.Sprintf("%s/%d", name, n), func(b *testing.B) {
 				if n == 1 {
