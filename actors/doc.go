@@ -14,11 +14,10 @@
 // that reads the server's stdout answers the caller. A tool call that
 // finds a supervised connection's mailbox idle runs it on the caller's
 // goroutine (mailbox.go); every other message's run starts on a goroutine
-// of protoactor's. Any other tool call
-// runs on a goroutine apart (a worker that ran one before and waits for the
-// next, briefly, or a new one), many at once on the one session, and that
-// goroutine answers the caller directly (the answer's way is one hop, as
-// short as a call can have).
+// of protoactor's. Any other tool call runs on a goroutine apart (a worker
+// that ran one before and waits for the next, briefly, or a new one), many
+// at once on the one session, and that goroutine answers the caller
+// directly (the answer's way is one hop, as short as a call can have).
 // What else becomes of a call the connection decides in its mailbox, where
 // the call's cancel arrives too: a call that goes back for the next
 // session (never sent, RetryIdempotent, a task to resume) is handed to the

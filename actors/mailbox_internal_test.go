@@ -1,9 +1,6 @@
 package actors
 
 import (
-	"bytes"
-	"runtime"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -13,23 +10,15 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuca-go/mcpconnector/internal/fixture/goroutine"
 	"github.com/cuca-go/mcpconnector/internal/fixture/quiet"
 	"github.com/cuca-go/mcpconnector/messages"
 )
 
-// goid is the current goroutine's number, from its stack's first line.
-func goid() uint64 {
-	b := make([]byte, 64)
-	b = b[:runtime.Stack(b, false)]
-	b = bytes.TrimPrefix(b, []byte("goroutine "))
-	n, _ := strconv.ParseUint(string(b[:bytes.IndexByte(b, ' ')]), 10, 64)
-	return n
-}
-
 // seenOn records the goroutine each message was received on.
 type seenOn struct {
 	mu   sync.Mutex
-	on   map[any]uint64
+	on   map[any]string
 	done chan any
 }
 
@@ -37,13 +26,13 @@ func (s *seenOn) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *messages.CallTool, string:
 		s.mu.Lock()
-		s.on[m] = goid()
+		s.on[m] = goroutine.ID()
 		s.mu.Unlock()
 		s.done <- m
 	}
 }
 
-func (s *seenOn) goroutine(m any) uint64 {
+func (s *seenOn) goroutine(m any) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.on[m]
@@ -72,7 +61,7 @@ func TestACallRunsTheIdleMailboxOnItsCallersGoroutine(t *testing.T) {
 		{"protoactor's", actor.Unbounded, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := &seenOn{on: map[any]uint64{}, done: make(chan any, 4)}
+			s := &seenOn{on: map[any]string{}, done: make(chan any, 4)}
 			idle := emptied(make(chan struct{}, 16))
 			pid := system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return s }, actor.WithMailbox(tc.mailbox(idle))))
 			defer func() { require.NoError(t, system.Root.StopFuture(pid).Wait()) }()
@@ -84,7 +73,7 @@ func TestACallRunsTheIdleMailboxOnItsCallersGoroutine(t *testing.T) {
 				require.Len(t, s.done, 1, "the call was processed before Send returned")
 			}
 			<-s.done
-			assert.Equal(t, tc.here, s.goroutine(call) == goid(), "processed on the caller's goroutine")
+			assert.Equal(t, tc.here, s.goroutine(call) == goroutine.ID(), "processed on the caller's goroutine")
 
 			other := "not a call"
 			system.Root.Send(pid, other)
@@ -93,7 +82,7 @@ func TestACallRunsTheIdleMailboxOnItsCallersGoroutine(t *testing.T) {
 			case <-time.After(time.Minute):
 				t.Fatal("the message was never processed")
 			}
-			assert.NotEqual(t, goid(), s.goroutine(other), "another message runs on a goroutine of its own")
+			assert.NotEqual(t, goroutine.ID(), s.goroutine(other), "another message runs on a goroutine of its own")
 		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -18,10 +19,10 @@ import (
 // The mailbox posts the call's line (directcall.Poster): it is queued, and
 // the lines posted during one run of the mailbox go out together, in one
 // write, when the mailbox is empty (flusher; the run is often the caller's
-// own, see mailbox.go); the mailbox never waits on the pipe (what the pipe does not take at once goes on a goroutine that
-// waits for it). The answer comes on the goroutine that reads the server's
-// stdout, which decodes it and answers the caller at once, as a call's
-// worker did.
+// own, see mailbox.go); the mailbox never waits on the pipe (what the pipe
+// does not take at once goes on a goroutine that waits for it). The answer
+// comes on the goroutine that reads the server's stdout, which decodes it
+// and answers the caller at once, as a call's worker did.
 //
 // Who decides a call's fate: whoever takes it out of its connection's
 // table of direct calls, where each posted call waits: the reader as an
@@ -258,15 +259,11 @@ func (f *flusher) hold(p directcall.Poster) {
 // call is flushed at once.
 func (f *flusher) MailboxEmpty() {
 	f.mu.Lock()
-	busy := false
-	for _, p := range f.held {
-		busy = busy || p.Waiting() > 1
-	}
-	f.mu.Unlock()
-	if busy {
+	if slices.ContainsFunc(f.held, func(p directcall.Poster) bool { return p.Waiting() > 1 }) {
+		f.mu.Unlock()
 		runtime.Gosched()
+		f.mu.Lock()
 	}
-	f.mu.Lock()
 	for i, p := range f.held {
 		p.Flush()
 		f.held[i] = nil

@@ -1,24 +1,15 @@
 package plugin
 
 import (
-	"bytes"
-	"runtime"
 	"testing"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuca-go/mcpconnector/internal/fixture/goroutine"
 	"github.com/cuca-go/mcpconnector/messages"
 )
-
-// goroutineID is the calling goroutine's number, from its stack's header.
-func goroutineID() string {
-	b := make([]byte, 64)
-	b = b[:runtime.Stack(b, false)]
-	b = bytes.TrimPrefix(b, []byte("goroutine "))
-	return string(b[:bytes.IndexByte(b, ' ')])
-}
 
 // What is sent to the router is handled in the sender's goroutine: the
 // router is a process without a mailbox, so no goroutine is woken between
@@ -32,11 +23,11 @@ func TestRouterHandlesMessagesInTheSendersGoroutine(t *testing.T) {
 	defer r.close()
 	var handledOn string
 	p := &McpPlugin{}
-	p.onProgress = func(Progress) { handledOn = goroutineID() }
+	p.onProgress = func(Progress) { handledOn = goroutine.ID() }
 	f := &Future{p: p, id: 7}
 	r.expect(f, nil)
 	system.Root.Send(r.pid, &messages.CallProgress{ID: 7, Progress: 1})
-	assert.Equal(t, goroutineID(), handledOn)
+	assert.Equal(t, goroutine.ID(), handledOn)
 	sent := &messages.CallToolReply{ID: 7}
 	system.Root.Send(r.pid, sent)
 	select {
