@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -200,6 +201,14 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		msg, why := d.Decode(l.text, l.owned)
 		if why == directcall.ReasonAnswered {
 			putDecoder(d)
+			if c.lines.drained() {
+				// The answer's caller was just made ready on this
+				// processor, and the next read would find nothing: this
+				// goroutine steps aside, so that the caller runs now, on
+				// this thread, rather than once another thread has been
+				// woken to take it.
+				runtime.Gosched()
+			}
 			continue
 		}
 		var id jsonrpc.ID

@@ -68,6 +68,9 @@ func (lr *lineReader) next() (line, error) {
 	}
 }
 
+// drained reports whether every byte read has been delivered.
+func (lr *lineReader) drained() bool { return lr.start == lr.end }
+
 // complete returns a buffered line, or a line over the limit.
 func (lr *lineReader) complete() (line, bool) {
 	pending := lr.buf[lr.start:lr.end]

@@ -290,3 +290,24 @@ func TestReadBufferStaysSmallForSmallMessages(t *testing.T) {
 	assert.Len(t, readAll(t, conn), 1000)
 	assert.LessOrEqual(t, len(conn.lines.buf), readBufferSize)
 }
+
+// drained tells the reader whether a read has more to deliver: after the
+// last line of a read, and not before (the reader yields to the caller an
+// answer woke only when the next read would wait).
+func TestDrainedAfterTheLastLineOfARead(t *testing.T) {
+	lr := newLineReader(strings.NewReader("{\"a\":1}\n{\"b\":2}\n{\"c\""), MaxMessageBytes)
+	l, err := lr.next()
+	require.NoError(t, err)
+	assert.Equal(t, `{"a":1}`, string(l.text))
+	assert.False(t, lr.drained(), "a second line is buffered")
+	l, err = lr.next()
+	require.NoError(t, err)
+	assert.Equal(t, `{"b":2}`, string(l.text))
+	assert.False(t, lr.drained(), "part of a third line is buffered")
+	l, err = lr.next()
+	require.NoError(t, err)
+	assert.Equal(t, `{"c"`, string(l.text), "the last line, without its newline, as the stream ends")
+	assert.True(t, lr.drained())
+	_, err = lr.next()
+	assert.ErrorIs(t, err, io.EOF)
+}
