@@ -193,6 +193,22 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 		return nil, &messages.Failure{Kind: messages.FailureInternal, Op: "server/discover", Cause: messages.CauseProtocolVersion,
 			Message: fmt.Sprintf("server negotiated protocol %q; this client speaks only MCP %s", got, ProtocolVersion)}
 	}
+	if !dialected && listensFor(opts, ir.Capabilities) {
+		// go-sdk sent subscriptions/listen without waiting for the server
+		// to take it: a change made before then is announced to no one.
+		// Listed once the server has acknowledged it, the tools miss
+		// nothing between the list and the announcements that follow.
+		// An ack later than listenAckWait has them listed again.
+		late := func() {
+			if cfg.ToolRefresh && hooks.toolsChanged != nil {
+				hooks.toolsChanged(session)
+			}
+		}
+		if acked, ended := conn.ack.wait(ctx, listenAckWait, late); !acked && !ended && ctx.Err() == nil {
+			log.Info("mcp subscriptions/listen not acknowledged in time; listing the tools without it",
+				zap.Duration("waited", listenAckWait))
+		}
+	}
 	tools, hints, err := listTools(ctx, session, log)
 	if err != nil {
 		return fail("tools/list", err)
@@ -200,6 +216,24 @@ func dialSession(ctx context.Context, cfg *ConnectionConfig, hooks sessionHooks,
 	d.ready = &messages.Ready{Tools: tools, ServerInfo: ir.ServerInfo, ProtocolVersion: ir.ProtocolVersion, ToolsTTL: hints.ttl, ToolsCacheScope: hints.scope,
 		Instructions: ir.Instructions}
 	return d, nil
+}
+
+// listenAckWait bounds the wait for a server's acknowledgment of
+// subscriptions/listen before the tools are listed: the protocol's first
+// message on the stream, it comes within a round trip from a server that
+// keeps to it.
+const listenAckWait = time.Second
+
+// listensFor reports whether go-sdk, with opts, sent subscriptions/listen
+// to a 2026-07-28 server that declared caps: as it does, when a list_changed
+// handler is set for a list the server says it announces changes of.
+func listensFor(opts *mcp.ClientOptions, caps *mcp.ServerCapabilities) bool {
+	if caps == nil {
+		return false
+	}
+	return opts.ToolListChangedHandler != nil && caps.Tools != nil && caps.Tools.ListChanged ||
+		opts.PromptListChangedHandler != nil && caps.Prompts != nil && caps.Prompts.ListChanged ||
+		opts.ResourceListChangedHandler != nil && caps.Resources != nil && caps.Resources.ListChanged
 }
 
 // sessionCaller is the direct path of a dialect's session: its

@@ -211,6 +211,7 @@ type mcpConnection struct {
 	progMu sync.Mutex
 	tokens map[string]*call
 
+	listOnReady    bool               // a list_changed came while connecting
 	listing        bool               // a tools/list after connecting is running
 	relist         bool               // list again when it is done
 	cancelList     context.CancelFunc // ends that listing
@@ -406,8 +407,12 @@ func (c *mcpConnection) Receive(ctx actor.Context) {
 	case *messages.RefreshTools:
 		c.onRefresh(ctx.Sender())
 	case *toolsStale:
-		if c.state == ready {
+		switch c.state {
+		case ready:
 			c.listAgain()
+		case connecting:
+			// The list being taken may be older than the change.
+			c.listOnReady = true
 		}
 	case *toolsListed:
 		c.onToolsListed(msg)
@@ -612,6 +617,10 @@ func (c *mcpConnection) onDialDone(msg *dialDone) {
 	}
 	if c.cfg.OnStatus != nil {
 		c.cfg.OnStatus(Ready, nil)
+	}
+	if c.listOnReady {
+		c.listOnReady = false
+		c.listAgain()
 	}
 }
 

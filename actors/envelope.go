@@ -6,6 +6,7 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -88,6 +89,85 @@ type envelopeConn struct {
 	closeMu sync.Mutex
 	closed  bool
 	ending  func() // started on a goroutine of its own once closed
+
+	// ack is the server's acknowledgment of the session's
+	// subscriptions/listen, seen as it is read.
+	ack listenAck
+}
+
+// listenAck is the acknowledgment of a session's subscriptions/listen
+// (SEP-2575): the notification a server sends first on the stream, once it
+// has taken the subscription. go-sdk sends the request and does not wait
+// for it, so that a change made before the server took the subscription
+// would be announced to nobody; the dialer waits for it (wait) before it
+// lists the tools.
+type listenAck struct {
+	mu    sync.Mutex
+	acked bool          // the ack came
+	ended bool          // the connection closed
+	done  chan struct{} // closed on the first of the two; made by whoever comes first
+	late  func()        // called on an ack that came after wait gave up
+}
+
+// saw records the ack.
+func (a *listenAck) saw() {
+	a.mu.Lock()
+	if a.acked || a.ended {
+		a.mu.Unlock()
+		return
+	}
+	a.acked = true
+	a.release()
+	late := a.late
+	a.mu.Unlock()
+	if late != nil {
+		late()
+	}
+}
+
+// end records that the connection closed: no ack will come.
+func (a *listenAck) end() {
+	a.mu.Lock()
+	if !a.acked && !a.ended {
+		a.release()
+	}
+	a.ended = true
+	a.mu.Unlock()
+}
+
+// release closes done; a.mu is held, and neither the ack nor the end has
+// come before.
+func (a *listenAck) release() {
+	if a.done == nil {
+		a.done = make(chan struct{})
+	}
+	close(a.done)
+}
+
+// wait waits for the ack until limit has passed, ctx ends or the
+// connection closes, and reports whether it came and, if not, whether the
+// connection closed. When it did not come, late is called if it comes
+// later.
+func (a *listenAck) wait(ctx context.Context, limit time.Duration, late func()) (acked, ended bool) {
+	a.mu.Lock()
+	if a.done == nil {
+		a.done = make(chan struct{})
+	}
+	done := a.done
+	a.mu.Unlock()
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.acked {
+		a.late = late
+	}
+	return a.acked, a.ended
 }
 
 // Close closes the wrapped connection and starts what afterClose was
@@ -95,6 +175,7 @@ type envelopeConn struct {
 // the server's stream ended, or the session was closed.
 func (c *envelopeConn) Close() error {
 	err := c.Connection.Close()
+	c.ack.end()
 	for _, p := range c.parts {
 		p.End(errors.New("connection closed"))
 	}
@@ -162,21 +243,30 @@ func (c *envelopeConn) taken(msg jsonrpc.Message) bool {
 }
 
 // progressed hands msg to progress when it is a notifications/progress,
-// and returns msg and err.
+// records the ack of the session's subscriptions/listen, and returns msg
+// and err.
 func (c *envelopeConn) progressed(msg jsonrpc.Message, err error) (jsonrpc.Message, error) {
-	if c.progress != nil {
-		if req, ok := msg.(*jsonrpc.Request); ok && req.Method == methodProgress && !req.IsCall() {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok || req.IsCall() {
+		return msg, err
+	}
+	switch req.Method {
+	case methodProgress:
+		if c.progress != nil {
 			var p mcp.ProgressNotificationParams
 			if json.Unmarshal(req.Params, &p) == nil {
 				c.progress(&p)
 			}
 		}
+	case methodListenAck:
+		c.ack.saw()
 	}
 	return msg, err
 }
 
 const (
-	methodProgress = "notifications/progress"
+	methodProgress  = "notifications/progress"
+	methodListenAck = "notifications/subscriptions/acknowledged"
 )
 
 // Write sends msg, a notification with the envelope added. A call's

@@ -137,9 +137,10 @@ func (c *controls) maxResultFrom() string {
 
 // WithToolRefresh keeps the tool list live. The connection subscribes to
 // the server's tools/list_changed (SEP-2575 subscriptions/listen, when the
-// server declares tools.listChanged) and lists the tools again on each;
-// and when a tools/list result carries a TTL (ttlMs > 0), the first use of
-// the plugin after it expires (Tools, HasTool, ToolDefinitions, a hook,
+// server declares tools.listChanged; the first list is taken once the
+// server has acknowledged it) and lists the tools again on each; and when
+// a tools/list result carries a TTL (ttlMs > 0), the first use of the
+// plugin after it expires (Tools, HasTool, ToolDefinitions, a hook,
 // CallTool) starts a new listing without waiting for it. The new list
 // replaces the old one atomically: a hook sees one or the other, never a
 // mix. Tools added and removed are logged and reported to the status

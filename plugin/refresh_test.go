@@ -299,3 +299,54 @@ func TestAttachedFacadeListsAgainAfterTheTTL(t *testing.T) {
 	// takes the listing the facade asked for too.
 	assert.True(t, host.HasTool("late"))
 }
+
+// A server may take the subscription of subscriptions/listen after the
+// session's next requests: go-sdk sends it and waits for nothing. A tool
+// added right after connecting was then announced to nobody, and never
+// seen. The tools are listed once the server has acknowledged the
+// subscription (SEP-2575's first message on the stream); an ack later
+// than the wait for it has them listed again. (Over HTTP the listen's
+// POST returns with its stream's first event, the ack, so that connecting
+// waits for it anyway: the late case is stdio's.)
+func TestAToolAddedAsTheSessionStartsIsNotMissed(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		listen time.Duration
+		late   bool
+	}{
+		{"acknowledged before the list", 300 * time.Millisecond, false},
+		{"acknowledged after the wait", 2500 * time.Millisecond, true},
+	} {
+		for name, tr := range controlsTransports(t, testserver.ControlsOptions{SlowListen: c.listen}) {
+			if c.late && name != "stdio" {
+				continue
+			}
+			t.Run(c.name+"/"+name, func(t *testing.T) {
+				leakCheck(t)
+				core, logs := observer.New(zap.InfoLevel)
+				p := connect(t, tr, plugin.WithToolRefresh(), plugin.WithLogger(zap.New(core)))
+				assert.Equal(t, "added fresh", callText(t, p, "add_tool", map[string]any{"name": "fresh"}))
+				require.Eventually(t, func() bool { return p.HasTool("fresh") }, 15*time.Second, 5*time.Millisecond)
+				waited := logs.FilterMessageSnippet("subscriptions/listen not acknowledged").Len()
+				if c.late {
+					assert.Equal(t, 1, waited, "the wait gave up, and the late ack listed the tools again")
+				} else {
+					assert.Zero(t, waited, "the tools were listed after the ack")
+				}
+			})
+		}
+	}
+}
+
+// A change announced while the first list is being taken may be missing
+// from it: the tools are listed again once the connection is ready.
+func TestAChangeAnnouncedDuringTheFirstListIsNotMissed(t *testing.T) {
+	for name, tr := range controlsTransports(t, testserver.ControlsOptions{ChangeInFirstList: true}) {
+		t.Run(name, func(t *testing.T) {
+			leakCheck(t)
+			p := connect(t, tr, plugin.WithToolRefresh())
+			require.Eventually(t, func() bool { return p.HasTool("early") }, 15*time.Second, 5*time.Millisecond)
+			assert.Equal(t, "I am early", callText(t, p, "early", nil))
+		})
+	}
+}
