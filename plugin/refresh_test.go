@@ -327,11 +327,12 @@ func TestAToolAddedAsTheSessionStartsIsNotMissed(t *testing.T) {
 				p := connect(t, tr, plugin.WithToolRefresh(), plugin.WithLogger(zap.New(core)))
 				assert.Equal(t, "added fresh", callText(t, p, "add_tool", map[string]any{"name": "fresh"}))
 				require.Eventually(t, func() bool { return p.HasTool("fresh") }, 15*time.Second, 5*time.Millisecond)
-				waited := logs.FilterMessageSnippet("subscriptions/listen not acknowledged").Len()
+				// Only the late case asserts which way the tool came: an ack
+				// 300 ms away may still come after the wait on a busy
+				// machine, and the tool is then listed again as it comes.
 				if c.late {
-					assert.Equal(t, 1, waited, "the wait gave up, and the late ack listed the tools again")
-				} else {
-					assert.Zero(t, waited, "the tools were listed after the ack")
+					assert.Equal(t, 1, logs.FilterMessageSnippet("subscriptions/listen not acknowledged").Len(),
+						"the wait gave up, and the late ack listed the tools again")
 				}
 			})
 		}
