@@ -105,7 +105,7 @@ type listenAck struct {
 	mu    sync.Mutex
 	acked bool          // the ack came
 	ended bool          // the connection closed
-	done  chan struct{} // closed on the first of the two; made by whoever comes first
+	done  chan struct{} // closed on the first of the two (doneChan)
 	late  func()        // called on an ack that came after wait gave up
 }
 
@@ -137,11 +137,14 @@ func (a *listenAck) end() {
 
 // release closes done; a.mu is held, and neither the ack nor the end has
 // come before.
-func (a *listenAck) release() {
+func (a *listenAck) release() { close(a.doneChan()) }
+
+// doneChan is done, made by the first to need it; a.mu is held.
+func (a *listenAck) doneChan() chan struct{} {
 	if a.done == nil {
 		a.done = make(chan struct{})
 	}
-	close(a.done)
+	return a.done
 }
 
 // wait waits for the ack until limit has passed, ctx ends or the
@@ -150,10 +153,7 @@ func (a *listenAck) release() {
 // later.
 func (a *listenAck) wait(ctx context.Context, limit time.Duration, late func()) (acked, ended bool) {
 	a.mu.Lock()
-	if a.done == nil {
-		a.done = make(chan struct{})
-	}
-	done := a.done
+	done := a.doneChan()
 	a.mu.Unlock()
 	t := time.NewTimer(limit)
 	defer t.Stop()
