@@ -87,8 +87,6 @@ type Poster interface {
 	// written, or told its call Unsent: at once, or on the goroutine
 	// whose write ends last. A call still waiting then was sent.
 	AfterWrites(fn func())
-	// Waiting is how many calls wait for their answer, posted or not.
-	Waiting() int
 }
 
 // NewLines returns the direct calls of a connection that writes to out
@@ -231,13 +229,6 @@ func (l *Lines) wait(n int64, a Answerer) {
 	}
 	l.waiting[n] = a
 	l.mu.Unlock()
-}
-
-// Waiting implements [Poster].
-func (l *Lines) Waiting() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.waiting)
 }
 
 // Post implements [Poster]. Without a [LinePoster] (a test's writer), the
