@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -206,4 +207,61 @@ func (f failedWriter) Write(p []byte) (int, error) {
 		n = 0
 	}
 	return n, err
+}
+
+// goroutineID is the calling goroutine's number, from its stack's header.
+func goroutineID(t *testing.T) string {
+	buf := make([]byte, 64)
+	buf = buf[:runtime.Stack(buf, false)]
+	id, _, ok := strings.Cut(strings.TrimPrefix(string(buf), "goroutine "), " ")
+	require.True(t, ok, "stack header %q", buf)
+	return id
+}
+
+// The lines queued while a flush writes leave from that flush, in its next
+// write, on the flushing goroutine (not on a goroutine it starts), until
+// nothing more is queued; past flushRounds writes the rest is left to a
+// goroutine, and still arrives, in order.
+func TestLineWriterFlushWritesWhatCameMeanwhile(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		posted int // lines posted during the flush's writes
+		writes int // writes on the flushing goroutine
+	}{
+		{"until nothing is queued", 2, 3},
+		{"at most flushRounds writes", flushRounds, flushRounds},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, w, err := os.Pipe()
+			require.NoError(t, err)
+			defer func() { _ = r.Close(); _ = w.Close() }()
+			lw := &lineWriter{w: w, raw: rawWriterOf(w)}
+			if lw.raw == nil {
+				t.Skip("the runtime does not poll pipes here: a flush hands its lines to a goroutine")
+			}
+			me := goroutineID(t)
+			var on []string
+			lines := 1
+			lw.flushed = func() {
+				on = append(on, goroutineID(t))
+				if lines <= tc.posted {
+					lw.post(fmt.Appendf(nil, "l%d\n", lines)) // as a caller posting while the write was under way
+					lines++
+				}
+			}
+			lw.post([]byte("l0\n"))
+			lw.flush()
+			assert.Equal(t, slices.Repeat([]string{me}, tc.writes), on)
+			assert.Equal(t, tc.posted+1, lines, "lines posted")
+			var want strings.Builder
+			for i := range lines {
+				fmt.Fprintf(&want, "l%d\n", i)
+			}
+			got := make([]byte, want.Len())
+			_, err = io.ReadFull(r, got)
+			require.NoError(t, err)
+			assert.Equal(t, want.String(), string(got))
+			require.Eventually(t, func() bool { return !lw.isBusy() }, time.Minute, time.Millisecond)
+		})
+	}
 }
