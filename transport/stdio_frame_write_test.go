@@ -16,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cuca-go/mcpconnector/internal/fixture/goroutine"
 )
 
 // gatedWriter records each Write; the first one blocks until release.
@@ -209,15 +211,6 @@ func (f failedWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// goroutineID is the calling goroutine's number, from its stack's header.
-func goroutineID(t *testing.T) string {
-	buf := make([]byte, 64)
-	buf = buf[:runtime.Stack(buf, false)]
-	id, _, ok := strings.Cut(strings.TrimPrefix(string(buf), "goroutine "), " ")
-	require.True(t, ok, "stack header %q", buf)
-	return id
-}
-
 // The lines queued while a flush writes leave from that flush, in its next
 // write, on the flushing goroutine (not on a goroutine it starts), until
 // nothing more is queued; past flushRounds writes the rest is left to a
@@ -239,11 +232,11 @@ func TestLineWriterFlushWritesWhatCameMeanwhile(t *testing.T) {
 			if lw.raw == nil {
 				t.Skip("the runtime does not poll pipes here: a flush hands its lines to a goroutine")
 			}
-			me := goroutineID(t)
+			me := goroutine.ID()
 			var on []string
 			lines := 1
 			lw.flushed = func() {
-				on = append(on, goroutineID(t))
+				on = append(on, goroutine.ID())
 				if lines <= tc.posted {
 					lw.post(fmt.Appendf(nil, "l%d\n", lines)) // as a caller posting while the write was under way
 					lines++
