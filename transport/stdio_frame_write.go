@@ -72,9 +72,10 @@ func (lw *lineWriter) write(line []byte, before func()) error {
 	if len(lw.queued) > 0 {
 		// Posted lines not flushed yet go first, in the same write.
 		lw.queued = append(lw.queued, line...)
-		buf, posted := lw.take()
+		buf, posted, b := lw.take()
 		lw.mu.Unlock()
 		n, err := lw.w.Write(buf)
+		b.end(err)
 		lw.wrote(buf, n, posted, err)
 		lw.drain()
 		return err
@@ -85,13 +86,14 @@ func (lw *lineWriter) write(line []byte, before func()) error {
 	return err
 }
 
-// take takes the queue for a write; lw.mu is held. The batch waiting on
-// it, if any, is the caller's to end.
-func (lw *lineWriter) take() (buf []byte, posted bool) {
-	buf, posted = lw.queued, lw.posted
-	lw.queued, lw.posted = lw.spare[:0], false
+// take takes the queue for a write, and b, the batch of the writers
+// waiting on it (nil if none), which the caller ends once the write is
+// done; lw.mu is held.
+func (lw *lineWriter) take() (buf []byte, posted bool, b *lineBatch) {
+	buf, posted, b = lw.queued, lw.posted, lw.batch
+	lw.queued, lw.posted, lw.batch = lw.spare[:0], false, nil
 	lw.spare = nil
-	return buf, posted
+	return buf, posted, b
 }
 
 // wrote keeps buf, of which n bytes were written with err, for the next
@@ -113,9 +115,7 @@ func (lw *lineWriter) wrote(buf []byte, n int, posted bool, err error) {
 func (lw *lineWriter) drain() {
 	lw.mu.Lock()
 	for len(lw.queued) > 0 {
-		b := lw.batch
-		lw.batch = nil
-		buf, posted := lw.take()
+		buf, posted, b := lw.take()
 		lw.mu.Unlock()
 		n, err := lw.w.Write(buf)
 		b.end(err)
@@ -190,9 +190,7 @@ func (lw *lineWriter) flush() {
 		// The writers of what was queued during the last write wait on
 		// b; the first round has none (nobody waits while the pipe is
 		// free).
-		b := lw.batch
-		lw.batch = nil
-		buf, posted := lw.take()
+		buf, posted, b := lw.take()
 		lw.mu.Unlock()
 		n := 0
 		if lw.raw != nil {
